@@ -1,0 +1,7 @@
+"""Run `python -m cli` as `smart-table`."""
+
+import sys
+
+from cli.main import main
+
+sys.exit(main())
