@@ -7,6 +7,11 @@ final reading of the battle board and the players' ability choices. Both are pla
 JSON-serialisable dataclasses (`to_json` / `from_json`) so they travel in events and over MQTT.
 
 Side names are "attacker" (always the active player) and "defender".
+
+Resolution: `rules.battle.resolve_battle(setup, record) -> BattleOutcome`, where `record` is the
+JSON battle record the refereeing session produces (every drop read, ability choices in order,
+corrections, and the battle-board zones it was read against). The engine treats the record as
+opaque and keeps it in its event, so a disputed battle replays exactly.
 """
 
 from __future__ import annotations
