@@ -1,0 +1,85 @@
+"""MQTT credentials for tablets, the display and the controller: mosquitto-compatible password files.
+
+Owns the password-file format (`user:$7$<iterations>$<salt b64>$<hash b64>`, PBKDF2-SHA512, the same
+as `mosquitto_passwd` writes) and the tablet join link. It does not touch the ACL: the ACL in
+deploy/mosquitto/acl is pattern-based (`%u`), so a new user needs no ACL change.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+from urllib.parse import urlencode
+
+PLAYER_COLOURS = ("red", "blue", "green", "yellow")
+ROLES = ("controller", "display", *PLAYER_COLOURS)
+_ITERATIONS = 101  # mosquitto_passwd's default for $7$
+
+
+def hash_password(password: str, salt: bytes | None = None, iterations: int = _ITERATIONS) -> str:
+    """The `$7$...` string mosquitto 2.0 accepts in its password file."""
+    salt = salt if salt is not None else os.urandom(12)
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, iterations, 64)
+    return f"$7${iterations}${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
+
+
+def check_password(password: str, hashed: str) -> bool:
+    parts = hashed.split("$")
+    if len(parts) != 5 or parts[1] != "7":
+        return False
+    salt = base64.b64decode(parts[3])
+    digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, int(parts[2]), 64)
+    return hmac.compare_digest(base64.b64encode(digest).decode(), parts[4])
+
+
+def new_password() -> str:
+    # URL-safe so it fits in a join link without escaping surprises.
+    return secrets.token_urlsafe(12)
+
+
+def read_passwd(path: Path) -> dict[str, str]:
+    """username -> hash; a missing file is an empty one."""
+    users: dict[str, str] = {}
+    if not path.exists():
+        return users
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and ":" in line:
+            user, hashed = line.split(":", 1)
+            users[user] = hashed
+    return users
+
+
+def set_user(path: Path, username: str, password: str) -> None:
+    """Add or replace one user in a mosquitto password file (written atomically, mode 0640)."""
+    if not username or ":" in username or any(c.isspace() for c in username):
+        raise ValueError(f"username {username!r} must be non-empty without ':' or spaces")
+    users = read_passwd(path)
+    users[username] = hash_password(password)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(f"{u}:{h}\n" for u, h in users.items()))
+    os.chmod(tmp, 0o640)
+    os.replace(tmp, path)
+
+
+def write_passwd(path: Path, users: dict[str, str]) -> None:
+    """A fresh password file from username -> clear password."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{u}:{hash_password(p)}\n" for u, p in users.items()))
+
+
+def join_link(host: str, http_port: int, ws_port: int, table_id: str, player: str | None,
+              user: str, password: str) -> str:
+    """The URL a tablet opens (docs/mqtt.md); `player=None` gives the table display's link."""
+    params: dict[str, str] = {"table": table_id}
+    if player is None:
+        params["view"] = "table"
+    else:
+        params["player"] = player
+    params.update({"user": user, "pass": password, "ws": f"ws://{host}:{ws_port}"})
+    return f"http://{host}:{http_port}/?{urlencode(params, safe=':/')}"

@@ -1,0 +1,71 @@
+"""The deploy/ Mosquitto config and ACL, proven against a real mosquitto."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.broker import Client, running_mosquitto
+
+T = "table/table-1"
+
+
+@pytest.fixture(scope="module")
+def broker():
+    with running_mosquitto() as b:
+        yield b
+
+
+def test_wrong_password_and_anonymous_are_refused(broker):
+    bad = Client(broker, "red", "not-the-password")
+    assert bad.wait_connected() is False
+    bad.close()
+    anon = Client(broker, None)
+    assert anon.wait_connected() is False
+    anon.close()
+
+
+def test_red_cannot_read_blue_private_state_but_reads_public_and_own(broker):
+    ctl = Client(broker, "controller")
+    red = Client(broker, "red")
+    assert ctl.wait_connected() and red.wait_connected()
+    red.subscribe(f"{T}/#")
+    ctl.publish(f"{T}/player/blue/state", '{"secret": "blue"}', retain=True)
+    ctl.publish(f"{T}/player/red/state", '{"secret": "red"}', retain=True)
+    ctl.publish(f"{T}/state", '{"public": 1}', retain=True)
+    got = {m.topic for m in red.collect(0.8)}
+    assert f"{T}/state" in got and f"{T}/player/red/state" in got
+    assert f"{T}/player/blue/state" not in got
+    red.close()
+    ctl.close()
+
+
+def test_red_cannot_act_as_blue_nor_publish_state(broker):
+    ctl = Client(broker, "controller")
+    red = Client(broker, "red", transport="websockets")
+    assert ctl.wait_connected() and red.wait_connected()
+    ctl.subscribe(f"{T}/player/+/cmd")
+    ctl.subscribe(f"{T}/state")
+    ctl.collect(0.3)  # drop retained state from the previous test
+    red.publish(f"{T}/player/blue/cmd", '{"request_id": "x"}')
+    red.publish(f"{T}/state", '{"forged": true}', retain=True)
+    red.publish(f"{T}/player/red/cmd", '{"request_id": "ok"}')
+    got = [(m.topic, m.payload) for m in ctl.collect(0.8)]
+    assert got == [(f"{T}/player/red/cmd", b'{"request_id": "ok"}')]
+    red.close()
+    ctl.close()
+
+
+def test_display_reads_public_only_and_cannot_command(broker):
+    ctl = Client(broker, "controller")
+    disp = Client(broker, "display", protocol="3.1.1")
+    assert ctl.wait_connected() and disp.wait_connected()
+    disp.subscribe(f"{T}/#")
+    ctl.subscribe(f"{T}/player/+/cmd")
+    ctl.publish(f"{T}/player/green/prompts", '{"p": 1}', retain=True)
+    ctl.publish(f"{T}/events", '{"e": 1}')
+    disp.publish(f"{T}/player/green/cmd", "{}")
+    topics = {m.topic for m in disp.collect(0.8)}
+    assert f"{T}/events" in topics and f"{T}/player/green/prompts" not in topics
+    assert not [m for m in ctl.collect(0.3) if m.topic.endswith("/cmd")]
+    disp.close()
+    ctl.close()
