@@ -107,7 +107,7 @@ def _wait_listening(broker: Broker, timeout: float) -> None:
                 pending.pop(0)
         except OSError:
             if time.monotonic() > deadline:
-                raise RuntimeError(f"mosquitto did not listen on {pending} within {timeout}s: {broker.log}")
+                raise RuntimeError(f"mosquitto did not listen on {pending} within {timeout}s: {broker.log}") from None
             time.sleep(0.02)
 
 
