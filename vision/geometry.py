@@ -1,0 +1,227 @@
+"""Geometry shared by the readers: ArUco dictionaries by name, marker detection, board<->image
+homographies, the camera pose behind a homography, parallax of a face at a height, polygon helpers.
+
+Owns the maths only; no file formats (see `vision.layout`) and no colour. World/board frame:
+millimetres, x right, y down, z into the table (a point h mm above the board has z = -h).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+
+class GeometryError(ValueError):
+    """A geometric input that cannot be used (unknown dictionary, degenerate polygon)."""
+
+
+ARUCO_DICTIONARIES: tuple[str, ...] = tuple(
+    n for n in dir(cv2.aruco) if n.startswith("DICT_") and n.upper() == n
+)
+
+
+@lru_cache(maxsize=16)
+def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
+    """The predefined ArUco dictionary called `name` (e.g. "DICT_4X4_50")."""
+    code = getattr(cv2.aruco, name, None) if name in ARUCO_DICTIONARIES else None
+    if code is None:
+        raise GeometryError(f"unknown ArUco dictionary {name!r}; use one of {', '.join(sorted(ARUCO_DICTIONARIES))}")
+    return cv2.aruco.getPredefinedDictionary(code)
+
+
+@lru_cache(maxsize=16)
+def _detector(name: str) -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    # Corners are refined at full resolution by us (cornerSubPix), so the detector stays coarse & fast.
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
+    params.adaptiveThreshWinSizeMin = 5
+    params.adaptiveThreshWinSizeMax = 25
+    params.adaptiveThreshWinSizeStep = 10
+    params.minMarkerPerimeterRate = 0.02
+    return cv2.aruco.ArucoDetector(aruco_dictionary(name), params)
+
+
+def detect_markers(gray: np.ndarray, dictionary_name: str, max_detect_width: int = 1000,
+                   refine: bool = True) -> dict[int, np.ndarray]:
+    """Marker id -> its 4 corners in full-resolution pixels (ArUco order). Detection runs on a copy
+    scaled down to at most `max_detect_width` px wide (speed), corners are refined at full size."""
+    h, w = gray.shape[:2]
+    scale = min(1.0, max_detect_width / float(w))
+    small = gray if scale >= 0.999 else cv2.resize(gray, (int(w * scale), int(h * scale)),
+                                                    interpolation=cv2.INTER_AREA)
+    corners, ids, _ = _detector(dictionary_name).detectMarkers(small)
+    found: dict[int, np.ndarray] = {}
+    if ids is None:
+        return found
+    all_c = np.concatenate([c.reshape(4, 2) for c in corners]).astype(np.float32) / scale
+    if refine:
+        # Window about a sixth of the smallest marker side: large enough to pull a scaled corner in.
+        sides = [float(np.linalg.norm(c.reshape(4, 2)[0] - c.reshape(4, 2)[1])) / scale for c in corners]
+        win = int(max(2, min(7, min(sides) / 8)))
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.02)
+        cv2.cornerSubPix(gray, all_c.reshape(-1, 1, 2), (win, win), (-1, -1), crit)
+    for i, marker_id in enumerate(ids.reshape(-1)):
+        if int(marker_id) not in found:  # a duplicate id (reflection, print error): keep the first
+            found[int(marker_id)] = all_c[4 * i: 4 * i + 4].reshape(4, 2)
+    return found
+
+
+def undistort_pixels(points: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """Distorted pixels -> ideal pinhole pixels of the same camera."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 1, 2)
+    return cv2.undistortPoints(pts, K, dist, P=K).reshape(-1, 2)
+
+
+def fit_homography(board_pts: np.ndarray, image_pts: np.ndarray) -> np.ndarray:
+    """Board mm -> image px homography, least squares over all marker corners."""
+    H, _ = cv2.findHomography(np.asarray(board_pts, np.float64), np.asarray(image_pts, np.float64), 0)
+    if H is None:
+        raise GeometryError("the marker corners do not define a homography (collinear or repeated points)")
+    return H / H[2, 2]
+
+
+def apply_homography(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    p = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+    q = np.column_stack([p, np.ones(len(p))]) @ H.T
+    return q[:, :2] / q[:, 2:3]
+
+
+def estimate_focal(H: np.ndarray, principal: tuple[float, float]) -> float | None:
+    """Focal length (px) implied by a plane homography for a camera with square pixels and the given
+    principal point; None when the view is too square-on for the estimate to mean anything."""
+    T = np.array([[1, 0, -principal[0]], [0, 1, -principal[1]], [0, 0, 1.0]])
+    G = T @ H
+    G = G / np.linalg.norm(G[:, 0])
+    h1, h2 = G[:, 0], G[:, 1]
+    estimates: list[tuple[float, float]] = []
+    den1 = h1[2] * h2[2]
+    num1 = -(h1[0] * h2[0] + h1[1] * h2[1])
+    if abs(den1) > 1e-12:
+        estimates.append((num1 / den1, abs(den1)))
+    den2 = h1[2] ** 2 - h2[2] ** 2
+    num2 = (h2[0] ** 2 + h2[1] ** 2) - (h1[0] ** 2 + h1[1] ** 2)
+    if abs(den2) > 1e-12:
+        estimates.append((num2 / den2, abs(den2)))
+    good = [(f2, w) for f2, w in estimates if f2 > 0]
+    if not good:
+        return None
+    f2 = sum(f * w for f, w in good) / sum(w for _, w in good)
+    # Perspective strength: at small tilt the estimate is noise.
+    persp = math.hypot(h1[2], h2[2]) * math.sqrt(f2)
+    if persp < 0.12:
+        return None
+    return math.sqrt(f2)
+
+
+@dataclass(frozen=True, slots=True)
+class CameraPose:
+    """Where the camera is relative to the board: intrinsics, rotation, translation (x_cam = R x + t)."""
+
+    K: np.ndarray
+    R: np.ndarray
+    t: np.ndarray
+
+    @property
+    def center(self) -> np.ndarray:
+        return (-self.R.T @ self.t).reshape(3)
+
+    @property
+    def height_mm(self) -> float:
+        """Camera height above the board plane (positive)."""
+        return float(-self.center[2])
+
+    @property
+    def foot_mm(self) -> np.ndarray:
+        """The board point straight under the camera."""
+        return self.center[:2].copy()
+
+    def plane_homography(self, height_mm: float) -> np.ndarray:
+        """Board (x, y) on the plane `height_mm` above the board -> ideal image pixels."""
+        z = -height_mm
+        H = self.K @ np.column_stack([self.R[:, 0], self.R[:, 1], self.R[:, 2] * z + self.t.reshape(3)])
+        return H / H[2, 2]
+
+
+def pose_from_points(board_pts: np.ndarray, image_pts: np.ndarray, K: np.ndarray) -> CameraPose:
+    """Camera pose from board points (z = 0) and their ideal pixels."""
+    obj = np.column_stack([np.asarray(board_pts, np.float64).reshape(-1, 2), np.zeros(len(board_pts))])
+    ok, rvec, tvec = cv2.solvePnP(obj, np.asarray(image_pts, np.float64).reshape(-1, 2), K, None,
+                                  flags=cv2.SOLVEPNP_ITERATIVE)
+    if not ok:
+        raise GeometryError("could not solve the camera pose from the markers")
+    R, _ = cv2.Rodrigues(rvec)
+    if (-R.T @ tvec)[2, 0] > 0:  # the mirror solution under the table
+        raise GeometryError("the camera pose came out under the board; check the marker ids in the layout")
+    return CameraPose(K=K, R=R, t=tvec.reshape(3))
+
+
+def default_intrinsics(width: int, height: int, H: np.ndarray | None = None, hfov_deg: float = 65.0) -> np.ndarray:
+    """A camera matrix when none was calibrated: focal length from the homography when the view is
+    tilted enough to tell, else that of a typical webcam (`hfov_deg`). Parallax correction only needs
+    the camera height roughly (a 20 % error moves a cube by well under 1 mm)."""
+    cx, cy = width / 2.0, height / 2.0
+    f = estimate_focal(H, (cx, cy)) if H is not None else None
+    f_default = (width / 2) / math.tan(math.radians(hfov_deg) / 2)
+    if f is None or not (0.5 * f_default < f < 2.0 * f_default):
+        f = f_default
+    return np.array([[f, 0, cx], [0, f, cy], [0, 0, 1.0]])
+
+
+def parallax_to_footprint(seen_mm: np.ndarray, pose: CameraPose, height_mm: float) -> np.ndarray:
+    """Board points where a face `height_mm` up appears (read through the board-plane homography)
+    -> the board points under that face: shift toward the point under the camera by (H - h) / H."""
+    Hc = pose.height_mm
+    foot = pose.foot_mm
+    k = (Hc - height_mm) / Hc
+    return foot + (np.asarray(seen_mm, np.float64).reshape(-1, 2) - foot) * k
+
+
+def polygon_area(poly: np.ndarray) -> float:
+    p = np.asarray(poly, np.float64).reshape(-1, 2)
+    x, y = p[:, 0], p[:, 1]
+    return float(0.5 * (np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+def polygon_is_simple(poly: np.ndarray) -> bool:
+    """True when no two non-adjacent edges cross (a simple polygon)."""
+    p = np.asarray(poly, np.float64).reshape(-1, 2)
+    n = len(p)
+
+    def cross(o: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+        return float((a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]))
+
+    for i in range(n):
+        a1, a2 = p[i], p[(i + 1) % n]
+        for j in range(i + 1, n):
+            if j == i or (j + 1) % n == i or (i + 1) % n == j:
+                continue
+            b1, b2 = p[j], p[(j + 1) % n]
+            d1, d2 = cross(a1, a2, b1), cross(a1, a2, b2)
+            d3, d4 = cross(b1, b2, a1), cross(b1, b2, a2)
+            if d1 * d2 < 0 and d3 * d4 < 0:
+                return False
+    return True
+
+
+def rasterize_polygons(polys: list[np.ndarray], size_px: tuple[int, int], px_per_mm: float,
+                       values: list[int], base: int = 0) -> np.ndarray:
+    """A label image (uint8) with each polygon (mm) filled with its value, later ones on top."""
+    w, h = size_px
+    img = np.full((h, w), base, np.uint8)
+    for poly, v in zip(polys, values, strict=True):
+        p = np.round(np.asarray(poly, np.float64) * px_per_mm * 16 - 8).astype(np.int32)
+        cv2.fillPoly(img, [p], int(v), lineType=cv2.LINE_8, shift=4)
+    return img
+
+
+def square_corners(center: np.ndarray, size: float, angle_deg: float) -> np.ndarray:
+    """Corners of a square of side `size` centred at `center`, turned `angle_deg`."""
+    a = math.radians(angle_deg)
+    c, s = math.cos(a) * size / 2, math.sin(a) * size / 2
+    u, v = np.array([c, s]), np.array([-s, c])
+    ctr = np.asarray(center, np.float64).reshape(2)
+    return np.array([ctr - u - v, ctr + u - v, ctr + u + v, ctr - u + v])
