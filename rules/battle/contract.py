@@ -92,6 +92,9 @@ class BattleOutcome:
     abilities_used: tuple[str, ...] = ()  # BattleAbility ids, now spent for the turn
     # Cubes per colour returned after the battle (own supply, or the black pool).
     cubes_returned: dict[str, int] = field(default_factory=dict)
+    # Equal strength. The winner is still the attacker (the active player wins ties); only the
+    # end-of-game tie-break looks at this ("if still tied, repeat the battle").
+    tied: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
