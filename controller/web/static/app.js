@@ -1,0 +1,154 @@
+// Entry point: reads the join link (?table=&player=|view=table&user=&pass=&ws=), connects to the broker,
+// keeps the latest retained payloads and re-renders the chosen view from them. No game rule lives here:
+// everything drawn comes from the rules engine's views and legal_actions in the payloads.
+
+import { Link } from "./conn.js";
+import { COLOURS, h } from "./dom.js";
+import { renderPlayer } from "./player.js";
+import { renderTable } from "./table.js";
+
+const params = new URLSearchParams(location.search);
+
+async function loadSettings() {
+  try {
+    const r = await fetch("/settings.json", { cache: "no-store" });
+    return r.ok ? await r.json() : {};
+  } catch {
+    return {};
+  }
+}
+
+function notice(text) {
+  const n = document.getElementById("notice");
+  n.textContent = text || "";
+  n.hidden = !text;
+}
+
+async function main() {
+  const settings = await loadSettings();
+  const table = params.get("table") || settings.table || "table-1";
+  const player = (params.get("player") || "").toLowerCase() || null;
+  const view = player ? "player" : "table";
+  const ws = params.get("ws") || settings.ws || `ws://${location.hostname}:9001`;
+  const user = params.get("user") || (player ? player : "display");
+  const pass = params.get("pass") || "";
+  document.body.dataset.view = view;
+  if (player) document.body.dataset.player = player;
+  if (player && !COLOURS.includes(player)) {
+    notice(`"${player}" is not a player colour: open the join link from \`smart-table tablets add <colour>\` (red, blue, green or yellow).`);
+    return;
+  }
+  document.title = player ? `${player} — Dead Reckoning` : `Table ${table} — Dead Reckoning`;
+  document.getElementById("title").textContent = player ? `${cap(player)}` : settings.title || "Dead Reckoning";
+
+  const base = `table/${table}`;
+  const store = {
+    table, player, base,
+    state: null, prompts: null, events: [], devices: {}, availability: null,
+    me: null, myPrompts: null, pending: new Map(), lastReply: null,
+  };
+  const topics = [`${base}/availability`, `${base}/device/+/availability`, `${base}/state`, `${base}/events`, `${base}/prompts`];
+  if (player) topics.push(`${base}/player/${player}/state`, `${base}/player/${player}/prompts`, `${base}/player/${player}/reply`);
+
+  let scheduled = false;
+  const render = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      const mainEl = document.getElementById("main");
+      if (view === "table") renderTable(mainEl, store);
+      else renderPlayer(mainEl, store, send);
+      const seq = store.state ? store.state.seq : "";
+      mainEl.dataset.seq = seq ?? "";
+      mainEl.dataset.epoch = store.state?.epoch ?? "";
+      if (store.me) mainEl.dataset.mySeq = store.me.seq ?? "";
+      document.getElementById("turn").replaceChildren(turnLine(store));
+    }, 0);
+  };
+
+  const link = new Link({
+    url: ws, username: user, password: pass, topics,
+    onMessage: (topic, payload) => {
+      const rest = topic.slice(base.length + 1);
+      if (rest === "availability") {
+        store.availability = typeof payload === "string" ? payload : payload?.state ?? null;
+        link.setController(store.availability);
+      } else if (rest === "state") {
+        if (newer(payload, store.state)) store.state = payload;
+      } else if (rest === "prompts") store.prompts = payload;
+      else if (rest === "events") {
+        store.events = [...(payload?.events || []).map((e) => ({ ...e, _seq: payload.seq })), ...store.events].slice(0, 12);
+      } else if (rest.startsWith("device/")) store.devices[rest.split("/")[1]] = payload;
+      else if (rest === `player/${player}/state`) {
+        if (newer(payload, store.me)) store.me = payload;
+      } else if (rest === `player/${player}/prompts`) store.myPrompts = payload;
+      else if (rest === `player/${player}/reply`) onReply(payload);
+      render();
+    },
+    onStatus: (st) => {
+      const c = document.getElementById("conn");
+      c.dataset.status = st.code;
+      c.textContent = st.text;
+      notice(st.error);
+    },
+  });
+
+  // A tablet command: {"request_id","seq","action"} or {"request_id","prompt_id","answer"} on its cmd topic.
+  function send(body, label) {
+    const request_id = `${player}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+    const msg = { request_id, ...body };
+    if (!link.publish(`${base}/player/${player}/cmd`, msg)) {
+      store.lastReply = { accepted: false, reason: "Not connected to the table: wait for “live” and tap again." };
+      render();
+      return;
+    }
+    store.pending.set(request_id, { label, at: Date.now() });
+    store.lastReply = { pending: true, label };
+    render();
+    setTimeout(() => {
+      if (store.pending.delete(request_id)) {
+        store.lastReply = { accepted: false, reason: `No answer from the table for “${label}”: check the connection and tap again.` };
+        render();
+      }
+    }, 8000);
+  }
+
+  function onReply(reply) {
+    if (!reply || !store.pending.has(reply.request_id)) return; // not ours (another tab of the same player)
+    const { label } = store.pending.get(reply.request_id);
+    store.pending.delete(reply.request_id);
+    store.lastReply = { ...reply, label };
+  }
+
+  render();
+  link.start();
+  window.__display = { store, link }; // for the tests and for debugging from the console
+}
+
+// A retained snapshot can arrive after a newer live one when a tablet reconnects: keep the newest.
+function newer(next, cur) {
+  if (!next || typeof next !== "object") return false;
+  if (!cur || next.epoch !== cur.epoch) return true;
+  return (next.seq ?? 0) >= (cur.seq ?? 0);
+}
+
+function turnLine(store) {
+  const v = store.state?.view;
+  if (!v) return "";
+  const active = v.active_player ?? v.current_player ?? v.turn?.player ?? v.turn_player;
+  const phase = v.phase ?? v.turn?.phase;
+  const round = v.round ?? v.turn?.number ?? v.turn_number;
+  const parts = [];
+  if (active) parts.push(h(`span.who.c-${active}`, `${cap(active)}'s turn`));
+  if (phase) parts.push(h("span.phase", ` · ${String(phase).replace(/_/g, " ")}`));
+  if (round !== undefined && round !== null) parts.push(h("span.round", ` · turn ${round}`));
+  if (v.game_over || v.finished || v.status === "finished") parts.push(h("span.over", " · game over"));
+  return h("span", parts);
+}
+
+function cap(s) {
+  return s ? s[0].toUpperCase() + s.slice(1) : "";
+}
+
+main();
