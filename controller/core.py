@@ -1,0 +1,262 @@
+"""The table's core: the one place the game state changes, the log is written and state is published.
+
+Owns: opening or resuming a table's game from the log, applying commands (from tablets, sensors or
+the simulated players) through `rules.api`, logging every accepted command BEFORE publishing it,
+refusing bad commands with one clear sentence (never raising), the MQTT payloads of docs/mqtt.md,
+prompts and the tower warning. It holds no rule: legality, views and legal actions come from rules.api.
+Thread-safe: every entry point takes one lock, so MQTT, ZeroMQ and timers may call it from any thread.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from controller.gamelog import GameLog
+
+MAX_COMMAND_BYTES = 64 * 1024
+
+
+class Publisher(Protocol):
+    def publish(self, topic: str, payload: Any, retain: bool = False) -> None: ...
+
+
+class NullPublisher:
+    def publish(self, topic: str, payload: Any, retain: bool = False) -> None:
+        pass
+
+
+@dataclass
+class Refusal(Exception):
+    """A command refused before or by the engine; `kind` is one of the reply kinds of docs/mqtt.md."""
+
+    kind: str
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+PromptHandler = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass
+class Prompt:
+    id: str
+    kind: str
+    text: str
+    player: str | None  # None: a public prompt (table/<tid>/prompts)
+    data: dict[str, Any] = field(default_factory=dict)
+    handler: PromptHandler | None = None  # called with (player, answer); raises Refusal to refuse
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind, "text": self.text, **self.data}
+
+
+def load_engine() -> Any:
+    return importlib.import_module("rules.api")
+
+
+class TableCore:
+    def __init__(self, log: GameLog, table_id: str = "table-1", publisher: Publisher | None = None,
+                 engine: Any = None, clock: Callable[[], float] = time.time) -> None:
+        self.log = log
+        self.table_id = table_id
+        self.publisher: Publisher = publisher or NullPublisher()
+        self.engine = engine if engine is not None else load_engine()
+        self.clock = clock
+        self.lock = threading.RLock()
+        self.state: Any = None
+        self.game_id: str | None = None
+        self.players: list[str] = []
+        self.n_events = 0
+        self.prompts: dict[str, Prompt] = {}
+        self.battle_view: dict[str, Any] | None = None
+        self.tower_warning: str | None = None
+        self.listeners: list[Callable[[list[dict[str, Any]]], None]] = []  # called after each accepted command
+        self.finished = False
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @property
+    def topic(self) -> str:
+        return f"table/{self.table_id}"
+
+    @property
+    def epoch(self) -> str:
+        return self.game_id or ""
+
+    @property
+    def seq(self) -> int:
+        return int(getattr(self.state, "seq", 0))
+
+    def open_game(self, players: list[str], seed: int, options: dict[str, Any] | None = None,
+                  resume: bool = True) -> bool:
+        """Resume the table's unfinished game from the log, or start a new one. True when resumed."""
+        with self.lock:
+            row = self.log.active_game(self.table_id) if resume else None
+            if row is not None:
+                self.game_id, self.players = row.game_id, row.players
+                self.state, self.n_events = self.rebuild(row.game_id)
+                return True
+            options = dict(options or {})
+            state = self.engine.new_game(list(players), seed, options)
+            genesis = list(getattr(self.engine, "genesis_events", lambda _s: [])(state))
+            self.game_id = self.log.create_game(self.table_id, list(players), seed, options, genesis,
+                                                self.engine.state_to_json(state), int(getattr(state, "seq", 0)))
+            self.players, self.state, self.n_events = list(players), state, len(genesis)
+            return False
+
+    def rebuild(self, game_id: str) -> tuple[Any, int]:
+        """The game's state from its latest snapshot plus the events logged after it."""
+        snap = self.log.latest_snapshot(game_id)
+        if snap is None:
+            raise RuntimeError(f"game {game_id} has no snapshot; the log is damaged")
+        state = self.engine.state_from_json(snap.state)
+        events = self.log.events(game_id, after=snap.n)
+        for event in events:
+            state = self.engine.fold(state, event)
+        return state, snap.n + len(events)
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def handle_command(self, player: str, raw: bytes | str) -> dict[str, Any]:
+        """A tablet's command (the payload of table/<tid>/player/<p>/cmd) -> its reply. Never raises."""
+        request_id: Any = None
+        try:
+            if len(raw) > MAX_COMMAND_BYTES:
+                raise Refusal("invalid", f"The command is {len(raw)} bytes, more than {MAX_COMMAND_BYTES}; "
+                                         "send one action at a time.")
+            try:
+                msg = json.loads(raw)
+            except (ValueError, UnicodeDecodeError):
+                raise Refusal("invalid", "The command is not valid JSON; send an object like "
+                                         '{"request_id": "1", "seq": 3, "action": {"type": ...}}.') from None
+            if not isinstance(msg, dict):
+                raise Refusal("invalid", "The command must be a JSON object with request_id and action.")
+            request_id = msg.get("request_id")
+            if not isinstance(request_id, str) or not request_id:
+                raise Refusal("invalid", "The command has no request_id string; add one so the reply can be matched.")
+            if "player" in msg and msg["player"] != player:
+                raise Refusal("illegal", f"You are {player} and cannot act as {msg['player']!r}.")
+            if "prompt_id" in msg:
+                self.answer_prompt(player, msg["prompt_id"], msg.get("answer"))
+            else:
+                action, seq = msg.get("action"), msg.get("seq")
+                if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+                    raise Refusal("invalid", "The command has no action object with a \"type\"; "
+                                             "pick one of your legal actions.")
+                if isinstance(seq, bool) or not isinstance(seq, int):
+                    raise Refusal("invalid", "The command has no integer seq; send the seq of the state you acted on.")
+                self.submit(player, action, seq)
+            return self._reply(request_id, True, None, None)
+        except Refusal as exc:
+            return self._reply(request_id, False, exc.kind, exc.reason)
+        except Exception as exc:  # noqa: BLE001 - input must never crash the controller
+            return self._reply(request_id, False, "invalid",
+                               f"The command could not be handled ({type(exc).__name__}: {exc}); nothing changed.")
+
+    def _reply(self, request_id: Any, accepted: bool, kind: str | None, reason: str | None) -> dict[str, Any]:
+        return {"request_id": request_id if isinstance(request_id, str) else None, "accepted": accepted,
+                "kind": kind, "reason": reason, "seq": self.seq}
+
+    def submit(self, player: str | None, action: dict[str, Any], seq: int | None = None,
+               session_input: tuple[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """Apply one action; log it; publish. Raises Refusal (state unchanged) when refused.
+
+        `seq=None` means "against the current state" (sensors and the battle session, which act on
+        the state they were told about through this same lock).
+        """
+        from rules.errors import RulesError
+
+        with self.lock:
+            if self.state is None:
+                raise Refusal("invalid", "No game is open on this table yet.")
+            if seq is not None and seq != self.seq:
+                raise Refusal("stale", f"The game has moved on to seq {self.seq} (you acted on {seq}); "
+                                       "look at the new state and try again.")
+            command = {"seq": self.seq, "player": player, "action": action}
+            try:
+                state, events = self.engine.apply(self.state, command)
+            except RulesError as exc:
+                raise Refusal(exc.kind, exc.message) from None
+            # Durable first: a crash after this line loses nothing; a crash before it loses nothing accepted.
+            self.n_events = self.log.append(self.game_id, command, events, int(getattr(state, "seq", 0)),
+                                            state=self.engine.state_to_json(state), session_input=session_input)
+            self.state = state
+            self.publish_events(events)
+            for listener in list(self.listeners):
+                listener(events)
+            self.publish_state()
+            return events
+
+    # -- prompts -------------------------------------------------------------------------------
+
+    def set_prompt(self, prompt: Prompt, publish: bool = True) -> None:
+        with self.lock:
+            self.prompts[prompt.id] = prompt
+            if publish:
+                self.publish_prompts()
+
+    def clear_prompts(self, kind: str | None = None, publish: bool = True) -> None:
+        with self.lock:
+            self.prompts = {k: p for k, p in self.prompts.items() if kind is not None and p.kind != kind}
+            if publish:
+                self.publish_prompts()
+
+    def answer_prompt(self, player: str, prompt_id: Any, answer: Any) -> None:
+        with self.lock:
+            prompt = self.prompts.get(prompt_id) if isinstance(prompt_id, str) else None
+            if prompt is None:
+                raise Refusal("stale", f"Prompt {prompt_id!r} is no longer open; look at your current prompts.")
+            if prompt.player is not None and prompt.player != player:
+                raise Refusal("illegal", f"That prompt is for {prompt.player}, not {player}.")
+            if not isinstance(answer, dict):
+                raise Refusal("invalid", "The answer must be a JSON object.")
+            if prompt.handler is None:
+                raise Refusal("invalid", "That prompt takes no answer.")
+            prompt.handler(player, answer)
+
+    # -- payloads and publishing ---------------------------------------------------------------
+
+    def public_payload(self) -> dict[str, Any]:
+        return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.public_view(self.state),
+                "battle": self.battle_view, "tower": {"warning": self.tower_warning}, "ts": self.clock()}
+
+    def private_payload(self, player: str) -> dict[str, Any]:
+        return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.private_view(self.state, player),
+                "legal_actions": self.engine.legal_actions(self.state, player)}
+
+    def prompts_payload(self, player: str | None) -> dict[str, Any]:
+        return {"epoch": self.epoch, "seq": self.seq,
+                "prompts": [p.to_json() for p in self.prompts.values() if p.player == player]}
+
+    def publish_state(self) -> None:
+        with self.lock:
+            if self.state is None:
+                return
+            self.publisher.publish(f"{self.topic}/state", self.public_payload(), retain=True)
+            for p in self.players:
+                self.publisher.publish(f"{self.topic}/player/{p}/state", self.private_payload(p), retain=True)
+
+    def publish_prompts(self) -> None:
+        with self.lock:
+            self.publisher.publish(f"{self.topic}/prompts", self.prompts_payload(None), retain=True)
+            for p in self.players:
+                self.publisher.publish(f"{self.topic}/player/{p}/prompts", self.prompts_payload(p), retain=True)
+
+    def publish_events(self, events: list[dict[str, Any]]) -> None:
+        public = getattr(self.engine, "public_events", None)
+        shown = public(events) if public else [{"type": e.get("type")} for e in events if isinstance(e, dict)]
+        self.publisher.publish(f"{self.topic}/events", {"epoch": self.epoch, "seq": self.seq, "events": shown})
+
+    def publish_all(self) -> None:
+        """Everything retained, e.g. after a (re)connect to the broker."""
+        with self.lock:
+            self.publish_state()
+            self.publish_prompts()

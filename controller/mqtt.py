@@ -1,0 +1,157 @@
+"""The controller's MQTT link (paho-mqtt 2.x): publishes the table's topics, takes the tablets' commands.
+
+Owns the connection: MQTT 5 when the broker offers it, else 3.1.1 (the embedded amqtt broker); the
+Last Will that marks the table offline; (re)publishing every retained topic on each connect so a
+broker restart or a controller restart brings every tablet back; subscribing to the command topics
+and publishing each command's reply. Topics and payloads: docs/mqtt.md. Holds no game logic.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from typing import Any
+
+import paho.mqtt.client as mqtt
+
+log = logging.getLogger("smart_table.mqtt")
+
+
+class MqttError(RuntimeError):
+    pass
+
+
+class MqttLink:
+    def __init__(self, host: str, port: int, username: str | None = None, password: str | None = None,
+                 table_id: str = "table-1", client_id: str = "controller", protocol: str = "auto",
+                 transport: str = "tcp") -> None:
+        self.host, self.port, self.table_id = host, port, table_id
+        self.username, self.password, self.client_id = username, password, client_id
+        self.protocol, self.transport = protocol, transport
+        self.core: Any = None
+        self.client: mqtt.Client | None = None
+        self.protocol_used: str | None = None
+        self.connected = threading.Event()
+        self.devices: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def base(self) -> str:
+        return f"table/{self.table_id}"
+
+    # -- connection ----------------------------------------------------------------------------
+
+    def start(self, core: Any, timeout: float = 10.0) -> None:
+        """Connect (MQTT 5 first unless told otherwise) and serve `core` until stop()."""
+        self.core = core
+        tries = ["5", "3.1.1"] if self.protocol == "auto" else [self.protocol]
+        last = ""
+        for proto in tries:
+            ok, last = self._try_connect(proto, timeout)
+            if ok:
+                self.protocol_used = proto
+                log.info("MQTT %s connected to %s:%s", proto, self.host, self.port)
+                return
+        raise MqttError(f"cannot connect to the MQTT broker at {self.host}:{self.port} ({last}); "
+                        "check [mqtt] host, port, username and password in the config")
+
+    def _try_connect(self, proto: str, timeout: float) -> tuple[bool, str]:
+        version = mqtt.MQTTv5 if proto == "5" else mqtt.MQTTv311
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id, protocol=version,
+                             transport=self.transport)
+        if self.username:
+            client.username_pw_set(self.username, self.password)
+        client.will_set(f"{self.base}/availability", json.dumps("offline"), qos=1, retain=True)
+        client.reconnect_delay_set(0.2, 5)
+        result: dict[str, Any] = {}
+        answered = threading.Event()
+
+        def on_connect(c, _u, _flags, reason_code, _props=None) -> None:
+            result["rc"] = reason_code
+            answered.set()
+            if not reason_code.is_failure:
+                self._on_connected(c)
+
+        def on_disconnect(_c, _u, _flags, reason_code, _props=None) -> None:
+            self.connected.clear()
+            if not answered.is_set():
+                result["rc"] = reason_code
+                answered.set()
+
+        client.on_connect = on_connect
+        client.on_disconnect = on_disconnect
+        client.on_message = self._on_message
+        try:
+            client.connect(self.host, self.port, keepalive=15)
+        except OSError as exc:
+            return False, str(exc)
+        client.loop_start()
+        answered.wait(timeout)
+        rc = result.get("rc")
+        if rc is None or rc.is_failure:
+            client.loop_stop()
+            try:
+                client.disconnect()
+            except Exception:  # noqa: BLE001 - already gone
+                pass
+            return False, f"refused: {rc}" if rc is not None else "no answer"
+        self.client = client
+        return True, ""
+
+    def _on_connected(self, client: mqtt.Client) -> None:
+        self.client = client
+        client.subscribe(f"{self.base}/player/+/cmd", qos=1)
+        self._raw_publish(client, f"{self.base}/availability", "online", retain=True)
+        with self._lock:
+            devices = dict(self.devices)
+        for name, payload in devices.items():
+            self._raw_publish(client, f"{self.base}/device/{name}/availability", payload, retain=True)
+        if self.core is not None:
+            self.core.publish_all()
+        self.connected.set()
+
+    def stop(self) -> None:
+        client, self.client = self.client, None
+        if client is None:
+            return
+        try:
+            client.publish(f"{self.base}/availability", json.dumps("offline"), qos=1, retain=True).wait_for_publish(2)
+        except Exception:  # noqa: BLE001 - the broker may already be gone; the Last Will covers it
+            pass
+        client.disconnect()
+        client.loop_stop()
+
+    # -- traffic -------------------------------------------------------------------------------
+
+    def publish(self, topic: str, payload: Any, retain: bool = False) -> None:
+        client = self.client
+        if client is not None:
+            self._raw_publish(client, topic, payload, retain)
+
+    @staticmethod
+    def _raw_publish(client: mqtt.Client, topic: str, payload: Any, retain: bool) -> None:
+        client.publish(topic, json.dumps(payload, separators=(",", ":")), qos=1, retain=retain)
+
+    def set_device(self, name: str, online: bool, **health: Any) -> None:
+        """Retained availability of a device (tower, zones, camera), republished on every connect."""
+        with self._lock:
+            prev = self.devices.get(name)
+            since = prev["since"] if prev and prev["state"] == ("online" if online else "offline") else time.time()
+            payload = {"state": "online" if online else "offline", "since": since, **health}
+            self.devices[name] = payload
+        self.publish(f"{self.base}/device/{name}/availability", payload, retain=True)
+
+    def _on_message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        parts = msg.topic.split("/")
+        if len(parts) != 5 or parts[2] != "player" or parts[4] != "cmd" or self.core is None:
+            return
+        player = parts[3]
+        try:
+            reply = self.core.handle_command(player, msg.payload)
+        except Exception as exc:  # noqa: BLE001 - input must never take the controller down
+            log.exception("command from %s crashed the handler", player)
+            reply = {"request_id": None, "accepted": False, "kind": "invalid",
+                     "reason": f"The controller could not handle that command ({exc}); nothing changed.", "seq": -1}
+        self._raw_publish(client, f"{self.base}/player/{player}/reply", reply, retain=False)
