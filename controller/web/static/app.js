@@ -50,6 +50,9 @@ async function main() {
   const topics = [`${base}/availability`, `${base}/device/+/availability`, `${base}/state`, `${base}/events`, `${base}/prompts`];
   if (player) topics.push(`${base}/player/${player}/state`, `${base}/player/${player}/prompts`, `${base}/player/${player}/reply`);
 
+  // Every topic that reached this page (the tests check a player's page never saw another's tree).
+  const seen = new Set();
+  Object.defineProperty(window, "__seenTopics", { get: () => [...seen] });
   let scheduled = false;
   const render = () => {
     if (scheduled) return;
@@ -70,6 +73,7 @@ async function main() {
   const link = new Link({
     url: ws, username: user, password: pass, topics,
     onMessage: (topic, payload) => {
+      seen.add(topic);
       const rest = topic.slice(base.length + 1);
       if (rest === "availability") {
         store.availability = typeof payload === "string" ? payload : payload?.state ?? null;
