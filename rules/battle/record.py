@@ -92,6 +92,8 @@ class Tracker:
     steps_done: int = 0
     drops: int = 0
     exploding_shots: dict[str, int] = field(default_factory=dict)  # cubes that exploded, per colour
+    # Cubes an ability took off the board before a later drop replaced the board reading.
+    set_aside: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         a, d = self.setup.attacker, self.setup.defender
@@ -315,6 +317,9 @@ class Tracker:
             for i in owed.cubes:
                 color = self.cubes[i].color
                 self.exploding_shots[color] = self.exploding_shots.get(color, 0) + 1
+        for old in self.cubes:
+            if old.removed:
+                self.set_aside[old.color] = self.set_aside.get(old.color, 0) + 1
         self.cubes = cubes
         self.board_step = self.steps_done
         self.drops += 1

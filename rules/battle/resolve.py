@@ -71,7 +71,7 @@ def outcome_of(tracker: Tracker) -> BattleOutcome:
             strength=t[side]["strength"],
             coins_from_abilities=coins,
         )
-    returned: Counter[str] = Counter()
+    returned: Counter[str] = Counter(tracker.set_aside)  # removed by abilities before a later drop
     for cube in tracker.cubes:  # on the board or removed by an ability: every cube goes home
         returned[cube.color] += 1
     for color in (setup.attacker.cube_color, setup.defender.cube_color):

@@ -257,3 +257,13 @@ def test_setup_and_outcome_travel_as_json() -> None:
     assert BattleSetup.from_json(s.to_json()) == s
     o = resolve_battle(s, record(s, drop("initial", "red@s1 red@s1 blue@s2"), use("attacker", g4[1].id, cube=0)))
     assert BattleOutcome.from_json(o.to_json()) == o
+
+
+def test_a_cube_removed_before_a_later_drop_still_returns_home() -> None:
+    g4 = sailor_battle_abilities("red", "gun", "gunner", 4)
+    s = setup("nonplayer", player("red", 1, *g4), black("merchant:M1", 1))
+    rec = record(s, drop("initial", "red@s1 black@miss"), use("attacker", g4[1].id, cube=0),
+                 use("attacker", g4[0].id), drop("ability", "black@miss red@s2 red@dmg", ability=g4[0].id))
+    o = resolve_battle(s, rec)
+    assert o.cubes_returned == {"black": 1, "red": 3}
+    assert o.attacker.coins_from_abilities == 2 and o.attacker.strength == 2
