@@ -164,15 +164,17 @@ export function renderTable(root, store) {
     prompts.length ? h("section.prompts", prompts.map((p) => h("p.prompt", { dataset: { kind: p.kind } }, p.text || humanize(p.kind)))) : null,
     st.battle ? renderBattle(st.battle, store.prompts) : null,
     h("div.tablelayout",
-      h("section.harbor", { dataset: { square: "harbor" } }, h("h2", "Harbor"),
-        h("div.ships", (ships.harbor || []).map(shipChip)),
-        Object.keys(harbor).length ? facts(harbor, ["achievements", "ships"], "facts small") : null),
-      h("section.ocean", grid)),
-    h("div.players", players.map((p) => playerStrip(p, active))),
-    achievementsBox(v, players),
-    devices.length ? h("footer.devices", devices) : null,
-    store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
-      h("li", e.text ?? e.message ?? `${humanize(e.type ?? e.kind)}${e.player ? ` (${e.player})` : ""}`)))) : null,
+      h("div.sea",
+        h("section.harbor", { dataset: { square: "harbor" } }, h("h2", "Harbor"),
+          h("div.ships", (ships.harbor || []).map(shipChip)),
+          Object.keys(harbor).length ? facts(harbor, ["achievements", "ships"], "facts small") : null),
+        h("section.ocean", grid)),
+      h("div.side",
+        h("div.players", players.map((p) => playerStrip(p, active))),
+        achievementsBox(v, players),
+        store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
+          h("li", e.text ?? e.message ?? `${humanize(e.type ?? e.kind)}${e.player ? ` (${e.player})` : ""}`)))) : null,
+        devices.length ? h("footer.devices", devices) : null)),
   );
 }
 
