@@ -127,7 +127,7 @@ async function main() {
 
   render();
   link.start();
-  window.__display = { store, link }; // for the tests and for debugging from the console
+  window.__display = { store, link, send }; // for the tests and for debugging from the console
 }
 
 // A retained snapshot can arrive after a newer live one when a tablet reconnects: keep the newest.

@@ -15,30 +15,41 @@ export function actionLabel(a) {
   return rest.length ? `${humanize(a.type)} · ${rest.map(([k, v]) => `${humanize(k)} ${brief(v)}`).join(", ")}` : humanize(a.type);
 }
 
-function card(c) {
-  if (typeof c === "string") return h("li.card", c);
+/** A hold as the engine sends it: [cargo, coins], {cargo, coins}, or text. */
+export function holdText(x) {
+  if (Array.isArray(x) && x.length === 2 && x.every((n) => typeof n === "number"))
+    return x[0] + x[1] === 0 ? "empty" : [x[0] ? `${x[0]} cargo` : null, x[1] ? `${x[1]} coin${x[1] > 1 ? "s" : ""}` : null].filter(Boolean).join(" + ");
+  return typeof x === "object" && x !== null ? brief(x) : String(x);
+}
+
+function card(c, cards) {
+  if (typeof c === "string") c = { id: c, ...((cards && cards[c]) || {}) };
   const level = c.level ?? c.lvl;
-  const adv = c.sleeved ?? c.advancement ?? c.advancements ?? c.sleeve ?? null;
+  let adv = c.sleeved ?? c.advancement ?? c.advancements ?? c.sleeve ?? c.slots ?? null;
+  if (adv && typeof adv === "object" && !Array.isArray(adv)) {
+    const filled = Object.entries(adv).filter(([, x]) => x !== null && x !== undefined);
+    adv = filled.length ? Object.fromEntries(filled) : null;
+  }
   return h("li.card", { dataset: { card: c.id ?? c.name ?? "" } },
-    h("span.cname", c.name ?? humanize(c.id ?? c.card ?? "card")),
+    h("span.cname", c.name ?? humanize(c.sailor ?? c.id ?? c.card ?? "card")),
     level !== undefined ? h("span.level", `L${level}`) : null,
     adv ? h("span.sleeve", "✦ ", brief(adv)) : null,
     c.icons || c.effects ? h("small.icons", brief(c.icons ?? c.effects)) : null);
 }
 
-function cardList(title, cards, cls) {
+function cardList(title, cards, cls, all) {
   if (cards === undefined || cards === null) return null;
   if (typeof cards === "number") return h(`section.${cls}`, h("h2", title), h("p.count", `${cards} cards`));
-  const list = Array.isArray(cards) ? cards : Object.values(cards);
+  const list = Array.isArray(cards) ? cards : Object.entries(cards).map(([id, c]) => (typeof c === "object" ? { id, ...c } : c));
   return h(`section.${cls}`, h("h2", title, h("small", ` (${list.length})`)),
-    list.length ? h("ul.cards", list.map(card)) : h("p.hint", "none"));
+    list.length ? h("ul.cards", list.map((c) => card(c, all))) : h("p.hint", "none"));
 }
 
 function holds(ship) {
   const hs = ship?.holds ?? ship?.hull ?? null;
   if (!hs) return null;
   const list = Array.isArray(hs) ? hs : Object.entries(hs).map(([k, x]) => ({ id: k, ...(typeof x === "object" ? x : { content: x }) }));
-  return h("ol.holds", list.map((x, i) => h("li.hold", { dataset: { hold: i } }, typeof x === "object" ? brief(x) : String(x))));
+  return h("ol.holds", list.map((x, i) => h("li.hold", { dataset: { hold: i } }, holdText(x))));
 }
 
 function promptBox(p, send) {
@@ -93,7 +104,7 @@ export function renderPlayer(root, store, send) {
   const legal = me.legal_actions || [];
   const prompts = store.myPrompts?.prompts || [];
   const r = store.lastReply;
-  const shown = new Set(["ship", "chest", "treasure_chest", "coins", "hand", "deck", "discard", "dock", "color", "player", "achievements"]);
+  const shown = new Set(["ship", "chest", "treasure_chest", "coins", "hand", "deck", "discard", "played", "cards", "dock", "color", "player", "achievements"]);
   mount(root,
     r ? (r.pending ? h("p.reply.pending#reply", `Sent: ${r.label}…`)
       : r.accepted ? h("p.reply.ok#reply", `Done: ${r.label}`)
@@ -108,13 +119,14 @@ export function renderPlayer(root, store, send) {
       h(`section.chest`, h("h2", "Treasure chest"), h("p.coins#coins", { dataset: { coins: coinValue ?? "" } }, `${coinValue ?? "—"} coins`)),
       h("section.dock", h("h2", "Dock"), h("p", brief(v.dock))),
       h("section.shipboard", h("h2", "Ship"),
-        facts({ location: ship.location, mode: ship.mode, damage: ship.damage ?? v.damage, sails: ship.sails ?? v.sails,
+        facts({ location: ship.location ?? ship.at, mode: ship.mode ?? (ship.pirate === undefined ? undefined : ship.pirate ? "pirate" : "mercantile"), damage: ship.damage ?? v.damage, sails: ship.sails ?? v.sails,
           cannons: ship.cannons, upgrades: ship.upgrades }, [], "facts"),
         holds(ship),
-        facts(ship, ["location", "mode", "damage", "sails", "cannons", "upgrades", "holds", "hull"], "facts small"))),
-    cardList("Hand", v.hand, "hand"),
-    cardList("Deck", v.deck ?? v.deck_size ?? v.deck_count, "deck"),
-    cardList("Discard", v.discard, "discard"),
+        facts(ship, ["location", "at", "pirate", "mode", "damage", "sails", "cannons", "upgrades", "holds", "hull"], "facts small"))),
+    cardList("Hand", v.hand, "hand", v.cards),
+    cardList("Played", v.played, "played", v.cards),
+    cardList("Deck", v.deck ?? v.deck_size ?? v.deck_count, "deck", v.cards),
+    cardList("Discard", v.discard, "discard", v.cards),
     v.achievements ? h("section.achv", h("h2", "Achievements"), h("p", brief(v.achievements))) : null,
     h("section.more", facts(v, [...shown], "facts small")),
     store.state?.battle ? renderBattle(store.state.battle, store.prompts) : null,

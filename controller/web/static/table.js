@@ -57,9 +57,9 @@ function shipsByLocation(v, players) {
   const add = (loc, ship) => (out[loc ?? "harbor"] ||= []).push(ship);
   for (const p of players) {
     const s = p.ship ?? {};
-    if (p.ship || p.location) add(s.location ?? s.square ?? p.location, { color: p.color, ...s });
+    if (p.ship || p.location) add(s.location ?? s.at ?? s.square ?? p.location, { color: p.color, ...s });
   }
-  for (const s of v?.ships || []) add(s.location ?? s.square, { color: s.color ?? s.player ?? s.owner, ...s });
+  for (const s of v?.ships || []) add(s.location ?? s.at ?? s.square, { color: s.color ?? s.player ?? s.owner, ...s });
   return out;
 }
 
