@@ -1,0 +1,592 @@
+"""The table layout (Harbor, the 3x4 ocean grid, frame markers, board and ship markers) and the reading
+of a table image into "which Ocean board lies face up on which square, and where each ship stands".
+
+Owns: `smart-table/table-layout@1` parsing and validation (errors name the field), `read_table`.
+Must not: know the rules (no movement, no exploration logic) or import `rules`.
+The JSON it returns is the `smart-table vision ships` contract (docs/table-layout.md).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.geometry import (
+    CameraPose,
+    GeometryError,
+    apply_homography,
+    aruco_dictionary,
+    default_intrinsics,
+    fit_homography,
+    parallax_to_footprint,
+    pose_from_points,
+    undistort_pixels,
+)
+
+SCHEMA = "smart-table/table-layout@1"
+DEFAULT_LAYOUT_PATH = Path(__file__).with_name("data") / "table.json"
+GRID_ROWS = 4
+GRID_COLS = 3
+
+
+class LayoutError(ValueError):
+    """A table layout that cannot be used; the message names the offending field."""
+
+
+@dataclass(frozen=True)
+class Marker:
+    id: int
+    corners_mm: np.ndarray  # (4, 2) float32, ArUco order: TL, TR, BR, BL
+
+
+@dataclass(frozen=True)
+class Square:
+    id: str
+    row: int
+    col: int
+    polygon_mm: np.ndarray  # (N, 2) float32
+
+
+@dataclass(frozen=True)
+class MarkerSet:
+    """A family of markers sharing a dictionary: the Ocean boards' or the ships'."""
+
+    aruco_dictionary: str
+    marker_size_mm: float
+    ids: dict[str, int]  # name -> marker id
+    marker_height_mm: float = 0.0
+
+    def name_of(self, marker_id: int) -> str | None:
+        for name, mid in self.ids.items():
+            if mid == marker_id:
+                return name
+        return None
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    name: str
+    size_mm: tuple[float, float]
+    aruco_dictionary: str
+    markers: list[Marker]
+    harbor_mm: np.ndarray
+    squares: list[Square]
+    boards: MarkerSet
+    ships: MarkerSet
+    # Where the board's marker centre sits relative to the square's top-left corner (boards lie in a
+    # fixed orientation); the reader looks for it around there.
+    board_marker_offset_mm: tuple[float, float] = (27.0, 27.0)
+    # Hue range (OpenCV degrees 0-180) and minimum saturation of the Ocean boards' back art.
+    back_hue: tuple[float, float] = (128.0, 160.0)
+    back_min_saturation: float = 70.0
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def square(self, square_id: str) -> Square:
+        for sq in self.squares:
+            if sq.id == square_id:
+                return sq
+        raise KeyError(square_id)
+
+
+def _fail(fieldname: str, what: str) -> LayoutError:
+    return LayoutError(f"table layout field '{fieldname}' {what}")
+
+
+def _number(value: Any, fieldname: str, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise _fail(fieldname, f"must be a number, got {value!r}")
+    if positive and value <= 0:
+        raise _fail(fieldname, f"must be positive, got {value!r}")
+    return float(value)
+
+
+def _points(value: Any, fieldname: str, count: int | None = None, min_count: int = 3) -> np.ndarray:
+    if not isinstance(value, list):
+        raise _fail(fieldname, "must be a list of [x, y] points in millimetres")
+    if count is not None and len(value) != count:
+        raise _fail(fieldname, f"must have exactly {count} points, got {len(value)}")
+    if len(value) < min_count:
+        raise _fail(fieldname, f"must have at least {min_count} points, got {len(value)}")
+    pts = []
+    for i, p in enumerate(value):
+        if not isinstance(p, list) or len(p) != 2:
+            raise _fail(f"{fieldname}[{i}]", f"must be an [x, y] pair, got {p!r}")
+        pts.append([_number(p[0], f"{fieldname}[{i}][0]"), _number(p[1], f"{fieldname}[{i}][1]")])
+    arr = np.array(pts, dtype=np.float32)
+    if abs(cv2.contourArea(arr)) < 1.0:
+        raise _fail(fieldname, "encloses no area")
+    return arr
+
+
+def _dictionary(value: Any, fieldname: str) -> str:
+    try:
+        aruco_dictionary(value)
+    except (GeometryError, TypeError):
+        raise _fail(fieldname, f"must name an OpenCV ArUco dictionary such as DICT_4X4_50, got {value!r}") from None
+    return value
+
+
+def _marker_set(data: Any, fieldname: str, need_height: bool) -> MarkerSet:
+    if not isinstance(data, dict):
+        raise _fail(fieldname, "must be an object with aruco_dictionary, marker_size_mm and ids")
+    dictionary = _dictionary(data.get("aruco_dictionary"), f"{fieldname}.aruco_dictionary")
+    size = _number(data.get("marker_size_mm"), f"{fieldname}.marker_size_mm", positive=True)
+    height = 0.0
+    if need_height:
+        height = _number(data.get("marker_height_mm"), f"{fieldname}.marker_height_mm")
+        if height < 0:
+            raise _fail(f"{fieldname}.marker_height_mm", "must not be negative")
+    ids = data.get("ids")
+    if not isinstance(ids, dict) or not ids:
+        raise _fail(f"{fieldname}.ids", "must be a non-empty object mapping a name to a marker id")
+    limit = _dictionary_size(dictionary)
+    seen: dict[int, str] = {}
+    clean: dict[str, int] = {}
+    for name, mid in ids.items():
+        if isinstance(mid, bool) or not isinstance(mid, int) or not 0 <= mid < limit:
+            raise _fail(f"{fieldname}.ids.{name}", f"must be a marker id from 0 to {limit - 1}, got {mid!r}")
+        if mid in seen:
+            raise _fail(f"{fieldname}.ids.{name}", f"reuses marker id {mid} of '{seen[mid]}'")
+        seen[mid] = name
+        clean[str(name)] = mid
+    return MarkerSet(dictionary, size, clean, height)
+
+
+def _dictionary_size(name: str) -> int:
+    return int(name.rsplit("_", 1)[1])
+
+
+def load_table_layout(source: str | Path | dict[str, Any] | TableLayout) -> TableLayout:
+    """Parse and validate a table layout from a path or an already-loaded dict."""
+    if isinstance(source, TableLayout):
+        return source
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise LayoutError(f"table layout file {path} does not exist") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise LayoutError(f"table layout file {path} cannot be read: {exc}") from None
+        except json.JSONDecodeError as exc:
+            raise LayoutError(f"table layout file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    else:
+        data = source
+    if not isinstance(data, dict):
+        raise LayoutError("table layout must be a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise _fail("schema", f"must be \"{SCHEMA}\", got {data.get('schema')!r}")
+    name = data.get("name", "table")
+    if not isinstance(name, str):
+        raise _fail("name", "must be a string")
+    size = data.get("size_mm")
+    if not isinstance(size, list) or len(size) != 2:
+        raise _fail("size_mm", "must be [width, height] in millimetres")
+    width = _number(size[0], "size_mm[0]", positive=True)
+    height = _number(size[1], "size_mm[1]", positive=True)
+    frame_dict = _dictionary(data.get("aruco_dictionary"), "aruco_dictionary")
+
+    raw_markers = data.get("markers")
+    if not isinstance(raw_markers, list) or len(raw_markers) < 2:
+        raise _fail("markers", "must list at least 2 frame markers (4 or more recommended)")
+    markers: list[Marker] = []
+    frame_ids: set[int] = set()
+    limit = _dictionary_size(frame_dict)
+    for i, m in enumerate(raw_markers):
+        if not isinstance(m, dict):
+            raise _fail(f"markers[{i}]", "must be an object with id and corners_mm")
+        mid = m.get("id")
+        if isinstance(mid, bool) or not isinstance(mid, int) or not 0 <= mid < limit:
+            raise _fail(f"markers[{i}].id", f"must be a marker id from 0 to {limit - 1}, got {mid!r}")
+        if mid in frame_ids:
+            raise _fail(f"markers[{i}].id", f"repeats marker id {mid}")
+        frame_ids.add(mid)
+        markers.append(Marker(mid, _points(m.get("corners_mm"), f"markers[{i}].corners_mm", count=4)))
+
+    harbor = data.get("harbor")
+    if not isinstance(harbor, dict):
+        raise _fail("harbor", "must be an object with polygon_mm")
+    harbor_mm = _points(harbor.get("polygon_mm"), "harbor.polygon_mm")
+
+    raw_squares = data.get("squares")
+    if not isinstance(raw_squares, list) or len(raw_squares) != GRID_ROWS * GRID_COLS:
+        raise _fail("squares", f"must list the {GRID_ROWS * GRID_COLS} squares of the 4x3 ocean grid")
+    squares: list[Square] = []
+    seen_cells: set[tuple[int, int]] = set()
+    for i, s in enumerate(raw_squares):
+        if not isinstance(s, dict):
+            raise _fail(f"squares[{i}]", "must be an object with id, row, col and polygon_mm")
+        row, col = s.get("row"), s.get("col")
+        if not isinstance(row, int) or isinstance(row, bool) or not 1 <= row <= GRID_ROWS:
+            raise _fail(f"squares[{i}].row", f"must be 1 to {GRID_ROWS}, got {row!r}")
+        if not isinstance(col, int) or isinstance(col, bool) or not 1 <= col <= GRID_COLS:
+            raise _fail(f"squares[{i}].col", f"must be 1 to {GRID_COLS}, got {col!r}")
+        if (row, col) in seen_cells:
+            raise _fail(f"squares[{i}]", f"repeats row {row} col {col}")
+        seen_cells.add((row, col))
+        expected = f"r{row}c{col}"
+        if s.get("id") != expected:
+            raise _fail(f"squares[{i}].id", f"must be \"{expected}\" for row {row} col {col}, got {s.get('id')!r}")
+        squares.append(Square(expected, row, col, _points(s.get("polygon_mm"), f"squares[{i}].polygon_mm")))
+    squares.sort(key=lambda sq: (sq.row, sq.col))
+
+    boards = _marker_set(data.get("boards"), "boards", need_height=False)
+    ships = _marker_set(data.get("ships"), "ships", need_height=True)
+    if ships.aruco_dictionary == frame_dict:
+        clash = sorted(frame_ids & set(ships.ids.values()))
+        if clash:
+            raise _fail("ships.ids", f"reuses frame marker id {clash[0]} of the same dictionary")
+    if boards.aruco_dictionary == frame_dict:
+        clash = sorted(frame_ids & set(boards.ids.values()))
+        if clash:
+            raise _fail("boards.ids", f"reuses frame marker id {clash[0]} of the same dictionary")
+    if boards.aruco_dictionary == ships.aruco_dictionary:
+        clash = sorted(set(boards.ids.values()) & set(ships.ids.values()))
+        if clash:
+            raise _fail("ships.ids", f"reuses board marker id {clash[0]} of the same dictionary")
+
+    offset = data["boards"].get("marker_offset_mm", [27.0, 27.0])
+    if not isinstance(offset, list) or len(offset) != 2:
+        raise _fail("boards.marker_offset_mm", "must be [x, y] from the square's top-left corner")
+    offset_t = (_number(offset[0], "boards.marker_offset_mm[0]"), _number(offset[1], "boards.marker_offset_mm[1]"))
+    back = data["boards"].get("back", {"hue": [128, 160], "min_saturation": 70})
+    if not isinstance(back, dict):
+        raise _fail("boards.back", "must be an object with hue [low, high] and min_saturation")
+    hue = back.get("hue", [128, 160])
+    if not isinstance(hue, list) or len(hue) != 2:
+        raise _fail("boards.back.hue", "must be [low, high] in OpenCV hue degrees (0-180)")
+    back_hue = (_number(hue[0], "boards.back.hue[0]"), _number(hue[1], "boards.back.hue[1]"))
+    back_sat = _number(back.get("min_saturation", 70), "boards.back.min_saturation")
+
+    return TableLayout(
+        name=name,
+        size_mm=(width, height),
+        aruco_dictionary=frame_dict,
+        markers=markers,
+        harbor_mm=harbor_mm,
+        squares=squares,
+        boards=boards,
+        ships=ships,
+        board_marker_offset_mm=offset_t,
+        back_hue=back_hue,
+        back_min_saturation=back_sat,
+        raw=data,
+    )
+
+
+def default_table_layout() -> TableLayout:
+    return load_table_layout(DEFAULT_LAYOUT_PATH)
+
+
+# --- reading a frame ----------------------------------------------------------------------------
+
+# A ship's mast foot within this distance of a square's edge is not placed (a guess either way).
+EDGE_MARGIN_MM = 6.0
+# A ship marker read at its height must measure its printed size within this fraction.
+SIZE_TOLERANCE = 0.22
+# Fraction of the board-marker patch that must look like the back art to call a board face down.
+BACK_FRACTION = 0.8
+# Largest mean corner error (px) of the frame markers against one homography before it is refused.
+MAX_FRAME_ERROR_PX = 4.0
+
+
+@dataclass
+class TableReading:
+    """One frame's reading; `to_json()` is the `vision ships` contract, the rest is for diagnostics."""
+
+    status: str
+    boards: list[dict[str, Any]]
+    ships: list[dict[str, Any]]
+    reason: str | None = None
+    homography: np.ndarray | None = None  # table mm -> ideal image px
+    pose: CameraPose | None = None
+    ship_positions_mm: dict[str, list[float]] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"status": self.status, "boards": self.boards, "ships": self.ships}
+
+
+_DETECTORS: dict[tuple[str, str], cv2.aruco.ArucoDetector] = {}
+
+
+def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
+    """Detectors tuned for speed: one adaptive-threshold window (the research notes: each extra window
+    costs a full pass), a minimum perimeter that still admits a 25 mm ship marker at 1 px/mm."""
+    key = (dictionary_name, kind)
+    det = _DETECTORS.get(key)
+    if det is None:
+        p = cv2.aruco.DetectorParameters()
+        p.adaptiveThreshWinSizeMin = 13
+        p.adaptiveThreshWinSizeMax = 13 if kind == "frame" else 23
+        p.adaptiveThreshWinSizeStep = 10
+        p.minMarkerPerimeterRate = 0.03 if kind == "frame" else 0.1
+        p.maxMarkerPerimeterRate = 0.6 if kind == "frame" else 4.0
+        p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        p.cornerRefinementWinSize = 3
+        # Fewer corrected bits: a misread id would be a confident wrong answer, a missed one only "ambiguous".
+        p.errorCorrectionRate = 0.3
+        det = cv2.aruco.ArucoDetector(aruco_dictionary(dictionary_name), p)
+        _DETECTORS[key] = det
+    return det
+
+
+def _detect(gray: np.ndarray, dictionary_name: str, kind: str) -> dict[int, list[np.ndarray]]:
+    corners, ids, _ = _detector(dictionary_name, kind).detectMarkers(gray)
+    found: dict[int, list[np.ndarray]] = {}
+    if ids is not None:
+        for c, i in zip(corners, ids.reshape(-1), strict=True):
+            found.setdefault(int(i), []).append(c.reshape(4, 2).astype(np.float64))
+    return found
+
+
+def _camera_matrices(camera: dict | None, width: int, height: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """K and distortion from a calibration dict ({"K": 3x3, "dist": [...]}) or (None, None)."""
+    if camera is None:
+        return None, None
+    try:
+        K = np.array(camera["K"], dtype=np.float64).reshape(3, 3)
+        dist = np.array(camera.get("dist", [0, 0, 0, 0, 0]), dtype=np.float64).reshape(-1)
+    except (KeyError, TypeError, ValueError):
+        raise LayoutError("camera calibration must hold K (3x3) and dist (k1 k2 p1 p2 [k3])") from None
+    size = camera.get("image_size")
+    if size and (int(size[0]), int(size[1])) != (width, height):
+        sx, sy = width / float(size[0]), height / float(size[1])
+        K = K.copy()
+        K[0] *= sx
+        K[1] *= sy
+    return K, dist
+
+
+def _signed_distance(poly: np.ndarray, x: float, y: float) -> float:
+    return float(cv2.pointPolygonTest(poly.reshape(-1, 1, 2), (float(x), float(y)), True))
+
+
+def locate(layout: TableLayout, x: float, y: float) -> tuple[str | None, float]:
+    """The place ("harbor", "r2c3") a table point lies in and its distance to that place's edge;
+    (None, distance to the nearest edge) when it is outside all of them."""
+    best: tuple[str | None, float] = (None, -1e9)
+    for name, poly in [("harbor", layout.harbor_mm)] + [(sq.id, sq.polygon_mm) for sq in layout.squares]:
+        d = _signed_distance(poly, x, y)
+        if d >= 0:
+            return name, d
+        if d > best[1]:
+            best = (None, d)
+    return best[0], abs(best[1])
+
+
+_FRAME_SAMPLES: dict[int, np.ndarray] = {}
+
+
+def _frame_samples(layout: TableLayout) -> np.ndarray:
+    """Table points on the plain frame (outside the Harbor, the squares and the markers): the white
+    reference for white balance."""
+    key = id(layout)
+    pts = _FRAME_SAMPLES.get(key)
+    if pts is None:
+        W, H = layout.size_mm
+        xs, ys = np.meshgrid(np.arange(5, W - 4, 10.0), np.arange(5, H - 4, 10.0))
+        cand = np.stack([xs.ravel(), ys.ravel()], axis=1)
+        keep = []
+        polys = [layout.harbor_mm] + [sq.polygon_mm for sq in layout.squares] + [m.corners_mm for m in layout.markers]
+        for x, y in cand:
+            if all(_signed_distance(p, x, y) < -8.0 for p in polys):
+                keep.append((x, y))
+        pts = np.array(keep, dtype=np.float64).reshape(-1, 2)
+        _FRAME_SAMPLES[key] = pts
+    return pts
+
+
+def _white_gains(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> np.ndarray:
+    """Per-channel gains that make the frame's white neutral (median over unclipped, unshadowed samples)."""
+    pts = _frame_samples(layout)
+    if len(pts) < 10:
+        return np.ones(3)
+    px = np.round(apply_homography(H, pts)).astype(int)
+    h, w = image.shape[:2]
+    ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    vals = image[px[ok, 1], px[ok, 0]].astype(np.float64)
+    bright = vals.max(axis=1)
+    spread = vals.max(axis=1) - vals.min(axis=1)
+    vals = vals[(bright < 250) & (bright > 60) & (spread < 0.35 * bright)]  # not glare, not a hand or shadow
+    if len(vals) < 10:
+        return np.ones(3)
+    med = np.median(vals, axis=0)
+    return med.mean() / np.maximum(med, 1.0)
+
+
+def _patch(image: np.ndarray, H: np.ndarray, center_mm: tuple[float, float], half_mm: float, n: int = 24) -> np.ndarray:
+    """A small n x n top-down colour patch of the table around `center_mm` (only n*n pixels are warped)."""
+    step = 2 * half_mm / (n - 1)
+    A = np.array([[step, 0, center_mm[0] - half_mm], [0, step, center_mm[1] - half_mm], [0, 0, 1.0]])
+    return cv2.warpPerspective(image, H @ A, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+
+
+def _back_fraction(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout) -> float:
+    """Fraction of a patch that looks like the Ocean boards' back art (hue band, saturated, not clipped)."""
+    balanced = np.clip(patch_bgr.astype(np.float32) * gains.astype(np.float32), 0, 255).astype(np.uint8)
+    hsv = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)
+    hue, sat, val = hsv[..., 0].astype(np.float32), hsv[..., 1], hsv[..., 2]
+    lo, hi = layout.back_hue
+    in_band = (hue >= lo) & (hue <= hi) if lo <= hi else (hue >= lo) | (hue <= hi)
+    good = in_band & (sat >= layout.back_min_saturation) & (val > 25) & (patch_bgr.max(axis=2) < 250)
+    return float(good.mean())
+
+
+def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: dict | None = None,
+                        ships_in_play: list[str] | None = None) -> TableReading:
+    """Read one frame: which board lies face up on each square and where each ship stands.
+
+    A ship whose marker is hidden, misshapen or too close to a square's edge, and a square whose board
+    marker is hidden (a hand, glare, a ship over it) are null and make the status "ambiguous": the
+    reader never guesses. `ships_in_play` (default: every ship of the layout) names the ships expected
+    on the table; an unseen ship that is not in play is null without making the reading ambiguous."""
+    import time
+
+    t0 = time.perf_counter()
+    layout = load_table_layout(layout)
+    if not isinstance(image_bgr, np.ndarray) or image_bgr.dtype != np.uint8 or image_bgr.ndim not in (2, 3):
+        raise ValueError("image must be an 8-bit grey or BGR array")
+    if image_bgr.ndim == 2:
+        image_bgr = cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+    h, w = image_bgr.shape[:2]
+    in_play = set(layout.ships.ids) if ships_in_play is None else set(ships_in_play)
+    K, dist = _camera_matrices(camera, w, h)
+    gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
+    t1 = time.perf_counter()
+    found = _detect(gray, layout.aruco_dictionary, "frame")
+    ship_found = found if layout.ships.aruco_dictionary == layout.aruco_dictionary else _detect(
+        gray, layout.ships.aruco_dictionary, "frame")
+    t2 = time.perf_counter()
+
+    def ideal(px: np.ndarray) -> np.ndarray:
+        return undistort_pixels(px, K, dist) if K is not None and dist is not None and np.any(dist) else px
+
+    def empty(status: str, reason: str) -> TableReading:
+        boards = [{"square": sq.id, "face_up": None, "board": None, "confidence": 0.0} for sq in layout.squares]
+        ships = [{"ship": s, "square": None, "confidence": 0.0} for s in layout.ships.ids]
+        return TableReading(status, boards, ships, reason=reason,
+                            timings_ms={"total": (time.perf_counter() - t0) * 1000})
+
+    # The table frame: one homography from every frame marker seen; drop a marker that disagrees.
+    frame = [(m, found[m.id][0]) for m in layout.markers if len(found.get(m.id, [])) == 1]
+    if len(frame) < 2:
+        return empty("no-table", f"only {len(frame)} of the table's {len(layout.markers)} frame markers are "
+                                 "visible (need 2): clear the table's edge or check the camera")
+    H = None
+    while len(frame) >= 2:
+        board_pts = np.concatenate([m.corners_mm for m, _ in frame])
+        image_pts = np.concatenate([ideal(c) for _, c in frame])
+        try:
+            H = fit_homography(board_pts, image_pts)
+        except GeometryError:
+            H = None
+            break
+        err = np.linalg.norm(apply_homography(H, board_pts) - image_pts, axis=1).reshape(-1, 4).mean(axis=1)
+        worst = int(np.argmax(err))
+        if err[worst] <= MAX_FRAME_ERROR_PX:
+            break
+        frame.pop(worst)
+        H = None
+    if H is None:
+        return empty("no-table", "the frame markers do not agree on where the table is: check the layout's "
+                                 "marker corners")
+    if K is None:
+        K = default_intrinsics(w, h, H)
+    try:
+        pose = pose_from_points(board_pts, image_pts, K)
+    except GeometryError as exc:
+        return empty("no-table", str(exc))
+    Hinv = np.linalg.inv(H)
+    t3 = time.perf_counter()
+
+    # Ships: the marker seen through the table homography, moved to the mast foot under it.
+    ships_out: list[dict[str, Any]] = []
+    positions: dict[str, list[float]] = {}
+    ambiguous = False
+    for name, mid in layout.ships.ids.items():
+        entry: dict[str, Any] = {"ship": name, "square": None, "confidence": 0.0}
+        seen = ship_found.get(mid, [])
+        if len(seen) == 1:
+            foot = parallax_to_footprint(apply_homography(Hinv, ideal(seen[0])), pose, layout.ships.marker_height_mm)
+            sides = np.linalg.norm(foot - np.roll(foot, -1, axis=0), axis=1)
+            size_ok = bool(np.all(np.abs(sides / layout.ships.marker_size_mm - 1) < SIZE_TOLERANCE))
+            cx, cy = foot.mean(axis=0)
+            place, margin = locate(layout, cx, cy)
+            if size_ok and place is not None and margin >= EDGE_MARGIN_MM:
+                conf = min(0.99, 0.8 + 0.19 * min(1.0, (margin - EDGE_MARGIN_MM) / 20.0))
+                entry = {"ship": name, "square": place, "confidence": round(conf, 3)}
+                positions[name] = [round(float(cx), 1), round(float(cy), 1)]
+        if entry["square"] is None and (name in in_play or seen):
+            ambiguous = True
+        ships_out.append(entry)
+    t4 = time.perf_counter()
+
+    # Boards: look for a board marker where the layout puts it on each square; no marker there and
+    # the spot shows the back art: face down; anything else: cannot tell.
+    gains = _white_gains(image_bgr, layout, H)
+    bsize = layout.boards.marker_size_mm
+    roi_half = bsize / 2 + 4.0 + 12.0
+    ox, oy = layout.board_marker_offset_mm
+    seen_boards: dict[str, list[int]] = {}
+    boards_out: list[dict[str, Any]] = []
+    for k, sq in enumerate(layout.squares):
+        x0, y0 = sq.polygon_mm.min(axis=0)
+        c = (float(x0 + ox), float(y0 + oy))
+        roi_mm = np.array([[c[0] - roi_half, c[1] - roi_half], [c[0] + roi_half, c[1] - roi_half],
+                           [c[0] + roi_half, c[1] + roi_half], [c[0] - roi_half, c[1] + roi_half]])
+        roi_px = apply_homography(H, roi_mm)
+        if dist is not None and np.any(dist):  # the crop is taken from the distorted image
+            roi_px = cv2.projectPoints(
+                np.column_stack([apply_homography(np.linalg.inv(K), roi_px), np.ones(4)]),
+                np.zeros(3), np.zeros(3), K, dist)[0].reshape(-1, 2)
+        xa, ya = np.floor(roi_px.min(axis=0)).astype(int) - 2
+        xb, yb = np.ceil(roi_px.max(axis=0)).astype(int) + 2
+        xa, ya, xb, yb = max(xa, 0), max(ya, 0), min(xb, w), min(yb, h)
+        names: set[str] = set()
+        if xb - xa >= 16 and yb - ya >= 16:
+            # A margin of edge pixels: the detector drops candidates that touch the crop's border.
+            crop = cv2.copyMakeBorder(gray[ya:yb, xa:xb], 8, 8, 8, 8, cv2.BORDER_REPLICATE)
+            hits = _detect(crop, layout.boards.aruco_dictionary, "board")
+            for mid, quads in hits.items():
+                bname = layout.boards.name_of(mid)
+                if bname is None:
+                    continue
+                for q in quads:
+                    qc = apply_homography(Hinv, ideal(q + np.array([xa - 8, ya - 8]))).mean(axis=0)
+                    if _signed_distance(sq.polygon_mm, qc[0], qc[1]) >= 0:
+                        names.add(bname)
+        entry = {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0}
+        if len(names) == 1:
+            bname = names.pop()
+            entry = {"square": sq.id, "face_up": True, "board": bname, "confidence": 0.99}
+            seen_boards.setdefault(bname, []).append(k)
+        elif not names:
+            frac = _back_fraction(_patch(image_bgr, H, c, bsize / 2 + 8.0), gains, layout)
+            if frac >= BACK_FRACTION:
+                entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(frac, 3)}
+        boards_out.append(entry)
+    for _bname, where in seen_boards.items():
+        if len(where) > 1:  # one physical board cannot lie on two squares: one of them is a misread
+            for k in where:
+                boards_out[k] = {"square": layout.squares[k].id, "face_up": None, "board": None, "confidence": 0.0}
+    if any(b["face_up"] is None for b in boards_out):
+        ambiguous = True
+    t5 = time.perf_counter()
+    timings = {"prepare": (t1 - t0) * 1000, "markers": (t2 - t1) * 1000, "pose": (t3 - t2) * 1000,
+               "ships": (t4 - t3) * 1000, "boards": (t5 - t4) * 1000, "total": (t5 - t0) * 1000}
+    return TableReading("ambiguous" if ambiguous else "ok", boards_out, ships_out, homography=H, pose=pose,
+                        ship_positions_mm=positions, timings_ms=timings)
+
+
+def read_table(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: dict | None = None,
+               ships_in_play: list[str] | None = None) -> dict[str, Any]:
+    """The `vision ships` JSON for one frame (see `read_table_detailed`)."""
+    return read_table_detailed(image_bgr, layout, camera, ships_in_play).to_json()
