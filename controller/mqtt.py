@@ -49,7 +49,8 @@ class MqttLink:
         tries = ["5", "3.1.1"] if self.protocol == "auto" else [self.protocol]
         last = ""
         for proto in tries:
-            ok, last = self._try_connect(proto, timeout)
+            # amqtt never answers an MQTT 5 CONNECT: probe briefly before falling back to 3.1.1.
+            ok, last = self._try_connect(proto, min(timeout, 2.0) if len(tries) > 1 and proto == "5" else timeout)
             if ok:
                 self.protocol_used = proto
                 log.info("MQTT %s connected to %s:%s", proto, self.host, self.port)

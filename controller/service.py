@@ -1,0 +1,140 @@
+"""The controller process: opens the log, resumes or starts the game, serves MQTT, listens to ZeroMQ.
+
+Owns the wiring of one table: GameLog + TableCore + MqttLink + the ZeroMQ inputs (bridge and vision,
+see docs/controller.md) + the battle driver + in simulation the simulated players. Started by the
+supervisor (`smart-table run`) as `python -m controller.service --config-json '<effective config>'`.
+SIGTERM/SIGINT stop it cleanly (availability "offline" published); SIGKILL loses nothing accepted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import logging
+import signal
+import sys
+import threading
+import time
+from typing import Any
+
+from controller import config as config_mod
+from controller.core import TableCore
+from controller.gamelog import GameLog
+from controller.mqtt import MqttError, MqttLink
+from controller.simplayers import SimLimits, SimPlayers, game_over
+
+log = logging.getLogger("smart_table.controller")
+
+
+class ControllerService:
+    def __init__(self, cfg: config_mod.Config, simulate: bool = False, limits: SimLimits | None = None,
+                 mqtt_enabled: bool = True) -> None:
+        self.cfg, self.simulate = cfg, simulate
+        self.limits = limits or SimLimits()
+        self.stop_event = threading.Event()
+        self.gamelog = GameLog(cfg.database_path(), snapshot_every=cfg["table"]["snapshot_every"])
+        engine = importlib.import_module(cfg["table"]["engine"])
+        self.core = TableCore(self.gamelog, cfg["table"]["id"], engine=engine)
+        self.mqtt: MqttLink | None = None
+        if mqtt_enabled:
+            m = cfg["mqtt"]
+            self.mqtt = MqttLink(m["host"], m["port"], m["username"] or None, m["password"] or None,
+                                 table_id=cfg["table"]["id"], protocol=m["protocol"])
+        self.sim: SimPlayers | None = None
+        self.battles: Any = None
+
+    def open(self) -> None:
+        t = self.cfg["table"]
+        resumed = self.core.open_game(t["players"], t["seed"])
+        log.info("%s game %s at seq %d (%d events)", "resumed" if resumed else "started", self.core.game_id,
+                 self.core.seq, self.core.n_events)
+        self.core.listeners.append(self._after_command)
+        self._check_finished()
+
+    def _after_command(self, _events: list[dict[str, Any]]) -> None:
+        self._check_finished()
+
+    def _check_finished(self) -> None:
+        if game_over(self.core.engine, self.core.state) and self.core.game_id:
+            row = self.gamelog.game(self.core.game_id)
+            if row is not None and row.finished is None:
+                self.gamelog.finish(self.core.game_id, self.core.engine.public_view(self.core.state))
+                log.info("game %s over at seq %d", self.core.game_id, self.core.seq)
+
+    def connect_mqtt(self, deadline_s: float = 30.0) -> None:
+        if self.mqtt is None:
+            return
+        self.core.publisher = self.mqtt
+        deadline = time.monotonic() + deadline_s
+        while True:
+            try:
+                self.mqtt.start(self.core)
+                return
+            except MqttError as exc:
+                if time.monotonic() > deadline or self.stop_event.is_set():
+                    raise
+                log.info("waiting for the broker: %s", exc)
+                self.stop_event.wait(0.5)
+
+    def run(self) -> int:
+        self.open()
+        self.connect_mqtt()
+        self.core.publish_all()
+        if self.simulate:
+            self.sim = SimPlayers(self.core, self.cfg["simulate"]["seed"], self.cfg["simulate"]["delay"],
+                                  self.limits, busy=lambda: self.battles is not None and self.battles.busy())
+            threading.Thread(target=self.sim.run, args=(self.stop_event,), name="sim-players", daemon=True).start()
+        while not self.stop_event.is_set():
+            if self.sim is not None and self.sim.done.is_set():
+                log.info("simulation stopped: %s (seq %d)", self.sim.reason, self.core.seq)
+                if self.limits.until_game_over or self.limits.max_turns or self.limits.duration:
+                    break
+                self.sim = None
+            self.stop_event.wait(0.1)
+        self.close()
+        return 0
+
+    def close(self) -> None:
+        if self.mqtt is not None:
+            self.mqtt.stop()
+        self.gamelog.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m controller.service")
+    parser.add_argument("--config", help="TOML config file")
+    parser.add_argument("--config-json", help="the effective config as JSON (from the supervisor)")
+    parser.add_argument("--simulate", action="store_true")
+    parser.add_argument("--max-turns", type=int, default=0)
+    parser.add_argument("--duration", type=float, default=0.0)
+    parser.add_argument("--until-game-over", action="store_true")
+    parser.add_argument("--no-mqtt", action="store_true")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s controller %(message)s", stream=sys.stderr)
+    logging.getLogger("smart_table.mqtt").setLevel(logging.WARNING)
+    try:
+        if args.config_json:
+            cfg = config_mod.defaults()
+            for section, table in json.loads(args.config_json).items():
+                for key, value in table.items():
+                    cfg.values[section][key] = config_mod.check(section, key, value)
+            config_mod.validate(cfg)
+        else:
+            cfg = config_mod.load(args.config)
+    except config_mod.ConfigError as exc:
+        print(f"controller: {exc}", file=sys.stderr)
+        return 2
+    limits = SimLimits(args.max_turns, args.duration, args.until_game_over)
+    service = ControllerService(cfg, simulate=args.simulate, limits=limits, mqtt_enabled=not args.no_mqtt)
+    signal.signal(signal.SIGTERM, lambda *_: service.stop_event.set())
+    signal.signal(signal.SIGINT, lambda *_: service.stop_event.set())
+    try:
+        return service.run()
+    except MqttError as exc:
+        print(f"controller: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""Simulated players: pick a seeded random legal action for whoever may act, and submit it.
+
+Owns only the choice. The pick is a function of (seed, game id, state seq), so a simulated game
+killed and resumed from the log carries on exactly as it would have. Battles are not chosen here:
+the battle driver referees them from the (simulated) tower and camera.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from controller.core import Refusal, TableCore
+
+
+def game_over(engine: Any, state: Any) -> bool:
+    """The engine's own verdict (`is_over`), else the public view's `game_over` / phase."""
+    if hasattr(engine, "is_over"):
+        return bool(engine.is_over(state))
+    view = engine.public_view(state)
+    return bool(view.get("game_over")) or view.get("phase") in ("game_over", "ended", "finished")
+
+
+def active_player(state: Any) -> str | None:
+    if hasattr(state, "active"):
+        return state.active
+    data = getattr(state, "data", None)
+    return data.get("active") if isinstance(data, dict) else None
+
+
+@dataclass
+class SimLimits:
+    max_turns: int = 0  # 0: no limit; a turn ends when the engine's active player changes
+    duration: float = 0.0  # seconds; 0: no limit
+    until_game_over: bool = False
+
+
+class SimPlayers:
+    def __init__(self, core: TableCore, seed: int, delay: float = 0.05, limits: SimLimits | None = None,
+                 busy: Any = None) -> None:
+        self.core, self.seed, self.delay = core, seed, delay
+        self.limits = limits or SimLimits()
+        self.busy = busy  # callable -> True while a battle is being refereed (players wait)
+        self.turns = 0
+        self.actions = 0
+        self.done = threading.Event()
+        self.reason = ""
+
+    def choose(self) -> tuple[str, dict[str, Any]] | None:
+        state, engine = self.core.state, self.core.engine
+        rng = random.Random(f"{self.seed}:{self.core.game_id}:{self.core.seq}")
+        active = active_player(state)
+        order = [active] if active in self.core.players else []
+        order += [p for p in self.core.players if p != active]
+        for player in order:
+            actions = engine.legal_actions(state, player)
+            if actions:
+                return player, rng.choice(actions)
+        return None
+
+    def step(self) -> bool:
+        """One action; False when the simulation should stop."""
+        with self.core.lock:
+            if game_over(self.core.engine, self.core.state):
+                self.reason = "game over"
+                return False
+            if self.busy is not None and self.busy():
+                return True
+            pick = self.choose()
+            if pick is None:
+                self.reason = "no player has a legal action"
+                return False
+            before = active_player(self.core.state)
+            player, action = pick
+            try:
+                self.core.submit(player, action, self.core.seq)
+            except Refusal as exc:  # the engine listed it, so this is an engine bug: say so and stop
+                self.reason = f"the engine refused its own legal action {action} for {player}: {exc}"
+                return False
+            self.actions += 1
+            if active_player(self.core.state) != before:
+                self.turns += 1
+        if self.limits.max_turns and self.turns >= self.limits.max_turns:
+            self.reason = f"{self.turns} turns played"
+            return False
+        return True
+
+    def run(self, stop: threading.Event) -> None:
+        start = time.monotonic()
+        try:
+            while not stop.is_set():
+                if self.limits.duration and time.monotonic() - start >= self.limits.duration:
+                    self.reason = f"{self.limits.duration:g} s elapsed"
+                    break
+                if not self.step():
+                    break
+                if self.delay:
+                    stop.wait(self.delay)
+        finally:
+            self.done.set()
