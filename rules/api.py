@@ -1,0 +1,127 @@
+"""The facade of the rules engine: what the controller, the tablets, the CLI and the benchmark call.
+
+Owns nothing but the stable signatures (docs/architecture.md); the work is in `rules.engine`,
+`rules.legal`, `rules.views` and `rules.scoring`. Every function takes and returns plain data
+or `GameState`; views and events are JSON-ready dicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules import engine
+from rules.errors import Illegal, Invalid, RulesError
+from rules.legal import legal_actions
+from rules.state import GameState, copy_data
+from rules.views import event_view, private_view, public_view
+
+STATE_FORMAT = "smart-table/dead-reckoning-state@1"
+
+__all__ = [
+    "GameState", "new_game", "new_game_with_events", "setup_events", "apply", "fold", "replay", "public_view",
+    "private_view", "legal_actions", "state_to_json", "state_from_json", "event_view", "correct", "RulesError",
+]
+
+
+def new_game(players: list[str], seed: int, options: dict[str, Any] | None = None) -> GameState:
+    """A game set up for 2-4 players (seat order starts at the first player once chosen).
+
+    options: auto_chance (default True: the seeded RNG supplies every chance outcome; False: the table
+    reports them as actions), bonus_tokens (default False), cards_file / boards_file / upgrades_file
+    (a user's card data in place of the sample set). The setup's events: `setup_events(state)`.
+    """
+    return engine.new_game(players, seed, options)[0]
+
+
+def new_game_with_events(players: list[str], seed: int,
+                         options: dict[str, Any] | None = None) -> tuple[GameState, list[dict[str, Any]]]:
+    """The new game and the events that built it (game_created, then any chance drawn in setup)."""
+    return engine.new_game(players, seed, options)
+
+
+def setup_events(state: GameState) -> list[dict[str, Any]]:
+    """The events of `state`'s setup, regenerated deterministically from its seed and options."""
+    c = state.data["created"]
+    return engine.new_game(c["players"], c["seed"], c["options"])[1]
+
+
+def apply(state: GameState, command: dict[str, Any]) -> tuple[GameState, list[dict[str, Any]]]:
+    """Check `command` = {"seq", "player", "action"} and return the new state and its events.
+
+    Raises Invalid / Illegal / Ambiguous (all RulesError) and then changes nothing."""
+    return engine.apply(state, command)
+
+
+def fold(state: GameState, event: dict[str, Any]) -> GameState:
+    return engine.fold(state, event)
+
+
+def replay(events: list[dict[str, Any]]) -> GameState:
+    return engine.replay(events)
+
+
+def state_to_json(state: GameState) -> dict[str, Any]:
+    return {"format": STATE_FORMAT, "data": copy_data(state.data)}
+
+
+_KEYS = ("seq", "players", "options", "rng", "phase", "active", "grid", "p", "pending", "turn", "decks", "supply")
+
+
+def state_from_json(data: Any) -> GameState:
+    if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
+        raise Invalid(f"this is not a saved game (expected format {STATE_FORMAT!r}); create one with 'rules new'.")
+    d = data.get("data")
+    if not isinstance(d, dict) or any(k not in d for k in _KEYS):
+        missing = [k for k in _KEYS if not isinstance(d, dict) or k not in d]
+        raise Invalid(f"the saved game is incomplete (missing {', '.join(missing)}); it cannot be loaded.")
+    return GameState(copy_data(d))
+
+
+def correct(events: list[dict[str, Any]], target_seq: int, action: dict[str, Any] | None,
+            referee: str = "referee") -> tuple[GameState, list[dict[str, Any]]]:
+    """A referee's correction of a misread: the event at `target_seq` is replaced by `action` (or dropped
+    when None) and every later command is applied again in order; those no longer legal are dropped.
+
+    Returns the corrected state and the log with one `correction` event appended (the original events are
+    kept: the log is an audit trail). Replaying that log gives the corrected state."""
+    live = replay(events)
+    target = next((e for e in events if e.get("seq") == target_seq and not e.get("notice")), None)
+    if target is None or target.get("type") in ("game_created", "correction"):
+        raise Invalid(f"there is no correctable event {target_seq} in this log.")
+    if action is not None and (not isinstance(action, dict) or "type" not in action):
+        raise Invalid("the correction must be an action object with a 'type'.")
+    before = [e for e in events if e["seq"] < target_seq]
+    state = replay(before)
+    auto = state.data["options"].get("auto_chance")
+    state.data["options"]["auto_chance"] = False  # recorded chance outcomes are replayed, not redrawn
+    dropped: list[int] = []
+    later = [e for e in events if e["seq"] > target_seq and not e.get("notice") and e["type"] not in ("correction",)]
+    todo = ([(target, action)] if action is not None else []) + [(e, e["action"]) for e in later]
+    if action is None:
+        dropped.append(target_seq)
+    for ev, act in todo:
+        act = {k: v for k, v in act.items()}
+        try:
+            state, _ = engine.apply(state, {"seq": state.seq, "player": ev["player"], "action": act})
+        except RulesError:
+            dropped.append(ev["seq"])
+    state.data["options"]["auto_chance"] = auto
+    if auto:
+        state, _ = engine._auto_chance(state, [])
+    d = state.data
+    d["turn_log"] = []
+    base = {k: v for k, v in d.items() if k != "turn_base"}
+    d["turn_base"] = copy_data(base)
+    event = {"seq": live.seq, "type": "correction", "player": referee,
+             "action": {"type": "correction", "target_seq": target_seq, "replacement": action, "dropped": dropped},
+             "state": copy_data(d)}
+    new = engine.fold(live, event)
+    return new, [*events, event]
+
+
+def refusal(exc: RulesError) -> dict[str, str]:
+    """A refusal as data (for MQTT replies and the CLI)."""
+    return exc.to_json()
+
+
+_ = Illegal  # re-exported for callers that import errors from the facade

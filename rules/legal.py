@@ -1,0 +1,233 @@
+"""The legal-action generator: for any state, concrete actions a seat may take now.
+
+Owns the enumeration only; legality itself is decided by the engine's checks, which every offered
+action passes (candidates are filtered through them). Chance steps are offered too, as outcomes the
+table could report; in simulation a battle can be resolved with an outcome drawn from a throwaway RNG
+derived from the state (the state's own RNG is not advanced by looking).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
+from rules.engine import (
+    CHECKS,
+    HARBOR,
+    board_choices,
+    card_abilities,
+    card_icons,
+    catalog,
+    controller_at,
+    draw_chance,
+    island_at,
+)
+from rules.errors import RulesError
+from rules.state import SQUARES, GameState, neighbours, peek_rng, rng_below
+
+
+def _ok(d: dict[str, Any], player: str, action: dict[str, Any]) -> bool:
+    try:
+        CHECKS[action["type"]](d, player, action)
+        return True
+    except RulesError:
+        return False
+
+
+def chance_actions(d: dict[str, Any], limit: int = 40) -> list[dict[str, Any]]:
+    req = d["pending"][0]
+    kind = req["kind"]
+    if kind == "reveal_board":
+        return [{"type": "reveal_board", "square": req["square"], "board": b} for b in board_choices(d)][:limit]
+    if kind == "draw_advancement":
+        return [{"type": "draw_advancement", "square": req["square"], "card": c}
+                for c in d["decks"][str(req["row"])]][:limit]
+    if kind == "choose_first_player":
+        return [{"type": "choose_first_player", "first": c} for c in d["players"]]
+    # combinatorial outcomes (hands, token pairs): offer one, drawn without advancing the state's RNG
+    tmp = {**d, "rng": (d["rng"] ^ (d["seq"] * 0x9E3779B97F4A7C15)) & ((1 << 64) - 1)}
+    return [draw_chance(tmp, req)]
+
+
+def simulated_outcome(setup: BattleSetup, seed: int) -> BattleOutcome:
+    """A plausible battle result for simulation: each cube lands in a random zone of a small model board."""
+    r = peek_rng(seed)
+    res = {}
+    for name, side in (("attacker", setup.attacker), ("defender", setup.defender)):
+        strength = dmg = cargo = coins = 0
+        for _ in range(side.cubes):
+            z = rng_below(r, 10)
+            if z < 4:
+                strength += 1
+            elif z < 6:
+                strength += 2
+            elif z < 8:
+                dmg += 1
+            elif z == 8:
+                cargo += 1
+            else:
+                coins += 1
+        if not side.is_player:
+            cargo = coins = 0
+        if setup.kind == "building":
+            cargo = coins = 0
+        res[name] = (strength, dmg, cargo, coins)
+    winner = "attacker" if res["attacker"][0] >= res["defender"][0] else "defender"
+    sides = {n: SideResult(plunder_cargo=v[2], plunder_coins=v[3], damage_dealt=v[1], strength=v[0])
+             for n, v in res.items()}
+    return BattleOutcome(battle_id=setup.battle_id, winner=winner, attacker=sides["attacker"],
+                         defender=sides["defender"])
+
+
+def battle_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
+    b = d["battle"]
+    out: list[dict[str, Any]] = []
+    if player == b.get("defender_player"):
+        for c in d["p"][player]["hand"]:
+            a = {"type": "play_card", "card": c}
+            if _ok(d, player, a):
+                out.append(a)
+    if player in (d["active"], "table"):
+        setup = BattleSetup.from_json(b["setup"])
+        if d["options"].get("auto_chance"):
+            outcome = simulated_outcome(setup, d["rng"] ^ (d["seq"] * 0xBF58476D1CE4E5B9))
+            out.append({"type": "resolve_battle", "outcome": outcome.to_json()})
+    return out
+
+
+def _sleeve_plan(d: dict[str, Any], player: str) -> list[dict[str, str]]:
+    cat = catalog(d)
+    p = d["p"][player]
+    taken: set[tuple[str, str]] = set()
+    plan = []
+    for adv in p["set_aside"]:
+        slot = cat.cards[adv]["slot"]
+        for c in p["played"]:
+            if not p["cards"][c]["slots"][slot] and (c, slot) not in taken:
+                taken.add((c, slot))
+                plan.append({"advancement": adv, "card": c})
+                break
+    return plan
+
+
+def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[str, Any]:
+    cat = catalog(d)
+    p = d["p"][player]
+    args: dict[str, Any] = {}
+    for e in ab.get("effects", []):
+        if e["do"] == "produce":
+            mine = [sq for sq in SQUARES if d["grid"][sq]["island"] and d["grid"][sq]["island"]["controller"] == player]
+            others = [sq for sq in SQUARES if d["grid"][sq]["island"] and sq not in mine
+                      and not _guarded(d, sq, player)]
+            args["islands"] = (mine + others)[: e["amount"]]
+        elif e["do"] == "build":
+            for sq in SQUARES:
+                isl = d["grid"][sq]["island"]
+                if isl and isl["controller"] == player:
+                    for kind in ("outpost", "garrison", "fort"):
+                        if not isl["buildings"][kind] and d["supply"][kind] > 0:
+                            args["builds"] = [{"square": sq, "building": kind}]
+                            break
+                if "builds" in args:
+                    break
+        elif e["do"] == "upgrade":
+            tiles = [t for t, s in cat.upgrades.items() if s["category"] == e["category"] and d["upgrade_supply"][t] > 0]
+            if tiles:
+                args["tile"] = tiles[0]
+            if all(p["ship"]["hull"][i] for i in (1, 2)):
+                args["space"] = 1
+        elif e["do"] == "influence":
+            isl = island_at(d, p["ship"]["at"])
+            if isl:
+                others = [c for c in isl["cubes"] if c and c != player]
+                if others:
+                    args["replace"] = [others[0]] * e["amount"]
+    return args
+
+
+def _guarded(d: dict[str, Any], sq: str, player: str) -> bool:
+    isl = d["grid"][sq]["island"]
+    return bool(isl["controller"] and isl["controller"] != player and (isl["buildings"]["fort"] or isl["buildings"]["garrison"]))
+
+
+def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
+    cat = catalog(d)
+    p = d["p"][player]
+    ship = p["ship"]
+    at = ship["at"]
+    cands: list[dict[str, Any]] = []
+    if p["level_up"]:
+        cands += [{"type": "level_up", "card": c} for c in p["hand"]]
+    cands += [{"type": "play_card", "card": c} for c in p["hand"]]
+    if not d["turn"]["sails_set"]:
+        cands.append({"type": "set_sails"})
+    elif ship["sails"] > 0:
+        cands += [{"type": "move", "path": [n]} for n in neighbours(at)]
+    if at != HARBOR and d["grid"][at]["card"]:
+        cands.append({"type": "buy"})
+        if "encounter" in cat.cards[d["grid"][at]["card"]]:
+            cands.append({"type": "attack_merchant"})
+    for c in d["players"]:
+        if c != player and d["p"][c]["ship"]["at"] == at:
+            cands.append({"type": "attack", "target": c})
+    isl = island_at(d, at)
+    if isl and isl["controller"] not in (None, player):
+        cands.append({"type": "attack_building"})
+    for cid in p["played"]:
+        card = p["cards"][cid]
+        for aid, ab in card_abilities(cat, cid, card):
+            if aid in p["used"] or "battle" in ab:
+                continue
+            if "choice" in ab:
+                for i, alt in enumerate(ab["choice"]):
+                    cands.append({"type": "use_ability", "ability": aid, "choice": i,
+                                  "args": _ability_args(d, player, alt)})
+            else:
+                cands.append({"type": "use_ability", "ability": aid, "args": _ability_args(d, player, ab)})
+    for h in (0, 1):
+        hold = ship["holds"][h]
+        if at == HARBOR and p["dock"]:
+            cands.append({"type": "load", "hold": h, "cargo": 1})
+        if isl and controller_at(d, at) == player:
+            if isl["cargo"]:
+                cands.append({"type": "load", "hold": h, "cargo": 1})
+            if isl["coins"]:
+                cands.append({"type": "load", "hold": h, "coins": 1})
+        if hold[0]:
+            cands.append({"type": "unload", "hold": h, "cargo": hold[0]})
+        if hold[1]:
+            cands.append({"type": "unload", "hold": h, "coins": hold[1]})
+    if p["dock"] + ship["holds"][0][0] + ship["holds"][1][0] >= 12:
+        cands.append({"type": "master_merchant"})
+    out = [a for a in cands if _ok(d, player, a)]
+    end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player)}
+    out.append(end)
+    if at != HARBOR:
+        out.append({**end, "pirate": True})
+    return out
+
+
+def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
+    """Actions `player` may send now. While a chance step is pending every seat (and "table") is offered
+    its outcomes; the active player always has at least one action (end_turn) until the game is over."""
+    d = state.data
+    if d["phase"] == "over":
+        return []
+    if d["pending"]:
+        return chance_actions(d)
+    if d["battle"]:
+        return battle_actions(d, player)
+    if player == d["active"]:
+        return main_actions(d, player)
+    if player in d["players"]:
+        p = d["p"][player]
+        out = []
+        if p["level_up"]:
+            out += [{"type": "level_up", "card": c} for c in p["hand"] if p["cards"][c]["level"] < 4]
+        if p["bonus_offer"] and p["bonus"] is None:
+            out += [{"type": "choose_bonus", "token": t} for t in p["bonus_offer"]]
+        return out
+    return []
+
+
+__all__ = ["legal_actions", "simulated_outcome", "card_icons"]

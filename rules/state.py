@@ -1,0 +1,100 @@
+"""The game state container, its fast copy, the seeded RNG and small geometry helpers.
+
+Owns the shape of `GameState` (plain JSON data under `.data`, so saving, copying and hashing are
+trivial) and the simulation RNG (splitmix64 kept as one integer in the state, never shown in a view).
+Must not hold rules: those live in `rules.engine`.
+"""
+
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass
+from typing import Any
+
+ROWS = 4
+COLS = 3
+SQUARES = tuple(f"r{r}c{c}" for r in range(1, ROWS + 1) for c in range(1, COLS + 1))
+HARBOR = "harbor"
+MASK = (1 << 64) - 1
+
+
+@dataclass(slots=True)
+class GameState:
+    """A whole game as plain data. `seq` counts accepted events; commands carry it to detect staleness."""
+
+    data: dict[str, Any]
+
+    @property
+    def seq(self) -> int:
+        return self.data["seq"]
+
+    @property
+    def players(self) -> list[str]:
+        return self.data["players"]
+
+    @property
+    def active(self) -> str | None:
+        return self.data["active"]
+
+    @property
+    def phase(self) -> str:
+        return self.data["phase"]
+
+    def copy(self) -> GameState:
+        return GameState(copy_data(self.data))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GameState) and self.data == other.data
+
+
+def copy_data(d: Any) -> Any:
+    """Deep copy of plain JSON-like data; marshal is several times faster than copy.deepcopy."""
+    return marshal.loads(marshal.dumps(d))
+
+
+def rng_next(data: dict[str, Any]) -> int:
+    """Advance the splitmix64 generator kept in the state and return 64 random bits."""
+    x = (data["rng"] + 0x9E3779B97F4A7C15) & MASK
+    data["rng"] = x
+    z = x
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+    return z ^ (z >> 31)
+
+
+def rng_below(data: dict[str, Any], n: int) -> int:
+    return rng_next(data) % n
+
+
+def peek_rng(seed: int) -> dict[str, int]:
+    """A throwaway generator state derived from `seed`, for offers that must not advance the real one."""
+    return {"rng": seed & MASK}
+
+
+def neighbours(square: str) -> list[str]:
+    """Orthogonal neighbours; the Harbor touches the three row-1 boards."""
+    if square == HARBOR:
+        return [f"r1c{c}" for c in range(1, COLS + 1)]
+    r, c = int(square[1]), int(square[3])
+    out = []
+    if r == 1:
+        out.append(HARBOR)
+    if r > 1:
+        out.append(f"r{r - 1}c{c}")
+    if r < ROWS:
+        out.append(f"r{r + 1}c{c}")
+    if c > 1:
+        out.append(f"r{r}c{c - 1}")
+    if c < COLS:
+        out.append(f"r{r}c{c + 1}")
+    return out
+
+
+def step(square: str, direction: str) -> str | None:
+    """The square an open-sea arrow points at (N = toward the Harbor)."""
+    r, c = int(square[1]), int(square[3])
+    dr, dc = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}[direction]
+    r, c = r + dr, c + dc
+    if 1 <= r <= ROWS and 1 <= c <= COLS:
+        return f"r{r}c{c}"
+    return None
