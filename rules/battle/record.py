@@ -57,6 +57,7 @@ class BoardCube:
     color: str
     zone: str | None  # None: lying only on a raised rail, to be re-dropped
     removed: bool = False  # taken off the board by a Battle ability
+    ghost: bool = False  # a reading corrected as "not a cube of this battle"; only keeps indexes stable
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +201,8 @@ class Tracker:
                 f"Ability {ab.id!r} needs 'cube': the number of a cube on the board (0 to {len(self.cubes) - 1})."
             )
         cube = self.cubes[index]
+        if cube.ghost:
+            raise BattleRecordError(f"Cube {index} was corrected as not a cube of this battle; pick another cube.")
         if cube.removed:
             raise BattleRecordError(f"Cube {index} was already removed from the board; pick another cube.")
         whose = ab.params.get("whose", default_whose)
@@ -298,6 +301,9 @@ class Tracker:
         colors = (self.setup.attacker.cube_color, self.setup.defender.cube_color)
         cubes: list[BoardCube] = []
         for i, c in enumerate(raw):
+            if isinstance(c, dict) and c.get("ghost"):
+                cubes.append(BoardCube(str(c.get("color")), None, removed=True, ghost=True))  # keeps indexes stable
+                continue
             if not isinstance(c, dict) or c.get("color") not in colors:
                 raise BattleRecordError(
                     f"Cube {i} of the {reason} drop is {c!r}; this battle only has {colors[0]} and {colors[1]} cubes."
@@ -306,7 +312,7 @@ class Tracker:
             if zone is not None and zone not in self.board.zones:
                 raise BattleRecordError(f"Cube {i} lies in zone {zone!r}, which the battle board does not have.")
             cubes.append(BoardCube(c["color"], zone))
-        seen = Counter(c.color for c in cubes)
+        seen = Counter(c.color for c in cubes if not c.ghost)
         for color in colors:
             if seen.get(color, 0) != owed.expected.get(color, 0):
                 raise BattleRecordError(
@@ -318,7 +324,7 @@ class Tracker:
                 color = self.cubes[i].color
                 self.exploding_shots[color] = self.exploding_shots.get(color, 0) + 1
         for old in self.cubes:
-            if old.removed:
+            if old.removed and not old.ghost:
                 self.set_aside[old.color] = self.set_aside.get(old.color, 0) + 1
         self.cubes = cubes
         self.board_step = self.steps_done
@@ -355,8 +361,16 @@ def corrected_steps(record: dict[str, Any], board: BattleBoard) -> list[dict[str
         if not isinstance(s, int) or not 0 <= s < len(steps) or steps[s].get("step") != "drop":
             raise BattleRecordError(f"Correction {n} names step {s!r}, which is not a drop in this battle.")
         cubes = steps[s].get("board", [])
+        if "add" in corr:  # a cube the camera could not see (hidden under another)
+            added = corr["add"]
+            if not isinstance(added, dict) or added.get("zone") not in board.zones:
+                raise BattleRecordError(f"Correction {n} adds {added!r}; give the cube's 'color' and a board 'zone'.")
+            cubes.append({"color": added.get("color"), "zone": added["zone"], "added": True})
+            continue
         if not isinstance(i, int) or not 0 <= i < len(cubes):
             raise BattleRecordError(f"Correction {n} names cube {i!r}; that drop has cubes 0 to {len(cubes) - 1}.")
+        if corr.get("remove"):  # not a cube of this battle (a stray object, a double detection)
+            cubes[i]["ghost"] = True
         if "zone" in corr:
             if corr["zone"] is not None and corr["zone"] not in board.zones:
                 raise BattleRecordError(f"Correction {n} puts the cube in zone {corr['zone']!r}, which the board lacks.")

@@ -13,7 +13,7 @@ from typing import Any
 
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
 from rules.battle.errors import BattleRecordError
-from rules.battle.record import SIDES, Tracker, other, replay
+from rules.battle.record import SIDES, BoardCube, Tracker, other, replay
 
 
 def _takes_damage(setup: BattleSetup, side: str) -> bool:
@@ -28,15 +28,20 @@ def _gets_plunder(setup: BattleSetup, side: str) -> bool:
     return (setup.attacker if side == "attacker" else setup.defender).is_player
 
 
-def tallies(tracker: Tracker) -> dict[str, dict[str, int]]:
-    """Per side: plunder cargo/coins, damage dealt, strength, as the board stands now."""
+def tallies(tracker: Tracker, cubes: list[BoardCube] | None = None) -> dict[str, dict[str, int]]:
+    """Per side: plunder cargo/coins, damage dealt, strength, as the board stands now (or as
+    `cubes`, a provisional reading, would leave it)."""
     setup = tracker.setup
     out = {s: {"plunder_cargo": 0, "plunder_coins": 0, "damage": 0, "strength": 0} for s in SIDES}
-    for cube in tracker.cubes:
+    for cube in tracker.cubes if cubes is None else cubes:
         if cube.removed or cube.zone is None:
             continue
+        if cube.color not in (setup.attacker.cube_color, setup.defender.cube_color):
+            continue  # a stray cube in a provisional reading
         side = tracker.side_of_color(cube.color)
-        zone = tracker.board.zones[cube.zone]
+        zone = tracker.board.zones.get(cube.zone)
+        if zone is None:
+            continue  # an unknown zone in a provisional reading; the session prompts for it
         if zone.kind == "plunder" and _gets_plunder(setup, side):
             out[side]["plunder_cargo"] += zone.cargo
             out[side]["plunder_coins"] += zone.coins
@@ -73,7 +78,8 @@ def outcome_of(tracker: Tracker) -> BattleOutcome:
         )
     returned: Counter[str] = Counter(tracker.set_aside)  # removed by abilities before a later drop
     for cube in tracker.cubes:  # on the board or removed by an ability: every cube goes home
-        returned[cube.color] += 1
+        if not cube.ghost:
+            returned[cube.color] += 1
     for color in (setup.attacker.cube_color, setup.defender.cube_color):
         returned.setdefault(color, 0)
     return BattleOutcome(
