@@ -98,3 +98,35 @@ def test_a_lost_cube_is_never_silently_accepted(s: BattleSetup, seed: int, pick:
         assert "cubes" in exc.message
     else:
         raise AssertionError("a reading with a cube missing was accepted")
+
+
+def camera_json(board: list[dict[str, Any]]) -> dict[str, Any]:
+    cubes = [{"color": c["color"], "zone": c["zone"], "center_mm": [5.0 * i, 7.0], "on_rail": c["zone"] is None,
+              "confidence": 0.99} for i, c in enumerate(board)]
+    redrop = [i for i, c in enumerate(cubes) if c["on_rail"]]
+    return {"status": "redrop" if redrop else "ok", "cubes": cubes, "counts": {}, "redrop": redrop, "ambiguous": []}
+
+
+@settings(max_examples=40, deadline=None)
+@given(s=setups(), seed=st.integers(0, 2**32 - 1))
+def test_the_session_fed_a_random_table_reaches_the_same_outcome(s: BattleSetup, seed: int) -> None:
+    from rules.battle.session import BattleSession
+
+    rec = random_record(s, random.Random(seed), BOARD)
+    session = BattleSession(s, BOARD)
+    t = 0.0
+    for step in rec["steps"]:
+        t += 1.0
+        assert session.prompts() and json.dumps(session.view())
+        if step["step"] == "drop":
+            assert session.owed is not None and session.owed.reason == step["reason"]
+            session.tower(dict(session.owed.dropped), now=t)
+            session.camera(camera_json(step["board"]), settled=True, now=t + 0.5)
+        elif step["step"] == "ability":
+            name = s.attacker.name if step["side"] == "attacker" else s.defender.name
+            session.use_ability(name, step["ability"], now=t, cube=step.get("cube"), to=step.get("to"))
+        else:
+            session.pass_turn(s.attacker.name if step["side"] == "attacker" else s.defender.name, now=t)
+    assert session.phase == "done"
+    assert session.outcome == resolve_battle(s, rec) == resolve_battle(s, json.loads(json.dumps(session.record)))
+    assert [p.kind for p in session.prompts()] == ["result"]
