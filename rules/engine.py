@@ -404,7 +404,9 @@ def _apply_undo(state: GameState, player: str) -> tuple[GameState, list[dict]]:
     if not log:
         raise Illegal("there is nothing to undo this turn.")
     last = log[-1]
-    if last.get("revealed") or last["type"] in ("attack", "attack_merchant", "attack_building", "resolve_battle",
+    if last["player"] != player and last["type"] not in CHANCE_TYPES:
+        raise Illegal(f"the last action was {last['player']}'s, not yours: it cannot be undone by you.")
+    if last["type"] in CHANCE_TYPES or last.get("revealed") or last["type"] in ("attack", "attack_merchant", "attack_building", "resolve_battle",
                                                  "end_turn") or d["pending"] or d["battle"]:
         raise Illegal("that cannot be undone: it revealed something (a board, a card or a battle) to the table.")
     event = {"seq": d["seq"], "type": "undo", "player": player, "action": {"type": "undo", "undone": last["seq"]}}
@@ -1511,9 +1513,13 @@ def check_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any]) -> d
             raise Invalid("resolve_battle needs the battle 'record' from the refereeing session.")
         try:
             from rules.battle import resolve_battle
+            from rules.battle.errors import BattleRecordError
         except ImportError:
             raise Illegal("battle resolution is not available in this build; send an 'outcome'.") from None
-        outcome = resolve_battle(setup, rec)
+        try:
+            outcome = resolve_battle(setup, rec)
+        except BattleRecordError as exc:
+            raise Invalid(f"the battle record was refused: {exc.message}") from None
     if outcome.battle_id != setup.battle_id:
         raise Invalid(f"that result is for battle {outcome.battle_id}, but battle {setup.battle_id} is under way.")
     if outcome.winner not in ("attacker", "defender"):

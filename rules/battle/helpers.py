@@ -77,7 +77,7 @@ def sailor_battle_abilities(
     base = f"{owner}:{card_id}:L{level}"
     s = sailor.lower()
     if s == "captain" and level in (3, 4):
-        params = {"base": 2 if level == 4 else 0, "per_wheel": 1, "wheels": wheels_on_card}
+        params = {"base": 2 if level == 4 else 0, "per_wheel": 1, "wheels": wheels_on_card, "ship_battles_only": True}
         return (BattleAbility(f"{base}:a", card_id, "coins_per_wheel_on_win", params),)
     if s == "gunner" and level == 3:
         return (BattleAbility(f"{base}:a", card_id, "drop_extra_cubes", {"cubes": 2}),)

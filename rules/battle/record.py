@@ -39,11 +39,18 @@ EFFECTS: tuple[str, ...] = (
     "drop_extra_cubes",  # params: cubes
     "move_cube_adjacent",  # params: whose ("any" | "own" | "opponent"; default "any")
     "remove_cube_for_damage_and_coins",  # params: damage (1), coins (2), whose (default "own")
-    "coins_per_wheel_on_win",  # params: base (0), per_wheel (1), wheels (default: the side's wheels)
-    "coins_per_wheel",  # params: base (0), per_wheel (1), wheels: gained at once
+    "coins_per_wheel_on_win",  # params: coins | base, per_wheel, wheels (see coins_of); ship_battles_only
+    "coins_per_wheel",  # the same params: gained at once
+    "extra_damage",  # params: damage (1): dealt to the opponent at once
+    "redrop_cube",  # params: whose (default "own"): pick one cube up and drop it again
 )
-# "Ship vs. Ship battles (vs. Player ships or Merchant ships)" only: the Captain's ability.
-_SHIP_VS_SHIP_ONLY = ("coins_per_wheel_on_win",)
+
+
+def coins_of(params: dict[str, Any], wheels: int) -> int:
+    """Coins of a per-Wheel ability: `coins` (a total the engine already worked out) or `base`,
+    plus `per_wheel` x `wheels` (per_wheel defaults to 1 without `coins`, to 0 with it)."""
+    per_wheel = int(params.get("per_wheel", 0 if "coins" in params else 1))
+    return int(params.get("coins", params.get("base", 0))) + per_wheel * int(params.get("wheels", wheels))
 DROP_REASONS = ("initial", "rail", "exploding", "ability")
 SIDES = ("attacker", "defender")
 
@@ -135,7 +142,8 @@ class Tracker:
         for ab in self.side(side).abilities:
             if ab.id in self.used:
                 continue
-            if ab.effect in _SHIP_VS_SHIP_ONLY and kind not in ("ship", "nonplayer"):
+            # "Ship vs. Ship battles (vs. Player ships or Merchant ships)" only, when the card says so.
+            if ab.params.get("ship_battles_only") and kind not in ("ship", "nonplayer"):
                 continue
             out.append(ab)
         return out
@@ -250,11 +258,19 @@ class Tracker:
             tally.ability_damage += int(p.get("damage", 1))
             tally.ability_coins += int(p.get("coins", 2))
         elif ab.effect == "coins_per_wheel_on_win":
-            wheels = int(p.get("wheels", self.side(side).wheels))
-            tally.coins_on_win += int(p.get("base", 0)) + int(p.get("per_wheel", 1)) * wheels
+            tally.coins_on_win += coins_of(p, self.side(side).wheels)
         elif ab.effect == "coins_per_wheel":
-            wheels = int(p.get("wheels", self.side(side).wheels))
-            tally.ability_coins += int(p.get("base", 0)) + int(p.get("per_wheel", 1)) * wheels
+            tally.ability_coins += coins_of(p, self.side(side).wheels)
+        elif ab.effect == "extra_damage":
+            tally.ability_damage += int(p.get("damage", 1))
+        elif ab.effect == "redrop_cube":
+            cube = self._cube(step, ab, side, "own")
+            if cube.zone is None:
+                raise BattleRecordError("That cube lies on a rail and is re-dropped anyway; pick a cube in a zone.")
+            cube.removed = cube.ghost = True  # lifted: it lands again in the next reading, not a new cube
+            expected = dict(self.counts())
+            expected[cube.color] = expected.get(cube.color, 0) + 1
+            self.pending = PendingDrop("ability", {cube.color: 1}, expected, ability=ab.id)
         self.used.append(ab.id)
         if self.setup.kind == "ship":
             self.passes_in_row = 0

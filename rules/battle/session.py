@@ -400,7 +400,8 @@ class BattleSession:
             return [Prompt("result", "table", text, {"outcome": o.to_json()})]
         options = []
         for ab in self._tracker.usable(side):
-            needs = {"move_cube_adjacent": ["cube", "to"], "remove_cube_for_damage_and_coins": ["cube"]}.get(ab.effect, [])
+            needs = {"move_cube_adjacent": ["cube", "to"], "remove_cube_for_damage_and_coins": ["cube"],
+                     "redrop_cube": ["cube"]}.get(ab.effect, [])
             options.append({"id": ab.id, "source": ab.source, "effect": ab.effect, "params": dict(ab.params),
                             "needs": needs})
         name = self._tracker.side(side).name

@@ -95,7 +95,7 @@ def _random_ability(tracker: Tracker, side: str, rng: random.Random) -> dict[str
     own = tracker.side(side).cube_color
     for ab in abilities:
         step: dict[str, Any] = {"step": "ability", "side": side, "ability": ab.id}
-        if ab.effect in ("move_cube_adjacent", "remove_cube_for_damage_and_coins"):
+        if ab.effect in ("move_cube_adjacent", "remove_cube_for_damage_and_coins", "redrop_cube"):
             whose = ab.params.get("whose", "any" if ab.effect == "move_cube_adjacent" else "own")
             targets = []
             for i, c in enumerate(tracker.cubes):
@@ -103,7 +103,7 @@ def _random_ability(tracker: Tracker, side: str, rng: random.Random) -> dict[str
                     continue
                 if (whose == "own" and c.color != own) or (whose == "opponent" and c.color == own):
                     continue
-                if ab.effect == "remove_cube_for_damage_and_coins":
+                if ab.effect != "move_cube_adjacent":
                     targets.append((i, None))
                 else:
                     targets.extend((i, z) for z in sorted(tracker.board.zones) if tracker.board.is_adjacent(c.zone, z))
