@@ -105,8 +105,10 @@ class TableCore:
                 self.state, self.n_events = self.rebuild(row.game_id)
                 return True
             options = dict(options or {})
-            state = self.engine.new_game(list(players), seed, options)
-            genesis = list(getattr(self.engine, "genesis_events", lambda _s: [])(state))
+            if hasattr(self.engine, "new_game_with_events"):
+                state, genesis = self.engine.new_game_with_events(list(players), seed, options)
+            else:
+                state, genesis = self.engine.new_game(list(players), seed, options), []
             self.game_id = self.log.create_game(self.table_id, list(players), seed, options, genesis,
                                                 self.engine.state_to_json(state), int(getattr(state, "seq", 0)))
             self.players, self.state, self.n_events = list(players), state, len(genesis)
@@ -251,8 +253,9 @@ class TableCore:
                 self.publisher.publish(f"{self.topic}/player/{p}/prompts", self.prompts_payload(p), retain=True)
 
     def publish_events(self, events: list[dict[str, Any]]) -> None:
-        public = getattr(self.engine, "public_events", None)
-        shown = public(events) if public else [{"type": e.get("type")} for e in events if isinstance(e, dict)]
+        view = getattr(self.engine, "event_view", None)
+        # Without the engine's filter only the event types leave the controller: a secret never does.
+        shown = [view(e, None) if view else {"type": e.get("type")} for e in events if isinstance(e, dict)]
         self.publisher.publish(f"{self.topic}/events", {"epoch": self.epoch, "seq": self.seq, "events": shown})
 
     def publish_all(self) -> None:

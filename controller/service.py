@@ -19,10 +19,12 @@ import time
 from typing import Any
 
 from controller import config as config_mod
+from controller.battles import BattleDriver
 from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.mqtt import MqttError, MqttLink
 from controller.simplayers import SimLimits, SimPlayers, game_over
+from controller.simtable import SimTable
 
 log = logging.getLogger("smart_table.controller")
 
@@ -42,7 +44,8 @@ class ControllerService:
             self.mqtt = MqttLink(m["host"], m["port"], m["username"] or None, m["password"] or None,
                                  table_id=cfg["table"]["id"], protocol=m["protocol"])
         self.sim: SimPlayers | None = None
-        self.battles: Any = None
+        self.battles: BattleDriver | None = None
+        self.table: SimTable | None = None
 
     def open(self) -> None:
         t = self.cfg["table"]
@@ -51,6 +54,9 @@ class ControllerService:
                  self.core.seq, self.core.n_events)
         self.core.listeners.append(self._after_command)
         self._check_finished()
+        if self.cfg["table"]["engine"] == "rules.api":
+            self.battles = BattleDriver(self.core)
+            self.battles.sync()
 
     def _after_command(self, _events: list[dict[str, Any]]) -> None:
         self._check_finished()
@@ -82,8 +88,9 @@ class ControllerService:
         self.connect_mqtt()
         self.core.publish_all()
         if self.simulate:
+            self.table = SimTable(self.battles, self.cfg["simulate"]["seed"])
             self.sim = SimPlayers(self.core, self.cfg["simulate"]["seed"], self.cfg["simulate"]["delay"],
-                                  self.limits, busy=lambda: self.battles is not None and self.battles.busy())
+                                  self.limits, table=self.table)
             threading.Thread(target=self.sim.run, args=(self.stop_event,), name="sim-players", daemon=True).start()
         while not self.stop_event.is_set():
             if self.sim is not None and self.sim.done.is_set():

@@ -21,7 +21,7 @@ def game_over(engine: Any, state: Any) -> bool:
     if hasattr(engine, "is_over"):
         return bool(engine.is_over(state))
     view = engine.public_view(state)
-    return bool(view.get("game_over")) or view.get("phase") in ("game_over", "ended", "finished")
+    return bool(view.get("game_over")) or view.get("phase") in ("over", "game_over", "ended", "finished")
 
 
 def active_player(state: Any) -> str | None:
@@ -40,12 +40,13 @@ class SimLimits:
 
 class SimPlayers:
     def __init__(self, core: TableCore, seed: int, delay: float = 0.05, limits: SimLimits | None = None,
-                 busy: Any = None) -> None:
+                 table: Any = None) -> None:
         self.core, self.seed, self.delay = core, seed, delay
         self.limits = limits or SimLimits()
-        self.busy = busy  # callable -> True while a battle is being refereed (players wait)
+        self.table = table  # SimTable: referees battles through the session (players then never send outcomes)
         self.turns = 0
         self.actions = 0
+        self.waiting = 0
         self.done = threading.Event()
         self.reason = ""
 
@@ -57,6 +58,10 @@ class SimPlayers:
         order += [p for p in self.core.players if p != active]
         for player in order:
             actions = engine.legal_actions(state, player)
+            if self.table is not None:
+                # Battles go through the tower, the camera and the session, never a ready-made outcome.
+                actions = [a for a in actions if a.get("type") != "resolve_battle"]
+            actions = [a for a in actions if a.get("type") != "undo"]
             if actions:
                 return player, rng.choice(actions)
         return None
@@ -67,7 +72,15 @@ class SimPlayers:
             if game_over(self.core.engine, self.core.state):
                 self.reason = "game over"
                 return False
-            if self.busy is not None and self.busy():
+            if self.table is not None and self.table.driver.busy():
+                if not self.table.step():
+                    self.waiting += 1
+                    if self.waiting > 2000:
+                        self.reason = "the battle is stuck: " + "; ".join(
+                            p.text for p in self.table.driver.session.prompts())
+                        return False
+                else:
+                    self.waiting = 0
                 return True
             pick = self.choose()
             if pick is None:

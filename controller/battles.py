@@ -1,0 +1,213 @@
+"""The battle driver: runs the rules' refereeing session for the engine's current battle.
+
+Owns: creating a `rules.battle.session.BattleSession` when the engine's public view shows a battle,
+feeding it the tower's counts (from the bridge's running totals), the camera's readings and the
+players' answers, logging every session input in the game log BEFORE its effect is published (so a
+battle resumes mid-way after a crash by replaying its inputs), turning the session's prompts into
+MQTT prompts, recording every drop for tower health, and submitting `resolve_battle` with the
+session's record when the battle is done. It decides nothing about the battle itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+from controller.core import Prompt, Refusal, TableCore
+
+log = logging.getLogger("smart_table.battles")
+
+# session prompt kind -> MQTT prompt kind (docs/mqtt.md)
+_KINDS = {
+    "ability": "battle_ability",
+    "ambiguous-cube": "confirm_reading",
+    "unknown-zone": "confirm_reading",
+    "stray-cube": "confirm_reading",
+    "missing-cube": "sensor_disagree",
+    "extra-cube": "sensor_disagree",
+}
+# Session operations a logged input may name, with the arguments they take (besides `now`).
+OPS = ("tower", "camera", "use_ability", "pass_turn", "correct", "cube_lost", "adjust_tower")
+
+
+class BattleDriver:
+    def __init__(self, core: TableCore, clock: Callable[[], float] = time.time, board: dict[str, Any] | None = None,
+                 on_change: Callable[[], None] | None = None) -> None:
+        self.core, self.clock, self.board = core, clock, board
+        self.session: Any = None
+        self.setup_json: dict[str, Any] | None = None
+        self.inputs = 0
+        self.baseline: dict[str, int] | None = None  # tower running totals when the owed drop began
+        self.owed_key: Any = None
+        self.last_totals: dict[str, int] = {}
+        self.on_change = on_change  # called (under the core lock) after every change, e.g. to wake the sim
+        self.resolved = 0
+        core.listeners.append(lambda _events: self.sync())
+
+    def busy(self) -> bool:
+        return self.session is not None
+
+    # -- following the engine ------------------------------------------------------------------
+
+    def sync(self) -> None:
+        """Start, restart (setup changed) or end the session to match the engine's current battle."""
+        from rules.battle.contract import BattleSetup
+        from rules.battle.session import BattleSession
+
+        with self.core.lock:
+            setup = self.core.engine.public_view(self.core.state).get("battle")
+            if setup is None:
+                if self.session is not None:
+                    self.session, self.setup_json = None, None
+                    self.core.battle_view = None
+                    self.core.clear_prompts()
+                return
+            if self.session is not None and setup == self.setup_json:
+                return
+            battle_id = setup["battle_id"]
+            self.session = BattleSession(BattleSetup.from_json(setup), board=self.board, now=self.clock())
+            self.setup_json, self.inputs, self.baseline, self.owed_key = setup, 0, None, None
+            for entry in self.core.log.session_inputs(self.core.game_id, battle_id):
+                try:
+                    self._feed(entry)
+                except Exception as exc:  # noqa: BLE001 - a logged input the new setup no longer takes
+                    log.warning("battle %s: logged input %s no longer applies (%s)", battle_id, entry.get("op"), exc)
+            log.info("battle %s under way (%d inputs replayed)", battle_id, self.inputs)
+            self._publish(live=self.inputs == 0)
+
+    # -- inputs --------------------------------------------------------------------------------
+
+    def input(self, op: str, args: dict[str, Any]) -> None:
+        """One session input: applied, logged durably, then published. Raises Refusal on a bad one."""
+        from rules.battle.errors import BattleRecordError
+
+        with self.core.lock:
+            if self.session is None:
+                raise Refusal("illegal", "No battle is under way; there is nothing to answer.")
+            entry = {"op": op, "args": args, "now": self.clock()}
+            try:
+                self._feed(entry)
+            except BattleRecordError as exc:
+                raise Refusal("illegal", exc.message) from None
+            except (TypeError, ValueError) as exc:
+                raise Refusal("invalid", f"That battle input is malformed ({exc}).") from None
+            self.core.log.add_session_input(self.core.game_id, self.setup_json["battle_id"], entry)
+            self._publish()
+
+    def _feed(self, entry: dict[str, Any]) -> None:
+        op, args, now = entry["op"], dict(entry.get("args") or {}), float(entry.get("now", 0.0))
+        if op == "baseline":
+            self.baseline = dict(args["totals"])
+            self.inputs += 1
+            return
+        if op not in OPS:
+            raise ValueError(f"unknown battle input {op!r}")
+        getattr(self.session, op)(**args, now=now)
+        self.inputs += 1
+
+    def tower_totals(self, totals: dict[str, int]) -> None:
+        """The bridge's running totals per colour; the owed drop's counts are totals minus the baseline."""
+        with self.core.lock:
+            self.last_totals = dict(totals)
+            if self.session is None or self.session.owed is None:
+                return
+            if self.baseline is None:
+                return  # a drop owed before any baseline: the sim / bridge sets one when the drop starts
+            counts = {c: n - self.baseline.get(c, 0) for c, n in totals.items() if n - self.baseline.get(c, 0) > 0}
+            self.input("tower", {"counts": counts})
+
+    def start_drop(self, totals: dict[str, int]) -> None:
+        """Mark the tower totals at which the owed drop starts (logged, so a restart keeps it)."""
+        with self.core.lock:
+            if self.session is not None:
+                self.input("baseline", {"totals": dict(totals)})
+
+    def camera(self, reading: dict[str, Any], settled: bool) -> None:
+        self.input("camera", {"reading": reading, "settled": settled})
+
+    # -- answers from tablets ------------------------------------------------------------------
+
+    def _answer(self, player: str, answer: dict[str, Any]) -> None:
+        if answer.get("pass"):
+            self.input("pass_turn", {"player": player})
+        elif "ability" in answer:
+            args = {"player": player, "ability": answer["ability"]}
+            args.update({k: answer[k] for k in ("cube", "to") if k in answer})
+            self.input("use_ability", args)
+        elif "cube_lost" in answer:
+            self.input("cube_lost", {"color": answer["cube_lost"], "by": player})
+        elif "adjust_tower" in answer:
+            self.input("adjust_tower", {"color": answer["adjust_tower"], "delta": int(answer.get("delta", 0)),
+                                        "by": player})
+        elif "cube" in answer or "add" in answer:
+            args = {"cube": answer.get("cube"), "by": player}
+            args.update({k: answer[k] for k in ("zone", "step", "color", "remove", "add") if k in answer})
+            self.input("correct", args)
+        else:
+            raise Refusal("invalid", "A battle answer needs one of: pass, ability, cube_lost, adjust_tower, cube.")
+
+    # -- output --------------------------------------------------------------------------------
+
+    def _publish(self, live: bool = True) -> None:
+        session = self.session
+        battle_id = self.setup_json["battle_id"]
+        self.core.battle_view = session.view()
+        self.core.prompts = {}
+        for i, p in enumerate(session.prompts()):
+            kind = _KINDS.get(p.kind, p.kind)
+            pid = f"{battle_id}:{self.inputs}:{i}"
+            player = None if p.to == "table" else p.to
+            self.core.prompts[pid] = Prompt(pid, kind, p.text, player, {"battle_id": battle_id, **p.data},
+                                            handler=self._answer)
+        owed = session.owed
+        key = None if owed is None else (battle_id, len(session.record["steps"]), owed.reason)
+        if key != self.owed_key:
+            self.owed_key = key
+            if key is not None and live:
+                # The tower's running totals now are where this drop's counts start; logged so a restart
+                # mid-drop counts from the same place (a replay restores it in order).
+                entry = {"op": "baseline", "args": {"totals": dict(self.last_totals)}, "now": self.clock()}
+                self._feed(entry)
+                self.core.log.add_session_input(self.core.game_id, battle_id, entry)
+        if session.outcome is not None:
+            self._resolve()
+            return
+        self.core.publish_prompts()
+        self.core.publish_state()
+        if self.on_change is not None:
+            self.on_change()
+
+    def _resolve(self) -> None:
+        record = self.session.record
+        battle_id = self.setup_json["battle_id"]
+        try:
+            # The engine ends the battle; sync() (a core listener) then clears it or starts the next one.
+            self.core.submit("table", {"type": "resolve_battle", "record": record})
+        except Refusal as exc:
+            log.warning("battle %s: the engine refused the record: %s", battle_id, exc)
+            pid = f"{battle_id}:{self.inputs}:refused"
+            self.core.prompts[pid] = Prompt(pid, "battle_refused", f"The battle result was refused: {exc} "
+                                            "Correct the reading on a tablet.", None, {"battle_id": battle_id})
+            self.core.publish_prompts()
+            self.core.publish_state()
+            return
+        self.resolved += 1
+        self.core.log.record_drops(self.core.table_id, self.core.game_id, battle_id, landings(record))
+        if self.on_change is not None:
+            self.on_change()
+
+
+def landings(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """(colour, zone) of each cube that landed, drop by drop: what a reading has that the one before lacked."""
+    out: list[tuple[str, str]] = []
+    before: Counter[tuple[str, str]] = Counter()
+    for step in record.get("steps", []):
+        if step.get("step") != "drop":
+            continue
+        now = Counter((c.get("color", "?"), c.get("zone") or "rail") for c in step.get("board", []))
+        out.extend((now - before).elements())
+        before = now
+    return out

@@ -1,0 +1,115 @@
+"""The simulated table's hands and eyes during a battle: drops the owed cubes, reads the board, answers prompts.
+
+Owns the physical model of the battle board in simulation (which cube lies where), seeded: for each
+drop the battle session owes, it drops the cubes through a tower (the firmware simulator when one is
+attached, else a counting model), lets them land in random zones (some on a rail, some in the
+exploding-shot zone, so re-drops happen), and hands the camera's reading to the battle driver; the
+reading comes from rendering the scene and reading it with `vision` when a camera is attached
+(`SceneCamera`), else from the model itself (`ModelCamera`). Simulated players pass their Battle
+abilities or use one at random. Decides nothing about the battle: the session referees everything.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Callable
+from typing import Any
+
+from controller.battles import BattleDriver
+from controller.core import Refusal
+
+log = logging.getLogger("smart_table.simtable")
+
+
+class ModelCamera:
+    """A perfect camera: the reading is the model itself (no image)."""
+
+    name = "model"
+
+    def read(self, cubes: list[dict[str, Any]]) -> dict[str, Any]:
+        out, redrop = [], []
+        for i, c in enumerate(cubes):
+            on_rail = c["zone"] is None
+            out.append({"color": c["color"], "zone": c["zone"], "on_rail": on_rail, "confidence": 1.0})
+            if on_rail:
+                redrop.append(i)
+        return {"status": "redrop" if redrop else "ok", "cubes": out, "redrop": redrop, "ambiguous": []}
+
+
+class SimTable:
+    def __init__(self, driver: BattleDriver, seed: int, camera: Any = None,
+                 tower: Callable[[dict[str, int]], None] | None = None, rail_chance: float = 0.04,
+                 ability_chance: float = 0.3) -> None:
+        self.driver = driver
+        self.seed = seed
+        self.camera = camera or ModelCamera()
+        self.tower = tower  # drops cubes through a (simulated) tower; None: count them here
+        self.rail_chance, self.ability_chance = rail_chance, ability_chance
+        self.done_key: Any = None
+        self.drops = 0
+        self.redrops = 0
+
+    def _rng(self, *salt: Any) -> random.Random:
+        core = self.driver.core
+        return random.Random(f"{self.seed}:{core.game_id}:{core.seq}:{self.driver.inputs}:{salt}")
+
+    def zones(self) -> list[str]:
+        return sorted(self.driver.session.record["board"]["zones"])
+
+    def step(self) -> bool:
+        """Do the next thing the battle needs. False when nothing was to be done (no battle, or waiting)."""
+        session = self.driver.session
+        if session is None:
+            return False
+        owed = session.owed
+        if owed is not None:
+            key = self.driver.owed_key
+            if key == self.done_key:
+                return False  # dropped already; the tower/camera inputs are on their way
+            self.done_key = key
+            self._drop(owed)
+            return True
+        for prompt in session.prompts():
+            if prompt.kind == "ability":
+                self._ability(prompt)
+                return True
+        return False
+
+    def _drop(self, owed: Any) -> None:
+        session = self.driver.session
+        rng = self._rng("drop")
+        steps = [s for s in session.record["steps"] if s.get("step") == "drop"]
+        board = [dict(c) for c in (steps[-1]["board"] if steps else [])]
+        for i in sorted(owed.cubes, reverse=True):
+            if 0 <= i < len(board):
+                board.pop(i)
+        zones = self.zones()
+        for color, n in sorted(owed.dropped.items()):
+            for _ in range(n):
+                zone = None if rng.random() < self.rail_chance else rng.choice(zones)
+                board.append({"color": color, "zone": zone})
+        rng.shuffle(board)
+        self.drops += 1
+        if owed.reason != "initial":
+            self.redrops += 1
+        log.info("battle drop %s: %s", owed.reason, dict(owed.dropped))
+        if self.tower is not None:
+            self.tower(dict(owed.dropped))  # the bridge reports the totals back through the driver
+        else:
+            base = self.driver.baseline or {}
+            totals = {c: base.get(c, 0) + owed.dropped.get(c, 0) for c in set(base) | set(owed.dropped)}
+            self.driver.tower_totals(totals)
+        self.driver.camera(self.camera.read(board), settled=True)
+
+    def _ability(self, prompt: Any) -> None:
+        rng = self._rng("ability")
+        player = prompt.to
+        options = [o for o in prompt.data.get("options", []) if not o.get("needs")]
+        if options and rng.random() < self.ability_chance:
+            try:
+                self.driver.input("use_ability", {"player": player, "ability": rng.choice(options)["id"]})
+                return
+            except Refusal as exc:
+                log.info("simulated %s could not use an ability (%s); passing", player, exc)
+        self.driver.input("pass_turn", {"player": player})
