@@ -1,0 +1,95 @@
+"""Colour calibration: learn each cube colour from the cubes placed on the layout's swatches, and the
+colours of the bare board, under the current light. One image, well under a second: re-run it whenever
+the light changes. Owns the learning; the palette format and classifier are `vision.palette`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.board import BoardReader, CameraModel
+from vision.layout import BoardLayout
+from vision.palette import ColorModel, Palette, background_bins_from_pixels, color_distance
+
+
+class CalibrationError(ValueError):
+    """Calibration could not be done; the message says what to fix."""
+
+
+def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | dict | str | None = None,
+                  colors: list[str] | None = None) -> Palette:
+    """A palette from an image of the board with one cube on each swatch (or on those of `colors`)."""
+    if not layout.swatches:
+        raise CalibrationError(f"layout {layout.name!r} has no 'swatches': add one per cube colour")
+    wanted = [s for s in layout.swatches if colors is None or s.color in colors]
+    unknown = sorted(set(colors or []) - {s.color for s in layout.swatches})
+    if unknown:
+        raise CalibrationError(f"the layout has no swatch for {', '.join(unknown)}; "
+                               f"it has {', '.join(s.color for s in layout.swatches)}")
+    reader = BoardReader(layout, Palette(colors=[]), camera)
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    located = reader.locate(gray)
+    if isinstance(located, str):
+        raise CalibrationError(f"cannot find the board: {located}")
+    _, pose, _ = located
+    s = reader.s
+    top = reader.rectify(image, pose, layout.cube_size_mm).astype(np.float32)
+    flat = reader.rectify(image, pose, 0.0)
+
+    models: list[ColorModel] = []
+    for sw in wanted:
+        cx, cy = sw.center_mm * s
+        r_in = 2.5 * s  # the middle 5 x 5 mm of the top face: safe if the cube is 2 mm off the spot
+        patch = top[int(cy - r_in):int(cy + r_in) + 1, int(cx - r_in):int(cx + r_in) + 1].reshape(-1, 3)
+        ring = _ring(top, (cx, cy), 11.0 * s, 14.0 * s)
+        if patch.size == 0:
+            raise CalibrationError(f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm is outside the image")
+        bgr = np.median(patch, axis=0)
+        spread = float(np.median(np.linalg.norm(patch - bgr, axis=1)))
+        surround = np.median(ring, axis=0)
+        if np.linalg.norm(bgr - surround) < 25 and np.linalg.norm(bgr - surround) < 0.25 * np.linalg.norm(surround):
+            raise CalibrationError(f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty: put one "
+                                   f"{sw.color} cube on it and run again")
+        if spread > 25:
+            raise CalibrationError(f"swatch {sw.color!r}: the cube's top face is not one colour (glare, shadow or "
+                                   "the cube is off the spot); centre it and run again")
+        models.append(ColorModel(name=sw.color, bgr=bgr.astype(np.float64), spread=max(spread, 1.0)))
+
+    for i, a in enumerate(models):
+        for b in models[i + 1:]:
+            ab = color_distance(b.bgr.reshape(1, 3).astype(np.float32), a)[0]
+            ba = color_distance(a.bgr.reshape(1, 3).astype(np.float32), b)[0]
+            if max(ab, ba) < 4.0:
+                raise CalibrationError(f"{a.name} and {b.name} look alike under this light; use more even, whiter "
+                                       "light (or check the cubes are on the right swatches)")
+
+    # The bare board: every board pixel away from the swatches and markers.
+    keep = reader.valid.copy()
+    for sw in layout.swatches:
+        cv2.circle(keep, (int(sw.center_mm[0] * s), int(sw.center_mm[1] * s)), int(13 * s), 0, -1)
+    board_px = flat[keep > 0]
+    palette = Palette(colors=models, background_bins=background_bins_from_pixels(board_px),
+                      meta={"layout": layout.name, "swatches": [m.name for m in models]})
+    # A cube colour the board itself shows (a red print under a red cube) would be missed: say so.
+    lut = palette.lut()
+    for m in models:
+        from vision.palette import bin_index
+
+        if lut[bin_index(np.clip(m.bgr, 0, 255).astype(np.uint8).reshape(1, 1, 3))][0, 0] == 0:
+            raise CalibrationError(f"{m.name} cubes look like the board's own print under this light; "
+                                   "change the light or the layout's art")
+    return palette
+
+
+def _ring(img: np.ndarray, centre: tuple[float, float], r0: float, r1: float) -> np.ndarray:
+    h, w = img.shape[:2]
+    yy, xx = np.ogrid[:h, :w]
+    d2 = (xx - centre[0]) ** 2 + (yy - centre[1]) ** 2
+    return img[(d2 >= r0 * r0) & (d2 <= r1 * r1)]
+
+
+def palette_summary(palette: Palette) -> dict[str, Any]:
+    return {c.name: {"bgr": [round(float(v)) for v in c.bgr], "spread": round(c.spread, 1)} for c in palette.colors}

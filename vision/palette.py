@@ -1,0 +1,179 @@
+"""Cube colour palettes (`smart-table/palette@1`) and the per-pixel colour classifier built from one.
+
+A palette holds, per cube colour, the BGR colour of a lit top face learned under the current light
+(see `calibration.colors`), plus the colours the empty board shows under that light. A pixel belongs
+to a cube colour when it lies near the line from black to that colour (shaded faces of one cube are
+scaled copies of its lit face) and is not a colour the board itself shows. Owns the format and the
+lookup table; the learning lives in `calibration`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+SCHEMA = "smart-table/palette@1"
+BITS = 5  # bins per channel = 2**BITS
+LEVELS = 1 << BITS
+SHIFT = 8 - BITS
+BACKGROUND = 0
+# Shading range: the darkest side face and the brightest highlight, relative to the learned top face.
+ALPHA_MIN, ALPHA_MAX = 0.33, 1.45
+
+
+class PaletteError(ValueError):
+    """A palette file that cannot be used; the message says what to fix."""
+
+
+@dataclass(slots=True)
+class ColorModel:
+    name: str
+    bgr: np.ndarray  # (3,) median of the lit top face
+    spread: float  # typical distance of its pixels from `bgr` (noise), BGR units
+
+
+@dataclass(slots=True)
+class Palette:
+    colors: list[ColorModel]
+    background_bins: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    meta: dict[str, Any] = field(default_factory=dict)
+    _lut: np.ndarray | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.colors]
+
+    @property
+    def unknown_label(self) -> int:
+        return len(self.colors) + 1
+
+    def label_name(self, label: int) -> str:
+        return "unknown" if label == self.unknown_label else self.colors[label - 1].name
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema": SCHEMA,
+            "colors": {c.name: {"bgr": [round(float(v), 2) for v in c.bgr], "spread": round(float(c.spread), 2)}
+                       for c in self.colors},
+            "background_bins": [int(b) for b in np.asarray(self.background_bins).tolist()],
+            "bin_bits": BITS,
+            **({"meta": self.meta} if self.meta else {}),
+        }
+
+    def lut(self) -> np.ndarray:
+        """Label (0 background, 1..n colours, n+1 unknown vivid colour) of every quantised BGR bin."""
+        if self._lut is None:
+            self._lut = build_lut(self)
+        return self._lut
+
+    def classify(self, bgr: np.ndarray) -> np.ndarray:
+        """Label image for a BGR image."""
+        return self.lut()[bin_index(bgr)]
+
+
+def bin_index(bgr: np.ndarray) -> np.ndarray:
+    """Quantised BGR bin of every pixel: (b << 2*BITS) | (g << BITS) | r."""
+    q = (bgr >> SHIFT).astype(np.uint16)
+    return (q[..., 0] << (2 * BITS)) | (q[..., 1] << BITS) | q[..., 2]
+
+
+def _bin_centres() -> np.ndarray:
+    v = (np.arange(LEVELS, dtype=np.float32) + 0.5) * (1 << SHIFT)
+    b, g, r = np.meshgrid(v, v, v, indexing="ij")
+    return np.stack([b.ravel(), g.ravel(), r.ravel()], axis=1)
+
+
+def color_distance(pixels: np.ndarray, model: ColorModel) -> np.ndarray:
+    """How many noise widths `pixels` (N,3 BGR) lie from the shading line of `model`."""
+    mu = model.bgr.astype(np.float32)
+    alpha = np.clip(pixels @ mu / float(mu @ mu), ALPHA_MIN, ALPHA_MAX)
+    resid = np.linalg.norm(pixels - alpha[:, None] * mu[None, :], axis=1)
+    # Tolerance: sensor noise plus a share of the brightness (colour shifts at edges, JPEG chroma).
+    tol = 4.0 + 0.5 * model.spread + 0.05 * alpha * float(np.linalg.norm(mu))
+    return resid / tol
+
+
+def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
+    centres = _bin_centres()
+    n = len(palette.colors)
+    dists = np.stack([color_distance(centres, c) for c in palette.colors], axis=1) if n else np.zeros((len(centres), 0))
+    lut = np.zeros(len(centres), np.uint8)
+    if n:
+        best = np.argmin(dists, axis=1)
+        dbest = dists[np.arange(len(centres)), best]
+        # The nearest colour must also be clearly nearer than the second nearest.
+        second = np.partition(dists, 1, axis=1)[:, 1] if n > 1 else np.full(len(centres), np.inf)
+        member = (dbest < accept) & (second > dbest * 1.15)
+        lut[member] = (best[member] + 1).astype(np.uint8)
+    background = np.zeros(len(centres), bool)
+    background[np.asarray(palette.background_bins, np.int64)] = True
+    if n:
+        # A bin the bare board shows stays background unless it sits right on a cube colour's line.
+        strong = dbest < accept * 0.4
+        lut[background & ~strong] = BACKGROUND
+    # Vivid colours nobody calibrated (a hand, a cube of another colour): "unknown".
+    lab = cv2.cvtColor(centres.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    chroma = np.hypot(lab[:, 1] - 128, lab[:, 2] - 128)
+    unknown = (lut == 0) & ~background & (chroma > 28) & (lab[:, 0] > 60)
+    if n:
+        unknown &= dbest > accept * 1.6
+    lut[unknown] = palette.unknown_label
+    return lut
+
+
+def background_bins_from_pixels(pixels: np.ndarray, shade_levels: tuple[float, ...] = (1.0, 0.85, 0.7, 0.57),
+                                min_count: int = 3) -> np.ndarray:
+    """Bins the bare board occupies, including its shadowed versions (a cube's shadow darkens the board)."""
+    px = pixels.reshape(-1, 3).astype(np.float32)
+    counts = np.zeros(LEVELS**3, np.int64)
+    for s in shade_levels:
+        q = np.clip(px * s, 0, 255).astype(np.uint8)
+        counts += np.bincount(bin_index(q.reshape(-1, 1, 3)).ravel().astype(np.int64), minlength=LEVELS**3)
+    occupied = (counts >= min_count).reshape(LEVELS, LEVELS, LEVELS).astype(np.uint8)
+    return np.flatnonzero(occupied.ravel()).astype(np.int32)
+
+
+def load_palette(source: str | Path | dict[str, Any] | Palette) -> Palette:
+    """A palette from a file path, a parsed dict or a Palette."""
+    if isinstance(source, Palette):
+        return source
+    if isinstance(source, dict):
+        data = source
+    else:
+        path = Path(source)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise PaletteError(f"cannot read palette file {str(path)!r}: {exc.strerror or exc}") from exc
+        except json.JSONDecodeError as exc:
+            raise PaletteError(f"palette file {str(path)!r} is not valid JSON ({exc.msg} at line {exc.lineno}); "
+                               "re-run 'smart-table calibrate colors'") from exc
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise PaletteError(f"a palette must be a JSON object with \"schema\": \"{SCHEMA}\"; "
+                           "make one with 'smart-table calibrate colors'")
+    if data.get("bin_bits", BITS) != BITS:
+        raise PaletteError(f"palette field 'bin_bits' must be {BITS}; re-run 'smart-table calibrate colors'")
+    raw = data.get("colors")
+    if not isinstance(raw, dict) or not raw:
+        raise PaletteError("palette field 'colors' must map colour names to {\"bgr\": [b, g, r], \"spread\": s}")
+    colors = []
+    for name, entry in raw.items():
+        try:
+            bgr = np.array(entry["bgr"], np.float64).reshape(3)
+            spread = float(entry.get("spread", 4.0))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PaletteError(f"palette field 'colors.{name}' must be {{\"bgr\": [b, g, r], \"spread\": s}}") from exc
+        if not np.all(np.isfinite(bgr)) or np.any(bgr < 0) or np.any(bgr > 255) or float(bgr.sum()) < 1:
+            raise PaletteError(f"palette field 'colors.{name}.bgr' must be three numbers 0-255, not all 0")
+        colors.append(ColorModel(name=str(name), bgr=bgr, spread=spread))
+    if len(colors) > 250:
+        raise PaletteError("palette field 'colors' lists too many colours (250 at most)")
+    bins = np.array(data.get("background_bins", []), dtype=np.int64)
+    if bins.size and (bins.min() < 0 or bins.max() >= LEVELS**3):
+        raise PaletteError(f"palette field 'background_bins' must hold bin numbers 0-{LEVELS**3 - 1}")
+    return Palette(colors=colors, background_bins=bins.astype(np.int32), meta=dict(data.get("meta", {})))
