@@ -1,0 +1,119 @@
+"""Game end (4 Achievements, final turns, last-round rules) and scoring with its tie rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from rules import api
+from rules.cards import load_catalog
+from rules.engine import compute_controller
+from rules.errors import Illegal
+from rules.scoring import island_awards, score_game
+from tests.rules.helpers import act, game, place_island
+
+
+def _isl(cubes, permanent=None):
+    return {"cubes": list(cubes), "permanent": dict(permanent or {})}
+
+
+@pytest.mark.parametrize("cubes, values, expected", [
+    (["a", "a", "b", None], [6, 3, 1], {"a": 6, "b": 1}),  # empty slot (1) ties b for 2nd: next value down
+    (["a", "a", "b", "b"], [6, 3, 1], {"a": 3, "b": 3}),  # tie for 1st scores 2nd place
+    (["a", "a", "a", "b", "c"], [6, 3, 1], {"a": 6}),  # tie for 2nd scores 3rd... b, c get 1? see below
+    (["a", "b", None, None], [5, 2], {"a": 0, "b": 0}),  # empty slots win; a and b tie for 2nd: no 3rd value
+    (["a", "a", "a", "b", "b", "c", "d"], [7, 4, 1], {"a": 7, "b": 4}),  # tie for 3rd scores nothing
+])
+def test_island_majorities(cubes, values, expected):
+    got = island_awards(_isl(cubes), values)
+    if cubes == ["a", "a", "a", "b", "c"]:
+        expected = {"a": 6, "b": 1, "c": 1}
+    assert {k: v for k, v in got.items() if v} == {k: v for k, v in expected.items() if v}
+
+
+def test_permanent_cubes_count_for_majorities():
+    assert island_awards(_isl(["a", "b", "b"], {"a": 2}), [5, 2]) == {"a": 5, "b": 2}
+
+
+def test_full_score_sheet():
+    state = game(2, seed=1)
+    d = state.data
+    me = state.active
+    other = [c for c in state.players if c != me][0]
+    cat = load_catalog()
+    isl = place_island(state, "r1c1", "island-07")  # 4 slots, scores 7/4/2
+    isl.update({"cubes": [me, me, other, None], "coins": 3, "cargo": 2})
+    isl["controller"] = compute_controller(isl)
+    isl["buildings"]["fort"] = True
+    p = d["p"][me]
+    p["chest"], p["ship"]["holds"] = 20, [[1, 2], [0, 0]]
+    p["ship"]["hull"] = [["advanced-guns"], ["basic-sail"], [], []]
+    p["cards"]["crew-1"]["slots"]["top"] = "r2-08"  # Cartographer: 1 per island without your cubes
+    p["set_aside"] = ["r1-08"]  # Tally Clerk: 1 per 3 cargo owned
+    p["dock"] = 4
+    d["achievements"]["explorer"].append(me)
+    s = score_game(d)["scores"][me]
+    assert s["coins"] == 20 + 2 + 3
+    assert s["buildings"] == 1 and s["upgrades"] == 3
+    assert s["achievements"] == cat.achievements["explorer"]
+    assert s["advancements"] == 1  # 2 Advancements
+    bare = sum(1 for sq in ("r1c2", "r1c3") if d["grid"][sq]["island"])  # islands without my cubes
+    assert s["advancement_effects"] == bare + (4 + 1 + 2) // 3  # Cartographer + Tally Clerk (7 cargo)
+    assert s["islands"] == 7
+
+
+def test_tied_winners_need_the_tie_break_battle():
+    state = game(2, seed=1)
+    result = score_game(state.data)
+    assert result["winner"] is None and sorted(result["tie_break_needed"]) == sorted(state.players)
+
+
+def _trigger(state):
+    me = state.active
+    for a in ("explorer", "settler", "builder", "capitalist"):
+        state.data["achievements"][a].append(me)
+    return me
+
+
+def test_end_triggered_at_four_achievements_then_everyone_else_plays_once():
+    state = game(3, seed=2)
+    first = _trigger(state)
+    order = list(state.players)
+    state, events = act(state, "end_turn")
+    assert any(e["type"] == "game_end_triggered" for e in events)
+    assert state.active == order[1] and state.data["p"][first]["final_done"]
+    state, _ = act(state, "end_turn")
+    assert state.active == order[2] and state.data["p"][order[1]]["final_done"]
+    state, events = act(state, "end_turn")
+    assert state.phase == "over" and any(e["type"] == "game_over" for e in events)
+    assert api.legal_actions(state, first) == []
+    with pytest.raises(Illegal):
+        act(state, "set_sails", player=first)
+
+
+def test_last_round_doubled_influence_protection_and_extra_battle_cubes():
+    state = game(2, seed=2)
+    first = _trigger(state)
+    state, _ = act(state, "end_turn")
+    me = state.active
+    place_island(state, "r1c1", "island-01")["cubes"] = [first, first]  # full, 2 slots
+    state.data["p"][me]["ship"]["at"] = "r1c1"
+    state.data["p"][me]["played"] = ["deck-hand-1"]
+    for pile in ("hand", "deck", "discard"):
+        if "deck-hand-1" in state.data["p"][me][pile]:
+            state.data["p"][me][pile].remove("deck-hand-1")
+    state, _ = act(state, "use_ability", ability="deck-hand-1:L1:0")
+    assert state.data["grid"]["r1c1"]["island"]["cubes"] == [first, first]  # first placement only weakens
+    state.data["p"][me]["played"].append("deck-hand-2")
+    state.data["p"][me]["hand"] = [c for c in state.data["p"][me]["hand"] if c != "deck-hand-2"]
+    state.data["p"][me]["deck"] = [c for c in state.data["p"][me]["deck"] if c != "deck-hand-2"]
+    state.data["p"][me]["discard"] = [c for c in state.data["p"][me]["discard"] if c != "deck-hand-2"]
+    state, _ = act(state, "use_ability", ability="deck-hand-2:L1:0")
+    assert sorted(state.data["grid"]["r1c1"]["island"]["cubes"]) == sorted([first, me])
+    # +2 battle cubes for the player who has taken the final turn
+    state.data["p"][first]["ship"]["at"] = "r1c1"
+    state.data["p"][first]["ship"]["pirate"] = True
+    state.data["p"][me]["ship"]["at"] = "harbor"
+    state, _ = act(state, "set_sails")
+    state, events = act(state, "move", path=["r1c1"])
+    setup = [e for e in events if e["type"] == "battle_started"][0]["setup"]
+    assert setup["defender"]["cubes"] == 1 + 2
