@@ -330,8 +330,10 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
         p.maxMarkerPerimeterRate = 0.6 if kind == "frame" else 4.0
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         p.cornerRefinementWinSize = 3
-        # Fewer corrected bits: a misread id would be a confident wrong answer, a missed one only "ambiguous".
-        p.errorCorrectionRate = 0.3
+        # Fewer corrected bits for the ships: a misread id would put a ship on a wrong square. Board
+        # markers are small and often soft, and a misread there is caught (only known ids, only at the
+        # marker's place, never two squares with one board).
+        p.errorCorrectionRate = 0.3 if kind == "frame" else 0.6
         det = cv2.aruco.ArucoDetector(aruco_dictionary(dictionary_name), p)
         _DETECTORS[key] = det
     return det

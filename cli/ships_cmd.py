@@ -1,0 +1,134 @@
+"""`smart-table vision ships` (read ships and Ocean boards from images) and `smart-table vision ships-watch`
+(the same from a camera, a video or an image folder, publishing settled readings on ZeroMQ).
+
+Parsing, files and exit codes only: the reading is `vision.table`, the live loop `vision.ships_live`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cli.errors import CliError
+
+
+def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
+    vision = groups["vision"]
+    p = vision.add_parser("ships", help="read where the ships are and which Ocean boards are face up")
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (PNG, JPEG, ...)")
+    p.add_argument("--layout", type=Path, default=None,
+                   help="table layout JSON (default: the shipped vision/data/table.json)")
+    p.add_argument("--out", type=Path, default=None, help="write DIR/<image stem>.json instead of printing")
+    p.add_argument("--calibration", type=Path, default=None, dest="camera_file",
+                   help="camera calibration JSON (K, dist) from `calibrate camera`; optional")
+    p.add_argument("--ships", default=None,
+                   help="comma-separated ships in play (default: every ship of the layout)")
+    p.set_defaults(func=_ships)
+
+    w = vision.add_parser("ships-watch", help="read the table live and publish settled readings on ZeroMQ")
+    src = w.add_mutually_exclusive_group(required=True)
+    src.add_argument("--camera", type=int, default=None, dest="camera_index", help="camera device number")
+    src.add_argument("--video", type=Path, default=None, help="a video file")
+    src.add_argument("--images", type=Path, default=None, help="a folder of images, read in name order")
+    w.add_argument("--layout", type=Path, default=None, help="table layout JSON (default: the shipped one)")
+    w.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
+    w.add_argument("--ships", default=None, help="comma-separated ships in play")
+    w.add_argument("--pub", default="tcp://127.0.0.1:5561",
+                   help="ZeroMQ PUB endpoint to bind (topic vision.table); default tcp://127.0.0.1:5561")
+    w.add_argument("--settle-frames", type=int, default=5,
+                   help="identical readings in a row before one is published (default 5)")
+    w.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0: run until the end)")
+    w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
+    w.set_defaults(func=_watch)
+
+
+def _layout(path: Path | None):
+    from vision.table import LayoutError, default_table_layout, load_table_layout
+
+    try:
+        return default_table_layout() if path is None else load_table_layout(path)
+    except LayoutError as exc:
+        raise CliError(f"{exc}; fix the layout file (see docs/table-layout.md)") from None
+
+
+def _calibration(path: Path | None) -> dict[str, Any] | None:
+    if path is None:
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CliError(f"camera calibration {path} does not exist") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CliError(f"camera calibration {path} is not readable JSON ({exc}); re-run `smart-table calibrate "
+                       "camera`") from None
+    if not isinstance(data, dict) or "K" not in data:
+        raise CliError(f"camera calibration {path} has no camera matrix K; re-run `smart-table calibrate camera`")
+    return data
+
+
+def _in_play(text: str | None, layout) -> list[str] | None:
+    if text is None:
+        return None
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [n for n in names if n not in layout.ships.ids]
+    if unknown:
+        raise CliError(f"--ships names {unknown[0]!r}, which is not a ship of the layout "
+                       f"({', '.join(layout.ships.ids)})")
+    return names
+
+
+def _ships(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.table import LayoutError, read_table_detailed
+
+    layout = _layout(args.layout)
+    camera = _calibration(args.camera_file)
+    in_play = _in_play(args.ships, layout)
+    if args.out is not None:
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CliError(f"cannot create output folder {args.out}: {exc.strerror}") from None
+    for path in args.images:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
+        if image is None:
+            reason = "does not exist" if not Path(path).exists() else "is not an image OpenCV can decode"
+            raise CliError(f"image {path} {reason}: give a PNG or JPEG file")
+        try:
+            reading = read_table_detailed(image, layout, camera, in_play)
+        except LayoutError as exc:
+            raise CliError(str(exc)) from None
+        if reading.reason:
+            print(f"smart-table: {path}: {reading.reason}", file=sys.stderr)
+        text = json.dumps(reading.to_json())
+        if args.out is None:
+            print(text)
+        else:
+            (args.out / f"{Path(path).stem}.json").write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from vision.ships_live import SourceError, watch_table
+
+    layout = _layout(args.layout)
+    camera = _calibration(args.calibration)
+    in_play = _in_play(args.ships, layout)
+    if args.settle_frames < 1:
+        raise CliError("--settle-frames must be at least 1")
+    if args.camera_index is not None:
+        source: Any = args.camera_index
+    else:
+        source = args.video if args.video is not None else args.images
+    try:
+        count = watch_table(source, layout, pub=args.pub, camera=camera, ships_in_play=in_play,
+                            settle_frames=args.settle_frames, max_frames=args.max_frames,
+                            echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None)
+    except SourceError as exc:
+        raise CliError(str(exc), code=1) from None
+    print(f"smart-table: published {count} settled readings on {args.pub} (topic vision.table)", file=sys.stderr)
+    return 0

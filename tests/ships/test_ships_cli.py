@@ -1,0 +1,79 @@
+"""`smart-table vision ships` as a subprocess: good images, bad layout, unreadable image."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.synth.table import random_table_setup, render_table_scene
+from vision.table import DEFAULT_LAYOUT_PATH, default_table_layout
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "cli", "vision", "ships", *args], capture_output=True, text=True,
+                          timeout=120)
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory) -> tuple[Path, dict]:
+    layout = default_table_layout()
+    rng = np.random.default_rng(42)
+    boards, ships = random_table_setup(layout, rng, n_ships=3)
+    image, _ = render_table_scene(layout, boards, ships, rng, hands=0, glare=False)
+    path = tmp_path_factory.mktemp("ships") / "frame-1.png"
+    cv2.imwrite(str(path), image)
+    return path, {"boards": boards, "ships": ships}
+
+
+def test_prints_one_json_object_per_image(scene) -> None:
+    path, truth = scene
+    r = run("--layout", str(DEFAULT_LAYOUT_PATH), "--ships", ",".join(truth["ships"]), str(path), str(path))
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert len(lines) == 2
+    reading = json.loads(lines[0])
+    assert reading["status"] == "ok"
+    assert {s["ship"]: s["square"] for s in reading["ships"] if s["square"]} == truth["ships"]
+    assert {b["square"]: b["board"] for b in reading["boards"]} == truth["boards"]
+
+
+def test_out_dir_gets_one_file_per_image(scene, tmp_path) -> None:
+    path, _ = scene
+    r = run(str(path), "--out", str(tmp_path / "out"))
+    assert r.returncode == 0, r.stderr
+    data = json.loads((tmp_path / "out" / "frame-1.json").read_text())
+    assert len(data["boards"]) == 12 and len(data["ships"]) == 4
+
+
+def test_bad_layout_is_one_line_and_nonzero(scene, tmp_path) -> None:
+    path, _ = scene
+    bad = json.loads(DEFAULT_LAYOUT_PATH.read_text())
+    bad["ships"]["marker_size_mm"] = -3
+    lay = tmp_path / "bad.json"
+    lay.write_text(json.dumps(bad))
+    r = run("--layout", str(lay), str(path))
+    assert r.returncode != 0 and r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert "ships.marker_size_mm" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_unreadable_image_is_one_line_and_nonzero(tmp_path) -> None:
+    junk = tmp_path / "junk.png"
+    junk.write_bytes(b"not a png at all")
+    for target in (junk, tmp_path / "missing.png"):
+        r = run(str(target))
+        assert r.returncode != 0
+        assert len(r.stderr.strip().splitlines()) == 1 and str(target) in r.stderr
+        assert "Traceback" not in r.stderr
+
+
+def test_unknown_ship_name_is_refused(scene) -> None:
+    path, _ = scene
+    r = run("--ships", "red,mauve", str(path))
+    assert r.returncode != 0 and "mauve" in r.stderr and len(r.stderr.strip().splitlines()) == 1
