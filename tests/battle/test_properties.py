@@ -21,6 +21,9 @@ POOL = {
     "c4": lambda c: sailor_battle_abilities(c, "c4", "captain", 4),
     "move": lambda c: (ab(f"{c}:move", "move_cube_adjacent"),),
     "wheel": lambda c: (ab(f"{c}:wheel", "coins_per_wheel", wheels=2),),
+    "redrop": lambda c: (ab(f"{c}:redrop", "redrop_cube"),),
+    "xdmg": lambda c: (ab(f"{c}:xdmg", "extra_damage", damage=2),),
+    "win3": lambda c: (ab(f"{c}:win3", "coins_per_wheel_on_win", coins=3),),
 }
 
 

@@ -267,3 +267,29 @@ def test_a_cube_removed_before_a_later_drop_still_returns_home() -> None:
     o = resolve_battle(s, rec)
     assert o.cubes_returned == {"black": 1, "red": 3}
     assert o.attacker.coins_from_abilities == 2 and o.attacker.strength == 2
+
+
+def test_extra_damage_and_redrop_cube_from_card_data() -> None:
+    s = setup("ship", player("red", 2, ab("red:x", "extra_damage", damage=2), ab("red:r", "redrop_cube")),
+              player("blue", 1))
+    base = [drop("initial", "red@miss red@s1 blue@s2"), use("attacker", "red:x"), pass_("defender"),
+            use("attacker", "red:r", cube=0)]
+    with pytest.raises(BattleRecordError, match="not finished"):
+        resolve_battle(s, record(s, *base))
+    with pytest.raises(BattleRecordError, match="shows 3 red cubes; 2 should"):  # the lifted cube is not a new one
+        resolve_battle(s, record(s, *base, drop("ability", "red@s2 red@s1 blue@s2 red@s1", ability="red:r")))
+    o = resolve_battle(s, record(s, *base, drop("ability", "red@s2 red@s1 blue@s2", ability="red:r")))
+    assert o.attacker.damage_dealt == 2 and o.attacker.strength == 3 and o.winner == "attacker"
+    assert o.cubes_returned == {"blue": 1, "red": 2}
+    with pytest.raises(BattleRecordError, match="own"):
+        resolve_battle(s, record(s, *base[:3], use("attacker", "red:r", cube=2)))
+
+
+def test_coins_on_win_from_engine_data_and_ship_battles_only() -> None:
+    s = setup("building", player("red", 1, ab("red:w", "coins_per_wheel_on_win", coins=3),
+                                 ab("red:c", "coins_per_wheel_on_win", coins=2, ship_battles_only=True)),
+              black("building:r1c1", 1))
+    o = resolve_battle(s, record(s, drop("initial", "red@s1 black@miss"), use("attacker", "red:w")))
+    assert o.attacker.coins_from_abilities == 3  # a card that allows it in Building battles
+    with pytest.raises(BattleRecordError, match="cannot be used"):
+        resolve_battle(s, record(s, drop("initial", "red@s1 black@miss"), use("attacker", "red:c")))
