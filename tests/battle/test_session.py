@@ -284,3 +284,42 @@ def test_no_board_and_unknown_zones_are_prompts() -> None:
     assert kinds(prompts) == ["unknown-zone"] and "same board layout" in prompts[0].text
     assert kinds(s.correct(2, now=4, by="red", zone="dmg")) == ["result"]
     agrees(s)
+
+
+def test_tiebreak_session_resolves_exploding_shots_then_reports_a_tie() -> None:
+    st = setup("tiebreak", player("red", 2), player("blue", 1))
+    s = BattleSession(st, BOARD)
+    (p,) = drop(s, {"red": 2, "blue": 1}, "red@explode red@s1 blue@s2", 1)
+    assert p.kind == "redrop-exploding"
+    (p,) = drop(s, {"red": 2}, "red@s1 blue@s2 red@s1 red@miss", 2)
+    assert p.kind == "result" and "repeat the tie-break" in p.text
+    agrees(s)
+
+
+def test_a_side_with_no_cubes_and_readings_outside_a_drop_are_kept() -> None:
+    st = setup("nonplayer", player("red", 0), black("merchant:M3", 2))
+    s = BattleSession(st, BOARD)
+    assert s.prompts()[0].data["cubes"] == {"red": 0, "black": 2}
+    (p,) = drop(s, {"black": 2}, "black@s1 black@dmg", 1)
+    assert p.kind == "result" and s.outcome is not None and s.outcome.winner == "defender"
+    s.camera(reading("black@s1 black@dmg"), settled=True, now=9)
+    s.tower({"red": 1}, now=9.5)
+    assert [e["t"] for e in s.record["extra_readings"]] == [9, 9.5]
+    agrees(s)
+
+
+def test_the_view_during_the_abilities_step() -> None:
+    g4 = sailor_battle_abilities("red", "gun", "gunner", 4)
+    st = setup("ship", player("red", 2, *g4), player("blue", 1))
+    s = BattleSession(st, BOARD)
+    drop(s, {"red": 2, "blue": 1}, "red@s2 red@dmg blue@p-c2", 1)
+    v = s.view()
+    assert (v["phase"], v["to_act"], v["provisional"], v["result"]) == ("abilities", "attacker", False, None)
+    assert v["sides"]["attacker"]["damage"] == 1 and v["sides"]["defender"]["plunder_cargo"] == 2
+    s.use_ability("red", g4[1].id, now=2, cube=1)  # the damage cube is removed: 1 damage, 2 coins
+    v = s.view()
+    assert v["sides"]["attacker"]["damage"] == 1 and v["sides"]["attacker"]["abilities_used"] == [g4[1].id]
+    assert "dmg" not in v["zones"]
+    s.pass_turn("red", now=3)
+    assert s.outcome is not None and s.outcome.attacker.coins_from_abilities == 2
+    agrees(s)
