@@ -38,7 +38,7 @@ _TYPES = {
 }
 
 # Keys /settings.json may carry; anything else in `settings` stays on the server.
-_PUBLIC_SETTINGS = ("table", "ws", "title")
+_PUBLIC_SETTINGS = ("table", "ws", "title", "board")
 DEFAULT_SETTINGS: dict[str, Any] = {"table": "table-1", "ws": "ws://127.0.0.1:9001", "title": "Dead Reckoning"}
 
 
@@ -80,7 +80,14 @@ def check_built() -> None:
 
 
 def public_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    """What /settings.json tells the pages. `board` is the battle board's zone model (the one the battle
+    session referees with; the rules' reconstruction of the printed board when not given): the pages
+    need every zone's kind to draw and label empty zones and to offer zones when correcting a reading."""
     merged = {**DEFAULT_SETTINGS, **{k: v for k, v in settings.items() if v is not None}}
+    if "board" not in merged:
+        from rules.battle.board import DEFAULT_BOARD  # data only; the display holds no rule
+
+        merged["board"] = DEFAULT_BOARD
     return {k: merged[k] for k in _PUBLIC_SETTINGS if k in merged}
 
 
@@ -139,8 +146,8 @@ def _static_file(path: str) -> Path | None:
 def serve_display(host: str, port: int, settings: dict[str, Any]) -> DisplayHandle:
     """Serve the display on host:port in a background thread (port 0 picks a free one).
 
-    `settings` gives `table` (table id) and `ws` (the broker's WebSocket URL the pages use when the
-    join link does not name one). Raises DisplayNotBuilt when node_modules is missing and OSError
+    `settings` gives `table` (table id), `ws` (the broker's WebSocket URL the pages use when the
+    join link does not name one) and optionally `board` (the battle board's zone model) and `title`. Raises DisplayNotBuilt when node_modules is missing and OSError
     (e.g. port busy) from the bind.
     """
     check_built()

@@ -4,6 +4,7 @@ the deploy/ ACL (tests/support/broker.py), the display's HTTP server, and a real
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -16,8 +17,9 @@ from urllib.parse import urlencode
 
 import pytest
 
+import tests.support.broker as broker_support
 from controller.web.server import DisplayHandle, serve_display
-from tests.support.broker import MOSQUITTO, Broker, running_mosquitto
+from tests.support.broker import MOSQUITTO, Broker, Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -40,8 +42,29 @@ def browser():
             b.close()
 
 
+def listener_scoped_config(make_config):
+    """Mosquitto 2.0 takes `use_username_as_clientid` as a per-listener option: written before the first
+    `listener` line it opens a default listener on port 1883 as well (and fails when 1883 is taken, e.g.
+    by a `smart-table run` on the same machine). Put it under each listener instead; same meaning."""
+
+    def fixed(text: str, *args):
+        text = make_config(text, *args)
+        if "\nuse_username_as_clientid true" not in text:
+            return text
+        lines = [ln for ln in text.splitlines() if ln.strip() != "use_username_as_clientid true"]
+        out: list[str] = []
+        for ln in lines:
+            out.append(ln)
+            if ln.startswith("listener "):
+                out.append("use_username_as_clientid true")
+        return "\n".join(out) + "\n"
+
+    return fixed
+
+
 @pytest.fixture
-def broker() -> Iterator[Broker]:
+def broker(monkeypatch) -> Iterator[Broker]:
+    monkeypatch.setattr(broker_support, "_config", listener_scoped_config(broker_support._config))
     with running_mosquitto() as b:
         yield b
         # a broker a test restarted is a new process: kill it too
@@ -99,35 +122,46 @@ def open_page(browser, display: DisplayHandle, broker: Broker, player: str | Non
 
 @dataclass
 class ControllerProc:
-    """The real controller (TableCore + MqttLink) in its own process, resumable from its log."""
+    """The real controller process (`python -m controller.service`, no simulation), resumable from its log."""
 
     broker: Broker
     db: Path
     players: tuple[str, ...] = ("red", "blue")
     seed: int = 5
+    watcher_user: str = "yellow"  # a login the pages under test do not use (one connection per username)
     proc: subprocess.Popen | None = field(default=None, repr=False)
+
+    def config(self) -> dict:
+        return {"table": {"id": TABLE, "players": list(self.players), "seed": self.seed, "database": str(self.db)},
+                "mqtt": {"host": self.broker.host, "port": self.broker.port, "embedded": False,
+                         "username": "controller", "password": self.broker.users["controller"]}}
 
     def start(self, timeout: float = 20.0) -> None:
         env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-        args = [sys.executable, str(REPO / "tests" / "display" / "run_controller.py"), str(self.db),
-                self.broker.host, str(self.broker.port), self.broker.users["controller"], TABLE,
-                ",".join(self.players), str(self.seed)]
-        self.proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
-                                     start_new_session=True, text=True)
-        line = self.proc.stdout.readline() if self.proc.stdout else ""
-        if line.strip() != "ready":
-            err = self.proc.stderr.read() if self.proc.stderr else ""
-            self.kill()
-            raise RuntimeError(f"the controller did not start: {line}{err}")
+        watcher = Client(self.broker, self.watcher_user)
+        try:
+            assert watcher.wait_connected()
+            watcher.subscribe(f"table/{TABLE}/availability")
+            self.proc = subprocess.Popen([sys.executable, "-m", "controller.service", "--config-json",
+                                          json.dumps(self.config())], cwd=REPO, env=env,
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+            try:
+                watcher.wait_for(lambda m: json.loads(m.payload) == "online", timeout=timeout)
+            except TimeoutError:
+                self.kill()
+                raise RuntimeError("the controller did not come online") from None
+        finally:
+            watcher.close()
 
     def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
+        """SIGKILL, as a crash: the broker publishes the controller's Last Will."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
             self.proc.kill()
-        if self.proc is not None:
-            self.proc.wait(timeout=5)
-            for s in (self.proc.stdout, self.proc.stderr):
-                if s:
-                    s.close()
+        self.proc.wait(timeout=5)
+        if self.proc.stderr:
+            self.proc.stderr.close()
         self.proc = None
 
 

@@ -37,7 +37,9 @@ def test_serves_the_app_the_bundle_and_settings(handle) -> None:
     status, _, body = get(handle.url + "settings.json")
     settings = json.loads(body)
     # Only the public keys leave the server: a password in the settings never reaches a page.
-    assert settings == {"table": "t9", "ws": "ws://10.0.0.5:9001", "title": "Dead Reckoning"}
+    assert set(settings) == {"table", "ws", "title", "board"} and "secret" not in body.decode()
+    assert settings["table"] == "t9" and settings["ws"] == "ws://10.0.0.5:9001"
+    assert settings["board"]["zones"]["explode"] == {"kind": "exploding"}  # the rules' default board
 
 
 def test_unknown_paths_and_escapes_are_404(handle) -> None:

@@ -1,118 +1,133 @@
-"""The pages against a real Mosquitto, fed by a publisher with the controller's credentials.
+"""The pages against a real Mosquitto, fed real engine payloads by a publisher with the controller's login.
 
-These pin the display's own duties (rendering what arrives, privacy through the ACL, connection state);
-test_with_controller.py drives the same pages through the real controller and rules engine.
+The payloads are built by rules.api (public/private views, legal actions) and a real battle session;
+these tests pin the display's own duties (rendering what arrives, privacy through the ACL, connection
+state). test_with_controller.py drives the same pages through the real controller.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
+from rules import api
+from rules.battle.contract import BattleSetup, BattleSide
+from rules.battle.session import BattleSession
 from tests.display.conftest import PHONE, TABLE, open_page
 from tests.support.broker import Client
 
 BASE = f"table/{TABLE}"
 
 
-def publish_payloads(ctl: Client, seq: int, view: dict, battle: dict | None = None, coins: dict | None = None) -> None:
+def publish_game(ctl: Client, state: Any, battle: dict | None = None) -> None:
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
-    ctl.publish(f"{BASE}/state", json.dumps({"epoch": "e1", "seq": seq, "view": view, "battle": battle,
-                                             "tower": {"warning": None}, "ts": time.time()}), retain=True)
-    for player, n in (coins or {}).items():
-        ctl.publish(f"{BASE}/player/{player}/state", json.dumps({
-            "epoch": "e1", "seq": seq, "view": {"chest": n, "hand": [{"id": "c1", "name": "Cook", "level": 1}]},
-            "legal_actions": [{"type": "end_turn"}]}), retain=True)
+    ctl.publish(f"{BASE}/state", json.dumps({"epoch": "e1", "seq": state.seq, "view": api.public_view(state),
+                                             "battle": battle, "tower": {"warning": None}, "ts": time.time()}),
+                retain=True)
+    for p in state.players:
+        ctl.publish(f"{BASE}/player/{p}/state", json.dumps({
+            "epoch": "e1", "seq": state.seq, "view": api.private_view(state, p),
+            "legal_actions": api.legal_actions(state, p)}), retain=True)
 
 
-def small_view(active: str = "red") -> dict:
-    return {"active_player": active, "phase": "main",
-            "players": {"red": {"ship": {"location": "harbor"}}, "blue": {"ship": {"location": "r1c2"}}}}
+def controller_client(broker) -> Client:
+    ctl = Client(broker, "controller")
+    assert ctl.wait_connected()
+    return ctl
 
 
 def test_table_view_updates_within_a_second(browser, broker, display) -> None:
-    ctl = Client(broker, "controller")
-    assert ctl.wait_connected()
-    publish_payloads(ctl, 1, small_view("red"))
+    ctl = controller_client(broker)
+    state = api.new_game(["red", "blue"], 5, None)
+    publish_game(ctl, state)
     with open_page(browser, display, broker) as page:
         page.wait_for_selector("#conn[data-status=live]", timeout=10_000)
-        page.wait_for_function("document.getElementById('main').dataset.seq === '1'", timeout=5_000)
-        for seq in (2, 3, 4):
+        page.wait_for_function(f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=5_000)
+        assert page.locator(".square").count() == len(api.public_view(state)["grid"])
+        for _ in range(3):
+            player = state.active
+            action = next(a for a in api.legal_actions(state, player) if a["type"] == "end_turn")
+            state, _events = api.apply(state, {"seq": state.seq, "player": player, "action": action})
             t0 = time.monotonic()
-            publish_payloads(ctl, seq, small_view("blue" if seq % 2 else "red"))
-            page.wait_for_function(f"document.getElementById('main').dataset.seq === '{seq}'", timeout=5_000)
+            publish_game(ctl, state)
+            page.wait_for_function(f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=5_000)
             assert time.monotonic() - t0 < 1.0
-        assert "Red's turn" in page.inner_text("#turn")
+            assert f"{state.active.capitalize()}'s turn" in page.inner_text("#turn")
     ctl.close()
 
 
 def test_player_page_shows_own_coins_never_anothers(browser, broker, display) -> None:
-    ctl = Client(broker, "controller")
-    assert ctl.wait_connected()
-    publish_payloads(ctl, 1, small_view(), coins={"red": 23, "blue": 41})
+    ctl = controller_client(broker)
+    state = api.new_game(["red", "blue"], 5, None)
+    state.data["p"]["red"]["chest"], state.data["p"]["blue"]["chest"] = 23, 41  # tell the chests apart
+    publish_game(ctl, state)
     with open_page(browser, display, broker, player="red", viewport=PHONE) as page:
         page.wait_for_selector("#conn[data-status=live]", timeout=10_000)
         page.wait_for_selector("#coins[data-coins='23']", timeout=5_000)
-        publish_payloads(ctl, 2, small_view(), coins={"red": 24, "blue": 42})
+        state.data["p"]["red"]["chest"], state.data["p"]["blue"]["chest"] = 24, 42
+        state.data["seq"] += 1
+        publish_game(ctl, state)
         page.wait_for_selector("#coins[data-coins='24']", timeout=5_000)
         text = page.inner_text("body")
         assert "24 coins" in text and "41" not in text and "42" not in text
         # Nothing of blue's tree ever reached the page's MQTT client either.
-        topics = page.evaluate("window.__seenTopics || []")
-        assert topics and not [t for t in topics if "/player/blue/" in t]
+        topics = page.evaluate("window.__seenTopics")
+        assert f"{BASE}/player/red/state" in topics and not [t for t in topics if "/player/blue/" in t]
     ctl.close()
 
 
-def test_broker_refuses_red_blues_tree(broker) -> None:
-    ctl = Client(broker, "controller")
-    assert ctl.wait_connected()
-    publish_payloads(ctl, 1, small_view(), coins={"red": 23, "blue": 41})
-    red = Client(broker, "red", transport="websockets", protocol="3.1.1")
+def test_broker_keeps_blues_tree_from_red(broker) -> None:
+    ctl = controller_client(broker)
+    state = api.new_game(["red", "blue"], 5, None)
+    publish_game(ctl, state)
+    red = Client(broker, "red", transport="websockets", protocol="3.1.1")  # as the tablet connects
     assert red.wait_connected()
     red.subscribe(f"{BASE}/player/blue/#")
     red.subscribe(f"{BASE}/player/+/state")
     got = red.collect(1.0)
     assert got and {m.topic for m in got} == {f"{BASE}/player/red/state"}
-    # nor act as blue, nor publish state
+    # nor act as blue, nor publish the public state
     watcher = Client(broker, "display")
     assert watcher.wait_connected()
+    watcher.subscribe(f"{BASE}/player/+/cmd")
     red.publish(f"{BASE}/player/blue/cmd", json.dumps({"request_id": "x", "seq": 1, "action": {"type": "end_turn"}}))
     red.publish(f"{BASE}/state", json.dumps({"seq": 99}), retain=True)
+    assert watcher.collect(0.5) == []  # the display may not read commands at all
     watcher.subscribe(f"{BASE}/state")
     states = [json.loads(m.payload) for m in watcher.collect(1.0)]
-    assert states and all(s["seq"] == 1 for s in states)
+    assert states and all(s["seq"] == state.seq for s in states)
     assert not Client(broker, "red", password="wrong").wait_connected()
     for c in (ctl, red, watcher):
         c.close()
 
 
+def battle_view() -> tuple[dict, dict]:
+    """A real session's view: red attacks blue, 3 red and 2 blue cubes dropped and read."""
+    setup = BattleSetup("t3-b1", "ship", BattleSide("red", True, "red", 3), BattleSide("blue", True, "blue", 2), "r2c1")
+    session = BattleSession(setup, now=0.0)
+    session.tower({"red": 3, "blue": 2}, now=1.0)
+    reading = {"status": "ok", "cubes": [
+        {"color": "red", "zone": "str-2", "confidence": 0.9}, {"color": "red", "zone": "str-2", "confidence": 0.9},
+        {"color": "red", "zone": "dmg-1", "confidence": 0.9}, {"color": "blue", "zone": "plunder-c2", "confidence": 0.9},
+        {"color": "blue", "zone": "str-1a", "confidence": 0.9}], "redrop": [], "ambiguous": []}
+    session.camera(reading, settled=True, now=2.0)
+    return session.view(), setup.to_json()
+
+
 def test_battle_board_draws_each_cube_in_its_zone_and_the_tallies(browser, broker, display) -> None:
-    ctl = Client(broker, "controller")
-    assert ctl.wait_connected()
-    battle = {
-        "battle_id": "t3-b1", "kind": "ship", "location": "r2c1", "step": "resolve",
-        "attacker": {"name": "red", "cube_color": "red", "is_player": True},
-        "defender": {"name": "blue", "cube_color": "blue", "is_player": True},
-        "board": {"zones": {"explode": {"kind": "exploding"}, "dmg-1": {"kind": "damage"},
-                            "str-2": {"kind": "strength", "strength": 2},
-                            "plunder-c2": {"kind": "plunder", "cargo": 2, "coins": 0}}},
-        "cubes": [{"id": 0, "color": "red", "zone": "str-2"}, {"id": 1, "color": "red", "zone": "str-2"},
-                  {"id": 2, "color": "blue", "zone": "dmg-1"}, {"id": 3, "color": "blue", "zone": "plunder-c2"}],
-        "tallies": {"attacker": {"plunder_cargo": 0, "plunder_coins": 0, "damage_dealt": 0, "strength": 4},
-                    "defender": {"plunder_cargo": 2, "plunder_coins": 0, "damage_dealt": 1, "strength": 0}},
-    }
-    publish_payloads(ctl, 5, small_view(), battle=battle)
+    ctl = controller_client(broker)
+    view, setup = battle_view()
+    state = api.new_game(["red", "blue"], 5, None)
+    publish_game(ctl, state, battle=view)
     with open_page(browser, display, broker) as page:
         page.wait_for_selector("#battle", timeout=10_000)
         assert page.locator("[data-zone='str-2'] .cube.c-red").count() == 2
-        assert page.locator("[data-zone='dmg-1'] .cube.c-blue").count() == 1
-        assert page.locator("[data-zone='explode'] .cube").count() == 0
-        attacker = page.locator("[data-side='attacker']").inner_text()
-        assert "Strength" in attacker and "4" in attacker
-        assert "2 cargo" in page.locator("[data-side='defender']").inner_text()
-        # The result, once the engine has one.
-        done = {**battle, "outcome": {"winner": "attacker", "attacker": battle["tallies"]["attacker"],
-                                      "defender": battle["tallies"]["defender"]}}
-        publish_payloads(ctl, 6, small_view(), battle=done)
-        page.wait_for_selector(".result[data-winner='attacker']", timeout=5_000)
+        assert page.locator("[data-zone='dmg-1'] .cube.c-red").count() == 1
+        assert page.locator("[data-zone='plunder-c2'] .cube.c-blue").count() == 1
+        assert page.locator("[data-zone='explode'] .cube").count() == 0  # empty zones are drawn too
+        att = view["sides"]["attacker"]
+        assert page.inner_text("[data-side='attacker'] [data-tally='strength']") == str(att["strength"])
+        assert page.inner_text("[data-side='defender'] [data-tally='plunder']").startswith(
+            str(view["sides"]["defender"]["plunder_cargo"]))
     ctl.close()

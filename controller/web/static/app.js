@@ -46,6 +46,7 @@ async function main() {
     table, player, base,
     state: null, prompts: null, events: [], devices: {}, availability: null,
     me: null, myPrompts: null, pending: new Map(), lastReply: null,
+    board: settings.board || null, lastBattle: null,
   };
   const topics = [`${base}/availability`, `${base}/device/+/availability`, `${base}/state`, `${base}/events`, `${base}/prompts`];
   if (player) topics.push(`${base}/player/${player}/state`, `${base}/player/${player}/prompts`, `${base}/player/${player}/reply`);
@@ -79,7 +80,10 @@ async function main() {
         store.availability = typeof payload === "string" ? payload : payload?.state ?? null;
         link.setController(store.availability);
       } else if (rest === "state") {
-        if (newer(payload, store.state)) store.state = payload;
+        if (newer(payload, store.state)) {
+          store.state = payload;
+          followBattle(store, payload, render);
+        }
       } else if (rest === "prompts") store.prompts = payload;
       else if (rest === "events") {
         store.events = [...(payload?.events || []).map((e) => ({ ...e, _seq: payload.seq })), ...store.events].slice(0, 12);
@@ -130,6 +134,18 @@ async function main() {
   window.__display = { store, link, send }; // for the tests and for debugging from the console
 }
 
+// The session view disappears when the engine ends a battle: keep the last one to show as "Battle over".
+function followBattle(store, payload, render) {
+  const setup = payload?.view?.battle;
+  if (payload?.battle || setup) {
+    const prev = store.lastBattle;
+    store.lastBattle = { view: payload.battle || prev?.view || null, setup: setup || prev?.setup || null, endedAt: null };
+  } else if (store.lastBattle && store.lastBattle.endedAt === null) {
+    store.lastBattle.endedAt = Date.now();
+    setTimeout(render, 30_500);
+  }
+}
+
 // A retained snapshot can arrive after a newer live one when a tablet reconnects: keep the newest.
 function newer(next, cur) {
   if (!next || typeof next !== "object") return false;
@@ -140,14 +156,12 @@ function newer(next, cur) {
 function turnLine(store) {
   const v = store.state?.view;
   if (!v) return "";
-  const active = v.active_player ?? v.current_player ?? v.turn?.player ?? v.turn_player;
-  const phase = v.phase ?? v.turn?.phase;
-  const round = v.round ?? v.turn?.number ?? v.turn_number;
+  const active = v.active;
   const parts = [];
   if (active) parts.push(h(`span.who.c-${active}`, `${cap(active)}'s turn`));
-  if (phase) parts.push(h("span.phase", ` · ${String(phase).replace(/_/g, " ")}`));
-  if (round !== undefined && round !== null) parts.push(h("span.round", ` · turn ${round}`));
-  if (v.game_over || v.finished || v.status === "finished") parts.push(h("span.over", " · game over"));
+  if (v.phase) parts.push(h("span.phase", ` · ${v.phase === "over" ? "game over" : String(v.phase).replace(/_/g, " ")}`));
+  if (typeof v.turn === "number" && v.turn > 0) parts.push(h("span.round", ` · turn ${v.turn}`));
+  if (v.final_round) parts.push(h("span.final", " · final round"));
   return h("span", parts);
 }
 

@@ -1,108 +1,90 @@
-// The battle board drawn from the battle session's view (rules/battle/session.py `view()`):
-// every cube the camera read, drawn in its zone; tallies per side; exploding shots; re-drop prompts; result.
-// Tallies and the winner are the engine's numbers; this file only lays them out.
+// The battle board, from the battle session's view (rules/battle/session.py `view()`): every cube read by
+// the camera drawn in its zone (and on the rails), tallies per side (plunder, damage, strength), exploding
+// shots, the drop or re-drop the table owes, whose ability turn it is, then the result. Numbers and the
+// winner are the session's; zone kinds and labels come from the board model in /settings.json.
 
-import { brief, cube, h, humanize, safe } from "./dom.js";
+import { cube, h, humanize, mount, safe } from "./dom.js";
 
 const KIND_ORDER = ["exploding", "plunder", "damage", "strength", "miss"];
 
 export function zoneLabel(id, z) {
-  z = z || {};
-  switch (z.kind) {
+  switch (z?.kind) {
     case "exploding": return "Exploding shot";
-    case "plunder": {
-      const bits = [];
-      if (z.cargo) bits.push(`${z.cargo} cargo`);
-      if (z.coins) bits.push(`${z.coins} coin${z.coins > 1 ? "s" : ""}`);
-      return `Plunder ${bits.join(" + ") || ""}`.trim();
-    }
+    case "plunder": return `Plunder ${[z.cargo ? `${z.cargo} cargo` : null, z.coins ? `${z.coins} coin${z.coins > 1 ? "s" : ""}` : null].filter(Boolean).join(" + ")}`;
     case "damage": return "Damage";
-    case "strength": return `Strength ${z.strength ?? ""}`.trim();
+    case "strength": return `Strength ${z.strength ?? ""}`;
     case "miss": return "Miss";
-    default: return humanize(z.label || id);
+    default: return id;
   }
 }
 
-/** zone id -> list of cube colours, from whichever reading form the session sends. */
-export function cubesByZone(b) {
-  const out = {};
-  const add = (zone, colour, n = 1, data = null) => {
-    (out[zone] ||= []);
-    for (let i = 0; i < n; i++) out[zone].push({ color: colour, ...(data || {}) });
-  };
-  const reading = b.cubes ?? b.reading ?? b.board_reading ?? b.current ?? b.drops_read ?? null;
-  const list = Array.isArray(reading) ? reading : Array.isArray(reading?.cubes) ? reading.cubes : null;
-  if (list) {
-    for (const c of list) add(c.zone ?? c.zone_id ?? "?", c.color ?? c.colour ?? c.side ?? "?", c.count ?? 1, c);
-  } else if (reading && typeof reading === "object") {
-    for (const [zone, v] of Object.entries(reading)) {
-      if (Array.isArray(v)) v.forEach((c) => add(zone, typeof c === "string" ? c : c.color ?? c.colour));
-      else if (v && typeof v === "object") for (const [col, n] of Object.entries(v)) add(zone, col, Number(n) || 0);
-      else if (typeof v === "number") add(zone, "?", v);
-    }
-  }
-  return out;
-}
-
-function sideBox(name, side, tally, isWinner) {
-  side = side || {};
-  tally = tally || {};
-  const who = side.name ?? side.player ?? name;
-  const colour = side.cube_color ?? side.color ?? (side.is_player ? who : "black");
-  const num = (...keys) => {
-    for (const k of keys) if (tally[k] !== undefined && tally[k] !== null) return tally[k];
-    return null;
-  };
-  const rows = [
-    ["Plunder", [num("plunder_cargo", "cargo") !== null ? `${num("plunder_cargo", "cargo")} cargo` : null,
-      num("plunder_coins", "coins") !== null ? `${num("plunder_coins", "coins")} coins` : null].filter(Boolean).join(" + ") || (num("plunder") ?? "—")],
-    ["Damage dealt", num("damage_dealt", "damage") ?? "—"],
-    ["Strength", num("strength") ?? "—"],
-  ];
-  return h(`section.side.side-${safe(name)}${isWinner ? ".winner" : ""}`, { dataset: { side: name } },
-    h("h3", cube(colour), " ", humanize(name), ": ", String(who)),
-    h("dl.tally", rows.map(([k, v]) => [h("dt", k), h("dd", { dataset: { tally: safe(k) } }, String(v))])),
-    isWinner ? h("p.won", "Wins the battle") : null);
-}
-
-export function renderBattle(b, publicPrompts) {
-  if (!b) return null;
-  const setup = b.setup || {};
-  const board = b.board || b.battle_board || {};
-  const zones = board.zones || b.zones || {};
-  const byZone = cubesByZone(b);
-  const outcome = b.outcome || b.result || null;
-  const tallies = b.tallies || b.totals || b.score || (outcome ? { attacker: outcome.attacker, defender: outcome.defender } : {});
-  const winner = outcome?.winner ?? b.winner ?? null;
-  const ids = Object.keys(zones);
-  for (const z of Object.keys(byZone)) if (!ids.includes(z)) ids.push(z); // a zone the layout did not name
-  ids.sort((a, b2) => rank(zones[a]) - rank(zones[b2]));
-  const step = b.step ?? b.phase ?? b.state ?? null;
-  const exploding = b.exploding ?? b.exploding_shots ?? null;
-  const redrop = [...(b.prompts || []), ...((publicPrompts && publicPrompts.prompts) || [])].filter(
-    (p) => /drop|redrop|mismatch|disagree|jam/i.test(`${p.kind} ${p.text}`));
-  return h("section#battle.battle", { dataset: { battleId: b.battle_id ?? setup.battle_id ?? "" } },
-    h("h2", "Battle", (b.kind ?? setup.kind) ? ` · ${humanize(b.kind ?? setup.kind)}` : "",
-      (b.location ?? setup.location) ? ` at ${b.location ?? setup.location}` : ""),
-    step ? h("p.step", { dataset: { step: String(step) } }, humanize(step)) : null,
-    exploding ? h("p.exploding", "💥 Exploding shot: ", brief(exploding)) : null,
-    redrop.map((p) => h("p.redrop", { role: "alert" }, p.text || humanize(p.kind))),
-    h("div.sides",
-      sideBox("attacker", b.attacker ?? setup.attacker, tallies.attacker, winner === "attacker"),
-      sideBox("defender", b.defender ?? setup.defender, tallies.defender, winner === "defender")),
-    h("div.board", ids.map((id) => {
-      const z = zones[id] || {};
-      const cubes = byZone[id] || [];
-      return h(`div.zone.k-${safe(z.kind)}`, { dataset: { zone: id, count: cubes.length } },
-        h("span.zlabel", zoneLabel(id, z)),
-        h("span.zcubes", cubes.map((c) => cube(c.color, c.corrected ? ".corrected" : ""))));
-    })),
-    winner ? h("p.result", { dataset: { winner } }, `${humanize(winner)} wins`,
-      outcome?.sunk || outcome?.sinks ? ` · sunk: ${brief(outcome.sunk || outcome.sinks)}` : "") : null,
-  );
+/** Zone ids in board order: the board model's zones by kind, then any zone only the reading names. */
+export function zoneIds(board, view) {
+  const zones = board?.zones || {};
+  const ids = Object.keys(zones).sort((a, b) => rank(zones[a]) - rank(zones[b]));
+  for (const z of Object.keys(view?.zones || {})) if (!ids.includes(z)) ids.push(z);
+  return ids;
 }
 
 function rank(z) {
   const i = KIND_ORDER.indexOf(z?.kind);
   return i < 0 ? KIND_ORDER.length : i;
 }
+
+function cubesOf(counts) {
+  return Object.entries(counts || {}).flatMap(([c, n]) => Array(Number(n) || 0).fill(c)).map((c) => cube(c));
+}
+
+function sideBox(key, side, setupSide, winner) {
+  side = side || {};
+  const name = side.name ?? setupSide?.name ?? key;
+  const colour = side.color ?? setupSide?.cube_color ?? "black";
+  const n = (k) => (side[k] === undefined || side[k] === null ? "—" : String(side[k]));
+  return h(`section.side.side-${key}${winner === key ? ".winner" : ""}`, { dataset: { side: key } },
+    h("h3", cube(colour), " ", humanize(key), ": ", humanize(String(name).replace(/^merchant:.*/, "Merchant ship"))),
+    h("dl.tally",
+      h("dt", "Cubes"), h("dd", { dataset: { tally: "cubes" } }, n("cubes") !== "—" ? n("cubes") : String(setupSide?.cubes ?? "—")),
+      h("dt", "Plunder"), h("dd", { dataset: { tally: "plunder" } }, `${n("plunder_cargo")} cargo + ${n("plunder_coins")} coins`),
+      h("dt", "Damage"), h("dd", { dataset: { tally: "damage" } }, n("damage")),
+      h("dt", "Strength"), h("dd.strength", { dataset: { tally: "strength" } }, n("strength")),
+      side.exploding_shots ? [h("dt", "💥 Exploding"), h("dd", { dataset: { tally: "exploding" } }, n("exploding_shots"))] : null),
+    (side.abilities_used || []).length ? h("p.used", "Used: ", side.abilities_used.join(", ")) : null,
+    winner === key ? h("p.won", "Wins the battle") : null);
+}
+
+/** view: the session view (may be null while the engine has set the battle up); setup: rules BattleSetup. */
+export function renderBattle(view, setup, publicPrompts = [], board = null, opts = {}) {
+  view = view || {};
+  setup = setup || {};
+  const result = view.result || null;
+  const winner = result?.winner ?? null;
+  const sessionPrompts = (view.prompts || []).filter((p) => !p.to || p.to === "table");
+  const tablePrompts = sessionPrompts.length ? sessionPrompts : publicPrompts.filter((p) => p.battle_id);
+  const toAct = view.to_act ? view.sides?.[view.to_act]?.name ?? view.to_act : null;
+  return h(`section#battle.battle${opts.over ? ".over" : ""}`, { dataset: { battleId: view.battle_id ?? setup.battle_id ?? "", phase: view.phase ?? "" } },
+    h("h2", opts.over ? "Battle over" : "Battle", ` · ${humanize(view.kind ?? setup.kind ?? "")}`, setup.location ? ` at ${setup.location}` : ""),
+    view.provisional ? h("p.provisional", "Reading the board… (not yet accepted)") : null,
+    opts.over ? null : tablePrompts.map((p) => h(`p.redrop.k-${safe(p.kind)}`, { role: "alert", dataset: { kind: p.kind } }, p.text || humanize(p.kind))),
+    toAct && !opts.over ? h("p.toact", `${humanize(toAct)}: Battle ability or pass`) : null,
+    h("div.sides", sideBox("attacker", view.sides?.attacker, setup.attacker, winner), sideBox("defender", view.sides?.defender, setup.defender, winner)),
+    h("div.board", zoneIds(board, view).map((id) => {
+      const z = board?.zones?.[id];
+      const counts = view.zones?.[id] || {};
+      const total = Object.values(counts).reduce((a, b) => a + (Number(b) || 0), 0);
+      return h(`div.zone.k-${safe(z?.kind ?? "unknown")}`, { dataset: { zone: id, count: total } },
+        h("span.zlabel", zoneLabel(id, z)), h("span.zcubes", cubesOf(counts)));
+    }),
+    Object.keys(view.on_rail || {}).length ? h("div.zone.k-rail", { dataset: { zone: "rail" } }, h("span.zlabel", "On a rail"), h("span.zcubes", cubesOf(view.on_rail))) : null),
+    result ? h("p.result", { dataset: { winner } }, `${humanize(view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
+    view.corrections ? h("p.hint", `${view.corrections} correction(s) applied`) : null,
+  );
+}
+
+/** After the engine ends a battle the session view goes; keep its last board up for a while. */
+export function lastBattle(store) {
+  const lb = store.lastBattle;
+  if (!lb || Date.now() - lb.endedAt > 30_000) return null;
+  return renderBattle(lb.view, lb.setup, [], store.board, { over: true });
+}
+
+export { mount };

@@ -1,134 +1,182 @@
-// The player view (?player=red): chest, dock, ship holds, damage, sails, hand and deck with card levels
-// and sleeved advancements; a button per legal action; prompts meant for this player; refusals as the
-// rules engine's sentence. Drawn only from this player's private payloads (the broker's ACL keeps the
-// others' secrets from ever reaching this page).
+// The player view (?player=red): Treasure chest, Dock, Ship (holds, damage, sails, mode, upgrades), hand and
+// deck with card levels and sleeved Advancements; a button per legal action (exactly the engine's list);
+// prompts for this player (Battle abilities in turn, level up, ship path) and the table's prompts a player
+// may answer (confirm or correct a camera reading, a tower/camera disagreement); refusals as the engine's
+// sentence. Drawn only from this player's payloads: the broker's ACL keeps the others' secrets away.
 
-import { renderBattle } from "./battle.js";
+import { renderBattle, zoneIds, zoneLabel } from "./battle.js";
 import { brief, cube, facts, h, humanize, mount, safe } from "./dom.js";
 
-// Per-prompt choices the player has made but not sent yet (survive re-renders).
+// Choices made in a prompt but not sent yet, by prompt id (they survive re-renders).
 const drafts = new Map();
 
 export function actionLabel(a) {
   if (a.label || a.text) return a.label || a.text;
-  const rest = Object.entries(a).filter(([k]) => k !== "type" && k !== "player");
-  return rest.length ? `${humanize(a.type)} · ${rest.map(([k, v]) => `${humanize(k)} ${brief(v)}`).join(", ")}` : humanize(a.type);
-}
-
-/** A hold as the engine sends it: [cargo, coins], {cargo, coins}, or text. */
-export function holdText(x) {
-  if (Array.isArray(x) && x.length === 2 && x.every((n) => typeof n === "number"))
-    return x[0] + x[1] === 0 ? "empty" : [x[0] ? `${x[0]} cargo` : null, x[1] ? `${x[1]} coin${x[1] > 1 ? "s" : ""}` : null].filter(Boolean).join(" + ");
-  return typeof x === "object" && x !== null ? brief(x) : String(x);
-}
-
-function card(c, cards) {
-  if (typeof c === "string") c = { id: c, ...((cards && cards[c]) || {}) };
-  const level = c.level ?? c.lvl;
-  let adv = c.sleeved ?? c.advancement ?? c.advancements ?? c.sleeve ?? c.slots ?? null;
-  if (adv && typeof adv === "object" && !Array.isArray(adv)) {
-    const filled = Object.entries(adv).filter(([, x]) => x !== null && x !== undefined);
-    adv = filled.length ? Object.fromEntries(filled) : null;
+  const bits = [];
+  for (const [k, v] of Object.entries(a)) {
+    if (k === "type" || k === "player" || v === false || v === null || v === undefined) continue;
+    if (Array.isArray(v) && v.length === 0) continue;
+    if (v === true) bits.push(humanize(k).toLowerCase());
+    else if (k === "card" || k === "square" || k === "to") bits.push(Array.isArray(v) ? v.join(" → ") : brief(v));
+    else bits.push(`${humanize(k).toLowerCase()} ${Array.isArray(v) ? v.map(brief).join(" → ") : brief(v)}`);
   }
-  return h("li.card", { dataset: { card: c.id ?? c.name ?? "" } },
-    h("span.cname", c.name ?? humanize(c.sailor ?? c.id ?? c.card ?? "card")),
-    level !== undefined ? h("span.level", `L${level}`) : null,
-    adv ? h("span.sleeve", "✦ ", brief(adv)) : null,
-    c.icons || c.effects ? h("small.icons", brief(c.icons ?? c.effects)) : null);
+  return [humanize(a.type), ...bits].join(" · ");
 }
 
-function cardList(title, cards, cls, all) {
+function cardItem(id, c) {
+  c = c || {};
+  const sleeves = Object.entries(c.slots || {}).filter(([, x]) => x);
+  return h("li.card", { dataset: { card: id } },
+    h("span.cname", humanize(c.sailor ?? c.name ?? id)),
+    c.level !== undefined ? h("span.level", `L${c.level}`) : null,
+    sleeves.map(([slot, adv]) => h("span.sleeve", `✦ ${slot}: ${typeof adv === "object" ? adv.name ?? adv.id : adv}`)));
+}
+
+function cardSection(title, cards, cls) {
   if (cards === undefined || cards === null) return null;
-  if (typeof cards === "number") return h(`section.${cls}`, h("h2", title), h("p.count", `${cards} cards`));
-  const list = Array.isArray(cards) ? cards : Object.entries(cards).map(([id, c]) => (typeof c === "object" ? { id, ...c } : c));
-  return h(`section.${cls}`, h("h2", title, h("small", ` (${list.length})`)),
-    list.length ? h("ul.cards", list.map((c) => card(c, all))) : h("p.hint", "none"));
+  const entries = Array.isArray(cards) ? cards.map((id) => [id, null]) : Object.entries(cards);
+  return h(`section.${cls}`, h("h2", title, h("small", ` (${entries.length})`)),
+    entries.length ? h("ul.cards", entries.map(([id, c]) => (c ? cardItem(id, c) : h("li.card.plain", humanize(id))))) : h("p.hint", "none"));
 }
 
-function holds(ship) {
-  const hs = ship?.holds ?? ship?.hull ?? null;
-  if (!hs) return null;
-  const list = Array.isArray(hs) ? hs : Object.entries(hs).map(([k, x]) => ({ id: k, ...(typeof x === "object" ? x : { content: x }) }));
-  return h("ol.holds", list.map((x, i) => h("li.hold", { dataset: { hold: i } }, holdText(x))));
+function holdList(holds) {
+  if (!Array.isArray(holds)) return null;
+  return h("ol.holds", holds.map((x, i) => {
+    const cargo = Array.isArray(x) ? x[0] : x.cargo ?? 0;
+    const coins = Array.isArray(x) ? x[1] : x.coins ?? 0;
+    return h("li.hold", { dataset: { hold: i } }, cargo + coins === 0 ? "empty" : [cargo ? `${cargo} cargo` : null, coins ? `${coins} coins` : null].filter(Boolean).join(" + "));
+  }));
 }
 
-function promptBox(p, send) {
+function select(options, value, onChange, attrs = {}) {
+  return h("select", { ...attrs, on: { change: (e) => onChange(e.target.value) } },
+    options.map(([v, label]) => h("option", { value: v, selected: String(v) === String(value) }, label)));
+}
+
+function zoneOptions(store) {
+  const b = store.state?.battle;
+  return [...zoneIds(store.board, b).map((z) => [z, zoneLabel(z, store.board?.zones?.[z]) === z ? z : `${zoneLabel(z, store.board?.zones?.[z])} (${z})`]), ["rail", "on a rail"]];
+}
+
+function cubeCount(store) {
+  const b = store.state?.battle || {};
+  let n = 0;
+  for (const counts of [...Object.values(b.zones || {}), b.on_rail || {}]) for (const k of Object.values(counts)) n += Number(k) || 0;
+  return n;
+}
+
+function promptBox(p, store, send, mine) {
   const id = p.id;
   const draft = drafts.get(id) || {};
-  const answer = (ans, label) => send({ prompt_id: id, answer: ans }, label);
-  const box = h(`section.prompt.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } },
-    h("h3", p.text || humanize(p.kind)));
+  const setDraft = (k, val) => drafts.set(id, { ...(drafts.get(id) || {}), [k]: val });
+  const answer = (ans, label) => {
+    drafts.delete(id);
+    send({ prompt_id: id, answer: ans }, label);
+  };
+  const box = h(`section.prompt.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } }, h("h3", p.text || humanize(p.kind)));
+  const crop = p.crop ?? p.image ?? (p.crops && p.cube !== undefined ? p.crops[p.cube] : null);
+  if (crop) box.append(h("img.crop", { src: String(crop).startsWith("data:") ? crop : `data:image/jpeg;base64,${crop}`, alt: `cube ${p.cube ?? ""}` }));
+
   if (p.kind === "confirm_reading") {
-    const cubes = p.cubes ?? p.reading ?? [];
-    const zonesFor = (c) => c.zones ?? c.choices ?? p.zones ?? p.zone_ids ?? [];
-    box.append(h("div.crops", cubes.map((c, i) => {
-      const cid = c.id ?? c.cube ?? String(i);
-      const chosen = draft[cid] ?? c.zone;
-      return h(`figure.crop${chosen !== c.zone ? ".changed" : ""}`, { dataset: { cube: cid } },
-        c.crop || c.image || c.jpeg ? h("img", { src: `data:image/jpeg;base64,${c.crop ?? c.image ?? c.jpeg}`, alt: `cube ${cid}` }) : cube(c.color),
-        h("figcaption", cube(c.color), ` ${c.color ?? ""} in `,
-          h("select", { dataset: { cube: cid }, on: { change: (e) => { drafts.set(id, { ...draft, [cid]: e.target.value }); } } },
-            [...new Set([c.zone, ...zonesFor(c)])].map((z) => h("option", { value: z, selected: z === chosen }, String(z))))));
+    const cubes = p.cube !== undefined && p.cube !== null ? [p.cube] : p.cubes || [];
+    const zones = zoneOptions(store);
+    if (p.zones) for (const z of p.zones) if (!zones.find(([v]) => v === z)) zones.unshift([z, z]);
+    box.append(h("div.corrections", cubes.map((i) => {
+      const chosen = draft[`zone${i}`] ?? p.zone ?? "rail";
+      return h("div.fix", { dataset: { cube: i } }, cube(p.color), ` cube ${i} is in `,
+        select(zones, chosen, (val) => setDraft(`zone${i}`, val), { dataset: { cube: i } }),
+        h("button.primary", { dataset: { answer: "zone" }, on: { click: () => {
+          const z = (drafts.get(id) || {})[`zone${i}`] ?? p.zone ?? "rail";
+          answer({ cube: i, zone: z === "rail" ? null : z }, `Cube ${i} is in ${z}`);
+        } } }, "Send"),
+        p.cubes ? h("button", { dataset: { answer: "remove" }, on: { click: () => answer({ cube: i, remove: true }, `Cube ${i} is not a battle cube`) } }, "Not a cube") : null);
     })));
-    const corrections = () => Object.entries(drafts.get(id) || {})
-      .filter(([cid, z]) => (cubes.find((c, i) => String(c.id ?? c.cube ?? i) === cid) || {}).zone !== z)
-      .map(([cid, z]) => ({ cube: isNaN(+cid) ? cid : +cid, zone: z }));
-    box.append(h("div.buttons",
-      h("button.primary", { dataset: { answer: "confirm" }, on: { click: () => {
-        const fix = corrections();
-        drafts.delete(id);
-        answer(fix.length ? { confirm: false, corrections: fix } : { confirm: true }, fix.length ? "Correct the reading" : "Confirm the reading");
-      } } }, "Send")));
     return box;
   }
-  const options = p.options ?? p.choices ?? p.abilities ?? p.cards ?? p.paths ?? [];
-  box.append(h("div.buttons", options.map((o, i) => {
-    const label = typeof o === "string" ? humanize(o) : o.label ?? o.text ?? o.name ?? humanize(o.effect ?? o.id ?? `option ${i + 1}`);
+  if (p.kind === "sensor_disagree" && p.color) {
+    const short = (p.counted ?? p.seen ?? 0) < (p.expected ?? 0);
+    box.append(h("div.buttons",
+      p.source === "tower" ? h("button", { dataset: { answer: "adjust" }, on: { click: () => answer({ adjust_tower: p.color, delta: short ? 1 : -1 }, "Correct the tower count") } },
+        short ? `The tower missed a ${p.color} cube` : `The tower counted a ${p.color} cube too many`) : null,
+      short ? h("button", { dataset: { answer: "lost" }, on: { click: () => answer({ cube_lost: p.color }, "A cube was lost") } }, `A ${p.color} cube fell off the board`) : null));
+    return box;
+  }
+  if (p.kind === "battle_ability") {
+    const n = cubeCount(store);
+    box.append(h("div.abilities", (p.options || []).map((o) => {
+      const needs = o.needs || [];
+      return h("div.ability", { dataset: { ability: o.id } },
+        h("span.aname", humanize(o.effect), o.params && Object.keys(o.params).length ? ` (${brief(o.params)})` : "", h("small", ` · ${o.source ?? ""}`)),
+        needs.includes("cube") ? ["  cube ", select([...Array(n).keys()].map((i) => [i, String(i)]), draft[`${o.id}:cube`] ?? 0, (val) => setDraft(`${o.id}:cube`, val))] : null,
+        needs.includes("to") ? ["  to ", select(zoneOptions(store).filter(([z]) => z !== "rail"), draft[`${o.id}:to`], (val) => setDraft(`${o.id}:to`, val))] : null,
+        h("button.primary", { on: { click: () => {
+          const d = drafts.get(id) || {};
+          const ans = { ability: o.id };
+          if (needs.includes("cube")) ans.cube = Number(d[`${o.id}:cube`] ?? 0);
+          if (needs.includes("to")) ans.to = d[`${o.id}:to`] ?? zoneOptions(store)[0][0];
+          answer(ans, `Use ${humanize(o.effect)}`);
+        } } }, "Use"));
+    }), h("button.pass", { dataset: { option: "pass" }, on: { click: () => answer({ pass: true }, "Pass") } }, "Pass")));
+    return box;
+  }
+  const options = p.options ?? p.choices ?? p.paths ?? [];
+  if (options.length) box.append(h("div.buttons", options.map((o, i) => {
+    const label = typeof o === "string" ? humanize(o) : o.label ?? o.text ?? o.name ?? (Array.isArray(o.path) ? o.path.join(" → ") : humanize(o.id ?? `option ${i + 1}`));
     const ans = typeof o === "object" && o.answer !== undefined ? o.answer : { choice: typeof o === "string" ? o : o.id ?? i };
     return h("button", { dataset: { option: typeof o === "string" ? o : o.id ?? i }, on: { click: () => answer(ans, label) } }, label);
-  }),
-  p.can_pass || p.kind === "battle_ability" ? h("button.pass", { dataset: { option: "pass" }, on: { click: () => answer({ pass: true }, "Pass") } }, "Pass") : null));
+  })));
+  else if (!mine) box.classList.add("info");
   return box;
 }
+
+const ANSWERABLE_PUBLIC = ["confirm_reading", "sensor_disagree"];
 
 export function renderPlayer(root, store, send) {
   const me = store.me;
   if (!me) {
-    root.replaceChildren(h("p.hint", `Waiting for ${store.player}'s board…`));
+    mount(root, h("p.hint", `Waiting for ${store.player}'s board…`));
     return;
   }
   const v = me.view || {};
-  const ship = v.ship ?? {};
-  const chest = v.chest ?? v.treasure_chest ?? v.coins;
-  const coinValue = typeof chest === "object" && chest !== null ? chest.coins ?? brief(chest) : chest;
+  const you = v.you || {};
+  const board = v.p?.[store.player] || {};
+  const ship = board.ship || {};
   const legal = me.legal_actions || [];
-  const prompts = store.myPrompts?.prompts || [];
+  const prompts = [
+    ...(store.myPrompts?.prompts || []).map((p) => [p, true]),
+    ...(store.prompts?.prompts || []).filter((p) => ANSWERABLE_PUBLIC.includes(p.kind)).map((p) => [p, false]),
+  ];
+  const groups = new Map();
+  legal.forEach((a, i) => (groups.get(a.type) || groups.set(a.type, []).get(a.type)).push([a, i]));
   const r = store.lastReply;
-  const shown = new Set(["ship", "chest", "treasure_chest", "coins", "hand", "deck", "discard", "played", "cards", "dock", "color", "player", "achievements"]);
+  const battle = store.state?.battle || v.battle;
   mount(root,
     r ? (r.pending ? h("p.reply.pending#reply", `Sent: ${r.label}…`)
       : r.accepted ? h("p.reply.ok#reply", `Done: ${r.label}`)
         : h("p.reply.refused#reply", { role: "alert", dataset: { kind: r.kind ?? "" } }, r.reason || "The table refused that.")) : null,
-    prompts.length ? h("section.prompts", prompts.map((p) => promptBox(p, send))) : null,
-    h("section.actions", h("h2", "Your actions"),
-      legal.length ? h("div.buttons", legal.map((a, i) => h("button.action", {
-        dataset: { action: a.type ?? "", index: i },
-        on: { click: () => send({ seq: me.seq, action: a }, actionLabel(a)) },
-      }, actionLabel(a)))) : h("p.hint", "Nothing to do right now.")),
+    prompts.length ? h("section.prompts", prompts.map(([p, mine]) => promptBox(p, store, send, mine))) : null,
+    h("section.actions", h("h2", v.active === store.player ? "Your turn" : "Your actions"),
+      legal.length ? [...groups.entries()].map(([type, list]) => h("div.buttons", { dataset: { group: type } },
+        list.map(([a, i]) => h("button.action", {
+          dataset: { action: a.type ?? "", index: i },
+          on: { click: () => send({ seq: me.seq, action: a }, actionLabel(a)) },
+        }, actionLabel(a))))) : h("p.hint", v.phase === "over" ? "The game is over." : "Nothing to do right now.")),
+    battle ? renderBattle(store.state?.battle, v.battle, [], store.board) : null,
     h("div.mine",
-      h(`section.chest`, h("h2", "Treasure chest"), h("p.coins#coins", { dataset: { coins: coinValue ?? "" } }, `${coinValue ?? "—"} coins`)),
-      h("section.dock", h("h2", "Dock"), h("p", brief(v.dock))),
+      h("section.chest", h("h2", "Treasure chest"),
+        h("p.coins#coins", { dataset: { coins: you.chest ?? "" } }, `${you.chest ?? "—"} coins`),
+        you.bonus_token ? h("p", "Bonus token: ", brief(you.bonus_token)) : null),
+      h("section.dock", h("h2", "Dock"), h("p.big", `${board.dock_cargo ?? "—"} cargo`)),
       h("section.shipboard", h("h2", "Ship"),
-        facts({ location: ship.location ?? ship.at, mode: ship.mode ?? (ship.pirate === undefined ? undefined : ship.pirate ? "pirate" : "mercantile"), damage: ship.damage ?? v.damage, sails: ship.sails ?? v.sails,
-          cannons: ship.cannons, upgrades: ship.upgrades }, [], "facts"),
-        holds(ship),
-        facts(ship, ["location", "at", "pirate", "mode", "damage", "sails", "cannons", "upgrades", "holds", "hull"], "facts small"))),
-    cardList("Hand", v.hand, "hand", v.cards),
-    cardList("Played", v.played, "played", v.cards),
-    cardList("Deck", v.deck ?? v.deck_size ?? v.deck_count, "deck", v.cards),
-    cardList("Discard", v.discard, "discard", v.cards),
-    v.achievements ? h("section.achv", h("h2", "Achievements"), h("p", brief(v.achievements))) : null,
-    h("section.more", facts(v, [...shown], "facts small")),
-    store.state?.battle ? renderBattle(store.state.battle, store.prompts) : null,
+        facts({ at: ship.at, mode: ship.pirate === undefined ? undefined : ship.pirate ? "Pirate" : "Mercantile",
+          damage: ship.damage, sails: ship.sails, sails_if_set_now: you.sails_if_set_now ?? undefined,
+          upgrades: Array.isArray(ship.hull) ? ship.hull.flat().join(", ") || "none" : undefined }, [], "facts"),
+        holdList(ship.holds))),
+    cardSection(`Hand (limit ${you.hand_limit ?? "?"})${board.may_level_up ? " · you may level up a card" : ""}`, you.hand, "hand"),
+    cardSection("Played", board.played, "played"),
+    cardSection("Deck (order unknown)", you.deck, "deck"),
+    cardSection("Discard", board.discard, "discard"),
+    you.set_aside?.length ? h("section.setaside", h("h2", "Set-aside Advancements"), h("ul.cards", you.set_aside.map((a) => h("li.card", `${a.name ?? a.id} (${a.slot ?? ""})`)))) : null,
+    h("section.more", facts({ cubes: board.cubes, achievement_markers_left: board.achievement_markers_left }, [], "facts small")),
   );
 }
