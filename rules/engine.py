@@ -15,7 +15,7 @@ from typing import Any
 from rules.battle.contract import BattleAbility, BattleOutcome, BattleSetup, BattleSide
 from rules.cards import ACHIEVEMENTS, BUILDINGS, Catalog, load_catalog
 from rules.errors import Ambiguous, Illegal, Invalid, RulesError
-from rules.state import HARBOR, SQUARES, GameState, copy_data, neighbours, rng_below, step
+from rules.state import HARBOR, SQUARES, GameState, copy_data, neighbours, plain, rng_below, step
 
 COLORS = ("red", "blue", "green", "yellow", "purple", "orange", "black", "white")
 ISLANDS_BY_COUNT = {2: 8, 3: 9, 4: 10}
@@ -1482,15 +1482,15 @@ def _next_battle(d: dict[str, Any], out: list[dict]) -> None:
         d["turn"]["battled"].append(nxt.get("defender") or (f"building:{nxt['square']}" if nxt["kind"] == "building"
                                                               else f"merchant:{nxt['card']}"))
         setup = build_setup(d)
-        b["setup"] = setup.to_json()
-        notice(out, "battle_started", setup=setup.to_json())
+        b["setup"] = plain(setup.to_json())
+        notice(out, "battle_started", setup=plain(setup.to_json()))
         return
 
 
 def _refresh_battle(d: dict[str, Any], out: list[dict]) -> None:
     setup = build_setup(d)
-    d["battle"]["setup"] = setup.to_json()
-    notice(out, "battle_updated", setup=setup.to_json())
+    d["battle"]["setup"] = plain(setup.to_json())
+    notice(out, "battle_updated", setup=plain(setup.to_json()))
 
 
 def check_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
@@ -1530,7 +1530,8 @@ def check_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any]) -> d
     for side in (outcome.attacker, outcome.defender):
         if min(side.plunder_cargo, side.plunder_coins, side.damage_dealt, side.coins_from_abilities) < 0:
             raise Invalid("the battle result has a negative number.")
-    return {"type": "resolve_battle", "setup": setup.to_json(), "record": rec, "outcome": outcome.to_json()}
+    return {"type": "resolve_battle", "setup": plain(setup.to_json()), "record": plain(rec),
+            "outcome": plain(outcome.to_json())}
 
 
 def do_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:

@@ -52,6 +52,15 @@ def copy_data(d: Any) -> Any:
     return marshal.loads(marshal.dumps(d))
 
 
+def plain(x: Any) -> Any:
+    """JSON-normal form (tuples become lists) so a saved state loads back equal."""
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [plain(v) for v in x]
+    return x
+
+
 def rng_next(data: dict[str, Any]) -> int:
     """Advance the splitmix64 generator kept in the state and return 64 random bits."""
     x = (data["rng"] + 0x9E3779B97F4A7C15) & MASK
