@@ -1,0 +1,131 @@
+"""The link end to end over a real pseudo-terminal: the simulator on one side, the bridge on the other."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from firmware_bridge.sim import Faults, SimError
+
+
+def test_ten_thousand_events_on_a_lossy_line_arrive_once_in_order_uncorrupted(make_link) -> None:
+    link = make_link(Faults(drop=0.005, flip=0.005, dup=0.02), seed=11)
+    assert link.bridge.wait_synced(5)
+    link.sim.play_random(10_000)
+    assert link.sim.wait_done(85), link.sim.status()
+    assert link.wait_for(lambda: len(link.events()) >= 10_000, 5)
+    got = link.events()
+    assert [m["seq"] for m in got] == list(range(1, 10_001))
+    assert got == link.sim.sent  # every field of every event, exactly as the device meant it
+    health = link.bridge.health()
+    # The faults were really there and really recovered from.
+    assert health["crc_errors"] > 100 and health["duplicates"] > 10 and health["retransmissions"] > 100
+    assert health["resend_requests"] > 10 and health["malformed"] == 0
+
+
+def test_unplug_and_replug_in_the_middle_loses_nothing(make_link) -> None:
+    link = make_link(seed=3, interval_ms=2)
+    assert link.bridge.wait_synced(5)
+    link.sim.play_random(800)
+    assert link.wait_for(lambda: len(link.events()) >= 150, 10)
+    link.sim.unplug(700)
+    assert link.wait_for(lambda: link.bridge.health()["link"] == "down", 2), "unplug not noticed"
+    assert link.wait_for(lambda: link.sim.status()["plugged"], 3)
+    replugged = time.monotonic()
+    assert link.wait_for(lambda: link.bridge.health()["link"] == "up", 2), "link not back within 2 s"
+    back_after = time.monotonic() - replugged
+    assert back_after < 2.0
+    assert link.sim.wait_done(30)
+    assert link.wait_for(lambda: len(link.events()) >= 800, 5)
+    assert link.events() == link.sim.sent
+    assert [m["seq"] for m in link.events()] == list(range(1, 801))
+    health = link.bridge.health()
+    assert health["reconnects"] == 2 and health["resyncs"] == 2 and health["reboots"] == 0
+    hellos = [m for m in link.got if m["type"] == "hello"]
+    assert len(hellos) == 2 and not hellos[1]["rebooted"]
+
+
+def test_a_reboot_is_noticed_and_resynchronised_from_a_full_state(make_link) -> None:
+    link = make_link(seed=4)
+    assert link.bridge.wait_synced(5)
+    link.sim.drop({"red": 3})
+    assert link.wait_for(lambda: len([m for m in link.events() if m["type"] == "tower_quiet"]) == 1, 5)
+    link.sim.set_zones({"r2c3": True})
+    assert link.wait_for(lambda: len(link.events()) == 5, 5)
+    link.sim.reboot()
+    assert link.wait_for(lambda: any(m["type"] == "hello" and m["rebooted"] for m in link.got), 3)
+    assert link.wait_for(lambda: any(m["type"] == "full_state" and m["boot"] == 2 for m in link.got), 3)
+    state = next(m for m in link.got if m["type"] == "full_state" and m["boot"] == 2)
+    assert state["totals"]["red"] == 0 and state["squares"]["r2c3"]  # counters restart; ships stay put
+    link.sim.drop({"blue": 2})
+    assert link.wait_for(lambda: len(link.events()) == 8, 5)
+    after = link.events()[5:]
+    assert [(m["boot"], m["seq"], m["type"]) for m in after] == [
+        (2, 1, "cube_dropped"), (2, 2, "cube_dropped"), (2, 3, "tower_quiet")]
+    assert after[1]["totals"]["blue"] == 2
+    assert link.events() == link.sim.sent
+    health = link.bridge.health()
+    assert health["reboots"] == 1 and health["boot"] == 2 and health["link"] == "up"
+
+
+def test_unplug_with_a_power_cycle_resynchronises(make_link) -> None:
+    link = make_link(seed=5)
+    assert link.bridge.wait_synced(5)
+    link.sim.drop({"green": 2})
+    assert link.wait_for(lambda: len(link.events()) == 3, 5)
+    link.sim.unplug(300, reboot=True)
+    assert link.wait_for(lambda: link.bridge.health()["boot"] == 2 and link.bridge.health()["link"] == "up", 4)
+    link.sim.control({"move": {"from": "r1c1", "to": "r4c4"}})
+    assert link.wait_for(lambda: len(link.events()) == 4, 5)
+    last = link.events()[-1]
+    assert (last["boot"], last["seq"], last["squares"]["r4c4"]) == (2, 1, True)
+
+
+def test_commands_are_acknowledged_and_executed_once_on_a_noisy_line(make_link) -> None:
+    link = make_link(Faults(drop=0.01, flip=0.01), seed=6)
+    assert link.bridge.wait_synced(10)
+    results = [link.bridge.command({"cmd": "buzzer", "freq_hz": 440 + i, "ms": 50}, timeout=10) for i in range(12)]
+    assert all(r["ok"] for r in results), results
+    assert link.sim.outputs.buzzes == [(440 + i, 50) for i in range(12)]  # retries never execute twice
+    assert sum(r["attempts"] for r in results) > 12
+    r = link.bridge.command({"cmd": "led", "rgb": "#ff8000", "pattern": "pulse", "period_ms": 800})
+    assert r["ok"] and link.sim.outputs.led == (255, 128, 0, "pulse", 800)
+    assert link.bridge.command({"cmd": "calibrate", "colour": "yellow"})["ok"]
+    assert link.sim.outputs.calibrations == ["yellow"]
+
+
+def test_request_state_and_reset_counters(make_link) -> None:
+    link = make_link(seed=7)
+    assert link.bridge.wait_synced(5)
+    link.sim.drop({"black": 4})
+    link.sim.set_zones({"r1c2": True, "harbor": [True, False, False, True]})
+    assert link.wait_for(lambda: len(link.events()) == 6, 5)
+    r = link.bridge.command({"cmd": "request_state"})
+    assert r["ok"] and r["state"]["totals"]["black"] == 4
+    assert r["state"]["squares"]["r1c2"] and r["state"]["harbor"] == [True, False, False, True]
+    assert link.bridge.command({"cmd": "reset_counters"})["ok"]
+    assert link.bridge.command({"cmd": "request_state"})["state"]["totals"]["black"] == 0
+
+
+def test_bad_commands_get_a_sentence_and_change_nothing(make_link) -> None:
+    link = make_link(seed=8)
+    assert link.bridge.wait_synced(5)
+    r = link.bridge.command({"cmd": "led", "rgb": [300, 0, 0]})
+    assert not r["ok"] and "0..255" in r["error"]
+    r = link.bridge.command({"cmd": "dance"})
+    assert not r["ok"] and "unknown command 'dance'" in r["error"]
+    assert link.sim.outputs.led is None
+    with pytest.raises(SimError, match="colour 'mauve' is not one of"):
+        link.sim.control({"drop": {"mauve": 1}})
+    with pytest.raises(SimError, match="off the 4x4 grid"):
+        link.sim.control({"zones": {"r9c9": True}})
+
+
+def test_a_command_waits_for_the_link_and_fails_clearly_when_it_never_comes(make_link) -> None:
+    link = make_link(seed=9)
+    assert link.bridge.wait_synced(5)
+    link.sim.unplug(5000)
+    assert link.wait_for(lambda: link.bridge.health()["link"] == "down", 2)
+    r = link.bridge.command({"cmd": "buzzer"}, timeout=0.5)
+    assert not r["ok"] and "down" in r["error"]
