@@ -230,10 +230,16 @@ class BoardReader:
         table beyond its edge), less the markers."""
         W, H = self.layout.size_mm
         outline = np.array([[0.5, 0.5], [W - 0.5, 0.5], [W - 0.5, H - 0.5], [0.5, H - 0.5]])
-        seen = apply_homography(np.linalg.inv(pose.plane_homography(height_mm)) @ pose.plane_homography(0.0), outline)
+        to_rect = np.linalg.inv(pose.plane_homography(height_mm)) @ pose.plane_homography(0.0)
+        seen = apply_homography(to_rect, outline)
         mask = np.zeros_like(self.valid)
         cv2.fillConvexPoly(mask, np.round(seen * self.s * 16).astype(np.int32), 255, cv2.LINE_8, 4)
-        return cv2.bitwise_and(mask, self.valid)
+        for m in self.layout.markers:  # printed black squares, where they show at this height
+            c = m.corners_mm.mean(axis=0)
+            grown = c + (m.corners_mm - c) * (1 + 5.0 / max(1.0, float(np.linalg.norm(m.corners_mm[0] - c))))
+            q = apply_homography(to_rect, grown)
+            cv2.fillConvexPoly(mask, np.round(q * self.s * 16).astype(np.int32), 0, cv2.LINE_8, 4)
+        return mask
 
     # ------------------------------------------------------------------ reading
 
@@ -298,63 +304,82 @@ class BoardReader:
     def _assign(self, blobs: list[tuple[int, np.ndarray, np.ndarray]], pose: CameraPose,
                 shape: tuple[int, ...]) -> tuple[list[Cube], bool]:
         size = self.layout.cube_size_mm
+        top = size * size
         Hc = pose.height_mm
         foot = pose.foot_mm
-        cubes: list[Cube] = []
-        occluded = False
         W, Hb = self.size_px
         H_top = pose.plane_homography(size)
+        # Per blob: area, and the area its cube's visible sides would add if all were labelled.
+        info = []
         for lab, stats, pts in blobs:
-            area_mm2 = float(stats[cv2.CC_STAT_AREA]) / (self.s * self.s)
+            area = float(stats[cv2.CC_STAT_AREA]) / (self.s * self.s)
             centre = pts.mean(axis=0) / self.s
             d = (foot - centre) * size / Hc  # where the bottom face shows, relative to the top face
-            one = size * size + size * (abs(d[0]) + abs(d[1])) * 0.9
-            n_est = area_mm2 / one
+            sides = size * (abs(d[0]) + abs(d[1]))
+            info.append((lab, stats, pts, area, sides))
+        # How much of the side faces each colour shows under this light (dark sides drop out of the
+        # colour's class), learned from the blobs that can only be one cube.
+        frac: dict[int, float] = {}
+        for lab in {i[0] for i in info}:
+            singles = [(a - top * 0.97) / max(sd, 1.0) for lb, _, _, a, sd in info if lb == lab and 0.8 * top < a < 1.8 * top]
+            if singles:
+                frac[lab] = float(np.clip(np.median(singles), 0.0, 1.2))
+        cubes: list[Cube] = []
+        occluded = False
+        for lab, stats, pts, area, sides in info:
             name = self.palette.label_name(lab)
             x, y, w, h = (int(v) for v in stats[:4])
             touches_edge = x <= 1 or y <= 1 or x + w >= W - 1 or y + h >= Hb - 1
             if name == "unknown":
-                if n_est > 3.0 or (touches_edge and n_est > 1.5):
+                if area > 3.0 * top or (touches_edge and area > 1.5 * top):
                     occluded = True
                     continue
-                if n_est < 0.6:
+                if area < 0.6 * top:
                     continue
-            if n_est < 0.45:
+            if area < 0.45 * top:
                 continue
-            n = max(1, int(round(n_est)))
-            count_conf = 1.0 - min(1.0, abs(n_est - n) * 2.2)
+            (_, _), (rw, rh), angle = cv2.minAreaRect(pts)
+            if max(rw, rh) / self.s < 1.9 * size:
+                # Two cubes' top faces alone need a box 2 cubes long: this blob is one cube (leaning
+                # cubes show more of themselves, so their area alone would mislead).
+                n, count_conf = 1, 0.95
+            else:
+                n, count_conf = _count(area, top, sides, frac.get(lab))
             if n > 8:
                 occluded = True  # no pile of 9 touching cubes: a coloured object covers the board
                 continue
             centres = [pts.mean(axis=0)] if n == 1 else _split(pts, n)
-            rect = cv2.minAreaRect(pts)
-            angle = float(rect[2])
             for c_px in centres:
                 c = c_px / self.s
                 d = (foot - c) * size / Hc
-                footprint = c - d / 2
+                footprint = c - d / 2 * (1.0 if frac.get(lab) is None else min(1.0, frac[lab]))
                 cube = self._zone_of(name, footprint, angle, count_conf)
                 if name == "unknown":
                     cube.ambiguous, cube.why = True, "a cube of a colour the palette does not know"
                     cube.zone = None
-                # Crop box: the footprint and top face in the camera image.
-                corners = square_corners(footprint, size * 1.8, angle)
-                img_pts = np.concatenate([apply_homography(H_top, corners),
-                                          apply_homography(pose.plane_homography(0.0), corners)])
-                if self.camera is not None and np.any(self.camera.dist):
-                    cam = self.camera.scaled_to(shape[1], shape[0])
-                    norm = (img_pts - cam.K[:2, 2]) / np.array([cam.K[0, 0], cam.K[1, 1]])
-                    img_pts, _ = cv2.projectPoints(np.column_stack([norm, np.ones(len(norm))]), np.zeros(3),
-                                                   np.zeros(3), cam.K, cam.dist)
-                    img_pts = img_pts.reshape(-1, 2)
-                x0, y0 = np.floor(img_pts.min(axis=0)).astype(int)
-                x1, y1 = np.ceil(img_pts.max(axis=0)).astype(int)
-                x0, y0 = max(0, x0), max(0, y0)
-                x1, y1 = min(shape[1], x1), min(shape[0], y1)
-                cube.bbox_px = (int(x0), int(y0), int(max(0, x1 - x0)), int(max(0, y1 - y0)))
+                cube.bbox_px = self._crop_box(footprint, angle, pose, H_top, shape)
                 cubes.append(cube)
         cubes.sort(key=lambda c: (round(c.center_mm[1] / 5), c.center_mm[0]))
         return cubes, occluded
+
+    def _crop_box(self, footprint: np.ndarray, angle: float, pose: CameraPose, H_top: np.ndarray,
+                  shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+        """The cube (footprint and top face, with a margin) as a box in the camera image."""
+        size = self.layout.cube_size_mm
+        corners = square_corners(footprint, size * 1.8, angle)
+        img_pts = np.concatenate([apply_homography(H_top, corners),
+                                  apply_homography(pose.plane_homography(0.0), corners)])
+        if self.camera is not None and np.any(self.camera.dist):
+            cam = self.camera.scaled_to(shape[1], shape[0])
+            norm = (img_pts - cam.K[:2, 2]) / np.array([cam.K[0, 0], cam.K[1, 1]])
+            img_pts, _ = cv2.projectPoints(np.column_stack([norm, np.ones(len(norm))]), np.zeros(3),
+                                           np.zeros(3), cam.K, cam.dist)
+            img_pts = img_pts.reshape(-1, 2)
+        x0, y0 = np.floor(img_pts.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(img_pts.max(axis=0)).astype(int)
+        x0, y0 = max(0, int(x0)), max(0, int(y0))
+        x1, y1 = min(shape[1], int(x1)), min(shape[0], int(y1))
+        return (x0, y0, max(0, x1 - x0), max(0, y1 - y0))
 
     def _zone_of(self, color: str, footprint: np.ndarray, angle: float, count_conf: float) -> Cube:
         size = self.layout.cube_size_mm
@@ -383,6 +408,26 @@ class BoardReader:
             return Cube(color, self.zone_ids[best], fp, False, 0.3, True, "touches two zones")
         return Cube(color, self.zone_ids[best] if d1 > 0 else None, fp, d1 <= 0, 0.3, True,
                     "too close to a zone's edge to tell whether it touches")
+
+
+def _count(area: float, top: float, sides: float, frac: float | None) -> tuple[int, float]:
+    """Cubes in a blob of `area` mm2, and a confidence. Each cube shows its top face (`top`) plus some
+    share of its visible sides (`sides`: dark sides drop out of the colour class). When only one count
+    fits that range, it is sure; else the colour's typical share in this frame (`frac`) decides."""
+    fits = [k for k in range(1, 12) if k * top * 0.9 <= area <= k * (top + sides) * 1.06 + 4]
+    if len(fits) == 1:
+        k = fits[0]
+        # Closeness to the edges of the range lowers the confidence a little.
+        lo, hi = k * top * 0.9, k * (top + sides) * 1.06 + 4
+        margin = min(area - lo, hi - area) / max(hi - lo, 1.0)
+        return k, 0.8 + 0.2 * min(1.0, margin * 4)
+    if frac is not None:
+        est = area / (top * 0.97 + frac * sides)
+        n = max(1, int(round(est)))
+        conf = 1.0 - min(1.0, abs(est - n) * 3.0)
+        return n, 0.7 * conf if n in fits or not fits else 0.2
+    n = max(1, int(round(area / (top + 0.5 * sides))))
+    return n, 0.2
 
 
 def _bin_index(bgr: np.ndarray) -> np.ndarray:
