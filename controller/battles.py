@@ -35,7 +35,7 @@ OPS = ("tower", "camera", "use_ability", "pass_turn", "correct", "cube_lost", "a
 
 class BattleDriver:
     def __init__(self, core: TableCore, clock: Callable[[], float] = time.time, board: dict[str, Any] | None = None,
-                 on_change: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None, on_resolved: Callable[[], None] | None = None) -> None:
         self.core, self.clock, self.board = core, clock, board
         self.session: Any = None
         self.setup_json: dict[str, Any] | None = None
@@ -44,6 +44,7 @@ class BattleDriver:
         self.owed_key: Any = None
         self.last_totals: dict[str, int] = {}
         self.on_change = on_change  # called (under the core lock) after every change, e.g. to wake the sim
+        self.on_resolved = on_resolved  # called after a battle's drops are recorded (tower health)
         self.resolved = 0
         core.listeners.append(lambda _events: self.sync())
 
@@ -95,6 +96,11 @@ class BattleDriver:
             except (TypeError, ValueError) as exc:
                 raise Refusal("invalid", f"That battle input is malformed ({exc}).") from None
             self.core.log.add_session_input(self.core.game_id, self.setup_json["battle_id"], entry)
+            if op in ("cube_lost", "adjust_tower", "correct"):
+                # A person settled a disagreement between the tower, the camera and the board: tower health.
+                kind = "misread" if op == "correct" else "disagreement"
+                self.core.log.record_incident(self.core.table_id, self.core.game_id, self.setup_json["battle_id"],
+                                              kind, {"op": op, **args})
             self._publish()
 
     def _feed(self, entry: dict[str, Any]) -> None:
@@ -196,6 +202,8 @@ class BattleDriver:
             return
         self.resolved += 1
         self.core.log.record_drops(self.core.table_id, self.core.game_id, battle_id, landings(record))
+        if self.on_resolved is not None:
+            self.on_resolved()
         if self.on_change is not None:
             self.on_change()
 

@@ -59,6 +59,8 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
         "max_turns": (int, 0),
         "duration": (float, 0.0),
         "until_game_over": (bool, False),
+        "tower_control": (str, ""),
+        "rail_chance": (float, 0.04),
     },
     "tower": {
         "window": (int, 200),

@@ -19,12 +19,14 @@ import time
 from typing import Any
 
 from controller import config as config_mod
+from controller import towerhealth
 from controller.battles import BattleDriver
 from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.mqtt import MqttError, MqttLink
 from controller.simplayers import SimLimits, SimPlayers, game_over
-from controller.simtable import SimTable
+from controller.simtable import SimTable, TowerControl
+from controller.zmqin import SensorWiring, ZmqInputs
 
 log = logging.getLogger("smart_table.controller")
 
@@ -46,6 +48,7 @@ class ControllerService:
         self.sim: SimPlayers | None = None
         self.battles: BattleDriver | None = None
         self.table: SimTable | None = None
+        self.inputs: ZmqInputs | None = None
 
     def open(self) -> None:
         t = self.cfg["table"]
@@ -55,8 +58,9 @@ class ControllerService:
         self.core.listeners.append(self._after_command)
         self._check_finished()
         if self.cfg["table"]["engine"] == "rules.api":
-            self.battles = BattleDriver(self.core)
+            self.battles = BattleDriver(self.core, on_resolved=self.refresh_tower_warning)
             self.battles.sync()
+        self.refresh_tower_warning()
 
     def _after_command(self, _events: list[dict[str, Any]]) -> None:
         self._check_finished()
@@ -67,6 +71,16 @@ class ControllerService:
             if row is not None and row.finished is None:
                 self.gamelog.finish(self.core.game_id, self.core.engine.public_view(self.core.state))
                 log.info("game %s over at seq %d", self.core.game_id, self.core.seq)
+
+    def refresh_tower_warning(self) -> None:
+        t = self.cfg["tower"]
+        stats = towerhealth.compute(self.gamelog, self.core.table_id, t["window"], t["alpha"])
+        with self.core.lock:
+            if stats.warning != self.core.tower_warning:
+                self.core.tower_warning = stats.warning
+                if stats.warning:
+                    log.warning("tower: %s", stats.warning)
+                self.core.publish_state()
 
     def connect_mqtt(self, deadline_s: float = 30.0) -> None:
         if self.mqtt is None:
@@ -83,12 +97,27 @@ class ControllerService:
                 log.info("waiting for the broker: %s", exc)
                 self.stop_event.wait(0.5)
 
+    def start_inputs(self) -> None:
+        endpoints = []
+        if self.cfg["bridge"]["enabled"]:
+            endpoints.append(self.cfg["bridge"]["events"])
+        if self.cfg["vision"]["enabled"]:
+            endpoints.append(self.cfg["vision"]["events"])
+        if endpoints:
+            self.inputs = ZmqInputs(endpoints, SensorWiring(self).handlers())
+            self.inputs.start()
+
     def run(self) -> int:
         self.open()
+        self.start_inputs()
         self.connect_mqtt()
         self.core.publish_all()
+        if self.simulate and self.battles is not None:
+            control = self.cfg["simulate"]["tower_control"]
+            tower = TowerControl(control) if control and self.cfg["bridge"]["enabled"] else None
+            self.table = SimTable(self.battles, self.cfg["simulate"]["seed"], tower=tower,
+                                  rail_chance=self.cfg["simulate"]["rail_chance"])
         if self.simulate:
-            self.table = SimTable(self.battles, self.cfg["simulate"]["seed"])
             self.sim = SimPlayers(self.core, self.cfg["simulate"]["seed"], self.cfg["simulate"]["delay"],
                                   self.limits, table=self.table)
             threading.Thread(target=self.sim.run, args=(self.stop_event,), name="sim-players", daemon=True).start()
@@ -103,6 +132,8 @@ class ControllerService:
         return 0
 
     def close(self) -> None:
+        if self.inputs is not None:
+            self.inputs.stop()
         if self.mqtt is not None:
             self.mqtt.stop()
         self.gamelog.close()

@@ -37,6 +37,36 @@ class ModelCamera:
         return {"status": "redrop" if redrop else "ok", "cubes": out, "redrop": redrop, "ambiguous": []}
 
 
+class TowerControl:
+    """Drops cubes through the firmware simulator (its ZeroMQ control socket); the bridge reports them."""
+
+    def __init__(self, endpoint: str, timeout_ms: int = 3000) -> None:
+        import zmq
+
+        self.endpoint, self.timeout_ms = endpoint, timeout_ms
+        self.ctx = zmq.Context.instance()
+        self.sock: Any = None
+
+    def __call__(self, colours: dict[str, int]) -> None:
+        import json
+
+        import zmq
+
+        if self.sock is None:
+            self.sock = self.ctx.socket(zmq.REQ)
+            self.sock.setsockopt(zmq.LINGER, 0)
+            self.sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
+            self.sock.connect(self.endpoint)
+        try:
+            self.sock.send_string(json.dumps({"drop": colours}))
+            reply = self.sock.recv_string()
+        except zmq.ZMQError as exc:
+            self.sock.close()
+            self.sock = None  # a REQ socket that missed its reply cannot be reused
+            raise RuntimeError(f"the firmware simulator at {self.endpoint} did not answer ({exc})") from None
+        log.debug("tower sim: %s", reply)
+
+
 class SimTable:
     def __init__(self, driver: BattleDriver, seed: int, camera: Any = None,
                  tower: Callable[[dict[str, int]], None] | None = None, rail_chance: float = 0.04,
@@ -94,9 +124,14 @@ class SimTable:
         if owed.reason != "initial":
             self.redrops += 1
         log.info("battle drop %s: %s", owed.reason, dict(owed.dropped))
+        sent = False
         if self.tower is not None:
-            self.tower(dict(owed.dropped))  # the bridge reports the totals back through the driver
-        else:
+            try:
+                self.tower(dict(owed.dropped))  # the bridge reports the totals back through the driver
+                sent = True
+            except RuntimeError as exc:
+                log.warning("%s; counting this drop without the tower", exc)
+        if not sent:
             base = self.driver.baseline or {}
             totals = {c: base.get(c, 0) + owed.dropped.get(c, 0) for c in set(base) | set(owed.dropped)}
             self.driver.tower_totals(totals)
