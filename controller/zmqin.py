@@ -1,0 +1,141 @@
+"""The controller's ZeroMQ inputs: the bridge's events and health, the vision process's readings.
+
+Owns the SUB sockets and the translation of each message into a call on the battle driver, the game
+log's tower records or a device availability (docs/controller.md lists every message). A malformed
+message is logged in one line and dropped; nothing here can stop the controller.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import zmq
+
+from controller.core import Refusal
+
+log = logging.getLogger("smart_table.zmq")
+
+TOPICS = (b"bridge.event", b"bridge.health", b"vision.board", b"vision.health")
+
+
+class ZmqInputs:
+    def __init__(self, endpoints: list[str], handlers: dict[bytes, Callable[[dict[str, Any]], None]]) -> None:
+        self.endpoints = [e for e in endpoints if e]
+        self.handlers = handlers
+        self.ctx = zmq.Context.instance()
+        self.thread: threading.Thread | None = None
+        self.stop_event = threading.Event()
+        self.received = 0
+        self.dropped = 0
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._run, name="zmq-inputs", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stop_event.set()
+        if self.thread is not None:
+            self.thread.join(timeout=2)
+
+    def _run(self) -> None:
+        sub = self.ctx.socket(zmq.SUB)
+        sub.setsockopt(zmq.LINGER, 0)
+        sub.setsockopt(zmq.RCVHWM, 100000)
+        for topic in self.handlers:
+            sub.setsockopt(zmq.SUBSCRIBE, topic)
+        for endpoint in self.endpoints:
+            sub.connect(endpoint)  # connect never fails on a missing peer: ZeroMQ retries by itself
+        poller = zmq.Poller()
+        poller.register(sub, zmq.POLLIN)
+        try:
+            while not self.stop_event.is_set():
+                if not poller.poll(100):
+                    continue
+                parts = sub.recv_multipart()
+                self.dispatch(parts)
+        finally:
+            sub.close()
+
+    def dispatch(self, parts: list[bytes]) -> None:
+        if len(parts) != 2:
+            self.dropped += 1
+            log.warning("ZeroMQ message with %d parts dropped: expected [topic, JSON]", len(parts))
+            return
+        topic, raw = parts
+        handler = self.handlers.get(topic)
+        try:
+            msg = json.loads(raw)
+            if not isinstance(msg, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as exc:
+            self.dropped += 1
+            log.warning("%s message dropped: not a JSON object (%s)", topic.decode(errors="replace"), exc)
+            return
+        self.received += 1
+        if handler is None:
+            return
+        try:
+            handler(msg)
+        except Refusal as exc:
+            log.warning("%s refused by the battle: %s", topic.decode(), exc)
+        except Exception:  # noqa: BLE001 - sensor input must never stop the controller
+            log.exception("%s message could not be handled", topic.decode())
+
+
+class SensorWiring:
+    """What each bridge / vision message does to the table (see docs/controller.md)."""
+
+    def __init__(self, service: Any) -> None:
+        self.service = service
+        self.jam_active = False
+
+    @property
+    def core(self) -> Any:
+        return self.service.core
+
+    def bridge_event(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("type")
+        driver = self.service.battles
+        if kind in ("cube_dropped", "heartbeat", "full_state") and isinstance(msg.get("totals"), dict):
+            totals = {c: int(n) for c, n in msg["totals"].items() if isinstance(n, int) and n > 0}
+            if driver is not None:
+                if kind == "cube_dropped":
+                    driver.tower_totals(totals)
+                else:
+                    with self.core.lock:
+                        driver.last_totals = totals
+        elif kind == "fault" and msg.get("kind") == "jam":
+            if msg.get("active") and not self.jam_active:
+                battle = driver.setup_json["battle_id"] if driver is not None and driver.setup_json else None
+                self.core.log.record_incident(self.core.table_id, self.core.game_id, battle, "jam",
+                                              {"sensor": msg.get("sensor"), "detail": msg.get("detail")})
+                self.service.refresh_tower_warning()
+            self.jam_active = bool(msg.get("active"))
+
+    def bridge_health(self, msg: dict[str, Any]) -> None:
+        mqtt = self.service.mqtt
+        if mqtt is not None:
+            link = msg.get("link") or msg.get("state")
+            mqtt.set_device("tower", link in ("up", "synced", "online", True), **{
+                k: v for k, v in msg.items() if isinstance(v, int | float | str | bool) or v is None})
+
+    def vision_board(self, msg: dict[str, Any]) -> None:
+        driver = self.service.battles
+        if driver is None or driver.session is None:
+            return
+        reading = msg.get("reading", msg)
+        driver.camera(reading, bool(msg.get("settled", True)))
+
+    def vision_health(self, msg: dict[str, Any]) -> None:
+        mqtt = self.service.mqtt
+        if mqtt is not None:
+            mqtt.set_device("camera", bool(msg.get("online", True)), ts=msg.get("ts", time.time()))
+
+    def handlers(self) -> dict[bytes, Callable[[dict[str, Any]], None]]:
+        return {b"bridge.event": self.bridge_event, b"bridge.health": self.bridge_health,
+                b"vision.board": self.vision_board, b"vision.health": self.vision_health}
