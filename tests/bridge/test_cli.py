@@ -1,0 +1,170 @@
+"""`smart-table bridge` and `smart-table firmware-sim` as processes: a pty between them, ZeroMQ around."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import zmq
+
+REPO = Path(__file__).resolve().parents[2]
+EVENT_TYPES = ("cube_dropped", "tower_quiet", "zone_state", "fault")
+
+
+def _cli(*args: str, stdout=subprocess.PIPE) -> subprocess.Popen:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True,
+                            stdout=stdout, stderr=subprocess.PIPE)
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True,
+                          capture_output=True, timeout=30)
+
+
+def _endpoint(line: str, what: str) -> str:
+    match = re.search(rf"{what} (tcp://[\d.]+:\d+)", line)
+    assert match, line
+    return match.group(1)
+
+
+@pytest.fixture
+def procs() -> Iterator[list[subprocess.Popen]]:
+    started: list[subprocess.Popen] = []
+    yield started
+    for p in started:
+        if p.poll() is None:
+            p.terminate()
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def test_bridge_prints_what_the_sim_logged_and_publishes_it_on_zeromq(tmp_path: Path, procs) -> None:
+    log = tmp_path / "sent.jsonl"
+    sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--random", "--seed", "21",
+               "--count", "400", "--log", str(log), "--drop", "0.005", "--flip", "0.005", "--dup", "0.02")
+    procs.append(sim)
+    path = sim.stdout.readline().strip()
+    assert path == str(tmp_path / "tower")
+    printed_file = (tmp_path / "printed.jsonl").open("w")
+    bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
+                  "--zmq-cmd", "tcp://127.0.0.1:*", stdout=printed_file)
+    procs.append(bridge)
+    banner = bridge.stderr.readline()
+    ctx = zmq.Context.instance()
+    sub = ctx.socket(zmq.SUB)
+    sub.setsockopt(zmq.LINGER, 0)
+    sub.setsockopt(zmq.SUBSCRIBE, b"bridge.")
+    sub.connect(_endpoint(banner, "events on"))
+    req = ctx.socket(zmq.REQ)
+    req.setsockopt(zmq.LINGER, 0)
+    req.connect(_endpoint(banner, "commands on"))
+    assert sim.wait(60) == 0  # exits once all 400 events are acknowledged
+    req.send_json({"cmd": "buzzer", "freq_hz": 1000, "ms": 100, "id": "b1"})
+    assert req.poll(5000)
+    reply = req.recv_json()
+    assert reply["ok"] is False and "down" in reply["error"] and reply["id"] == "b1"  # the sim has gone
+    req.send(b"{not json")
+    assert req.poll(5000) and "not valid JSON" in req.recv_json()["error"]
+    bridge.terminate()
+    _, err = bridge.communicate(timeout=10)
+    printed_file.close()
+    assert bridge.returncode == 0, err
+    printed = [json.loads(line) for line in (tmp_path / "printed.jsonl").read_text().splitlines()]
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(sent) == 400
+    assert [m for m in printed if m["type"] in EVENT_TYPES] == sent
+    assert all("type" in m and "seq" in m for m in printed)
+    assert printed[0]["type"] == "hello"
+    topics: dict[bytes, list[dict]] = {b"bridge.event": [], b"bridge.health": []}
+    while sub.poll(200):
+        topic, body = sub.recv_multipart()
+        topics[topic].append(json.loads(body))
+    # The subscriber joined a moment after the bridge started: what it got is the log's tail, in order.
+    zmq_events = [m for m in topics[b"bridge.event"] if m["type"] in EVENT_TYPES]
+    assert zmq_events and zmq_events == sent[-len(zmq_events):]
+    assert topics[b"bridge.health"] and {"link", "crc_errors", "resyncs"} <= set(topics[b"bridge.health"][-1])
+    sub.close()
+    req.close()
+
+
+def test_sim_control_socket_drives_the_device_from_another_process(tmp_path: Path, procs) -> None:
+    sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--control", "tcp://127.0.0.1:*")
+    procs.append(sim)
+    path = sim.stdout.readline().strip()
+    control = _endpoint(sim.stderr.readline(), "control")
+    bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
+                  "--zmq-cmd", "tcp://127.0.0.1:*")
+    procs.append(bridge)
+    cmd_endpoint = _endpoint(bridge.stderr.readline(), "commands on")
+    ctx = zmq.Context.instance()
+    req = ctx.socket(zmq.REQ)
+    req.setsockopt(zmq.LINGER, 0)
+    req.connect(control)
+    req.send_json({"drop": {"red": 2, "black": 1}})
+    assert req.recv_json()["ok"]
+    req.send_json({"zones": {"r1c1": True}})
+    assert req.recv_json()["ok"]
+    req.send_json({"drop": {"mauve": 1}})
+    bad = req.recv_json()
+    assert not bad["ok"] and "mauve" in bad["error"]
+    cmd = ctx.socket(zmq.REQ)
+    cmd.setsockopt(zmq.LINGER, 0)
+    cmd.connect(cmd_endpoint)
+    cmd.send_json({"cmd": "led", "rgb": [0, 0, 255], "pattern": "spin", "period_ms": 300})
+    assert cmd.poll(10000)
+    assert cmd.recv_json()["ok"]
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        req.send_json({"status": True})
+        status = req.recv_json()["status"]
+        if status["acked"] >= 5:
+            break
+        time.sleep(0.05)
+    assert status["led"] == [0, 0, 255, "spin", 300]
+    bridge.terminate()
+    out, _ = bridge.communicate(timeout=10)
+    events = [json.loads(line) for line in out.splitlines()]
+    kinds = [(m["type"], m.get("colour")) for m in events if m["type"] in EVENT_TYPES]
+    assert sorted(kinds[:3], key=str) == [("cube_dropped", "black"), ("cube_dropped", "red"), ("cube_dropped", "red")]
+    assert ("zone_state", None) in kinds and ("tower_quiet", None) in kinds
+    req.close()
+    cmd.close()
+
+
+@pytest.mark.parametrize("args, says", [
+    (["bridge", "--device", "/nonexistent/tower"], "no serial device at /nonexistent/tower"),
+    (["bridge", "--device", "/etc/hostname"], "is not a serial port"),
+    (["bridge", "--device", "usb:zz:01"], "hexadecimal"),
+    (["firmware-sim", "--device", "/nonexistent/tty"], "cannot open /nonexistent/tty"),
+    (["firmware-sim", "--pty", "--random"], "--random needs --count"),
+    (["firmware-sim", "--pty", "--drop", "1.5"], "--drop is a probability"),
+])
+def test_bad_input_gives_one_clear_line_and_a_non_zero_exit(args: list[str], says: str) -> None:
+    result = _run(*args)
+    assert result.returncode != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_bad_script_line_is_named(tmp_path: Path) -> None:
+    script = tmp_path / "play.jsonl"
+    script.write_text('{"drop": {"red": 1}}\n{"drop": \n')
+    result = _run("firmware-sim", "--pty", "--script", str(script))
+    assert result.returncode == 2
+    assert f"{script}:2: not a JSON object" in result.stderr and "Traceback" not in result.stderr
+    script.write_text('{"zones": {"r7c1": true}}\n')
+    result = _run("firmware-sim", "--pty", "--script", str(script))
+    assert result.returncode == 2 and "off the 4x4 grid" in result.stderr
