@@ -84,7 +84,9 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
 export function lastBattle(store) {
   const lb = store.lastBattle;
   if (!lb || Date.now() - lb.endedAt > 30_000) return null;
-  return renderBattle(lb.view, lb.setup, [], store.board, { over: true });
+  // A provisional last view (the correction or reading that ended the battle was never shown) is not the
+  // final board: show who fought, and let the ships' damage and the achievements show the result.
+  return renderBattle(lb.view && !lb.view.provisional ? lb.view : null, lb.setup, [], store.board, { over: true });
 }
 
 export { mount };

@@ -10,15 +10,20 @@ import { brief, cube, facts, h, humanize, mount, safe } from "./dom.js";
 // Choices made in a prompt but not sent yet, by prompt id (they survive re-renders).
 const drafts = new Map();
 
+// Actions the table itself sends (the battle driver submits the refereed record); a tablet never taps them.
+const TABLE_SENT = ["resolve_battle"];
+
+const clip = (t) => (t.length > 48 ? `${t.slice(0, 47)}…` : t);
+
 export function actionLabel(a) {
   if (a.label || a.text) return a.label || a.text;
   const bits = [];
   for (const [k, v] of Object.entries(a)) {
     if (k === "type" || k === "player" || v === false || v === null || v === undefined) continue;
-    if (Array.isArray(v) && v.length === 0) continue;
+    if (typeof v === "object" && Object.keys(v).length === 0) continue;
     if (v === true) bits.push(humanize(k).toLowerCase());
-    else if (k === "card" || k === "square" || k === "to") bits.push(Array.isArray(v) ? v.join(" → ") : brief(v));
-    else bits.push(`${humanize(k).toLowerCase()} ${Array.isArray(v) ? v.map(brief).join(" → ") : brief(v)}`);
+    else if (k === "card" || k === "square" || k === "to" || k === "ability") bits.push(clip(Array.isArray(v) ? v.join(" → ") : brief(v)));
+    else bits.push(clip(`${humanize(k).toLowerCase()} ${Array.isArray(v) ? v.map(brief).join(" → ") : brief(v)}`));
   }
   return [humanize(a.type), ...bits].join(" · ");
 }
@@ -141,7 +146,7 @@ export function renderPlayer(root, store, send) {
   const you = v.you || {};
   const board = v.p?.[store.player] || {};
   const ship = board.ship || {};
-  const legal = me.legal_actions || [];
+  const legal = (me.legal_actions || []).filter((a) => !TABLE_SENT.includes(a.type));
   const prompts = [
     ...(store.myPrompts?.prompts || []).map((p) => [p, true]),
     ...(store.prompts?.prompts || []).filter((p) => ANSWERABLE_PUBLIC.includes(p.kind)).map((p) => [p, false]),

@@ -94,17 +94,35 @@ function achievementsBox(v) {
 }
 
 function holdsText(holds) {
-  if (!Array.isArray(holds)) return undefined;
-  return holds.map((x) => (Array.isArray(x) ? `${x[0]}c ${x[1]}$` : `${x.cargo ?? 0}c ${x.coins ?? 0}$`)).join(" | ");
+  if (!Array.isArray(holds)) return null;
+  return holds.map((x) => {
+    const cargo = Array.isArray(x) ? x[0] : x.cargo ?? 0;
+    const coins = Array.isArray(x) ? x[1] : x.coins ?? 0;
+    return cargo + coins === 0 ? "empty" : [cargo ? `${cargo} cargo` : null, coins ? `${coins} coins` : null].filter(Boolean).join("+");
+  }).join(" · ");
 }
 
+// The public board of a player, compact: the numbers people glance at, then flags worth a badge.
 function playerCard(p, active) {
   const s = p.ship || {};
-  const known = ["color", "ship", "discard", "played", "hull"];
-  const rest = Object.fromEntries(Object.entries(p).filter(([k]) => !known.includes(k)));
+  const stat = (key, label, value) => (value === undefined || value === null ? null
+    : h("span.stat", { dataset: { key } }, h("b", String(value)), ` ${label}`));
+  const shown = ["color", "ship", "discard", "played", "dock_cargo", "hand_size", "deck_size", "cubes",
+    "achievement_markers_left", "may_level_up", "set_aside_count", "has_bonus_token", "final_turn_taken"];
+  const others = Object.fromEntries(Object.entries(p).filter(([k, v]) => !shown.includes(k) && v !== null && v !== false));
   return h(`section.pcard.c-${safe(p.color)}${p.color === active ? ".active" : ""}`, { dataset: { player: p.color } },
-    h("h3", humanize(p.color), p.color === active ? " ◀" : "", " ", s.at !== undefined ? shipChip({ color: p.color, ...s }) : null),
-    facts({ damage: s.damage, sails: s.sails, holds: holdsText(s.holds), ...rest }, [], "facts small"));
+    h("h3", humanize(p.color), p.color === active ? " ◀" : "", " ", s.at !== undefined ? h("small.at", s.at === "harbor" ? "in Harbor" : `at ${s.at}`) : null),
+    h("div.stats",
+      stat("damage", "damage", s.damage), stat("sails", "sails", s.sails),
+      stat("dock", "cargo on dock", p.dock_cargo), stat("hand", "in hand", p.hand_size), stat("deck", "in deck", p.deck_size),
+      stat("cubes", "cubes", p.cubes), stat("markers", "markers left", p.achievement_markers_left)),
+    s.holds ? h("div.holds-line", "Holds: ", holdsText(s.holds)) : null,
+    h("div.badges",
+      s.pirate ? h("span.badge.pirate", "☠ Pirate mode") : null,
+      p.may_level_up ? h("span.badge", "may level up") : null,
+      p.final_turn_taken ? h("span.badge", "final turn taken") : null,
+      p.set_aside_count ? h("span.badge", `${p.set_aside_count} set aside`) : null),
+    Object.keys(others).length ? facts(others, [], "facts small") : null);
 }
 
 export function renderTable(root, store) {
@@ -136,7 +154,7 @@ export function renderTable(root, store) {
     h("div.tablelayout",
       h("div.sea",
         h("section.harbor", { dataset: { square: "harbor" } }, h("h2", "Harbor"),
-          h("div.ships", (ships.harbor || []).map(shipChip))),
+          h("div.ships", (ships.harbor || []).length ? ships.harbor.map(shipChip) : h("span.hint", "no ship in Harbor"))),
         h("section.ocean", grid)),
       h("div.side",
         h("div.players", players.map((p) => playerCard(p, v.active))),

@@ -1,0 +1,81 @@
+"""A camera reading corrected from a tablet re-resolves the battle, through the real controller.
+
+The controller runs in this process (TableCore + MqttLink + the battle driver, the same objects
+`controller.service` wires) so the test can play the tower and the camera: it feeds the driver the
+tower's counts and a camera reading with one cube the camera is unsure of. The tablet shows the
+confirm-reading prompt, the player puts the cube in its true zone, the command goes over MQTT to the
+controller's command handler, the session re-evaluates and the engine applies the new outcome.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from controller.battles import BattleDriver
+from controller.core import TableCore
+from controller.gamelog import GameLog
+from controller.mqtt import MqttLink
+from tests.display.conftest import PHONE, TABLE, open_page
+
+
+def play_until_battle(core: TableCore, driver: BattleDriver, seed: int, limit: int = 400) -> None:
+    rng = random.Random(seed)
+    for _ in range(limit):
+        if driver.busy():
+            return
+        state = core.state
+        for player in [state.active, *[p for p in core.players if p != state.active]]:
+            actions = core.engine.legal_actions(state, player)
+            if actions:
+                core.submit(player, rng.choice(actions), core.seq)
+                break
+    raise AssertionError(f"no battle within {limit} actions")
+
+
+def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broker, display, tmp_path: Path) -> None:
+    log = GameLog(tmp_path / "battle.db")
+    link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id=TABLE)
+    core = TableCore(log, table_id=TABLE, publisher=link)
+    core.open_game(["red", "blue"], 5)
+    driver = BattleDriver(core)
+    link.start(core)
+    try:
+        play_until_battle(core, driver, seed=5)
+        setup = driver.session.setup
+        att, dfd = setup.attacker, setup.defender
+        assert setup.kind == "ship" and att.cubes >= 1 and dfd.cubes >= 1
+        # The camera: every attacker cube in the miss zone, the first one only with low confidence; the
+        # defender's first cube in a strength-1 zone, the rest missing. Read as is, the defender wins 1-0;
+        # the unsure cube really lies in the strength-2 zone, which makes the attacker win 2-1.
+        cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.2 if i == 0 else 0.95} for i in range(att.cubes)]
+        cubes += [{"color": dfd.cube_color, "zone": "str-1a" if i == 0 else "miss", "confidence": 0.95}
+                  for i in range(dfd.cubes)]
+        driver.start_drop({})
+        driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
+        driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True)
+        damage_before = core.engine.public_view(core.state)["p"][dfd.name]["ship"]["damage"]
+
+        with open_page(browser, display, broker) as table, \
+                open_page(browser, display, broker, player=att.name, viewport=PHONE) as tablet:
+            table.wait_for_selector("#battle [data-side='attacker'] [data-tally='strength']", timeout=10_000)
+            assert table.inner_text("#battle [data-side='attacker'] [data-tally='strength']") == "0"
+            assert table.inner_text("#battle [data-side='defender'] [data-tally='strength']") == "1"
+            prompt = tablet.locator("[data-kind='confirm_reading']").first
+            prompt.wait_for(timeout=10_000)
+            prompt.locator("select[data-cube='0']").select_option("str-2")
+            prompt.locator("button[data-answer='zone']").click()
+            tablet.wait_for_selector("#reply.ok", timeout=5_000)
+            # The session accepted the corrected reading; the engine applied the new winner's outcome.
+            table.wait_for_selector("#battle.over", timeout=5_000)
+            view = core.engine.public_view(core.state)
+            assert view["battle"] is None
+            assert view["p"][dfd.name]["ship"]["damage"] == damage_before + 1  # the loser's damage
+            assert view["achievement_cubes"]["legendary"].get(att.name) == 1  # the winner's Legendary cube
+            table.wait_for_function(
+                f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] b\").textContent === "
+                f"'{damage_before + 1}'", timeout=5_000)
+            table.wait_for_selector(f"[data-achievement='legendary'] .progress .cube.c-{att.cube_color}", timeout=5_000)
+    finally:
+        link.stop()
+        log.close()
