@@ -328,6 +328,8 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
         p.adaptiveThreshWinSizeStep = 10
         p.minMarkerPerimeterRate = 0.03 if kind == "frame" else 0.1
         p.maxMarkerPerimeterRate = 0.6 if kind == "frame" else 4.0
+        # More samples per bit: a 25 mm ship marker can be ~20 px in a tilted view.
+        p.perspectiveRemovePixelPerCell = 8
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         p.cornerRefinementWinSize = 3
         # Fewer corrected bits for the ships: a misread id would put a ship on a wrong square. Board

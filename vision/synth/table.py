@@ -55,6 +55,18 @@ class PlacedShip:
     heading_deg: float
 
 
+def _draw_aruco_local(canvas: np.ndarray, dictionary_name: str, marker_id: int, corners_px: np.ndarray) -> None:
+    """`draw_aruco` on the marker's bounding box only (a view of the canvas): same result, far faster."""
+    c = np.asarray(corners_px, np.float64).reshape(4, 2)
+    h, w = canvas.shape[:2]
+    x0, y0 = (max(0, int(v) - 2) for v in np.floor(c.min(axis=0)))
+    x1, y1 = (int(v) + 3 for v in np.ceil(c.max(axis=0)))
+    x1, y1 = min(w, x1), min(h, y1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    draw_aruco(canvas[y0:y1, x0:x1], dictionary_name, marker_id, c - np.array([x0, y0]))
+
+
 def _rect_of(poly: np.ndarray) -> tuple[float, float, float, float]:
     x0, y0 = poly.min(axis=0)
     x1, y1 = poly.max(axis=0)
@@ -195,7 +207,7 @@ def render_table_texture(layout: TableLayout, boards: dict[str, Any], rng: np.ra
     tex += rng.integers(0, 6, (1, 1, 3), dtype=np.uint8)  # the frame's white is never quite the same
     # Frame markers with their quiet zone (the frame is white).
     for m in layout.markers:
-        draw_aruco(tex, layout.aruco_dictionary, m.id, m.corners_mm * s)
+        _draw_aruco_local(tex, layout.aruco_dictionary, m.id, m.corners_mm * s)
     # Harbor.
     hx0, hy0, hx1, hy1 = (int(v * s) for v in _rect_of(layout.harbor_mm))
     tex[hy0:hy1, hx0:hx1] = _harbor_art(hx1 - hx0, hy1 - hy0, rng)
@@ -227,10 +239,15 @@ def render_table_texture(layout: TableLayout, boards: dict[str, Any], rng: np.ra
 
         src = np.array([[0, 0], [side_px, 0], [side_px, side_px], [0, side_px]], np.float32)
         dst = to_table(np.array([[0, 0], [side_mm, 0], [side_mm, side_mm], [0, side_mm]])) * s
-        M = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
-        warped = cv2.warpPerspective(art, M, (W, H), flags=cv2.INTER_LINEAR)
-        mask = cv2.warpPerspective(np.full((side_px, side_px), 255, np.uint8), M, (W, H), flags=cv2.INTER_NEAREST)
-        tex[mask > 0] = warped[mask > 0]
+        # Warp into the board's bounding box only (a view of the texture).
+        bx0, by0 = (max(0, int(v) - 2) for v in dst.min(axis=0))
+        bx1, by1 = (min(lim, int(v) + 3) for v, lim in zip(dst.max(axis=0), (W, H), strict=True))
+        M = cv2.getPerspectiveTransform(src, (dst - np.array([bx0, by0])).astype(np.float32))
+        view = tex[by0:by1, bx0:bx1]
+        warped = cv2.warpPerspective(art, M, (bx1 - bx0, by1 - by0), flags=cv2.INTER_LINEAR)
+        mask = cv2.warpPerspective(np.full((side_px, side_px), 255, np.uint8), M, (bx1 - bx0, by1 - by0),
+                                   flags=cv2.INTER_NEAREST)
+        np.copyto(view, warped, where=mask[..., None] > 0)
         entry = {"square": sq.id, "face_up": face_up, "board": name if face_up else None, "marker_corners_mm": None}
         if face_up and name is not None:
             # The marker's centre sits at the layout's offset from the square's corner (board corner
@@ -242,7 +259,7 @@ def render_table_texture(layout: TableLayout, boards: dict[str, Any], rng: np.ra
             qz = to_table(mc + np.array([[-quiet, -quiet], [quiet, -quiet], [quiet, quiet], [-quiet, quiet]]))
             fill_polygon_aa(tex, qz * s, (245, 245, 245))
             corners = to_table(mc + np.array([[-half, -half], [half, -half], [half, half], [-half, half]]))
-            draw_aruco(tex, layout.boards.aruco_dictionary, layout.boards.ids[name], corners * s)
+            _draw_aruco_local(tex, layout.boards.aruco_dictionary, layout.boards.ids[name], corners * s)
             entry["marker_corners_mm"] = corners
         truth[sq.id] = entry
     return tex, truth
@@ -292,7 +309,7 @@ def _draw_ship(image: np.ndarray, labels: np.ndarray, label: int, camera: Pinhol
     fill_polygon_aa(image, plate, (240, 240, 240))
     cv2.fillPoly(labels, [np.round(plate).astype(np.int32)], label)
     marker = camera.project(g["marker"])
-    draw_aruco(image, layout.ships.aruco_dictionary, layout.ships.ids[ship.name], marker)
+    _draw_aruco_local(image, layout.ships.aruco_dictionary, layout.ships.ids[ship.name], marker)
     return marker
 
 
@@ -389,11 +406,14 @@ def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any],
     def visible(quad_px: np.ndarray, own_label: int) -> bool:
         if not _inside_image(quad_px, camera):
             return False
-        m = np.zeros(labels.shape, np.uint8)
-        cv2.fillPoly(m, [np.round(quad_px).astype(np.int32)], 1)
-        cv2.dilate(m, np.ones((5, 5), np.uint8), dst=m)  # the quiet zone's first pixels count too
+        x0, y0 = (max(0, int(v) - 4) for v in np.floor(quad_px.min(axis=0)))
+        x1, y1 = (int(v) + 5 for v in np.ceil(quad_px.max(axis=0)))
+        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillPoly(m, [np.round(quad_px - np.array([x0, y0])).astype(np.int32)], 1)
+        m = cv2.dilate(m, np.ones((5, 5), np.uint8))  # the quiet zone's first pixels count too
         sel = m > 0
-        return bool(np.all(labels[sel] == own_label) and float(glare_field[sel].max(initial=0.0)) < 40.0)
+        return bool(np.all(labels[y0:y1, x0:x1][sel] == own_label)
+                    and float(glare_field[y0:y1, x0:x1][sel].max(initial=0.0)) < 40.0)
 
     ships_truth = []
     for i, ship in enumerate(placed):
