@@ -131,3 +131,51 @@ def test_battle_board_draws_each_cube_in_its_zone_and_the_tallies(browser, broke
         assert page.inner_text("[data-side='defender'] [data-tally='plunder']").startswith(
             str(view["sides"]["defender"]["plunder_cargo"]))
     ctl.close()
+
+
+def test_a_wrong_password_says_so_in_one_sentence(browser, broker, display) -> None:
+    from tests.display.conftest import TABLET
+
+    ctx = browser.new_context(viewport=TABLET)
+    page = ctx.new_page()
+    page.goto(f"{display.url}?table={TABLE}&player=red&user=red&pass=wrong&ws=ws://127.0.0.1:{broker.ws_port}")
+    page.wait_for_selector("#notice:not([hidden])", timeout=10_000)
+    assert "refused this tablet's name or password" in page.inner_text("#notice")
+    assert page.get_attribute("#conn", "data-status") != "live"
+    ctx.close()
+
+
+def test_prompt_answers_and_taps_go_out_as_the_controller_expects(browser, broker, display) -> None:
+    """What the tablet publishes on its command topic, seen at the broker by the controller's login;
+    garbage on a state topic is ignored by the page."""
+    ctl = controller_client(broker)
+    ctl.subscribe(f"{BASE}/player/+/cmd")
+    state = api.new_game(["red", "blue"], 5, None)
+    me = state.active
+    publish_game(ctl, state)
+    option = f"{me}:gunner-1:L3:a"
+    ability = {"id": "b1:3:0", "kind": "battle_ability", "text": f"{me}: use one Battle ability or pass.",
+               "battle_id": "b1", "side": "attacker",
+               "options": [{"id": option, "source": "gunner-1", "effect": "move_cube_adjacent",
+                            "params": {}, "needs": ["cube", "to"]}]}
+    ctl.publish(f"{BASE}/player/{me}/prompts", json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [ability]}),
+                retain=True)
+
+    def next_cmd() -> dict:
+        return json.loads(ctl.wait_for(lambda m: m.topic == f"{BASE}/player/{me}/cmd", timeout=5).payload)
+
+    with open_page(browser, display, broker, player=me, viewport=PHONE) as page:
+        page.wait_for_selector("#conn[data-status=live]", timeout=10_000)
+        ctl.publish(f"{BASE}/state", b"{not json", retain=False)
+        page.wait_for_selector("[data-kind='battle_ability'] button.pass", timeout=5_000)
+        page.click("[data-kind='battle_ability'] button.pass")
+        cmd = next_cmd()
+        assert cmd["prompt_id"] == "b1:3:0" and cmd["answer"] == {"pass": True} and cmd["request_id"]
+        page.locator(f"[data-ability='{option}'] select").last.select_option("str-2")
+        page.click(f"[data-ability='{option}'] button")
+        assert next_cmd()["answer"] == {"ability": option, "cube": 0, "to": "str-2"}
+        page.locator("button.action").first.click()
+        cmd = next_cmd()
+        assert cmd["seq"] == state.seq and cmd["action"] in api.legal_actions(state, me)
+        assert page.get_attribute("#main", "data-seq") == str(state.seq)  # the garbage changed nothing
+    ctl.close()

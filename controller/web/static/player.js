@@ -126,9 +126,12 @@ function promptBox(p, store, send, mine) {
   }
   const options = p.options ?? p.choices ?? p.paths ?? [];
   if (options.length) box.append(h("div.buttons", options.map((o, i) => {
-    const label = typeof o === "string" ? humanize(o) : o.label ?? o.text ?? o.name ?? (Array.isArray(o.path) ? o.path.join(" → ") : humanize(o.id ?? `option ${i + 1}`));
-    const ans = typeof o === "object" && o.answer !== undefined ? o.answer : { choice: typeof o === "string" ? o : o.id ?? i };
-    return h("button", { dataset: { option: typeof o === "string" ? o : o.id ?? i }, on: { click: () => answer(ans, label) } }, label);
+    // An option is a string (a square, a ship), a list (a path) or an object with label/answer.
+    const plain = typeof o !== "object" || o === null || Array.isArray(o);
+    const label = Array.isArray(o) ? o.join(" → ") : plain ? humanize(String(o))
+      : o.label ?? o.text ?? o.name ?? (Array.isArray(o.path) ? o.path.join(" → ") : humanize(o.id ?? `option ${i + 1}`));
+    const ans = plain ? { choice: o } : o.answer !== undefined ? o.answer : { choice: o.id ?? i };
+    return h("button", { dataset: { option: plain ? i : o.id ?? i }, on: { click: () => answer(ans, label) } }, label);
   })));
   else if (!mine) box.classList.add("info");
   return box;
