@@ -45,11 +45,12 @@ def setup_events(state: GameState) -> list[dict[str, Any]]:
     return engine.new_game(c["players"], c["seed"], c["options"])[1]
 
 
-def apply(state: GameState, command: dict[str, Any]) -> tuple[GameState, list[dict[str, Any]]]:
+def apply(state: GameState, command: dict[str, Any], *, inplace: bool = False) -> tuple[GameState, list[dict[str, Any]]]:
     """Check `command` = {"seq", "player", "action"} and return the new state and its events.
 
-    Raises Invalid / Illegal / Ambiguous (all RulesError) and then changes nothing."""
-    return engine.apply(state, command)
+    Raises Invalid / Illegal / Ambiguous (all RulesError) and then changes nothing. `inplace=True` skips
+    the copy (simulation and benchmarks: the old state object is then the new one)."""
+    return engine.apply(state, command, inplace)
 
 
 def fold(state: GameState, event: dict[str, Any]) -> GameState:

@@ -34,9 +34,16 @@ STARRED = ("legendary", "expert_sailors", "terror_of_the_sea", "capitalist")
 # --------------------------------------------------------------------------- catalogue and helpers
 
 
+_DEFAULT: list[Catalog] = []
+
+
 def catalog(d: dict[str, Any]) -> Catalog:
     o = d["options"]
-    return load_catalog(o.get("cards_file"), o.get("boards_file"), o.get("upgrades_file"))
+    if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
+        if not _DEFAULT:
+            _DEFAULT.append(load_catalog())
+        return _DEFAULT[0]
+    return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"])
 
 
 def _p(d: dict[str, Any], color: str) -> dict[str, Any]:
@@ -256,8 +263,9 @@ def _request(d: dict[str, Any], req: dict[str, Any]) -> None:
 # --------------------------------------------------------------------------- apply / fold
 
 
-def apply(state: GameState, command: Any) -> tuple[GameState, list[dict]]:
-    """Check a command fully, then fold its events into a copy. Refusals raise and change nothing."""
+def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameState, list[dict]]:
+    """Check a command fully, then fold its events into a copy (or, with `inplace`, into `state` itself:
+    the checks run before anything is touched, so a refusal still changes nothing). Refusals raise."""
     if not isinstance(command, dict):
         raise Invalid("a command must be an object with seq, player and action.")
     seq, player, action = command.get("seq"), command.get("player"), command.get("action")
@@ -279,7 +287,7 @@ def apply(state: GameState, command: Any) -> tuple[GameState, list[dict]]:
         raise Invalid(f"unknown action type {atype!r}; see docs/rules-engine.md for the list.")
     normalized = checker(d, player, action)
     event = {"seq": d["seq"], "type": atype, "player": player, "action": normalized}
-    new = state.copy()
+    new = state if inplace else state.copy()
     out: list[dict] = []
     _fold_into(new.data, event, out)
     return _auto_chance(new, [event, *out])
@@ -418,10 +426,10 @@ def _apply_undo(state: GameState, player: str) -> tuple[GameState, list[dict]]:
 def _fold_undo(d: dict[str, Any], event: dict[str, Any]) -> None:
     seq = d["seq"]
     keep = [e for e in d["turn_log"] if e["seq"] != event["action"]["undone"]]
-    base = copy_data(d["turn_base"])
+    base_ref = d["turn_base"]
     d.clear()
-    d.update(base)
-    d["turn_base"] = copy_data(base)
+    d.update(copy_data(base_ref))
+    d["turn_base"] = base_ref  # never mutated: shared
     for e in keep:
         d["seq"] = e["seq"]
         _fold_into(d, e, [])
@@ -885,7 +893,7 @@ def do_move(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) 
     if last != HARBOR and d["grid"][last]["board"] is None:
         d["turn"]["explored"] = True
         if d["turn_log"]:
-            d["turn_log"][-1]["revealed"] = True
+            d["turn_log"][-1] = {**d["turn_log"][-1], "revealed": True}  # replaced, never edited: copies share it
         _explore_cube(d, player, out)
         d["pending"].append({"kind": "reveal_board", "square": last})
         return
@@ -1540,7 +1548,7 @@ def do_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any], out: li
     apply_battle_outcome(d, setup, outcome, out)
     notice(out, "battle_resolved", setup=a["setup"], record=a["record"], outcome=a["outcome"])
     if d["turn_log"]:
-        d["turn_log"][-1]["revealed"] = True
+        d["turn_log"][-1] = {**d["turn_log"][-1], "revealed": True}
     me = d["active"]
     if _p(d, me)["ship"]["at"] == HARBOR and setup.location != HARBOR:
         d["battle_queue"] = []  # the attacker sank: no further battles
