@@ -181,6 +181,38 @@ class DeviceLink:
         return not self.unacked
 
 
+def emit_item(link: DeviceLink, state: DeviceState, item: tuple, now_ms: int) -> tuple:
+    """Apply one sensed item to the state and send it as the next event; returns (seq, type, payload).
+
+    Items: ("cube", colour, (r, g, b, clear), confidence, transit_ms), ("quiet", quiet_ms),
+    ("zones", {square index: occupied}, harbor list or None), ("fault", kind, sensor, active, detail).
+    Counting happens here, at emission, so `totals` in every report agree with the events sent.
+    """
+    kind = item[0]
+    if kind == "cube":
+        state.count_cube(item[1])
+        msg_type = wire.CUBE_DROPPED
+        payload = wire.pack_cube(now_ms, item[1], item[2], item[3], item[4], state.totals)
+    elif kind == "quiet":
+        msg_type = wire.TOWER_QUIET
+        payload = wire.pack_quiet(now_ms, item[1], state.since_quiet)
+        state.since_quiet = 0
+    elif kind == "zones":
+        for index, on in item[1].items():
+            state.squares[index] = bool(on)
+        if item[2] is not None:
+            for i, on in enumerate(item[2]):
+                state.harbor[i] = bool(on)
+        msg_type = wire.ZONE_STATE
+        payload = state.zones_payload(now_ms)
+    else:
+        bit = 1 if item[1] == 1 else 2
+        state.faults = state.faults | bit if item[3] else state.faults & ~bit
+        msg_type = wire.FAULT
+        payload = wire.pack_fault(now_ms, item[1], item[2], item[3], item[4])
+    return link.emit(now_ms, msg_type, payload), msg_type, payload
+
+
 def run_commands(link: DeviceLink, state: DeviceState, app, uptime_ms: int) -> None:
     """Execute the commands `link` received, through `app` (led, buzzer, calibrate methods returning a
     status), and acknowledge each. REQUEST_STATE is answered by FULL_STATE itself, carrying its id."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from firmware_bridge import events, wire
-from firmware_bridge.device import DeviceLink, DeviceState, run_commands
+from firmware_bridge.device import DeviceLink, DeviceState, emit_item, run_commands
 
 # Typical TCS34725 raw readings (r, g, b, clear) per colour class, for synthetic cubes.
 _RAW_BASE = {
@@ -520,28 +520,7 @@ class FirmwareSim:
 
     def _emit(self, item: tuple) -> None:
         now_ms = self._now_ms()
-        kind = item[0]
-        st = self.state
-        if kind == "cube":
-            _, colour, raw, conf, transit = item
-            st.count_cube(colour)
-            msg_type, payload = wire.CUBE_DROPPED, wire.pack_cube(now_ms, colour, raw, conf, transit, st.totals)
-        elif kind == "quiet":
-            msg_type, payload = wire.TOWER_QUIET, wire.pack_quiet(now_ms, item[1], st.since_quiet)
-            st.since_quiet = 0
-        elif kind == "zones":
-            for index, on in item[1].items():
-                st.squares[index] = on
-            if item[2] is not None:
-                for i, on in enumerate(item[2]):
-                    st.harbor[i] = bool(on)
-            msg_type, payload = wire.ZONE_STATE, st.zones_payload(now_ms)
-        else:  # fault
-            _, fkind, sensor, active, detail = item
-            bit = 1 if fkind == 1 else 2
-            st.faults = st.faults | bit if active else st.faults & ~bit
-            msg_type, payload = wire.FAULT, wire.pack_fault(now_ms, fkind, sensor, active, detail)
-        seq = self.link.emit(now_ms, msg_type, payload)
+        seq, msg_type, payload = emit_item(self.link, self.state, item, now_ms)
         self.write_times[(self.boot, seq)] = time.monotonic()
         message = events.decode(wire.Frame(wire.FLAG_EVENT, self.boot & 0xFF, msg_type, seq, payload), self.boot)
         self.sent.append(message)
