@@ -54,6 +54,9 @@ async function main() {
   // Every topic that reached this page (the tests check a player's page never saw another's tree).
   const seen = new Set();
   Object.defineProperty(window, "__seenTopics", { get: () => [...seen] });
+  // When each (epoch, seq, private seq) was first drawn, for bench/display_latency.py.
+  const renderedAt = new Map();
+  window.__renderedAt = (key) => renderedAt.get(key) ?? null;
   let scheduled = false;
   const render = () => {
     if (scheduled) return;
@@ -64,6 +67,9 @@ async function main() {
       if (view === "table") renderTable(mainEl, store);
       else renderPlayer(mainEl, store, send);
       const seq = store.state ? store.state.seq : "";
+      const key = `${store.state?.epoch}:${seq}:${store.me?.seq ?? ""}`;
+      if (!renderedAt.has(key)) renderedAt.set(key, Date.now());
+      if (renderedAt.size > 500) renderedAt.delete(renderedAt.keys().next().value);
       mainEl.dataset.seq = seq ?? "";
       mainEl.dataset.epoch = store.state?.epoch ?? "";
       if (store.me) mainEl.dataset.mySeq = store.me.seq ?? "";
