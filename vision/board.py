@@ -414,11 +414,15 @@ def _count(area: float, top: float, sides: float, frac: float | None) -> tuple[i
     """Cubes in a blob of `area` mm2, and a confidence. Each cube shows its top face (`top`) plus some
     share of its visible sides (`sides`: dark sides drop out of the colour class). When only one count
     fits that range, it is sure; else the colour's typical share in this frame (`frac`) decides."""
-    fits = [k for k in range(1, 12) if k * top * 0.9 <= area <= k * (top + sides) * 1.06 + 4]
+    # Upper end: all sides labelled, plus one cube leaning or raised on a rail (it shows more).
+    def bounds(k: int) -> tuple[float, float]:
+        return k * top * 0.94, k * (top + sides) * 1.06 + 4 + (0.6 * top if k > 1 else 0.0)
+
+    fits = [k for k in range(1, 12) if bounds(k)[0] <= area <= bounds(k)[1]]
     if len(fits) == 1:
         k = fits[0]
         # Closeness to the edges of the range lowers the confidence a little.
-        lo, hi = k * top * 0.9, k * (top + sides) * 1.06 + 4
+        lo, hi = bounds(k)
         margin = min(area - lo, hi - area) / max(hi - lo, 1.0)
         return k, 0.8 + 0.2 * min(1.0, margin * 4)
     if frac is not None:
