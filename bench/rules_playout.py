@@ -1,0 +1,77 @@
+"""Random legal playouts of complete 4-player games: actions/s, games/s, peak memory.
+
+    python bench/rules_playout.py [--games 20] [--seed 1] [--players 4]
+
+Each action is chosen uniformly from `legal_actions` and sent through `apply` (chance and battle
+records come from the seeded RNG), exactly as the controller's simulated table does. Two modes:
+`copy` (the default facade: every accepted command returns a new state) and `inplace` (simulation:
+the state object is updated in place). Prints the figures and their ratio to the 20,000 actions/s goal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rules import api  # noqa: E402
+
+GOAL = 20_000
+COLORS = ["red", "blue", "green", "yellow"]
+
+
+def playout(seed: int, players: int, inplace: bool, max_actions: int = 20_000) -> tuple[int, float, float]:
+    """One complete game; returns (actions, seconds in apply+legal_actions, seconds in legal_actions)."""
+    state = api.new_game(COLORS[:players], seed)
+    rng = random.Random(seed)
+    n = 0
+    legal_s = 0.0
+    t0 = time.perf_counter()
+    while state.phase != "over" and n < max_actions:
+        who = state.active or "table"
+        t = time.perf_counter()
+        acts = api.legal_actions(state, who)
+        legal_s += time.perf_counter() - t
+        state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=inplace)
+        n += 1
+    if state.phase != "over":
+        raise SystemExit(f"game {seed} did not finish in {max_actions} actions")
+    return n, time.perf_counter() - t0, legal_s
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--players", type=int, default=4)
+    args = ap.parse_args()
+    print(f"rules playout: {args.games} random legal {args.players}-player games per mode, seeds {args.seed}..")
+    for mode in ("copy", "inplace"):
+        actions = 0
+        secs = legal = 0.0
+        for g in range(args.games):
+            n, s, lg = playout(args.seed + g, args.players, mode == "inplace")
+            actions += n
+            secs += s
+            legal += lg
+        rate = actions / secs
+        print(f"  {mode:8} actions {actions:7d}  {rate:9.0f} actions/s  {args.games / secs:6.2f} games/s  "
+              f"{actions / args.games:6.0f} actions/game  legal_actions {100 * legal / secs:4.1f}% of time  "
+              f"goal ratio {rate / GOAL:5.2f}")
+    tracemalloc.start()
+    playout(args.seed, args.players, False)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak traced memory during one game {peak / 1e6:.2f} MB; process max RSS {rss:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
