@@ -1,7 +1,8 @@
 """`smart-table vision ships` (read ships and Ocean boards from images) and `smart-table vision ships-watch`
 (the same from a camera, a video or an image folder, publishing settled readings on ZeroMQ).
 
-Parsing, files and exit codes only: the reading is `vision.table`, the live loop `vision.ships_live`.
+Parsing, files and exit codes only: the reading is `vision.table`, the live loop `vision.ships_live`
+(which uses `vision.live`'s frame sources and settle gate).
 """
 
 from __future__ import annotations
@@ -39,7 +40,9 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     w.add_argument("--pub", default="tcp://127.0.0.1:5561",
                    help="ZeroMQ PUB endpoint to bind (topic vision.table); default tcp://127.0.0.1:5561")
     w.add_argument("--settle-frames", type=int, default=5,
-                   help="identical readings in a row before one is published (default 5)")
+                   help="still frames in a row before the table is read (default 5)")
+    w.add_argument("--confirm", type=int, default=2,
+                   help="identical readings in a row before one is published (default 2)")
     w.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0: run until the end)")
     w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
     w.set_defaults(func=_watch)
@@ -118,15 +121,15 @@ def _watch(args: argparse.Namespace) -> int:
     layout = _layout(args.layout)
     camera = _calibration(args.calibration)
     in_play = _in_play(args.ships, layout)
-    if args.settle_frames < 1:
-        raise CliError("--settle-frames must be at least 1")
+    if args.settle_frames < 1 or args.confirm < 1:
+        raise CliError("--settle-frames and --confirm must be at least 1")
     if args.camera_index is not None:
         source: Any = args.camera_index
     else:
         source = args.video if args.video is not None else args.images
     try:
         count = watch_table(source, layout, pub=args.pub, camera=camera, ships_in_play=in_play,
-                            settle_frames=args.settle_frames, max_frames=args.max_frames,
+                            still_frames=args.settle_frames, confirm=args.confirm, max_frames=args.max_frames,
                             echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None)
     except SourceError as exc:
         raise CliError(str(exc), code=1) from None

@@ -1,133 +1,117 @@
-"""The ocean grid read live: frames from a camera, a video or an image folder, each read with
-`vision.table.read_table_detailed`, a reading published on ZeroMQ (topic `vision.table`) only once the
-table has settled.
+"""The ocean grid read live: frames from a camera, a video or an image folder, read with
+`vision.table.read_table_detailed` once the table is still, a reading published on ZeroMQ (topic
+`vision.table`) when it has settled.
 
-Owns: frame sources for the table camera, the table's settle gate, the PUB socket. Must not know the
-rules: a board turning face up is published as seen; the controller makes it the exploration's outcome.
+Owns: `TableWatcher` (the battle board's `vision.live.SettleGate` + the table reader + confirmation)
+and the PUB loop. Frame sources and the gate are `vision.live`'s, shared with the battle board.
+Must not know the rules: a board turning face up is published as seen; the controller makes it the
+outcome of the exploration.
 
-The gate (after the research notes: still frames and k identical readings, a hand pauses reading):
-a frame counts only if it is still (downscaled difference to the previous frame below a threshold) and
-its reading is "ok" (any hidden ship or board, a hand, glare: "ambiguous" pauses); a reading is
-published after `settle_frames` such frames in a row agree, and only when it differs from the last one
-published.
+Gate: a frame is read only when the gate says the table has been still for `still_frames` frames; a
+reading that is not "ok" (a hand over a ship or a board, glare, markers lost) pauses the gate instead
+of publishing; `confirm` identical readings in a row are needed, and a state is published once (a hand
+passing over an unchanged table does not publish it again).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
+from vision.live import SettleGate, SourceError, iter_frames
 from vision.table import TableLayout, load_table_layout, read_table_detailed
 
-TOPIC = b"vision.table"
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
-# Mean absolute difference (0-255) of the 1/8-size grey frame above which the table is moving.
-MOTION_THRESHOLD = 6.0
+TOPIC = "vision.table"
 
-
-class SourceError(RuntimeError):
-    """A frame source that cannot be opened; the message says what to check."""
-
-
-def frames(source: int | str | Path) -> Iterator[np.ndarray]:
-    """BGR frames from a camera index, a video file or a folder of images (name order)."""
-    if isinstance(source, (str, Path)) and Path(source).is_dir():
-        files = sorted(p for p in Path(source).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-        if not files:
-            raise SourceError(f"image folder {source} holds no images ({', '.join(IMAGE_SUFFIXES)})")
-
-        def from_folder() -> Iterator[np.ndarray]:
-            for p in files:
-                img = cv2.imread(str(p), cv2.IMREAD_COLOR)
-                if img is None:
-                    continue  # a half-written or foreign file is skipped, not fatal
-                yield img
-
-        return from_folder()
-    if isinstance(source, (str, Path)) and not Path(source).exists():
-        raise SourceError(f"video {source} does not exist")
-    cap = cv2.VideoCapture(int(source) if isinstance(source, int) else str(source))
-    if not cap.isOpened():
-        what = f"camera {source}" if isinstance(source, int) else f"video {source}"
-        raise SourceError(f"{what} cannot be opened: check that it exists and nothing else holds it")
-
-    def from_capture() -> Iterator[np.ndarray]:
-        try:
-            while True:
-                ok, img = cap.read()
-                if not ok:
-                    return
-                yield img
-        finally:
-            cap.release()
-
-    return from_capture()
+__all__ = ["TOPIC", "SourceError", "TableWatcher", "TableWatchEvent", "reading_key", "watch_table"]
 
 
 def reading_key(reading: dict[str, Any]) -> tuple:
-    """What must stay the same for a reading to count as settled (confidences may wobble)."""
-    return (tuple((s["ship"], s["square"]) for s in reading["ships"]),
+    """What must repeat for two readings to confirm each other (confidences may wobble)."""
+    return (reading["status"], tuple((s["ship"], s["square"]) for s in reading["ships"]),
             tuple((b["square"], b["face_up"], b["board"]) for b in reading["boards"]))
 
 
 @dataclass
-class TableSettleGate:
-    settle_frames: int = 5
-    motion_threshold: float = MOTION_THRESHOLD
-    _prev_small: np.ndarray | None = None
-    _key: tuple | None = None
-    _count: int = 0
-    _published: tuple | None = None
-    paused_frames: int = 0
-    history: list[str] = field(default_factory=list)
+class TableWatchEvent:
+    frame: int
+    state: str  # the gate's state, "paused" (with `reason`), "confirming", "settled" or "published"
+    reason: str = ""
+    message: dict[str, Any] | None = None
 
-    def moving(self, image: np.ndarray) -> bool:
-        small = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), (image.shape[1] // 8, image.shape[0] // 8),
-                           interpolation=cv2.INTER_AREA)
-        prev, self._prev_small = self._prev_small, small
-        if prev is None or prev.shape != small.shape:
-            return False
-        return float(cv2.absdiff(prev, small).mean()) > self.motion_threshold
 
-    def offer(self, reading: dict[str, Any], moving: bool) -> bool:
-        """Feed one frame's reading; True when it should be published now."""
-        if moving or reading["status"] != "ok":
-            self._key, self._count = None, 0
-            self.paused_frames += 1
-            self.history.append("moving" if moving else reading["status"])
-            return False
-        key = reading_key(reading)
-        if key == self._key:
-            self._count += 1
-        else:
-            self._key, self._count = key, 1
-        self.history.append("ok")
-        if self._count == self.settle_frames and key != self._published:
-            self._published = key
-            return True
-        return False
+class TableWatcher:
+    """Feed frames; get a message to publish each time the table settles on a new, readable state."""
+
+    def __init__(self, layout: TableLayout | dict | str, camera: dict | None = None,
+                 ships_in_play: list[str] | None = None, still_frames: int = 5, confirm: int = 2,
+                 source: str = "", clock: Callable[[], float] = time.time) -> None:
+        self.layout = load_table_layout(layout)
+        self.camera = camera
+        self.ships_in_play = ships_in_play
+        self.gate = SettleGate(still_frames=still_frames)
+        self.confirm = max(1, confirm)
+        self.source = source
+        self.clock = clock
+        self.frame_id = 0
+        self.published = 0
+        self._agree: list[tuple] = []
+        self._last_published: tuple | None = None
+
+    def process(self, frame: np.ndarray) -> TableWatchEvent:
+        fid = self.frame_id
+        self.frame_id += 1
+        state = self.gate.update(frame)
+        if state in ("moving", "settling"):
+            if state == "moving":
+                self._agree = []
+            return TableWatchEvent(fid, state)
+        reading = read_table_detailed(frame, self.layout, self.camera, self.ships_in_play)
+        data = reading.to_json()
+        if reading.status != "ok":
+            # A hand, glare or a lost marker: pause rather than publish a partial table.
+            self.gate.still_count, self.gate.state = 0, "paused"
+            self._agree = []
+            return TableWatchEvent(fid, "paused", reading.reason or "part of the table is hidden")
+        key = reading_key(data)
+        if key == self._last_published:
+            return TableWatchEvent(fid, "settled")
+        self._agree.append(key)
+        if len(self._agree) < self.confirm or len(set(self._agree[-self.confirm:])) != 1:
+            return TableWatchEvent(fid, "confirming")
+        self._agree = []
+        self._last_published = key
+        self.published += 1
+        message = {"topic": TOPIC, "seq": self.published, "frame": fid,
+                   "timestamp": round(float(self.clock()), 3), "source": self.source, "reading": data}
+        return TableWatchEvent(fid, "published", message=message)
 
 
 def watch_table(source: int | str | Path, layout: TableLayout | dict | str, pub: str | None = "tcp://127.0.0.1:5561",
-                camera: dict | None = None, ships_in_play: list[str] | None = None, settle_frames: int = 5,
-                max_frames: int = 0, echo: Callable[[dict], None] | None = None,
+                camera: dict | None = None, ships_in_play: list[str] | None = None, still_frames: int = 5,
+                confirm: int = 2, max_frames: int = 0, echo: Callable[[dict], None] | None = None,
                 connect_grace_s: float = 0.3) -> int:
-    """Read frames until the source ends (or `max_frames`); publish settled readings. Returns how many."""
-    layout = load_table_layout(layout)
-    stream = frames(source)
-    sock = ctx = None
+    """Read frames until the source ends (or `max_frames`), publishing settled readings as
+    `[b"vision.table", JSON]`. Returns how many were published. Raises `SourceError`."""
+    src = source if isinstance(source, int) else str(source)
+    frames = iter_frames(src)
+    first = next(frames, None)  # a source that cannot be opened fails here, before the socket binds
+    if first is None:
+        return 0
+    stream = itertools.chain([first], frames)
+    watcher = TableWatcher(layout, camera, ships_in_play, still_frames, confirm, source=str(source))
+    sock = None
     if pub:
         import zmq
 
-        ctx = zmq.Context.instance()
-        sock = ctx.socket(zmq.PUB)
+        sock = zmq.Context.instance().socket(zmq.PUB)
         sock.setsockopt(zmq.LINGER, 2000)
         try:
             sock.bind(pub)
@@ -135,22 +119,17 @@ def watch_table(source: int | str | Path, layout: TableLayout | dict | str, pub:
             sock.close(0)
             raise SourceError(f"cannot publish on {pub}: {exc}") from None
         time.sleep(connect_grace_s)  # let subscribers connect before the first reading
-    gate = TableSettleGate(settle_frames=settle_frames)
-    published = 0
     try:
-        for index, image in enumerate(stream):
-            if max_frames and index >= max_frames:
+        for frame in stream:
+            if max_frames and watcher.frame_id >= max_frames:
                 break
-            moving = gate.moving(image)
-            reading = read_table_detailed(image, layout, camera, ships_in_play).to_json()
-            if gate.offer(reading, moving):
-                published += 1
-                message = {**reading, "seq": published, "frame": index}
+            event = watcher.process(frame)
+            if event.message is not None:
                 if sock is not None:
-                    sock.send_multipart([TOPIC, json.dumps(message).encode()])
+                    sock.send_multipart([TOPIC.encode(), json.dumps(event.message).encode()])
                 if echo is not None:
-                    echo(message)
+                    echo(event.message)
     finally:
         if sock is not None:
             sock.close()
-    return published
+    return watcher.published

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import zmq
 
-from vision.ships_live import TableSettleGate, reading_key
+from vision.ships_live import TableWatcher, reading_key
 from vision.synth.table import random_camera, render_table_scene
 from vision.table import default_table_layout
 
@@ -53,7 +53,8 @@ def test_watch_publishes_each_settled_state_once(frames_dir) -> None:
     sub.setsockopt(zmq.SUBSCRIBE, b"vision.table")
     sub.connect(endpoint)
     proc = subprocess.Popen([sys.executable, "-m", "cli", "vision", "ships-watch", "--images", str(frames_dir),
-                             "--pub", endpoint, "--settle-frames", "2", "--ships", "red,blue", "--print"],
+                             "--pub", endpoint, "--settle-frames", "1", "--confirm", "1", "--ships", "red,blue",
+                             "--print"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         out, err = proc.communicate(timeout=120)
@@ -71,26 +72,37 @@ def test_watch_publishes_each_settled_state_once(frames_dir) -> None:
     ctx.term()
     assert [m["seq"] for m in got] == [1, 2]
     assert [json.loads(line) for line in out.splitlines()] == got
-    first, second = got
+    assert {m["topic"] for m in got} == {"vision.table"}
+    first, second = (m["reading"] for m in got)
     assert {s["ship"]: s["square"] for s in first["ships"]}["red"] == "harbor"
     assert {s["ship"]: s["square"] for s in second["ships"]}["red"] == "r2c2"
     flipped = {b["square"]: b for b in second["boards"]}["r2c2"]
     assert flipped["face_up"] is True and flipped["board"] == "open-sea-a"
     assert {b["square"]: b for b in first["boards"]}["r2c2"]["face_up"] is False
-    # Frame 3 (the hand) is ambiguous, frame 4 differs from it (motion): 5 and 6 settle the new state.
-    assert first["frame"] == 1 and second["frame"] == 6
+    # Frame 0 has nothing to compare with, 1 is still: read. Frame 3 (hands) moved, frame 4 too (the
+    # hands left), frame 5 is still again: read and published.
+    assert got[0]["frame"] == 1 and got[1]["frame"] == 5
 
 
-def test_gate_pauses_on_ambiguous_and_motion() -> None:
-    ok = {"status": "ok", "ships": [{"ship": "red", "square": "r1c1"}], "boards": []}
-    amb = {"status": "ambiguous", "ships": [{"ship": "red", "square": None}], "boards": []}
-    gate = TableSettleGate(settle_frames=3)
-    assert [gate.offer(ok, False), gate.offer(ok, False), gate.offer(amb, False)] == [False, False, False]
-    assert [gate.offer(ok, False), gate.offer(ok, True), gate.offer(ok, False), gate.offer(ok, False)] == [
-        False, False, False, False]
-    assert gate.offer(ok, False) is True
-    assert gate.offer(ok, False) is False  # the same state is not published twice
-    assert reading_key(ok) != reading_key(amb)
+def test_still_hand_pauses_and_an_unchanged_table_is_not_republished(frames_dir) -> None:
+    images = [cv2.imread(str(p)) for p in sorted(frames_dir.iterdir())]
+    before, hand = images[0], images[3]
+    w = TableWatcher(LAYOUT, ships_in_play=["red", "blue"], still_frames=2, confirm=2, clock=lambda: 0.0)
+    states = [w.process(f).state for f in [before] * 5]
+    assert states == ["moving", "settling", "confirming", "published", "settled"]
+    # A hand that stays still over the table: read, hidden ships, so paused (never published).
+    states = [w.process(f).state for f in [hand] * 5]
+    assert "published" not in states and states.count("paused") >= 2
+    # The hand goes; the table is as before: nothing new to publish.
+    states = [w.process(f).state for f in [before] * 6]
+    assert "published" not in states and states[-1] == "settled"
+    assert w.published == 1
+
+
+def test_reading_key_ignores_confidence() -> None:
+    a = {"status": "ok", "ships": [{"ship": "red", "square": "r1c1", "confidence": 0.9}], "boards": []}
+    b = {"status": "ok", "ships": [{"ship": "red", "square": "r1c1", "confidence": 0.95}], "boards": []}
+    assert reading_key(a) == reading_key(b)
 
 
 def test_missing_source_is_one_line(tmp_path) -> None:
