@@ -179,3 +179,31 @@ def test_prompt_answers_and_taps_go_out_as_the_controller_expects(browser, broke
         assert cmd["seq"] == state.seq and cmd["action"] in api.legal_actions(state, me)
         assert page.get_attribute("#main", "data-seq") == str(state.seq)  # the garbage changed nothing
     ctl.close()
+
+
+def test_exploding_shot_re_drop_prompt_and_tower_warning(browser, broker, display) -> None:
+    setup = BattleSetup("t4-b1", "nonplayer", BattleSide("red", True, "red", 2),
+                        BattleSide("merchant:r2-03", False, "black", 1), "r1c2")
+    session = BattleSession(setup, now=0.0)
+    session.tower({"red": 2, "black": 1}, now=1.0)
+    session.camera({"status": "ok", "redrop": [], "ambiguous": [], "cubes": [
+        {"color": "red", "zone": "explode", "confidence": 0.9}, {"color": "red", "zone": "str-2", "confidence": 0.9},
+        {"color": "black", "zone": "dmg-1", "confidence": 0.9}]}, settled=True, now=2.0)
+    view = session.view()
+    owed = [p for p in view["prompts"] if p["kind"] == "redrop-exploding"]
+    assert owed, view["prompts"]  # the session owes the exploding shot's re-drop
+    ctl = controller_client(broker)
+    state = api.new_game(["red", "blue"], 5, None)
+    ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
+    ctl.publish(f"{BASE}/state", json.dumps({"epoch": "e1", "seq": state.seq, "view": api.public_view(state),
+                                             "battle": view, "tower": {"warning": "zone 3 gets 40% of drops"},
+                                             "ts": time.time()}), retain=True)
+    with open_page(browser, display, broker, viewport=PHONE) as page:
+        page.wait_for_selector("#battle", timeout=10_000)
+        assert page.inner_text("#battle .k-redrop-exploding") == owed[0]["text"]
+        assert page.locator("[data-zone='explode'] .cube.c-red").count() == 1
+        assert page.inner_text("[data-side='attacker'] [data-tally='exploding']") == str(
+            view["sides"]["attacker"]["exploding_shots"])
+        assert "zone 3 gets 40% of drops" in page.inner_text("#tower-warning")
+        assert "Merchant ship" in page.inner_text("[data-side='defender'] h3")
+    ctl.close()
