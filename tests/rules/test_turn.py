@@ -358,3 +358,129 @@ def test_master_merchant_returns_twelve_at_once():
     assert _me(state)["dock"] == 0 and _me(state)["ship"]["holds"][0] == [0, 0]
     with pytest.raises(Illegal):
         act(state, "master_merchant")
+
+
+def _with_played(state, card, level):
+    color = state.active
+    give_hand(state, color, [card])
+    state.data["p"][color]["cards"][card]["level"] = level
+    state, _ = act(state, "play_card", card=card)
+    return state, color
+
+
+def test_first_mate_builds_on_a_controlled_island_from_afar():
+    state = game(2, seed=1)
+    state, color = _with_played(state, "first-mate", 3)
+    isl = place_island(state, "r1c3", "island-05")
+    isl["cubes"] = [color, color, None]
+    isl["controller"] = color
+    state.data["p"][color]["dock"] = 10
+    with pytest.raises(Illegal):  # one of each Building per island
+        act(state, "use_ability", ability="first-mate:L3:0",
+            args={"builds": [{"square": "r1c3", "building": "fort"}, {"square": "r1c3", "building": "fort"}]})
+    with pytest.raises(Illegal):  # only on islands you control
+        act(state, "use_ability", ability="first-mate:L3:0", args={"builds": [{"square": "r1c2", "building": "fort"}]})
+    state, _ = act(state, "use_ability", ability="first-mate:L3:0",
+                   args={"builds": [{"square": "r1c3", "building": "fort"}, {"square": "r1c3", "building": "outpost"}]})
+    b = state.data["grid"]["r1c3"]["island"]["buildings"]
+    assert b["fort"] and b["outpost"] and state.data["p"][color]["dock"] == 10 - 4 - 3
+    with pytest.raises(Illegal):  # each ability once per turn
+        act(state, "use_ability", ability="first-mate:L3:0", args={"builds": [{"square": "r1c3", "building": "garrison"}]})
+
+
+def test_bosun_upgrades_cover_tiles_and_elite_vessel():
+    state = game(2, seed=1)
+    state, color = _with_played(state, "bosun", 4)
+    p = state.data["p"][color]
+    p["dock"] = 20
+    with pytest.raises(Ambiguous):
+        act(state, "use_ability", ability="bosun:L4:0")  # a choice: gain, basic or advanced
+    with pytest.raises(Ambiguous):
+        act(state, "use_ability", ability="bosun:L4:0", choice=2)  # which advanced tile
+    p["ship"]["hull"] = [[], ["basic-sail"], ["basic-cannon"], []]
+    with pytest.raises(Ambiguous):  # every hull space is covered (sails printed on 0 and 3)
+        act(state, "use_ability", ability="bosun:L4:0", choice=2, args={"tile": "advanced-guns"})
+    state, _ = act(state, "use_ability", ability="bosun:L4:0", choice=2, args={"tile": "advanced-guns", "space": 1})
+    hull = state.data["p"][color]["ship"]["hull"]
+    assert hull[1] == ["basic-sail", "advanced-guns"] and state.data["p"][color]["dock"] == 14
+    hull[3] = ["basic-wheel"]
+    state.data["p"][color]["used"] = []
+    state, events = act(state, "use_ability", ability="bosun:L4:0", choice=1, args={"tile": "basic-sail", "space": 0})
+    assert color in state.data["achievements"]["elite_vessel"]  # 4 tiles, covered ones count
+
+
+def test_repair_conditions():
+    state = game(2, seed=1)
+    state, color = _with_played(state, "crew-1", 2)
+    with pytest.raises(Illegal):
+        act(state, "use_ability", ability="crew-1:L2:1")  # no Damage
+    state.data["p"][color]["ship"]["damage"] = 2
+    state.data["p"][color]["ship"].update({"at": "r1c1"})
+    with pytest.raises(Illegal) as err:
+        act(state, "use_ability", ability="crew-1:L2:1")  # level 2 repairs only in Harbor
+    assert "Harbor" in err.value.message
+    state.data["p"][color]["ship"]["at"] = "harbor"
+    state.data["p"][color]["dock"] = 2
+    state, _ = act(state, "use_ability", ability="crew-1:L2:1")
+    assert state.data["p"][color]["ship"]["damage"] == 1 and state.data["p"][color]["dock"] == 0
+
+
+def test_crew_level_four_splits_cargo_between_dock_and_ship():
+    state = game(2, seed=1)
+    state, color = _with_played(state, "crew-2", 4)
+    dock = state.data["p"][color]["dock"]
+    state, _ = act(state, "use_ability", ability="crew-2:L4:0", args={"to_ship": 3})
+    p = state.data["p"][color]
+    assert p["dock"] == dock + 1 and p["ship"]["holds"][0] == [3, 0]
+
+
+def test_garrison_sinks_a_passing_ship_and_pays_its_owner():
+    state = game(2, seed=1)
+    color = state.active
+    other = [c for c in state.players if c != color][0]
+    isl = place_island(state, "r1c1", "island-05")
+    isl["cubes"] = [other, other, None]
+    isl["controller"] = other
+    isl["buildings"]["garrison"] = True
+    state, _ = act(state, "set_sails")
+    state.data["p"][color]["ship"]["damage"] = 4
+    state, events = act(state, "move", path=["r1c1", "r2c1"])
+    p = state.data["p"][color]
+    assert p["ship"]["at"] == "harbor" and p["ship"]["damage"] == 0 and p["chest"] == 10
+    assert state.data["p"][other]["chest"] == 20
+    assert [e["type"] for e in events if e.get("notice")][:2] == ["garrison_fire", "ship_sunk"]
+
+
+def test_running_out_of_cubes_takes_one_back_from_an_island():
+    state = game(2, seed=1)
+    color = state.active
+    place_island(state, "r1c1", "island-05")["cubes"] = [color, None, None]
+    place_island(state, "r1c2", "island-01")
+    state.data["p"][color]["cubes"] = 0
+    state.data["p"][color]["ship"]["at"] = "r1c2"
+    state, _ = _with_played(state, "deck-hand-1", 1)
+    state, _ = act(state, "use_ability", ability="deck-hand-1:L1:0")
+    assert state.data["grid"]["r1c1"]["island"]["cubes"] == [None, None, None]
+    assert state.data["grid"]["r1c2"]["island"]["cubes"] == [color, None]
+
+
+def test_draw_pile_running_out_reshuffles_the_discards():
+    state = game(2, seed=11, auto_chance=False)
+    while state.data["pending"]:
+        o = api.legal_actions(state, "table")[0]
+        state, _ = act(state, o["type"], "table", **{k: v for k, v in o.items() if k != "type"})
+    color = state.active
+    p = state.data["p"][color]
+    cards = sorted(p["cards"])
+    p["hand"], p["deck"], p["discard"], p["played"] = [], cards[:2], cards[2:], []
+    state, _ = act(state, "end_turn")
+    while state.data["pending"] and state.data["pending"][0]["kind"] == "draw_advancement":
+        o = api.legal_actions(state, "table")[0]
+        state, _ = act(state, o["type"], "table", **{k: v for k, v in o.items() if k != "type"})
+    p = state.data["p"][color]
+    assert sorted(p["hand"]) == cards[:2]  # the 2 left were drawn without chance
+    assert state.data["pending"][0] == {"kind": "draw_sailors", "player": color, "count": 2}
+    with pytest.raises(Illegal):
+        act(state, "draw_sailors", "table", player_drawing=color, cards=cards[:2])  # already in hand
+    state, _ = act(state, "draw_sailors", "table", player_drawing=color, cards=cards[2:4])
+    assert len(state.data["p"][color]["hand"]) == 4 and len(state.data["p"][color]["deck"]) == 8
