@@ -123,7 +123,8 @@ class BattleDriver:
             if self.baseline is None:
                 return  # a drop owed before any baseline: the sim / bridge sets one when the drop starts
             counts = {c: n - self.baseline.get(c, 0) for c, n in totals.items() if n - self.baseline.get(c, 0) > 0}
-            self.input("tower", {"counts": counts})
+            if counts != self.session._tower:  # heartbeats repeat the totals: feed only a change
+                self.input("tower", {"counts": counts})
 
     def start_drop(self, totals: dict[str, int]) -> None:
         """Mark the tower totals at which the owed drop starts (logged, so a restart keeps it)."""

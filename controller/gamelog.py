@@ -232,11 +232,9 @@ class GameLog:
         return Snapshot(row[0], row[1], json.loads(row[2])) if row else None
 
     def export_lines(self, game_id: str) -> Iterator[str]:
-        """The game as JSON lines: one header line, then one line per event (what `rules replay` reads)."""
-        game = self.game(game_id)
-        if game is None:
+        """The game as JSON lines, one event per line in order: what `smart-table rules replay` reads."""
+        if self.game(game_id) is None:
             raise KeyError(game_id)
-        yield json.dumps({"game": game.to_json()}, sort_keys=True)
         for r in self.db.execute("SELECT n, seq, event, ts FROM events WHERE game_id=? ORDER BY n", (game_id,)):
             yield json.dumps(json.loads(r[2]), sort_keys=True)
 

@@ -69,7 +69,8 @@ class ControllerService:
         if game_over(self.core.engine, self.core.state) and self.core.game_id:
             row = self.gamelog.game(self.core.game_id)
             if row is not None and row.finished is None:
-                self.gamelog.finish(self.core.game_id, self.core.engine.public_view(self.core.state))
+                view = self.core.engine.public_view(self.core.state)
+                self.gamelog.finish(self.core.game_id, view.get("scores", view))
                 log.info("game %s over at seq %d", self.core.game_id, self.core.seq)
 
     def refresh_tower_warning(self) -> None:

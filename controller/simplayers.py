@@ -46,7 +46,8 @@ class SimPlayers:
         self.table = table  # SimTable: referees battles through the session (players then never send outcomes)
         self.turns = 0
         self.actions = 0
-        self.waiting = 0
+        self.waiting = 0.0  # when the battle last moved on (monotonic)
+        self.stuck_after = 30.0
         self.done = threading.Event()
         self.reason = ""
 
@@ -73,14 +74,13 @@ class SimPlayers:
                 self.reason = "game over"
                 return False
             if self.table is not None and self.table.driver.busy():
-                if not self.table.step():
-                    self.waiting += 1
-                    if self.waiting > 2000:
-                        self.reason = "the battle is stuck: " + "; ".join(
-                            p.text for p in self.table.driver.session.prompts())
-                        return False
-                else:
-                    self.waiting = 0
+                now = time.monotonic()
+                if self.table.step() or not self.waiting:
+                    self.waiting = now
+                elif now - self.waiting > self.stuck_after:
+                    self.reason = f"the battle waited {self.stuck_after:g} s: " + "; ".join(
+                        p.text for p in self.table.driver.session.prompts())
+                    return False
                 return True
             pick = self.choose()
             if pick is None:

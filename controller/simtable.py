@@ -77,6 +77,7 @@ class SimTable:
         self.tower = tower  # drops cubes through a (simulated) tower; None: count them here
         self.rail_chance, self.ability_chance = rail_chance, ability_chance
         self.done_key: Any = None
+        self.board: list[dict[str, Any]] = []
         self.drops = 0
         self.redrops = 0
 
@@ -95,18 +96,25 @@ class SimTable:
         owed = session.owed
         if owed is not None:
             key = self.driver.owed_key
-            if key == self.done_key:
-                return False  # dropped already; the tower/camera inputs are on their way
-            self.done_key = key
-            self._drop(owed)
-            return True
+            if key != self.done_key:
+                self.done_key = key
+                self.board = self._drop(owed)
+                return True
+            # The camera reads once the tower has counted the whole drop (cubes land after they pass it);
+            # a reading the session dropped (the tower counted again) is taken again.
+            view = session.view()
+            if view["tower_counts"] == {c: n for c, n in owed.dropped.items() if n} and not view["provisional"]:
+                self.driver.camera(self.camera.read(self.board), settled=True)
+                return True
+            return False
         for prompt in session.prompts():
             if prompt.kind == "ability":
                 self._ability(prompt)
                 return True
         return False
 
-    def _drop(self, owed: Any) -> None:
+    def _drop(self, owed: Any) -> list[dict[str, Any]]:
+        """Drop the owed cubes: the tower counts them; returns the board as they will lie."""
         session = self.driver.session
         rng = self._rng("drop")
         steps = [s for s in session.record["steps"] if s.get("step") == "drop"]
@@ -135,7 +143,7 @@ class SimTable:
             base = self.driver.baseline or {}
             totals = {c: base.get(c, 0) + owed.dropped.get(c, 0) for c in set(base) | set(owed.dropped)}
             self.driver.tower_totals(totals)
-        self.driver.camera(self.camera.read(board), settled=True)
+        return board
 
     def _ability(self, prompt: Any) -> None:
         rng = self._rng("ability")

@@ -104,11 +104,9 @@ class SensorWiring:
         if kind in ("cube_dropped", "heartbeat", "full_state") and isinstance(msg.get("totals"), dict):
             totals = {c: int(n) for c, n in msg["totals"].items() if isinstance(n, int) and n > 0}
             if driver is not None:
-                if kind == "cube_dropped":
-                    driver.tower_totals(totals)
-                else:
-                    with self.core.lock:
-                        driver.last_totals = totals
+                # Totals are running counts, so a heartbeat or a resync snapshot carries every cube too
+                # (one whose own event was folded into a resync is not lost).
+                driver.tower_totals(totals)
         elif kind == "fault" and msg.get("kind") == "jam":
             if msg.get("active") and not self.jam_active:
                 battle = driver.setup_json["battle_id"] if driver is not None and driver.setup_json else None

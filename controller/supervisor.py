@@ -1,0 +1,249 @@
+"""`smart-table run`: starts the table's processes from one config, restarts a crashed one, stops all cleanly.
+
+Owns the child processes (embedded broker, firmware simulator, bridge, controller), their command lines,
+checking ports before anything starts (a busy port is one sentence naming the option to change), the
+display's HTTP server (in this process: it only serves files), restarts with a log line, and a clean
+stop on Ctrl-C / SIGTERM (SIGTERM to every child, SIGKILL after a grace period).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from controller.config import Config
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+class SupervisorError(RuntimeError):
+    """A start-up problem (busy port, missing program); the message names what to change."""
+
+
+@dataclass
+class Child:
+    name: str
+    argv: list[str]
+    essential: bool = False  # its clean exit (code 0) ends the run, e.g. the controller after --until-game-over
+    proc: subprocess.Popen | None = None
+    restarts: int = 0
+    started: float = 0.0
+    log_thread: threading.Thread | None = field(default=None, repr=False)
+
+
+def port_free(host: str, port: int) -> bool:
+    if port == 0:
+        return True
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def zmq_port(endpoint: str) -> tuple[str, int] | None:
+    if endpoint.startswith("tcp://"):
+        host, _, port = endpoint[6:].rpartition(":")
+        if port.isdigit():
+            return (host if host not in ("*", "") else "0.0.0.0"), int(port)
+    return None
+
+
+class Supervisor:
+    def __init__(self, cfg: Config, simulate: bool, limits: dict[str, Any], out: TextIO = sys.stdout) -> None:
+        self.cfg, self.simulate, self.limits, self.out = cfg, simulate, limits, out
+        self.children: list[Child] = []
+        self.stopping = threading.Event()
+        self.display: Any = None
+        self.tmp = Path(tempfile.mkdtemp(prefix="smart-table-"))
+        self.exit_code = 0
+        self.lock = threading.Lock()
+
+    def say(self, text: str) -> None:
+        with self.lock:
+            print(text, file=self.out, flush=True)
+
+    # -- plan ------------------------------------------------------------------------------------
+
+    def check_ports(self) -> None:
+        cfg = self.cfg
+        wanted: list[tuple[str, str, int]] = []
+        if cfg["mqtt"]["embedded"]:
+            wanted += [("mqtt.port", cfg["mqtt"]["host"], cfg["mqtt"]["port"]),
+                       ("mqtt.ws_port", cfg["mqtt"]["host"], cfg["mqtt"]["ws_port"])]
+        if cfg["display"]["enabled"]:
+            wanted.append(("display.port", cfg["display"]["host"], cfg["display"]["port"]))
+        if cfg["bridge"]["enabled"]:
+            for key in ("bridge.events", "bridge.commands"):
+                hp = zmq_port(cfg.get(key))
+                if hp:
+                    wanted.append((key, *hp))
+        if self.simulate and cfg["bridge"]["enabled"] and cfg["simulate"]["tower_control"]:
+            hp = zmq_port(cfg["simulate"]["tower_control"])
+            if hp:
+                wanted.append(("simulate.tower_control", *hp))
+        seen: dict[int, str] = {}
+        for key, host, port in wanted:
+            if port in seen and port != 0:
+                raise SupervisorError(f"{key} and {seen[port]} are both port {port}; give one of them another port.")
+            seen[port] = key
+            if not port_free(host, port):
+                flag = {"mqtt.port": " (or --mqtt-port)", "mqtt.ws_port": " (or --ws-port)",
+                        "display.port": " (or --http-port)"}.get(key, "")
+                raise SupervisorError(f"port {port} on {host} is busy (another program or another smart-table is "
+                                      f"using it); set {key} in the config{flag} to a free port.")
+
+    def plan(self) -> None:
+        cfg, py = self.cfg, sys.executable
+        if cfg["mqtt"]["embedded"]:
+            self.children.append(Child("broker", [py, "-m", "controller.broker", "--host", cfg["mqtt"]["host"],
+                                                  "--port", str(cfg["mqtt"]["port"]),
+                                                  "--ws-port", str(cfg["mqtt"]["ws_port"])]))
+            cfg.set("mqtt.protocol", "3.1.1")  # amqtt speaks 3.1.1 only
+            cfg.set("mqtt.username", "")
+        if cfg["bridge"]["enabled"]:
+            device = cfg["bridge"]["serial_port"]
+            if self.simulate:
+                device = str(self.tmp / "battle-tower")
+                control = cfg["simulate"]["tower_control"] or "tcp://127.0.0.1:5592"
+                cfg.set("simulate.tower_control", control)
+                self.children.append(Child("firmware-sim", [py, "-m", "cli", "firmware-sim", "--pty", "--link", device,
+                                                            "--control", control,
+                                                            "--seed", str(cfg["simulate"]["seed"])]))
+            self.children.append(Child("bridge", [py, "-m", "cli", "bridge", "--device", device, "--zmq-pub",
+                                                  cfg["bridge"]["events"], "--zmq-cmd", cfg["bridge"]["commands"]]))
+        argv = [py, "-m", "controller.service", "--config-json", json.dumps(cfg.to_json())]
+        if self.simulate:
+            argv.append("--simulate")
+        for key in ("max_turns", "duration"):
+            if self.limits.get(key):
+                argv += [f"--{key.replace('_', '-')}", str(self.limits[key])]
+        if self.limits.get("until_game_over"):
+            argv.append("--until-game-over")
+        self.children.append(Child("controller", argv, essential=True))
+
+    # -- run -------------------------------------------------------------------------------------
+
+    def start_display(self) -> str | None:
+        d, m = self.cfg["display"], self.cfg["mqtt"]
+        if not d["enabled"]:
+            return None
+        try:
+            from controller.web.server import serve_display
+        except ImportError:
+            self.say("display: controller/web is not installed; no display is served")
+            return None
+        host = d["public_host"] or ("127.0.0.1" if d["host"] in ("", "0.0.0.0") else d["host"])
+        ws = f"ws://{host}:{m['ws_port']}"
+        try:
+            self.display = serve_display(d["host"], d["port"], {"table": self.cfg["table"]["id"], "ws": ws})
+        except OSError as exc:
+            raise SupervisorError(f"the display cannot listen on {d['host']}:{d['port']} ({exc.strerror}); "
+                                  "set display.port in the config (or --http-port) to a free port.") from None
+        except Exception as exc:  # noqa: BLE001 - e.g. the display's bundle was never built
+            self.say(f"display: not served: {exc}")
+            return None
+        return f"http://{host}:{self.display.port}/"
+
+    def spawn(self, child: Child) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+               "PYTHONUNBUFFERED": "1"}
+        child.proc = subprocess.Popen(child.argv, cwd=os.getcwd(), env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.STDOUT, start_new_session=True)
+        child.started = time.monotonic()
+        child.log_thread = threading.Thread(target=self._pump, args=(child, child.proc), daemon=True)
+        child.log_thread.start()
+
+    def _pump(self, child: Child, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            self.say(f"[{child.name}] {line.decode(errors='replace').rstrip()}")
+
+    def run(self, on_started: Callable[[], None] | None = None) -> int:
+        self.check_ports()
+        self.plan()
+        url = self.start_display()
+        m = self.cfg["mqtt"]
+        self.say(f"smart-table: table {self.cfg['table']['id']}{' (simulated)' if self.simulate else ''}")
+        self.say(f"  display   {url or 'not served'}")
+        self.say(f"  MQTT      {m['host']}:{m['port']}" + (" (embedded broker)" if m["embedded"] else ""))
+        self.say(f"  WebSocket {m['host']}:{m['ws_port']}")
+        self.say(f"  game log  {self.cfg.database_path()}")
+        for child in self.children:
+            if child.name == "bridge" and self.simulate:
+                self._wait_for(Path(child.argv[child.argv.index("--device") + 1]), 15)
+            self.spawn(child)
+        if on_started is not None:
+            on_started()
+        try:
+            while not self.stopping.is_set():
+                self.watch()
+                self.stopping.wait(0.2)
+        finally:
+            self.stop()
+        return self.exit_code
+
+    def _wait_for(self, path: Path, seconds: float) -> None:
+        """The firmware simulator's pty link, so the bridge finds its device at once."""
+        deadline = time.monotonic() + seconds
+        while not path.exists() and time.monotonic() < deadline and not self.stopping.is_set():
+            time.sleep(0.05)
+
+    def watch(self) -> None:
+        sup = self.cfg["supervisor"]
+        for child in self.children:
+            proc = child.proc
+            if proc is None or proc.poll() is None:
+                continue
+            code = proc.returncode
+            if child.essential and code == 0:
+                self.say(f"smart-table: {child.name} finished; stopping the table")
+                self.stopping.set()
+                return
+            if child.restarts >= sup["max_restarts"]:
+                self.say(f"smart-table: {child.name} exited with code {code} and was restarted "
+                         f"{child.restarts} times already; giving up and stopping the table")
+                self.exit_code = 1
+                self.stopping.set()
+                return
+            if time.monotonic() - child.started < sup["restart_delay"]:
+                continue  # do not spin on a child that dies at once
+            child.restarts += 1
+            self.say(f"smart-table: {child.name} exited with code {code}; restarting it "
+                     f"({child.restarts}/{sup['max_restarts']})")
+            self.spawn(child)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        for child in reversed(self.children):
+            if child.proc is not None and child.proc.poll() is None:
+                child.proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 5
+        for child in reversed(self.children):
+            if child.proc is None:
+                continue
+            try:
+                child.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.say(f"smart-table: {child.name} did not stop within 5 s; killing it")
+                child.proc.kill()
+                child.proc.wait(timeout=5)
+        if self.display is not None:
+            self.display.stop()
+            self.display = None
+        for child in self.children:
+            if child.log_thread is not None:
+                child.log_thread.join(timeout=1)
