@@ -148,7 +148,7 @@ function followBattle(store, payload, render) {
     store.lastBattle = { view: payload.battle || prev?.view || null, setup: setup || prev?.setup || null, endedAt: null };
   } else if (store.lastBattle && store.lastBattle.endedAt === null) {
     store.lastBattle.endedAt = Date.now();
-    setTimeout(render, 30_500);
+    setTimeout(render, 20_500);
   }
 }
 

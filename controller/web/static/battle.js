@@ -80,13 +80,17 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
   );
 }
 
-/** After the engine ends a battle the session view goes; keep its last board up for a while. */
+/** After the engine ends a battle the session view goes; say so for a while. The board is shown only
+ * when the last view carries the session's result (the controller resolves before publishing the final
+ * board, so a last view is usually one step old: its board would mislead). */
 export function lastBattle(store) {
   const lb = store.lastBattle;
-  if (!lb || Date.now() - lb.endedAt > 30_000) return null;
-  // A provisional last view (the correction or reading that ended the battle was never shown) is not the
-  // final board: show who fought, and let the ships' damage and the achievements show the result.
-  return renderBattle(lb.view && !lb.view.provisional ? lb.view : null, lb.setup, [], store.board, { over: true });
+  if (!lb || Date.now() - lb.endedAt > 20_000) return null;
+  if (lb.view?.result) return renderBattle(lb.view, lb.setup, [], store.board, { over: true });
+  const name = (side) => humanize(String(side?.name ?? "?").replace(/^merchant:.*/, "Merchant ship").replace(/^building:.*/, "Buildings"));
+  return h("section#battle.battle.over.compact", { dataset: { battleId: lb.setup?.battle_id ?? lb.view?.battle_id ?? "" } },
+    h("h2", "Battle over"), h("p.big", `${name(lb.setup?.attacker)} against ${name(lb.setup?.defender)}`,
+      lb.setup?.location ? ` at ${lb.setup.location}` : "", ": see the ships' damage and the achievements."));
 }
 
 export { mount };
