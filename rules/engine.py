@@ -17,7 +17,6 @@ from rules.cards import ACHIEVEMENTS, BUILDINGS, Catalog, load_catalog
 from rules.errors import Ambiguous, Illegal, Invalid, RulesError
 from rules.state import HARBOR, SQUARES, GameState, copy_data, neighbours, plain, rng_below, step
 
-COLORS = ("red", "blue", "green", "yellow", "purple", "orange", "black", "white")
 ISLANDS_BY_COUNT = {2: 8, 3: 9, 4: 10}
 HOLD_CAP = (4, 3)
 HOLD_SPACE = (0, 3)  # hull spaces that carry a hold
@@ -28,7 +27,6 @@ HAND_LIMIT = 6
 DRAW = 4
 SINK_AT = 5
 CHANCE_TYPES = ("reveal_board", "draw_advancement", "draw_sailors", "choose_first_player", "deal_bonus")
-STARRED = ("legendary", "expert_sailors", "terror_of_the_sea", "capitalist")
 
 
 # --------------------------------------------------------------------------- catalogue and helpers
@@ -83,7 +81,7 @@ def card_abilities(cat: Catalog, cid: str, card: dict[str, Any]) -> list[tuple[s
            for i, a in enumerate(cat.sailors[card["sailor"]][card["level"] - 1].get("abilities", []))]
     for slot in ("top", "middle", "bottom"):
         adv = card["slots"][slot]
-        if adv and adv not in card.get("fresh", ()):
+        if adv:
             out += [(f"{cid}:{adv}:{i}", a) for i, a in enumerate(cat.cards[adv].get("abilities", []))]
     return out
 
