@@ -136,10 +136,15 @@ class Client:
         self.connect_rc: object = None
         self._connected = __import__("threading").Event()
         self.client.on_connect = self._on_connect
-        self.client.on_message = lambda _c, _u, msg: self.messages.put(msg)
+        self.history: list = []  # every message ever received, in order (wait_for/collect consume the queue only)
+        self.client.on_message = self._on_message
         port = broker.ws_port if transport == "websockets" else broker.port
         self.client.connect(broker.host, port, keepalive=30)
         self.client.loop_start()
+
+    def _on_message(self, _c, _u, msg) -> None:
+        self.history.append(msg)
+        self.messages.put(msg)
 
     def _on_connect(self, _c, _u, _flags, reason_code, _props=None) -> None:
         self.connect_rc = reason_code
