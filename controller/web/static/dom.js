@@ -53,7 +53,7 @@ export function brief(v) {
 export function facts(obj, skip = [], cls = "facts") {
   const dl = h(`dl.${cls.split(/\s+/).join(".")}`);
   for (const [k, v] of Object.entries(obj || {})) {
-    if (skip.includes(k)) continue;
+    if (skip.includes(k) || v === undefined) continue;
     dl.append(h("dt", humanize(k)), h("dd", { dataset: { key: k } }, brief(v)));
   }
   return dl;

@@ -15,14 +15,17 @@ const TABLE_SENT = ["resolve_battle"];
 
 const clip = (t) => (t.length > 48 ? `${t.slice(0, 47)}…` : t);
 
-export function actionLabel(a) {
+/** A button's text: the action's type and parameters; a card id is named as the player sees the card. */
+export function actionLabel(a, cards = {}) {
   if (a.label || a.text) return a.label || a.text;
+  const named = (id) => (cards[id] ? `${humanize(cards[id].sailor ?? id)} L${cards[id].level} (${id})` : id);
   const bits = [];
   for (const [k, v] of Object.entries(a)) {
     if (k === "type" || k === "player" || v === false || v === null || v === undefined) continue;
     if (typeof v === "object" && Object.keys(v).length === 0) continue;
     if (v === true) bits.push(humanize(k).toLowerCase());
-    else if (k === "card" || k === "square" || k === "to" || k === "ability") bits.push(clip(Array.isArray(v) ? v.join(" → ") : brief(v)));
+    else if (k === "card" && typeof v === "string") bits.push(named(v));
+    else if (k === "square" || k === "to" || k === "ability") bits.push(clip(Array.isArray(v) ? v.join(" → ") : brief(v)));
     else bits.push(clip(`${humanize(k).toLowerCase()} ${Array.isArray(v) ? v.map(brief).join(" → ") : brief(v)}`));
   }
   return [humanize(a.type), ...bits].join(" · ");
@@ -156,6 +159,7 @@ export function renderPlayer(root, store, send) {
   ];
   const groups = new Map();
   legal.forEach((a, i) => (groups.get(a.type) || groups.set(a.type, []).get(a.type)).push([a, i]));
+  const cardsKnown = { ...(board.discard || {}), ...(board.played || {}), ...(you.hand || {}) };
   const r = store.lastReply;
   const battle = store.state?.battle || v.battle;
   mount(root,
@@ -167,8 +171,8 @@ export function renderPlayer(root, store, send) {
       legal.length ? [...groups.entries()].map(([type, list]) => h("div.buttons", { dataset: { group: type } },
         list.map(([a, i]) => h("button.action", {
           dataset: { action: a.type ?? "", index: i },
-          on: { click: () => send({ seq: me.seq, action: a }, actionLabel(a)) },
-        }, actionLabel(a))))) : h("p.hint", v.phase === "over" ? "The game is over." : "Nothing to do right now.")),
+          on: { click: () => send({ seq: me.seq, action: a }, actionLabel(a, cardsKnown)) },
+        }, actionLabel(a, cardsKnown))))) : h("p.hint", v.phase === "over" ? "The game is over." : "Nothing to do right now.")),
     battle ? renderBattle(store.state?.battle, v.battle, [], store.board) : null,
     h("div.mine",
       h("section.chest", h("h2", "Treasure chest"),
