@@ -73,11 +73,16 @@ def _config(text: str, directory: Path, port: int, ws_port: int) -> str:
 
 
 @contextlib.contextmanager
-def running_mosquitto(users: dict[str, str] | None = None, timeout: float = 10.0) -> Iterator[Broker]:
+def running_mosquitto(users: dict[str, str] | None = None, timeout: float = 10.0,
+                      passwd_file: Path | None = None) -> Iterator[Broker]:
+    """`passwd_file`: use this mosquitto password file as it is (e.g. one `smart-table tablets add` wrote)."""
     users = dict(users) if users is not None else {role: secrets.token_urlsafe(9) for role in ROLES}
     with tempfile.TemporaryDirectory(prefix="mosq-") as tmp:
         directory = Path(tmp)
-        write_passwd(directory / "passwd", users)
+        if passwd_file is not None:
+            shutil.copy(passwd_file, directory / "passwd")
+        else:
+            write_passwd(directory / "passwd", users)
         shutil.copy(DEPLOY / "acl", directory / "acl")
         port, ws_port = free_port(), free_port()
         conf = directory / "mosquitto.conf"
