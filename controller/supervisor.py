@@ -164,6 +164,7 @@ class Supervisor:
         child.proc = subprocess.Popen(child.argv, cwd=os.getcwd(), env=env, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, start_new_session=True)
         child.started = time.monotonic()
+        self.say(f"smart-table: started {child.name} (pid {child.proc.pid})")
         child.log_thread = threading.Thread(target=self._pump, args=(child, child.proc), daemon=True)
         child.log_thread.start()
 

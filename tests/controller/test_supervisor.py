@@ -1,0 +1,118 @@
+"""`smart-table run --simulate` with the embedded broker: addresses printed, a 3.1.1 tablet sees the game,
+a crashed child is restarted with a log line, SIGTERM stops every child cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+
+from tests.support.broker import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie (exited, not yet reaped by its parent) is not running
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_run_simulate_embedded_broker_restart_and_clean_stop(tmp_path):
+    ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis")}
+    (tmp_path / "t.toml").write_text(f"""
+[table]
+database = "t.db"
+players = ["red", "blue"]
+[mqtt]
+port = {ports['mqtt']}
+ws_port = {ports['ws']}
+[display]
+port = {ports['http']}
+[bridge]
+events = "tcp://127.0.0.1:{ports['pub']}"
+commands = "tcp://127.0.0.1:{ports['cmd']}"
+[vision]
+events = "tcp://127.0.0.1:{ports['vis']}"
+[simulate]
+delay = 0.2
+tower_control = "tcp://127.0.0.1:{ports['ctl']}"
+[supervisor]
+restart_delay = 0.5
+""")
+    proc = subprocess.Popen([sys.executable, "-m", "cli", "run", "--simulate", "--config", str(tmp_path / "t.toml"),
+                             "--duration", "120"], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    seen: list[str] = []
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
+
+    def wait_line(pattern: str, timeout: float = 30) -> re.Match:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                line = lines.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            seen.append(line)
+            m = re.search(pattern, line)
+            if m:
+                return m
+        raise AssertionError(f"no line matching {pattern!r} in:\n" + "".join(seen[-40:]))
+
+    pids: dict[str, int] = {}
+    try:
+        wait_line(r"display\s+(http://127\.0\.0\.1:\d+/|not served)")
+        wait_line(rf"MQTT\s+127\.0\.0\.1:{ports['mqtt']} \(embedded broker\)")
+        wait_line(rf"WebSocket\s+127\.0\.0\.1:{ports['ws']}")
+        for _ in range(4):
+            m = wait_line(r"started (\S+) \(pid (\d+)\)")
+            pids[m.group(1)] = int(m.group(2))
+        assert set(pids) == {"broker", "firmware-sim", "bridge", "controller"}
+
+        # A tablet on MQTT 3.1.1 (amqtt speaks nothing else) gets the game's state.
+        got: queue.Queue = queue.Queue()
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+        client.on_message = lambda _c, _u, msg: got.put(msg)
+        client.on_connect = lambda c, *_a: c.subscribe("table/table-1/state", qos=1)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                client.connect("127.0.0.1", ports["mqtt"])
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the embedded broker never listened"
+                time.sleep(0.2)
+        client.loop_start()
+        state = json.loads(got.get(timeout=30).payload)
+        assert state["view"]["players"] and state["epoch"]
+        client.loop_stop()
+        client.disconnect()
+
+        os.kill(pids["bridge"], signal.SIGKILL)
+        wait_line(r"bridge exited with code -9; restarting it \(1/10\)")
+        new_bridge = int(wait_line(r"started bridge \(pid (\d+)\)").group(1))
+        assert new_bridge != pids["bridge"]
+        pids["bridge"] = new_bridge
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=30)
+    assert code == 0
+    deadline = time.monotonic() + 5
+    while any(_alive(p) for p in pids.values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [n for n, p in pids.items() if _alive(p)]
