@@ -57,19 +57,15 @@ def _layout(path: Path | None):
         raise CliError(f"{exc}; fix the layout file (see docs/table-layout.md)") from None
 
 
-def _calibration(path: Path | None) -> dict[str, Any] | None:
+def _calibration(path: Path | None) -> Any:
     if path is None:
         return None
+    from vision.board import CameraError, CameraModel
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CliError(f"camera calibration {path} does not exist") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CliError(f"camera calibration {path} is not readable JSON ({exc}); re-run `smart-table calibrate "
-                       "camera`") from None
-    if not isinstance(data, dict) or "K" not in data:
-        raise CliError(f"camera calibration {path} has no camera matrix K; re-run `smart-table calibrate camera`")
-    return data
+        return CameraModel.load(path)
+    except CameraError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _in_play(text: str | None, layout) -> list[str] | None:

@@ -50,7 +50,7 @@ class TableWatchEvent:
 class TableWatcher:
     """Feed frames; get a message to publish each time the table settles on a new, readable state."""
 
-    def __init__(self, layout: TableLayout | dict | str, camera: dict | None = None,
+    def __init__(self, layout: TableLayout | dict | str, camera: Any = None,
                  ships_in_play: list[str] | None = None, still_frames: int = 5, confirm: int = 2,
                  source: str = "", clock: Callable[[], float] = time.time) -> None:
         self.layout = load_table_layout(layout)
@@ -95,7 +95,7 @@ class TableWatcher:
 
 
 def watch_table(source: int | str | Path, layout: TableLayout | dict | str, pub: str | None = "tcp://127.0.0.1:5561",
-                camera: dict | None = None, ships_in_play: list[str] | None = None, still_frames: int = 5,
+                camera: Any = None, ships_in_play: list[str] | None = None, still_frames: int = 5,
                 confirm: int = 2, max_frames: int = 0, echo: Callable[[dict], None] | None = None,
                 connect_grace_s: float = 0.3) -> int:
     """Read frames until the source ends (or `max_frames`), publishing settled readings as

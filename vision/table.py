@@ -350,22 +350,15 @@ def _detect(gray: np.ndarray, dictionary_name: str, kind: str) -> dict[int, list
     return found
 
 
-def _camera_matrices(camera: dict | None, width: int, height: int) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """K and distortion from a calibration dict ({"K": 3x3, "dist": [...]}) or (None, None)."""
+def _camera_matrices(camera: Any, width: int, height: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """K and distortion for this frame size from a camera file (`smart-table calibrate camera`: a path,
+    its dict or a `vision.board.CameraModel`), or (None, None) without one."""
     if camera is None:
         return None, None
-    try:
-        K = np.array(camera["K"], dtype=np.float64).reshape(3, 3)
-        dist = np.array(camera.get("dist", [0, 0, 0, 0, 0]), dtype=np.float64).reshape(-1)
-    except (KeyError, TypeError, ValueError):
-        raise LayoutError("camera calibration must hold K (3x3) and dist (k1 k2 p1 p2 [k3])") from None
-    size = camera.get("image_size")
-    if size and (int(size[0]), int(size[1])) != (width, height):
-        sx, sy = width / float(size[0]), height / float(size[1])
-        K = K.copy()
-        K[0] *= sx
-        K[1] *= sy
-    return K, dist
+    from vision.board import CameraModel  # raises vision.board.CameraError on a bad file
+
+    model = CameraModel.load(camera).scaled_to(width, height)
+    return model.K, model.dist
 
 
 def _signed_distance(poly: np.ndarray, x: float, y: float) -> float:
@@ -444,7 +437,7 @@ def _back_fraction(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout
     return float(good.mean())
 
 
-def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: dict | None = None,
+def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: Any = None,
                         ships_in_play: list[str] | None = None) -> TableReading:
     """Read one frame: which board lies face up on each square and where each ship stands.
 
@@ -555,7 +548,9 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         xb, yb = np.ceil(roi_px.max(axis=0)).astype(int) + 2
         xa, ya, xb, yb = max(xa, 0), max(ya, 0), min(xb, w), min(yb, h)
         names: set[str] = set()
-        if xb - xa >= 16 and yb - ya >= 16:
+        # The back art first (a 24x24 warp): where it fills the marker's spot there is no marker to find.
+        frac = _back_fraction(_patch(image_bgr, H, c, bsize / 2 + 8.0), gains, layout)
+        if frac < BACK_FRACTION and xb - xa >= 16 and yb - ya >= 16:
             # A margin of edge pixels: the detector drops candidates that touch the crop's border.
             crop = cv2.copyMakeBorder(gray[ya:yb, xa:xb], 8, 8, 8, 8, cv2.BORDER_REPLICATE)
             hits = _detect(crop, layout.boards.aruco_dictionary, "board")
@@ -572,10 +567,8 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
             bname = names.pop()
             entry = {"square": sq.id, "face_up": True, "board": bname, "confidence": 0.99}
             seen_boards.setdefault(bname, []).append(k)
-        elif not names:
-            frac = _back_fraction(_patch(image_bgr, H, c, bsize / 2 + 8.0), gains, layout)
-            if frac >= BACK_FRACTION:
-                entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(frac, 3)}
+        elif not names and frac >= BACK_FRACTION:
+            entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(frac, 3)}
         boards_out.append(entry)
     for _bname, where in seen_boards.items():
         if len(where) > 1:  # one physical board cannot lie on two squares: one of them is a misread
@@ -590,7 +583,7 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
                         ship_positions_mm=positions, timings_ms=timings)
 
 
-def read_table(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: dict | None = None,
+def read_table(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: Any = None,
                ships_in_play: list[str] | None = None) -> dict[str, Any]:
     """The `vision ships` JSON for one frame (see `read_table_detailed`)."""
     return read_table_detailed(image_bgr, layout, camera, ships_in_play).to_json()

@@ -77,3 +77,11 @@ def test_unknown_ship_name_is_refused(scene) -> None:
     path, _ = scene
     r = run("--ships", "red,mauve", str(path))
     assert r.returncode != 0 and "mauve" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_bad_calibration_file_is_one_line(scene, tmp_path) -> None:
+    path, _ = scene
+    cal = tmp_path / "cam.json"
+    cal.write_text('{"dist": []}')
+    r = run("--calibration", str(cal), str(path))
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr

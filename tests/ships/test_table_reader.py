@@ -142,3 +142,17 @@ def test_bad_layout_file(tmp_path) -> None:
         load_table_layout(p)
     with pytest.raises(LayoutError, match="does not exist"):
         load_table_layout(tmp_path / "missing.json")
+
+
+def test_calibrated_camera_reads_the_same_and_places_ships_closely() -> None:
+    from vision.table import read_table_detailed
+
+    rng = np.random.default_rng(21)
+    boards, ships = random_table_setup(LAYOUT, rng, n_ships=4)
+    image, truth = render_table_scene(LAYOUT, boards, ships, rng, hands=0, glare=False, max_tilt_deg=30)
+    cam = {k: truth["camera"][k] for k in ("K", "dist", "image_size")}
+    reading = read_table_detailed(image, LAYOUT, camera=cam)
+    assert reading.status == "ok"
+    for t in truth["ships"]:
+        x, y = reading.ship_positions_mm[t["ship"]]
+        assert abs(x - t["position_mm"][0]) < 4 and abs(y - t["position_mm"][1]) < 4
