@@ -46,6 +46,7 @@ class BattleDriver:
         self.on_change = on_change  # called (under the core lock) after every change, e.g. to wake the sim
         self.on_resolved = on_resolved  # called after a battle's drops are recorded (tower health)
         self.resolved = 0
+        self.crops: dict[int, str] = {}  # cube index -> base64 JPEG crop of the latest camera reading
         core.listeners.append(lambda _events: self.sync())
 
     def busy(self) -> bool:
@@ -167,8 +168,13 @@ class BattleDriver:
             kind = _KINDS.get(p.kind, p.kind)
             pid = f"{battle_id}:{self.inputs}:{i}"
             player = None if p.to == "table" else p.to
-            self.core.prompts[pid] = Prompt(pid, kind, p.text, player, {"battle_id": battle_id, **p.data},
-                                            handler=self._answer)
+            data = {"battle_id": battle_id, **p.data}
+            if kind == "confirm_reading":
+                # The evidence a player needs to correct a misread, and where the cube may be put.
+                cubes = p.data.get("cubes") or ([p.data["cube"]] if "cube" in p.data else [])
+                data["crops"] = {str(i): self.crops[i] for i in cubes if i in self.crops}
+                data["zones"] = sorted(session.record["board"]["zones"])
+            self.core.prompts[pid] = Prompt(pid, kind, p.text, player, data, handler=self._answer)
         owed = session.owed
         key = None if owed is None else (battle_id, len(session.record["steps"]), owed.reason)
         if key != self.owed_key:

@@ -127,6 +127,10 @@ class SensorWiring:
         if driver is None or driver.session is None:
             return
         reading = msg.get("reading", msg)
+        crops = msg.get("crops")
+        if isinstance(crops, list):
+            driver.crops = {c.get("index"): c.get("jpeg_base64") for c in crops if isinstance(c, dict)}
+        # vision.live publishes a board only once it has settled and two readings agree.
         driver.camera(reading, bool(msg.get("settled", True)))
 
     def vision_health(self, msg: dict[str, Any]) -> None:
