@@ -1,5 +1,6 @@
-"""`smart-table vision ships` (read ships and Ocean boards from images) and `smart-table vision ships-watch`
-(the same from a camera, a video or an image folder, publishing settled readings on ZeroMQ).
+"""`smart-table vision ships` (read ships and Ocean boards from images), `smart-table vision ships-watch`
+(the same from a camera, a video or an image folder, publishing settled readings on ZeroMQ) and
+`smart-table calibrate table` (check the table's markers, measure the boards' back colour).
 
 Parsing, files and exit codes only: the reading is `vision.table`, the live loop `vision.ships_live`
 (which uses `vision.live`'s frame sources and settle gate).
@@ -47,6 +48,13 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
     w.set_defaults(func=_watch)
 
+    c = groups["calibrate"].add_parser("table", help="check the table's frame markers in an image; measure the "
+                                                       "Ocean boards' back colour")
+    c.add_argument("--image", type=Path, required=True, help="a frame of the whole table")
+    c.add_argument("--layout", type=Path, default=None, help="table layout JSON (default: the shipped one)")
+    c.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
+    c.set_defaults(func=_check)
+
 
 def _layout(path: Path | None):
     from vision.table import LayoutError, default_table_layout, load_table_layout
@@ -80,8 +88,6 @@ def _in_play(text: str | None, layout) -> list[str] | None:
 
 
 def _ships(args: argparse.Namespace) -> int:
-    import cv2
-
     from vision.table import LayoutError, read_table_detailed
 
     layout = _layout(args.layout)
@@ -93,10 +99,7 @@ def _ships(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CliError(f"cannot create output folder {args.out}: {exc.strerror}") from None
     for path in args.images:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
-        if image is None:
-            reason = "does not exist" if not Path(path).exists() else "is not an image OpenCV can decode"
-            raise CliError(f"image {path} {reason}: give a PNG or JPEG file")
+        image = _read_image(path)
         try:
             reading = read_table_detailed(image, layout, camera, in_play)
         except LayoutError as exc:
@@ -108,6 +111,27 @@ def _ships(args: argparse.Namespace) -> int:
             print(text)
         else:
             (args.out / f"{Path(path).stem}.json").write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+def _read_image(path: Path):
+    import cv2
+
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
+    if image is None:
+        reason = "does not exist" if not Path(path).exists() else "is not an image OpenCV can decode"
+        raise CliError(f"image {path} {reason}: give a PNG or JPEG file")
+    return image
+
+
+def _check(args: argparse.Namespace) -> int:
+    from calibration.table_check import check_table
+
+    layout = _layout(args.layout)
+    report = check_table(_read_image(args.image), layout, _calibration(args.calibration))
+    print(json.dumps(report))
+    if "reason" in report:
+        raise CliError(f"no table in {args.image}: {report['reason']}", code=1)
     return 0
 
 

@@ -85,3 +85,25 @@ def test_bad_calibration_file_is_one_line(scene, tmp_path) -> None:
     cal.write_text('{"dist": []}')
     r = run("--calibration", str(cal), str(path))
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_calibrate_table_reports_marker_error_and_back_colour(scene) -> None:
+    path, truth = scene
+    r = subprocess.run([sys.executable, "-m", "cli", "calibrate", "table", "--image", str(path)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["ok"] and report["markers_missing"] == []
+    assert report["homography_rms_mm"] < 1.5
+    assert 1000 < report["camera_height_mm"] < 3000
+    lo, hi = report["board_back"]["suggested"]["hue"]
+    assert lo <= 145 <= hi  # the renderer's purple back
+    assert set(report["ship_marker_side_px"]) == set(truth["ships"])
+
+
+def test_calibrate_table_without_a_table_fails_with_the_reason(tmp_path) -> None:
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((540, 960, 3), 128, np.uint8))
+    r = subprocess.run([sys.executable, "-m", "cli", "calibrate", "table", "--image", str(blank)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1 and "frame markers" in r.stderr.strip().splitlines()[-1]
