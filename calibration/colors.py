@@ -71,8 +71,10 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
     for sw in layout.swatches:
         cv2.circle(keep, (int(sw.center_mm[0] * s), int(sw.center_mm[1] * s)), int(13 * s), 0, -1)
     board_px = flat[keep > 0]
+    # The bare board at 1 px/mm (the swatches, under cubes here, are ignored when comparing).
+    ref = cv2.resize(flat, (int(round(layout.size_mm[0])), int(round(layout.size_mm[1]))), interpolation=cv2.INTER_AREA)
     palette = Palette(colors=models, background_bins=background_bins_from_pixels(board_px),
-                      meta={"layout": layout.name, "swatches": [m.name for m in models]})
+                      meta={"layout": layout.name, "swatches": [m.name for m in models]}, reference=ref)
     # A cube colour the board itself shows (a red print under a red cube) would be missed: say so.
     lut = palette.lut()
     for m in models:

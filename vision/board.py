@@ -28,6 +28,7 @@ from vision.geometry import (
     rasterize_polygons,
     square_corners,
     undistort_pixels,
+    upsample_grid,
 )
 from vision.layout import BoardLayout
 from vision.palette import Palette, load_palette
@@ -214,13 +215,8 @@ class BoardReader:
         pts3 = np.column_stack([norm, np.ones(len(norm))])
         dist_px, _ = cv2.projectPoints(pts3, np.zeros(3), np.zeros(3), cam.K, cam.dist)
         dist_px = dist_px.reshape(gh, gw, 2).astype(np.float32)
-        mx = cv2.resize(dist_px[..., 0], (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)
-        my = cv2.resize(dist_px[..., 1], (gw * step, gh * step), interpolation=cv2.INTER_LINEAR)
-        # cv2.resize samples cell centres; shift so grid node k lands on pixel k*step.
-        off = (step - 1) / 2.0
-        M2 = np.float32([[1, 0, off], [0, 1, off]])
-        mx = cv2.warpAffine(mx, M2, (gw * step, gh * step), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        my = cv2.warpAffine(my, M2, (gw * step, gh * step), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        mx = upsample_grid(dist_px[..., 0], step, self.size_px)
+        my = upsample_grid(dist_px[..., 1], step, self.size_px)
         w_out, h_out = self.size_px
         return cv2.remap(image, mx[:h_out, :w_out], my[:h_out, :w_out], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
@@ -243,7 +239,8 @@ class BoardReader:
 
     # ------------------------------------------------------------------ reading
 
-    def read(self, image: np.ndarray) -> BoardReading:
+    def read(self, image: np.ndarray, crops: bool = False) -> BoardReading:
+        """Read one frame; `crops` also fills each cube's box in the image (for the live crops)."""
         t0 = time.perf_counter()
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError("the image must be an 8-bit BGR colour image")
@@ -260,7 +257,9 @@ class BoardReader:
         labels[self._on_board(pose, cube_h) == 0] = 0
         blobs = self._blobs(labels)
         t3 = time.perf_counter()
-        cubes, occluded = self._assign(blobs, pose, image.shape)
+        cubes, occluded = self._assign(blobs, pose, image.shape, crops)
+        if not occluded and self.palette.reference is not None:
+            occluded = self._foreign_object(image, pose)
         t4 = time.perf_counter()
         timings = {"markers": (t1 - t0) * 1e3, "warp": (t2 - t1) * 1e3, "segment": (t3 - t2) * 1e3,
                    "assign": (t4 - t3) * 1e3}
@@ -279,30 +278,85 @@ class BoardReader:
             reading.reason = f"read with only markers {ids}; markers {missing} were not seen"
         return reading
 
+    def _foreign_object(self, image: np.ndarray, pose: CameraPose) -> bool:
+        """True when something large that is neither the board nor cubes lies over it (a hand, an arm,
+        a card): compared with the bare board learned at calibration, at 1 px/mm."""
+        ref = self.palette.reference
+        h, w = ref.shape[:2]
+        S = np.diag([self.layout.size_mm[0] / w, self.layout.size_mm[1] / h, 1.0])
+        M = pose.plane_homography(0.0) @ S
+        cam = self.camera.scaled_to(image.shape[1], image.shape[0]) if self.camera else None
+        if cam is not None and np.any(cam.dist):
+            return False  # (the distortion-aware warp is not worth it here: markers and blobs still pause)
+        now = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
+        # Light differs from calibration (drift, a moved board under uneven light): fit a smooth gain
+        # per channel, a plane over the board, ignoring the worst-fitting pixels (the object itself).
+        nowf, reff = now.astype(np.float32), ref.astype(np.float32)
+        yy, xx = np.mgrid[0:h:3, 0:w:3]
+        A = np.column_stack([np.ones(xx.size), xx.ravel() / w - 0.5, yy.ravel() / h - 0.5]).astype(np.float32)
+        for c in range(3):
+            r = np.log((reff[::3, ::3, c].ravel() + 4) / (nowf[::3, ::3, c].ravel() + 4))
+            keep = np.ones(r.size, bool)
+            for _ in range(2):
+                coef, *_ = np.linalg.lstsq(A[keep], r[keep], rcond=None)
+                res = np.abs(r - A @ coef)
+                keep = res < max(0.05, float(np.percentile(res, 60)))
+            gx = np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :]
+            gy = np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None]
+            nowf[..., c] = (nowf[..., c] + 4) * np.exp(coef[0] + coef[1] * gx + coef[2] * gy) - 4
+        # Shadows only darken and keep the colour: look for brighter or differently coloured board.
+        brighter = (nowf - reff).max(axis=2) > 40
+        chroma = np.abs(nowf / (nowf.sum(axis=2, keepdims=True) + 30) - reff / (reff.sum(axis=2, keepdims=True) + 30))
+        changed = (brighter | (chroma.max(axis=2) > 0.07)).astype(np.uint8)
+        labels = self._lut[_bin_index(now)]
+        changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
+        for sw in self.layout.swatches:  # covered by cubes when the reference was taken
+            cv2.circle(changed, (int(sw.center_mm[0] * w / self.layout.size_mm[0]),
+                                 int(sw.center_mm[1] * h / self.layout.size_mm[1])), int(13 * w / self.layout.size_mm[0]), 0, -1)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
+        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
+        if n <= 1:
+            return False
+        biggest = int(stats[1:, cv2.CC_STAT_AREA].max())
+        # More than six cubes' worth of board looks different and is not cube-coloured.
+        return biggest > 6 * self.layout.cube_size_mm ** 2 * (w / self.layout.size_mm[0]) ** 2
+
     def _blobs(self, labels: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
-        """(label, component stats row, pixel coordinates) of each coloured blob."""
-        out = []
-        s2 = self.s * self.s
-        min_area = 25.0 * s2  # a quarter of a cube's top face
-        present = np.unique(labels)
-        for lab in present:
-            if lab == 0:
+        """(label, component stats row [x, y, w, h, area], pixel coordinates) of each coloured blob.
+
+        One opening and one labelling over all colours (cubes are sparse), then a per-colour pass
+        only inside the few regions where two colours touch."""
+        out: list[tuple[int, np.ndarray, np.ndarray]] = []
+        min_area = 25.0 * self.s * self.s  # a quarter of a cube's top face
+        any_mask = cv2.morphologyEx((labels > 0).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
+        n, cc, stats, _ = cv2.connectedComponentsWithStats(any_mask, connectivity=4)
+        for k in range(1, n):
+            if stats[k, cv2.CC_STAT_AREA] < min_area:
                 continue
-            mask = (labels == lab).astype(np.uint8)
-            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, self.kernel)
-            n, cc, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=4)
-            for k in range(1, n):
-                if stats[k, cv2.CC_STAT_AREA] < min_area:
-                    continue
-                x, y, w, h = stats[k, :4]
-                sub = cc[y:y + h, x:x + w] == k
-                ys, xs = np.nonzero(sub)
-                pts = np.stack([xs + x, ys + y], axis=1).astype(np.float32)
-                out.append((int(lab), stats[k], pts))
+            x, y, w, h = (int(v) for v in stats[k, :4])
+            inside = cc[y:y + h, x:x + w] == k
+            sub = np.where(inside, labels[y:y + h, x:x + w], 0)
+            counts = np.bincount(sub.ravel(), minlength=2)
+            colours = [int(c) for c in np.flatnonzero(counts[1:]) + 1]
+            if len(colours) == 1:
+                ys, xs = np.nonzero(inside)
+                out.append((colours[0], stats[k].copy(), np.stack([xs + x, ys + y], 1).astype(np.float32)))
+                continue
+            for lab in colours:
+                m = cv2.morphologyEx((sub == lab).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
+                n2, cc2, st2, _ = cv2.connectedComponentsWithStats(m, connectivity=4)
+                for j in range(1, n2):
+                    if st2[j, cv2.CC_STAT_AREA] < min_area:
+                        continue
+                    ys, xs = np.nonzero(cc2 == j)
+                    row = st2[j].copy()
+                    row[0] += x
+                    row[1] += y
+                    out.append((lab, row, np.stack([xs + x, ys + y], 1).astype(np.float32)))
         return out
 
     def _assign(self, blobs: list[tuple[int, np.ndarray, np.ndarray]], pose: CameraPose,
-                shape: tuple[int, ...]) -> tuple[list[Cube], bool]:
+                shape: tuple[int, ...], crops: bool = False) -> tuple[list[Cube], bool]:
         size = self.layout.cube_size_mm
         top = size * size
         Hc = pose.height_mm
@@ -357,7 +411,8 @@ class BoardReader:
                 if name == "unknown":
                     cube.ambiguous, cube.why = True, "a cube of a colour the palette does not know"
                     cube.zone = None
-                cube.bbox_px = self._crop_box(footprint, angle, pose, H_top, shape)
+                if crops:
+                    cube.bbox_px = self._crop_box(footprint, angle, pose, H_top, shape)
                 cubes.append(cube)
         cubes.sort(key=lambda c: (round(c.center_mm[1] / 5), c.center_mm[0]))
         return cubes, occluded

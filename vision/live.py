@@ -198,7 +198,7 @@ class BoardWatcher:
                 self._armed, self._agree = True, []
             return WatchEvent(fid, state)
         # Still: read (also while already settled, so a still hand arriving is noticed as a pause).
-        reading: BoardReading = self.reader.read(frame)
+        reading: BoardReading = self.reader.read(frame, crops=self.crops)
         if reading.occluded or reading.status == "no-board":
             self.gate.still_count, self.gate.state = 0, "paused"
             self._agree, self._armed = [], True

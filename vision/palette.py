@@ -42,6 +42,8 @@ class Palette:
     colors: list[ColorModel]
     background_bins: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     meta: dict[str, Any] = field(default_factory=dict)
+    # The bare board under this light, rectified at 1 px/mm (BGR); finds hands and other objects.
+    reference: np.ndarray | None = None
     _lut: np.ndarray | None = None
 
     @property
@@ -63,6 +65,7 @@ class Palette:
             "background_bins": [int(b) for b in np.asarray(self.background_bins).tolist()],
             "bin_bits": BITS,
             **({"meta": self.meta} if self.meta else {}),
+            **({"board_reference_png": _png_b64(self.reference)} if self.reference is not None else {}),
         }
 
     def lut(self) -> np.ndarray:
@@ -74,6 +77,27 @@ class Palette:
     def classify(self, bgr: np.ndarray) -> np.ndarray:
         """Label image for a BGR image."""
         return self.lut()[bin_index(bgr)]
+
+
+def _png_b64(img: np.ndarray) -> str:
+    import base64
+
+    ok, buf = cv2.imencode(".png", img)
+    return base64.b64encode(buf.tobytes()).decode("ascii") if ok else ""
+
+
+def _png_from_b64(text: str) -> np.ndarray:
+    import base64
+    import binascii
+
+    try:
+        buf = np.frombuffer(base64.b64decode(text, validate=True), np.uint8)
+    except (binascii.Error, ValueError) as exc:
+        raise PaletteError("palette field 'board_reference_png' is not base64; re-run 'smart-table calibrate colors'") from exc
+    img = cv2.imdecode(buf, cv2.IMREAD_COLOR) if buf.size else None
+    if img is None:
+        raise PaletteError("palette field 'board_reference_png' is not a PNG; re-run 'smart-table calibrate colors'")
+    return img
 
 
 def bin_index(bgr: np.ndarray) -> np.ndarray:
@@ -176,4 +200,7 @@ def load_palette(source: str | Path | dict[str, Any] | Palette) -> Palette:
     bins = np.array(data.get("background_bins", []), dtype=np.int64)
     if bins.size and (bins.min() < 0 or bins.max() >= LEVELS**3):
         raise PaletteError(f"palette field 'background_bins' must hold bin numbers 0-{LEVELS**3 - 1}")
-    return Palette(colors=colors, background_bins=bins.astype(np.int32), meta=dict(data.get("meta", {})))
+    ref = data.get("board_reference_png")
+    reference = _png_from_b64(ref) if isinstance(ref, str) and ref else None
+    return Palette(colors=colors, background_bins=bins.astype(np.int32), meta=dict(data.get("meta", {})),
+                   reference=reference)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.geometry import aruco_dictionary
+from vision.geometry import aruco_dictionary, upsample_grid
 
 
 @dataclass(slots=True)
@@ -111,11 +111,9 @@ def apply_distortion(camera: PinholeCamera, ideal: np.ndarray, step: int = 8) ->
                          np.arange(0, h + step, step, dtype=np.float32))
     pts = np.stack([gx.ravel(), gy.ravel()], axis=1).reshape(-1, 1, 2)
     und = cv2.undistortPoints(pts, camera.K, camera.dist, P=camera.K).reshape(gx.shape + (2,))
-    full_w, full_h = gx.shape[1] * step, gx.shape[0] * step
-    mx = cv2.resize(und[..., 0], (full_w, full_h), interpolation=cv2.INTER_LINEAR)[:h, :w]
-    my = cv2.resize(und[..., 1], (full_w, full_h), interpolation=cv2.INTER_LINEAR)[:h, :w]
-    # The coarse grid is sampled at multiples of `step`; resize aligns cell centres, so shift back.
+    mx, my = upsample_grid(und[..., 0], step, (w, h)), upsample_grid(und[..., 1], step, (w, h))
     return cv2.remap(ideal, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
 
 
 @dataclass(slots=True)
