@@ -34,10 +34,12 @@ export class Link {
     this.client.on("connect", () => {
       this.connected = true;
       this.error = null;
+      // Unknown until the retained availability arrives again: a restarted broker has none until the
+      // controller reconnects, and "live" must mean the controller is there now.
+      this.controller = null;
       this.client.subscribe(this.opts.topics, { qos: 1 }, (err, granted) => {
-        // A topic the ACL denies is "granted" with 0x80 or silently delivers nothing: either way, no secret.
+        // A topic the ACL denies is granted but delivers nothing (Mosquitto): the page just sees silence.
         if (err) this.error = `could not subscribe: ${err.message}`;
-        this.denied = (granted || []).filter((g) => g.qos === 128).map((g) => g.topic);
         this.update();
       });
       this.update();
