@@ -161,11 +161,13 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     ship = p["ship"]
     at = ship["at"]
     cands: list[dict[str, Any]] = []
+    # legal by construction here (active player, main phase, nothing pending): no check needed
+    sure: list[dict[str, Any]] = []
     if p["level_up"]:
-        cands += [{"type": "level_up", "card": c} for c in p["hand"]]
-    cands += [{"type": "play_card", "card": c} for c in p["hand"]]
+        sure += [{"type": "level_up", "card": c} for c in p["hand"] if p["cards"][c]["level"] < 4]
+    sure += [{"type": "play_card", "card": c} for c in p["hand"]]
     if not d["turn"]["sails_set"]:
-        cands.append({"type": "set_sails"})
+        sure.append({"type": "set_sails"})
     elif ship["sails"] > 0:
         cands += [{"type": "move", "path": [n]} for n in neighbours(at)]
     if at != HARBOR and d["grid"][at]["card"]:
@@ -204,7 +206,7 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
             cands.append({"type": "unload", "hold": h, "coins": hold[1]})
     if p["dock"] + ship["holds"][0][0] + ship["holds"][1][0] >= 12:
         cands.append({"type": "master_merchant"})
-    out = [a for a in cands if _ok(d, player, a)]
+    out = sure + [a for a in cands if _ok(d, player, a)]
     end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player)}
     out.append(end)
     if at != HARBOR:
