@@ -19,7 +19,7 @@ STATE_FORMAT = "smart-table/dead-reckoning-state@1"
 
 __all__ = [
     "GameState", "new_game", "new_game_with_events", "setup_events", "apply", "fold", "replay", "public_view",
-    "private_view", "legal_actions", "state_to_json", "state_from_json", "event_view", "correct", "RulesError",
+    "private_view", "legal_actions", "is_over", "state_to_json", "state_from_json", "event_view", "correct", "RulesError",
 ]
 
 
@@ -59,6 +59,11 @@ def fold(state: GameState, event: dict[str, Any]) -> GameState:
 
 def replay(events: list[dict[str, Any]]) -> GameState:
     return engine.replay(events)
+
+
+def is_over(state: GameState) -> bool:
+    """True once the game has been scored (`public_view(state)["scores"]` holds the result)."""
+    return state.data["phase"] == "over"
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:

@@ -117,3 +117,48 @@ def test_last_round_doubled_influence_protection_and_extra_battle_cubes():
     state, events = act(state, "move", path=["r1c1"])
     setup = [e for e in events if e["type"] == "battle_started"][0]["setup"]
     assert setup["defender"]["cubes"] == 1 + 2
+
+
+def test_starred_achievements_wait_for_the_players_own_turn():
+    state = game(2, seed=4)
+    me = state.active
+    other = [c for c in state.players if c != me][0]
+    # the other player's fourth Legendary cube arrives during my turn (they defended successfully)
+    state.data["achievement_cubes"]["legendary"][other] = 4
+    state.data["p"][other]["cubes"] -= 4
+    state.data["p"][other]["chest"] = 31  # Capitalist, also starred
+    state, _ = act(state, "set_sails")
+    assert other not in state.data["achievements"]["legendary"]
+    state, events = act(state, "end_turn")
+    assert state.active == other
+    got = [e["achievement"] for e in events if e["type"] == "achievement"]
+    assert sorted(got) == ["capitalist", "legendary"]
+    assert state.data["p"][other]["cubes"] == 29 and state.data["p"][other]["markers"] == 4
+
+
+def test_expert_sailors_cubes_then_marker():
+    state = game(2, seed=4)
+    me = state.active
+    state, _ = act(state, "end_turn")
+    p = state.data["p"][me]
+    for c in p["hand"][:3]:
+        p["cards"][c]["level"] = 3
+    for i, c in enumerate(p["hand"][:3]):
+        p["level_up"] = True
+        state, _ = act(state, "level_up", player=me, card=c)
+        p = state.data["p"][me]
+        assert state.data["achievement_cubes"]["expert_sailors"].get(me, 0) == min(i + 1, 2)
+    state, events = act(state, "end_turn")  # my turn starts: the marker goes down, cubes come back
+    assert me in state.data["achievements"]["expert_sailors"]
+    assert me not in state.data["achievement_cubes"]["expert_sailors"]
+
+
+def test_bonus_token_scores_two_per_completed_achievement():
+    state = game(2, seed=9, bonus_tokens=True)
+    me = state.active
+    p = state.data["p"][me]
+    state, _ = act(state, "choose_bonus", player=me, token=p["bonus_offer"][0])
+    token = load_catalog().bonus_tokens[state.data["p"][me]["bonus"]]
+    for a in token:
+        state.data["achievements"][a].append(me)
+    assert score_game(state.data)["scores"][me]["bonus_token"] == 4
