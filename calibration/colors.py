@@ -50,13 +50,18 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
         bgr = np.median(patch, axis=0)
         spread = float(np.median(np.linalg.norm(patch - bgr, axis=1)))
         surround = np.median(ring, axis=0)
-        if np.linalg.norm(bgr - surround) < 25 and np.linalg.norm(bgr - surround) < 0.25 * np.linalg.norm(surround):
+        # Swatch spots are printed mid-grey: a neutral, mid-light centre is the bare spot, no cube.
+        lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_BGR2Lab)[0, 0]
+        bare_spot = np.hypot(float(lab[1]) - 128, float(lab[2]) - 128) < 10 and 90 < lab[0] < 215
+        if bare_spot or np.linalg.norm(bgr - surround) < 12:
             raise CalibrationError(f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty: put one "
                                    f"{sw.color} cube on it and run again")
         if spread > 25:
             raise CalibrationError(f"swatch {sw.color!r}: the cube's top face is not one colour (glare, shadow or "
                                    "the cube is off the spot); centre it and run again")
-        models.append(ColorModel(name=sw.color, bgr=bgr.astype(np.float64), spread=max(spread, 1.0)))
+        # Rounded as the file stores them, so a saved palette classifies exactly like this one.
+        models.append(ColorModel(name=sw.color, bgr=np.round(bgr.astype(np.float64), 2),
+                                 spread=round(max(spread, 1.0), 2)))
 
     for i, a in enumerate(models):
         for b in models[i + 1:]:
