@@ -7,10 +7,12 @@ and the PUB loop. Frame sources and the gate are `vision.live`'s, shared with th
 Must not know the rules: a board turning face up is published as seen; the controller makes it the
 outcome of the exploration.
 
-Gate: a frame is read only when the gate says the table has been still for `still_frames` frames; a
-reading that is not "ok" (a hand over a ship or a board, glare, markers lost) pauses the gate instead
-of publishing; `confirm` identical readings in a row are needed, and a state is published once (a hand
-passing over an unchanged table does not publish it again).
+Gate: a frame is read only when the gate says the table has been still for `still_frames` frames; an
+arm or hand over the table (it crosses the table's white frame) or lost frame markers pause the gate
+instead of publishing; `confirm` identical readings in a row are needed, and a state is published once
+(a hand passing over an unchanged table does not publish it again). A still table with no hand whose
+reading stays "ambiguous" (a ship standing on a board's marker, a glare spot) is published as it is:
+its nulls become questions on a tablet, never guesses.
 """
 
 from __future__ import annotations
@@ -75,11 +77,11 @@ class TableWatcher:
             return TableWatchEvent(fid, state)
         reading = read_table_detailed(frame, self.layout, self.camera, self.ships_in_play)
         data = reading.to_json()
-        if reading.status != "ok":
-            # A hand, glare or a lost marker: pause rather than publish a partial table.
+        if reading.occluded or reading.status == "no-table":
+            # An arm over the table or the markers lost: pause rather than publish a partial table.
             self.gate.still_count, self.gate.state = 0, "paused"
             self._agree = []
-            return TableWatchEvent(fid, "paused", reading.reason or "part of the table is hidden")
+            return TableWatchEvent(fid, "paused", reading.reason or "the table is not in view")
         key = reading_key(data)
         if key == self._last_published:
             return TableWatchEvent(fid, "settled")

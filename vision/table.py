@@ -292,6 +292,8 @@ EDGE_MARGIN_MM = 6.0
 SIZE_TOLERANCE = 0.22
 # Fraction of the board-marker patch that must look like the back art to call a board face down.
 BACK_FRACTION = 0.8
+# Share of the frame's samples covered (coloured or dark) above which an arm is over the table.
+FRAME_COVERED = 0.008
 # Largest mean corner error (px) of the frame markers against one homography before it is refused.
 MAX_FRAME_ERROR_PX = 4.0
 
@@ -307,6 +309,7 @@ class TableReading:
     homography: np.ndarray | None = None  # table mm -> ideal image px
     pose: CameraPose | None = None
     ship_positions_mm: dict[str, list[float]] = field(default_factory=dict)
+    occluded: bool = False  # an arm or a hand crosses the table's frame (the live gate pauses)
     timings_ms: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -400,22 +403,36 @@ def _frame_samples(layout: TableLayout) -> np.ndarray:
     return pts
 
 
-def _white_gains(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> np.ndarray:
-    """Per-channel gains that make the frame's white neutral (median over unclipped, unshadowed samples)."""
+def _frame_colour(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> tuple[np.ndarray, float]:
+    """Look at the plain white frame around the table: per-channel gains that make it neutral (median
+    over unclipped samples), and the share of its samples covered by something coloured or dark: an arm
+    reaching over the table crosses the frame, a ship never stands on it."""
     pts = _frame_samples(layout)
     if len(pts) < 10:
-        return np.ones(3)
+        return np.ones(3), 0.0
     px = np.round(apply_homography(H, pts)).astype(int)
     h, w = image.shape[:2]
     ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     vals = image[px[ok, 1], px[ok, 0]].astype(np.float64)
+    if len(vals) < 10:
+        return np.ones(3), 0.0
     bright = vals.max(axis=1)
     spread = vals.max(axis=1) - vals.min(axis=1)
-    vals = vals[(bright < 250) & (bright > 60) & (spread < 0.35 * bright)]  # not glare, not a hand or shadow
-    if len(vals) < 10:
-        return np.ones(3)
-    med = np.median(vals, axis=0)
-    return med.mean() / np.maximum(med, 1.0)
+    white = (bright < 250) & (bright > 60) & (spread < 0.35 * bright)  # not glare, not a hand or shadow
+    if white.sum() < 10:
+        return np.ones(3), 1.0
+    med = np.median(vals[white], axis=0)
+    gains = med.mean() / np.maximum(med, 1.0)
+    balanced = vals * gains
+    b_bright = balanced.max(axis=1)
+    b_spread = b_bright - balanced.min(axis=1)
+    level = float(np.median(b_bright[white]))
+    covered = (b_spread > 0.22 * np.maximum(b_bright, 1.0)) | (b_bright < 0.45 * level)
+    return gains, float(covered.mean())
+
+
+def _white_gains(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> np.ndarray:
+    return _frame_colour(image, layout, H)[0]
 
 
 def _patch(image: np.ndarray, H: np.ndarray, center_mm: tuple[float, float], half_mm: float, n: int = 24) -> np.ndarray:
@@ -528,7 +545,8 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
 
     # Boards: look for a board marker where the layout puts it on each square; no marker there and
     # the spot shows the back art: face down; anything else: cannot tell.
-    gains = _white_gains(image_bgr, layout, H)
+    gains, frame_covered = _frame_colour(image_bgr, layout, H)
+    occluded = frame_covered > FRAME_COVERED
     bsize = layout.boards.marker_size_mm
     roi_half = bsize / 2 + 4.0 + 12.0
     ox, oy = layout.board_marker_offset_mm
@@ -579,8 +597,9 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     t5 = time.perf_counter()
     timings = {"prepare": (t1 - t0) * 1000, "markers": (t2 - t1) * 1000, "pose": (t3 - t2) * 1000,
                "ships": (t4 - t3) * 1000, "boards": (t5 - t4) * 1000, "total": (t5 - t0) * 1000}
-    return TableReading("ambiguous" if ambiguous else "ok", boards_out, ships_out, homography=H, pose=pose,
-                        ship_positions_mm=positions, timings_ms=timings)
+    reason = "an arm or a hand is over the table" if occluded else None
+    return TableReading("ambiguous" if ambiguous else "ok", boards_out, ships_out, reason=reason, homography=H,
+                        pose=pose, ship_positions_mm=positions, occluded=occluded, timings_ms=timings)
 
 
 def read_table(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: Any = None,

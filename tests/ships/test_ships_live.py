@@ -112,3 +112,15 @@ def test_missing_source_is_one_line(tmp_path) -> None:
     r = subprocess.run([sys.executable, "-m", "cli", "vision", "ships-watch", "--images", str(tmp_path)],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0 and "holds no images" in r.stderr
+
+
+def test_still_ambiguous_table_without_a_hand_is_published_with_its_nulls(frames_dir) -> None:
+    before = cv2.imread(str(sorted(frames_dir.iterdir())[0]))
+    # "green" is in play but not on the table: the camera cannot place it, nobody's hand is in view.
+    w = TableWatcher(LAYOUT, ships_in_play=["red", "blue", "green"], still_frames=1, confirm=2, clock=lambda: 0.0)
+    events = [w.process(before) for _ in range(4)]
+    published = [e.message for e in events if e.message]
+    assert len(published) == 1
+    reading = published[0]["reading"]
+    assert reading["status"] == "ambiguous"
+    assert {s["ship"]: s["square"] for s in reading["ships"]}["green"] is None

@@ -156,3 +156,15 @@ def test_calibrated_camera_reads_the_same_and_places_ships_closely() -> None:
     for t in truth["ships"]:
         x, y = reading.ship_positions_mm[t["ship"]]
         assert abs(x - t["position_mm"][0]) < 4 and abs(y - t["position_mm"][1]) < 4
+
+
+def test_an_arm_over_the_table_is_flagged_and_a_clear_table_is_not() -> None:
+    from vision.table import read_table_detailed
+
+    rng = np.random.default_rng(31)
+    boards, ships = random_table_setup(LAYOUT, rng, n_ships=3)
+    clear, _ = render_table_scene(LAYOUT, boards, ships, rng, hands=0, glare=True)
+    arm, _ = render_table_scene(LAYOUT, boards, ships, rng, hands=1, glare=False)
+    assert not read_table_detailed(clear, LAYOUT).occluded
+    r = read_table_detailed(arm, LAYOUT)
+    assert r.occluded and r.reason and "arm" in r.reason
