@@ -62,13 +62,16 @@ def run(events: int, baud: int | None, interval_ms: float, faults: Faults | None
             endpoint = re.search(r"events on (tcp://[\d.]+:\d+)", banner)
             if not endpoint:
                 raise SystemExit(f"bridge did not start: {banner}")
-            sub.setsockopt(zmq.SUBSCRIBE, b"bridge.event")
+            sub.setsockopt(zmq.SUBSCRIBE, b"bridge.")
             sub.setsockopt(zmq.RCVHWM, 0)
             sub.connect(endpoint.group(1))
-            while True:  # wait for the bridge's HELLO, so the subscription is live before events flow
-                if sub.poll(5000) == 0:
-                    raise SystemExit("no HELLO through the bridge within 5 s")
-                if json.loads(sub.recv_multipart()[1])["type"] == "hello":
+            # Wait until the link is up and our subscription is live (health comes every second).
+            deadline = time.monotonic() + 10
+            while True:
+                if time.monotonic() > deadline or sub.poll(5000) == 0:
+                    raise SystemExit("the bridge did not report the link up within 10 s")
+                topic, body = sub.recv_multipart()
+                if topic == b"bridge.health" and json.loads(body)["link"] == "up":
                     break
             sim.play_random(events)
             arrivals: dict[int, float] = {}
@@ -76,8 +79,10 @@ def run(events: int, baud: int | None, interval_ms: float, faults: Faults | None
             deadline = time.monotonic() + 120
             while len(arrivals) < events and time.monotonic() < deadline:
                 if sub.poll(1000):
-                    _, body = sub.recv_multipart()
+                    topic, body = sub.recv_multipart()
                     now = time.monotonic()
+                    if topic != b"bridge.event":
+                        continue
                     msg = json.loads(body)
                     if msg["type"] in EVENT_TYPES:
                         arrivals[msg["seq"]] = now

@@ -187,6 +187,7 @@ class FirmwareSim:
             # Longer than the line needs to drain a full window (48 bytes an event, 10 bits a byte), so a
             # timeout means loss, not a slow line; a pty has no baud limit.
             rto_ms = max(40, int(1.5 * window * 48 * 10 * 1000 / baud)) if baud else 40
+            rto_ms += int(2 * (faults.delay_ms if faults else 0))  # the delay counts both ways
         self.window, self.rto_ms, self.heartbeat_ms, self.quiet_ms = window, rto_ms, heartbeat_ms, quiet_ms
         self.baud = baud
         self.interval_ms = interval_ms
