@@ -302,7 +302,7 @@ class FirmwareSim:
         """Every queued event sent and acknowledged, and the script/random source exhausted."""
         with self._lock:
             return (self._source_done and not self._pending and self._controls.empty()
-                    and self.link.all_acked() and self._replug_at is None)
+                    and self.link.all_acked() and self._replug_at is None and self._quiet_at is None)
 
     def wait_done(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout

@@ -129,3 +129,108 @@ def test_a_command_waits_for_the_link_and_fails_clearly_when_it_never_comes(make
     assert link.wait_for(lambda: link.bridge.health()["link"] == "down", 2)
     r = link.bridge.command({"cmd": "buzzer"}, timeout=0.5)
     assert not r["ok"] and "down" in r["error"]
+
+
+def test_delayed_and_duplicated_frames_still_arrive_once_in_order(make_link) -> None:
+    link = make_link(Faults(dup=0.2, delay_ms=30), seed=12)
+    assert link.bridge.wait_synced(5)
+    link.sim.play_random(300)
+    assert link.sim.wait_done(30)
+    assert link.wait_for(lambda: len(link.events()) >= 300, 5)
+    assert link.events() == link.sim.sent
+    assert link.bridge.health()["duplicates"] > 10
+
+
+def test_a_silent_device_makes_the_link_stale_and_traffic_brings_it_back(tmp_path) -> None:
+    from firmware_bridge.host import Bridge
+    from firmware_bridge.sim import FirmwareSim
+
+    sim = FirmwareSim(link=str(tmp_path / "tower"), heartbeat_ms=60_000)
+    bridge = Bridge(sim.start(), stale_after=0.3, health_interval=30)
+    bridge.start()
+    try:
+        assert bridge.wait_synced(5)
+        deadline = time.monotonic() + 3
+        while bridge.health()["link"] != "stale" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert bridge.health()["link"] == "stale"
+        sim.drop({"white": 1})
+        deadline = time.monotonic() + 3
+        while bridge.health()["link"] != "up" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert bridge.health()["link"] == "up"
+    finally:
+        bridge.stop()
+        sim.stop()
+
+
+def test_the_port_is_found_by_usb_id(tmp_path, monkeypatch) -> None:
+    # No USB device can exist here: only the port listing is faked; opening, syncing and events run for real.
+    import serial.tools.list_ports
+    from serial.tools.list_ports_common import ListPortInfo
+
+    from firmware_bridge.host import Bridge, BridgeError, resolve_device
+    from firmware_bridge.sim import FirmwareSim
+
+    sim = FirmwareSim(link=str(tmp_path / "tower"))
+    path = sim.start()
+    info = ListPortInfo(path, skip_link_detection=True)
+    info.vid, info.pid, info.serial_number = 0x2E8A, 0x0005, "E661"
+    monkeypatch.setattr(serial.tools.list_ports, "comports", lambda: [info])
+    assert resolve_device("usb:2e8a:0005:E661") == path
+    with pytest.raises(BridgeError, match="no USB serial device 2e8a:0006"):
+        resolve_device("usb:2e8a:0006")
+    bridge = Bridge("usb:2e8a:0005").start()
+    try:
+        assert bridge.wait_synced(5)
+        sim.drop({"purple": 1})
+        assert bridge.command({"cmd": "request_state"})["state"]["totals"]["purple"] == 1
+    finally:
+        bridge.stop()
+        sim.stop()
+
+
+def test_the_sim_speaks_on_an_existing_tty(tmp_path) -> None:
+    # Two pty pairs relayed into one another (what socat does): the sim opens one slave with --device
+    # semantics, the bridge the other.
+    import os
+    import pty
+    import select
+    import threading
+    import tty
+
+    from firmware_bridge.host import Bridge
+    from firmware_bridge.sim import FirmwareSim
+
+    m1, s1 = pty.openpty()
+    m2, s2 = pty.openpty()
+    for fd in (s1, s2):
+        tty.setraw(fd)
+    stop = threading.Event()
+
+    def relay() -> None:
+        while not stop.is_set():
+            ready, _, _ = select.select([m1, m2], [], [], 0.01)
+            for fd in ready:
+                try:
+                    os.write(m2 if fd == m1 else m1, os.read(fd, 4096))
+                except OSError:
+                    pass
+
+    thread = threading.Thread(target=relay, daemon=True)
+    thread.start()
+    sim = FirmwareSim(device=os.ttyname(s1))
+    assert sim.start() == os.ttyname(s1)
+    bridge = Bridge(os.ttyname(s2)).start()
+    try:
+        assert bridge.wait_synced(5)
+        sim.drop({"black": 2})
+        assert sim.wait_done(5)
+        assert bridge.health()["events"] == 3
+    finally:
+        bridge.stop()
+        sim.stop()
+        stop.set()
+        thread.join(1)
+        for fd in (m1, s1, m2, s2):
+            os.close(fd)
