@@ -53,7 +53,7 @@ class DeviceLink:
     """
 
     def __init__(self, write, boot: int, uid: bytes, kind: int = 3, sensors: int = 0x7F,
-                 fw: tuple = (1, 0, 0), window: int = 32, rto_ms: int = 250) -> None:
+                 fw: tuple = (1, 0, 0), window: int = 64, rto_ms: int = 400) -> None:
         self.write = write
         self.boot = boot
         self.epoch = boot & 0xFF

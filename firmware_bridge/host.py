@@ -184,7 +184,7 @@ class Bridge:
         health_interval: float = 1.0,
         reopen_interval: float = 0.1,
         hello_interval: float = 0.25,
-        resend_interval: float = 0.05,
+        resend_interval: float = 0.02,
         command_retry: float = 0.1,
         stale_after: float = 3.0,
         ack_repeat: float = 0.03,
@@ -484,8 +484,10 @@ class Bridge:
         ranges: list[tuple[int, int]] = []
         seq = self._delivered + 1
         asked = self._asked
+        # Not faster than the round trip: asking again before an answer could arrive only adds duplicates.
+        interval = max(self.resend_interval, 2e-3 * self._h.rtt_ms) if self._h.rtt_ms else self.resend_interval
         while seq <= self._known_last and len(ranges) < 16:
-            if seq not in self._ooo and now - asked.get(seq, -1.0) >= self.resend_interval:
+            if seq not in self._ooo and now - asked.get(seq, -1.0) >= interval:
                 asked[seq] = now
                 if ranges and ranges[-1][0] + ranges[-1][1] == seq:
                     ranges[-1] = (ranges[-1][0], ranges[-1][1] + 1)

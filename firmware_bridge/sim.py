@@ -170,7 +170,7 @@ class FirmwareSim:
         rows: int = 4,
         cols: int = 4,
         harbor_slots: int = 4,
-        window: int = 32,
+        window: int = 64,
         rto_ms: int | None = None,
         heartbeat_ms: int = 1000,
         quiet_ms: int = 400,

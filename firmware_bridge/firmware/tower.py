@@ -83,7 +83,7 @@ class Tower:
     """One board: the battle tower's beams and colour sensor plus the squares' hall sensors."""
 
     def __init__(self, hal, write, boot: int, uid: bytes, rows: int = 4, cols: int = 4, harbor_slots: int = 4,
-                 window: int = 32, rto_ms: int = 200, queue_max: int = 64, quiet_ms: int = 400,
+                 window: int = 64, rto_ms: int = 400, queue_max: int = 64, quiet_ms: int = 400,
                  jam_ms: int = 2000, zone_poll_ms: int = 20, zone_stable: int = 3, heartbeat_ms: int = 1000,
                  references=None) -> None:
         self.hal = hal
