@@ -292,6 +292,8 @@ EDGE_MARGIN_MM = 6.0
 SIZE_TOLERANCE = 0.22
 # Fraction of the board-marker patch that must look like the back art to call a board face down.
 BACK_FRACTION = 0.8
+# Replicated edge (px) around each board-marker crop: the detector drops candidates near a crop's border.
+PAD = 24
 # Share of the frame's samples covered (coloured or dark) above which an arm is over the table.
 FRAME_COVERED = 0.008
 # Largest mean corner error (px) of the frame markers against one homography before it is refused.
@@ -327,7 +329,7 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
     if det is None:
         p = cv2.aruco.DetectorParameters()
         p.adaptiveThreshWinSizeMin = 13
-        p.adaptiveThreshWinSizeMax = 13 if kind == "frame" else 23
+        p.adaptiveThreshWinSizeMax = 13
         p.adaptiveThreshWinSizeStep = 10
         p.minMarkerPerimeterRate = 0.03 if kind == "frame" else 0.1
         p.maxMarkerPerimeterRate = 0.6 if kind == "frame" else 4.0
@@ -443,15 +445,26 @@ def _patch(image: np.ndarray, H: np.ndarray, center_mm: tuple[float, float], hal
                                borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
 
 
+def _back_fractions(patches: list[np.ndarray], gains: np.ndarray, layout: TableLayout) -> list[float]:
+    """`_back_fraction` of several equal-sized patches at once (one colour conversion)."""
+    n, size = len(patches), patches[0].shape[0]
+    tall = np.concatenate(patches, axis=0)
+    hsv_good = _back_mask(tall, gains, layout).reshape(n, size, -1)
+    return [float(m.mean()) for m in hsv_good]
+
+
 def _back_fraction(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout) -> float:
     """Fraction of a patch that looks like the Ocean boards' back art (hue band, saturated, not clipped)."""
+    return float(_back_mask(patch_bgr, gains, layout).mean())
+
+
+def _back_mask(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout) -> np.ndarray:
     balanced = np.clip(patch_bgr.astype(np.float32) * gains.astype(np.float32), 0, 255).astype(np.uint8)
     hsv = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)
     hue, sat, val = hsv[..., 0].astype(np.float32), hsv[..., 1], hsv[..., 2]
     lo, hi = layout.back_hue
     in_band = (hue >= lo) & (hue <= hi) if lo <= hi else (hue >= lo) | (hue <= hi)
-    good = in_band & (sat >= layout.back_min_saturation) & (val > 25) & (patch_bgr.max(axis=2) < 250)
-    return float(good.mean())
+    return in_band & (sat >= layout.back_min_saturation) & (val > 25) & (patch_bgr.max(axis=2) < 250)
 
 
 def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: Any = None,
@@ -552,9 +565,12 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     ox, oy = layout.board_marker_offset_mm
     seen_boards: dict[str, list[int]] = {}
     boards_out: list[dict[str, Any]] = []
+    spots = [(float(sq.polygon_mm[:, 0].min() + ox), float(sq.polygon_mm[:, 1].min() + oy)) for sq in layout.squares]
+    # The back art first (12 small warps, one colour conversion): where it fills the marker's spot there
+    # is no marker to look for.
+    fractions = _back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots], gains, layout)
     for k, sq in enumerate(layout.squares):
-        x0, y0 = sq.polygon_mm.min(axis=0)
-        c = (float(x0 + ox), float(y0 + oy))
+        c = spots[k]
         roi_mm = np.array([[c[0] - roi_half, c[1] - roi_half], [c[0] + roi_half, c[1] - roi_half],
                            [c[0] + roi_half, c[1] + roi_half], [c[0] - roi_half, c[1] + roi_half]])
         roi_px = apply_homography(H, roi_mm)
@@ -566,18 +582,17 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         xb, yb = np.ceil(roi_px.max(axis=0)).astype(int) + 2
         xa, ya, xb, yb = max(xa, 0), max(ya, 0), min(xb, w), min(yb, h)
         names: set[str] = set()
-        # The back art first (a 24x24 warp): where it fills the marker's spot there is no marker to find.
-        frac = _back_fraction(_patch(image_bgr, H, c, bsize / 2 + 8.0), gains, layout)
+        frac = fractions[k]
         if frac < BACK_FRACTION and xb - xa >= 16 and yb - ya >= 16:
             # A margin of edge pixels: the detector drops candidates that touch the crop's border.
-            crop = cv2.copyMakeBorder(gray[ya:yb, xa:xb], 8, 8, 8, 8, cv2.BORDER_REPLICATE)
+            crop = cv2.copyMakeBorder(gray[ya:yb, xa:xb], PAD, PAD, PAD, PAD, cv2.BORDER_REPLICATE)
             hits = _detect(crop, layout.boards.aruco_dictionary, "board")
             for mid, quads in hits.items():
                 bname = layout.boards.name_of(mid)
                 if bname is None:
                     continue
                 for q in quads:
-                    qc = apply_homography(Hinv, ideal(q + np.array([xa - 8, ya - 8]))).mean(axis=0)
+                    qc = apply_homography(Hinv, ideal(q + np.array([xa - PAD, ya - PAD]))).mean(axis=0)
                     if _signed_distance(sq.polygon_mm, qc[0], qc[1]) >= 0:
                         names.add(bname)
         entry = {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0}
