@@ -295,6 +295,16 @@ class MoveProposal:
     def ask(self) -> bool:
         return self.question is not None
 
+    def action(self, chosen: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """The engine's move action (`{"type": "move", "path": [boards entered]}`), for `path` or for the
+        way the player chose among the question's options."""
+        way = chosen if chosen is not None else self.path
+        if way is None:
+            raise ValueError(f"the {self.ship} ship's way is in question: pass the path the player chose")
+        if self.question is not None and chosen is not None and tuple(chosen) not in self.question.options:
+            raise ValueError(f"{list(chosen)} is not one of the offered ways")
+        return {"type": "move", "path": list(way[1:])}
+
 
 def propose_move(ship: str, start: str, end: str, hazards: Iterable[str] = ()) -> MoveProposal | None:
     """The move from `start` to `end` along the shortest orthogonal path; None when the ship did not move.

@@ -157,3 +157,15 @@ def test_fusion_does_not_import_rules() -> None:
     names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
     names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
     assert not [n for n in names if n.split(".")[0] in {"rules", "vision", "firmware_bridge"}]
+
+
+def test_proposal_becomes_the_engines_move_action() -> None:
+    p = propose_move("red", "harbor", "r2c1")
+    assert p is not None and p.action() == {"type": "move", "path": ["r1c1", "r2c1"]}
+    q = propose_move("red", "r1c1", "r2c2", hazards={"r1c2"})
+    assert q is not None
+    with pytest.raises(ValueError):
+        q.action()
+    assert q.action(("r1c1", "r2c1", "r2c2")) == {"type": "move", "path": ["r2c1", "r2c2"]}
+    with pytest.raises(ValueError):
+        q.action(("r1c1", "r1c2", "r1c3"))
