@@ -37,3 +37,13 @@ def test_ships_keep_clear_of_edges_and_of_each_other() -> None:
         for i, p in enumerate(placed):
             for q in placed[i + 1:]:
                 assert np.hypot(p.x - q.x, p.y - q.y) >= 48
+
+
+def test_unknown_names_are_refused_with_a_sentence() -> None:
+    import pytest
+
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="mauve"):
+        render_table_scene(LAYOUT, {}, {"mauve": "harbor"}, rng)
+    with pytest.raises(ValueError, match="island-99"):
+        render_table_scene(LAYOUT, {"r1c1": "island-99"}, {}, rng)

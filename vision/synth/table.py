@@ -366,6 +366,16 @@ def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any],
     Returns the BGR image and the truth: per square the board and whether its marker is visible, per
     ship its square, position and whether its marker is visible."""
     layout = load_table_layout(layout)
+    for name in ships:
+        if name not in layout.ships.ids:
+            raise ValueError(f"ship {name!r} has no marker in the table layout ({', '.join(layout.ships.ids)})")
+    squares = {sq.id for sq in layout.squares}
+    for sq_id, spec in boards.items():
+        name = spec.get("board") if isinstance(spec, dict) else spec
+        if sq_id not in squares:
+            raise ValueError(f"{sq_id!r} is not a square of the table layout")
+        if name is not None and name not in layout.boards.ids:
+            raise ValueError(f"board {name!r} has no marker in the table layout")
     size = tuple(variation.get("size", (1920, 1080)))
     camera: PinholeCamera = variation.get("camera") or random_camera(
         layout, rng, float(variation.get("max_tilt_deg", 30.0)), size)
