@@ -70,11 +70,12 @@ class TowerControl:
 class SimTable:
     def __init__(self, driver: BattleDriver, seed: int, camera: Any = None,
                  tower: Callable[[dict[str, int]], None] | None = None, rail_chance: float = 0.04,
-                 ability_chance: float = 0.3) -> None:
+                 ability_chance: float = 0.3, camera_out: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.driver = driver
         self.seed = seed
         self.camera = camera or ModelCamera()
         self.tower = tower  # drops cubes through a (simulated) tower; None: count them here
+        self.camera_out = camera_out  # sends a reading the way a vision process would; None: straight in
         self.rail_chance, self.ability_chance = rail_chance, ability_chance
         self.done_key: Any = None
         self.board: list[dict[str, Any]] = []
@@ -104,7 +105,11 @@ class SimTable:
             # a reading the session dropped (the tower counted again) is taken again.
             view = session.view()
             if view["tower_counts"] == {c: n for c, n in owed.dropped.items() if n} and not view["provisional"]:
-                self.driver.camera(self.camera.read(self.board), settled=True)
+                reading = self.camera.read(self.board)
+                if self.camera_out is not None:
+                    self.camera_out(reading)
+                else:
+                    self.driver.camera(reading, settled=True)
                 return True
             return False
         for prompt in session.prompts():
