@@ -143,6 +143,8 @@ class BoardReader:
         self._lut = self.palette.lut()
         self._build_maps()
         self._marker_ids = {m.id for m in layout.markers}
+        self._ref_small: np.ndarray | None = None
+        self._ref_keep = self._ref_A = None
 
     def _build_maps(self) -> None:
         L, s = self.layout, self.s
@@ -280,46 +282,48 @@ class BoardReader:
 
     def _foreign_object(self, image: np.ndarray, pose: CameraPose) -> bool:
         """True when something large that is neither the board nor cubes lies over it (a hand, an arm,
-        a card): compared with the bare board learned at calibration, at 1 px/mm."""
-        ref = self.palette.reference
-        h, w = ref.shape[:2]
-        S = np.diag([self.layout.size_mm[0] / w, self.layout.size_mm[1] / h, 1.0])
-        M = pose.plane_homography(0.0) @ S
+        a card): compared with the bare board learned at calibration, at 0.5 px/mm (cheap)."""
         cam = self.camera.scaled_to(image.shape[1], image.shape[0]) if self.camera else None
         if cam is not None and np.any(cam.dist):
-            return False  # (the distortion-aware warp is not worth it here: markers and blobs still pause)
+            return False  # (no distortion-aware warp here: hidden markers and blobs still pause)
+        if self._ref_small is None:
+            W, H = self.layout.size_mm
+            self._ref_small = cv2.resize(self.palette.reference, (int(W / 2), int(H / 2)),
+                                         interpolation=cv2.INTER_AREA).astype(np.float32)
+            sw_mask = np.full(self._ref_small.shape[:2], 255, np.uint8)
+            for sw in self.layout.swatches:  # covered by cubes when the reference was taken
+                cv2.circle(sw_mask, (int(sw.center_mm[0] / 2), int(sw.center_mm[1] / 2)), 7, 0, -1)
+            self._ref_keep = sw_mask
+            hh, ww = sw_mask.shape
+            yy, xx = np.mgrid[0:hh, 0:ww]
+            self._ref_A = np.column_stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5])
+        ref = self._ref_small
+        h, w = ref.shape[:2]
+        M = pose.plane_homography(0.0) @ np.diag([2.0, 2.0, 1.0])
         now = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
-        # Light differs from calibration (drift, a moved board under uneven light): fit a smooth gain
-        # per channel, a plane over the board, ignoring the worst-fitting pixels (the object itself).
-        nowf, reff = now.astype(np.float32), ref.astype(np.float32)
-        yy, xx = np.mgrid[0:h:3, 0:w:3]
-        A = np.column_stack([np.ones(xx.size), xx.ravel() / w - 0.5, yy.ravel() / h - 0.5]).astype(np.float32)
-        for c in range(3):
-            r = np.log((reff[::3, ::3, c].ravel() + 4) / (nowf[::3, ::3, c].ravel() + 4))
-            keep = np.ones(r.size, bool)
-            for _ in range(2):
-                coef, *_ = np.linalg.lstsq(A[keep], r[keep], rcond=None)
-                res = np.abs(r - A @ coef)
-                keep = res < max(0.05, float(np.percentile(res, 60)))
-            gx = np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :]
-            gy = np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None]
-            nowf[..., c] = (nowf[..., c] + 4) * np.exp(coef[0] + coef[1] * gx + coef[2] * gy) - 4
+        nowf = now.astype(np.float32)
+        # Light differs from calibration (drift, a board moved under uneven light): fit a smooth gain
+        # per channel (a plane in log space), then refit without the worst pixels (the object itself).
+        r = (np.log(ref + 4) - np.log(nowf + 4)).reshape(-1, 3)
+        A = self._ref_A
+        keep = self._ref_keep.ravel() > 0
+        for _ in range(2):
+            coef, *_ = np.linalg.lstsq(A[keep], r[keep], rcond=None)
+            keep &= np.abs(r - A @ coef).max(axis=1) < 0.12
+        nowf = (nowf + 4) * np.exp(A @ coef).reshape(h, w, 3).astype(np.float32) - 4
         # Shadows only darken and keep the colour: look for brighter or differently coloured board.
-        brighter = (nowf - reff).max(axis=2) > 40
-        chroma = np.abs(nowf / (nowf.sum(axis=2, keepdims=True) + 30) - reff / (reff.sum(axis=2, keepdims=True) + 30))
+        brighter = (nowf - ref).max(axis=2) > 40
+        chroma = np.abs(nowf / (nowf.sum(axis=2, keepdims=True) + 30) - ref / (ref.sum(axis=2, keepdims=True) + 30))
         changed = (brighter | (chroma.max(axis=2) > 0.07)).astype(np.uint8)
         labels = self._lut[_bin_index(now)]
         changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
-        for sw in self.layout.swatches:  # covered by cubes when the reference was taken
-            cv2.circle(changed, (int(sw.center_mm[0] * w / self.layout.size_mm[0]),
-                                 int(sw.center_mm[1] * h / self.layout.size_mm[1])), int(13 * w / self.layout.size_mm[0]), 0, -1)
-        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (5, 5)))
+        changed &= self._ref_keep > 0
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
         n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
         if n <= 1:
             return False
-        biggest = int(stats[1:, cv2.CC_STAT_AREA].max())
         # More than six cubes' worth of board looks different and is not cube-coloured.
-        return biggest > 6 * self.layout.cube_size_mm ** 2 * (w / self.layout.size_mm[0]) ** 2
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) * 4 > 6 * self.layout.cube_size_mm ** 2
 
     def _blobs(self, labels: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(label, component stats row [x, y, w, h, area], pixel coordinates) of each coloured blob.
@@ -393,12 +397,18 @@ class BoardReader:
             if area < 0.45 * top:
                 continue
             (_, _), (rw, rh), angle = cv2.minAreaRect(pts)
-            if max(rw, rh) / self.s < 1.9 * size:
+            tops = _tops(pts, stats, (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s) if area > 1.6 * top else None
+            if max(rw, rh) / self.s < 1.9 * size or (tops is not None and tops[0] / self.s < 1.9 * size):
                 # Two cubes' top faces alone need a box 2 cubes long: this blob is one cube (leaning
                 # cubes show more of themselves, so their area alone would mislead).
                 n, count_conf = 1, 0.95
             else:
                 n, count_conf = _count(area, top, sides, frac.get(lab))
+                if tops is not None and count_conf < 0.8:
+                    # The top faces alone (sides peeled off along the parallax direction) agree?
+                    k = tops[1] / (self.s * self.s) / (top * 0.95)
+                    if abs(k - round(k)) < 0.2 and round(k) >= 2 and _count_fits(area, top, sides, round(k)):
+                        n, count_conf = int(round(k)), max(count_conf, 0.7)
             if n > 8:
                 occluded = True  # no pile of 9 touching cubes: a coloured object covers the board
                 continue
@@ -480,13 +490,40 @@ def _count(area: float, top: float, sides: float, frac: float | None) -> tuple[i
         lo, hi = bounds(k)
         margin = min(area - lo, hi - area) / max(hi - lo, 1.0)
         return k, 0.8 + 0.2 * min(1.0, margin * 4)
-    if frac is not None:
-        est = area / (top * 0.97 + frac * sides)
-        n = max(1, int(round(est)))
-        conf = 1.0 - min(1.0, abs(est - n) * 3.0)
-        return n, 0.7 * conf if n in fits or not fits else 0.2
+    if frac is not None and fits:
+        # Touching cubes hide some of each other's sides: about half a cube's sides per extra cube.
+        def expected(k: int) -> float:
+            return k * top * 0.97 + frac * sides * (1 + 0.55 * (k - 1))
+
+        errs = sorted((abs(area - expected(k)) / expected(k), k) for k in fits)
+        best_err, n = errs[0]
+        second_err = errs[1][0] if len(errs) > 1 else 1.0
+        conf = 1.0 - 2.0 * best_err / max(best_err + second_err, 1e-6)
+        return n, 0.75 * max(0.0, conf) if best_err < 0.15 else 0.2
     n = max(1, int(round(area / (top + 0.5 * sides))))
     return n, 0.2
+
+
+def _count_fits(area: float, top: float, sides: float, k: int) -> bool:
+    return k * top * 0.94 <= area <= k * (top + sides) * 1.06 + 4 + 0.6 * top
+
+
+def _tops(pts: np.ndarray, stats: np.ndarray, d_px: np.ndarray) -> tuple[float, int] | None:
+    """The blob with its side faces peeled off: eroded along the parallax direction `d_px` (where the
+    sides show, from the top faces toward the camera's foot). Returns (long side of its minimum-area
+    box, pixel count), in rectified pixels."""
+    x, y, w, h = (int(v) for v in stats[:4])
+    r = int(math.ceil(max(abs(d_px[0]), abs(d_px[1])))) + 1
+    mask = np.zeros((h + 2 * r, w + 2 * r), np.uint8)
+    mask[(pts[:, 1] - y + r).astype(int), (pts[:, 0] - x + r).astype(int)] = 1
+    kernel = np.zeros((2 * r + 1, 2 * r + 1), np.uint8)
+    cv2.line(kernel, (r, r), (int(round(r + d_px[0])), int(round(r + d_px[1]))), 1, 1)
+    core = cv2.erode(mask, kernel, anchor=(r, r))
+    ys, xs = np.nonzero(core)
+    if len(xs) < 20:
+        return None
+    (_, _), (rw, rh), _ = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+    return float(max(rw, rh)), int(len(xs))
 
 
 def _bin_index(bgr: np.ndarray) -> np.ndarray:
