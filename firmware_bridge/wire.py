@@ -11,10 +11,29 @@ See docs/protocol.md for the normative description.
 
 import struct
 
+try:
+    _Struct = struct.Struct
+except AttributeError:  # MicroPython's struct has the functions but not the class
+
+    class _Struct:  # type: ignore[no-redef]
+        def __init__(self, fmt: str) -> None:
+            self.format = fmt
+            self.size = struct.calcsize(fmt)
+
+        def pack(self, *values) -> bytes:
+            return struct.pack(self.format, *values)
+
+        def unpack(self, data) -> tuple:
+            return struct.unpack(self.format, data)
+
+        def unpack_from(self, data, offset: int = 0) -> tuple:
+            return struct.unpack_from(self.format, data, offset)
+
+
 PROTOCOL_VERSION = 1
 
 # Header: version u8, flags u8, epoch u8 (boot counter & 0xFF), type u8, seq u32; then payload, CRC u16.
-HEADER = struct.Struct("<BBBBI")
+HEADER = _Struct("<BBBBI")
 HEADER_SIZE = 8
 CRC_SIZE = 2
 MAX_PAYLOAD = 200
@@ -64,25 +83,25 @@ LED_PATTERNS = ("off", "solid", "blink", "pulse", "spin")
 CMD_STATUS = {0: "ok", 1: "unknown_command", 2: "bad_arguments", 3: "busy"}
 
 # Fixed payload layouts (little-endian). Variable-length ones are described next to their pack function.
-P_HELLO = struct.Struct("<BBBBB8sIHIB")  # fw major/minor/patch, proto, kind, uid, boot, sensors, acked, window
-P_HEARTBEAT = struct.Struct("<IIB8H")  # uptime_ms, boot, in_tower, totals[8]
-P_CUBE = struct.Struct("<IB4HBH8H")  # t_ms, colour, r, g, b, clear, confidence, transit_ms, totals[8]
-P_QUIET = struct.Struct("<IIH")  # t_ms, quiet_ms, cubes since last quiet
-P_FAULT = struct.Struct("<IBBBH")  # t_ms, kind, sensor, active, detail
-P_CMD_ACK = struct.Struct("<IB")  # cmd_id, status
-P_U32 = struct.Struct("<I")  # PONG/PING nonce, command id
-P_RESEND = struct.Struct("<IH")  # from_seq, count (0 = every unacknowledged event from from_seq)
-P_LED = struct.Struct("<IBBBBH")  # cmd_id, r, g, b, pattern, period_ms
-P_BUZZER = struct.Struct("<IHH")  # cmd_id, freq_hz, duration_ms
-P_CALIBRATE = struct.Struct("<IB")  # cmd_id, colour class
-P_STATE_HEAD = struct.Struct("<IIIB8HB")  # cmd_id, boot, uptime_ms, in_tower, totals[8], faults bitmask
+P_HELLO = _Struct("<BBBBB8sIHIB")  # fw major/minor/patch, proto, kind, uid, boot, sensors, acked, window
+P_HEARTBEAT = _Struct("<IIB8H")  # uptime_ms, boot, in_tower, totals[8]
+P_CUBE = _Struct("<IB4HBH8H")  # t_ms, colour, r, g, b, clear, confidence, transit_ms, totals[8]
+P_QUIET = _Struct("<IIH")  # t_ms, quiet_ms, cubes since last quiet
+P_FAULT = _Struct("<IBBBH")  # t_ms, kind, sensor, active, detail
+P_CMD_ACK = _Struct("<IB")  # cmd_id, status
+P_U32 = _Struct("<I")  # PONG/PING nonce, command id
+P_RESEND = _Struct("<IH")  # from_seq, count (0 = every unacknowledged event from from_seq)
+P_LED = _Struct("<IBBBBH")  # cmd_id, r, g, b, pattern, period_ms
+P_BUZZER = _Struct("<IHH")  # cmd_id, freq_hz, duration_ms
+P_CALIBRATE = _Struct("<IB")  # cmd_id, colour class
+P_STATE_HEAD = _Struct("<IIIB8HB")  # cmd_id, boot, uptime_ms, in_tower, totals[8], faults bitmask
 
 
 class FrameError(Exception):
     """A frame failed a check; `kind` is one of "cobs", "short", "crc", "version", "overlong"."""
 
     def __init__(self, kind: str, message: str) -> None:
-        Exception.__init__(self, message)
+        super().__init__(message)
         self.kind = kind
 
 
@@ -137,7 +156,7 @@ def cobs_decode(enc) -> bytes:
         if end > n:
             raise FrameError("cobs", "COBS block runs past the end of the frame")
         block = enc[i + 1 : end]
-        if 0 in block:
+        if block.find(b"\x00") >= 0:
             raise FrameError("cobs", "zero byte inside a COBS block")
         out += block
         i = end
@@ -159,8 +178,8 @@ class Frame:
         self.payload = payload
 
     def __repr__(self) -> str:
-        return f"Frame(type={self.type:#04x}, seq={self.seq}, flags={self.flags:#04x}, epoch={self.epoch}, " \
-               f"{len(self.payload)} bytes)"
+        return "Frame(type=" + hex(self.type) + ", seq=" + str(self.seq) + ", flags=" + hex(self.flags) + \
+            ", epoch=" + str(self.epoch) + ", " + str(len(self.payload)) + " bytes)"
 
 
 def encode_frame(msg_type: int, seq: int, payload=b"", flags: int = 0, epoch: int = 0) -> bytes:
