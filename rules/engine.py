@@ -450,7 +450,7 @@ def check_reveal_board(d: dict[str, Any], player: str, a: dict[str, Any]) -> dic
         raise Illegal(f"the board to reveal is at {req['square']}, not {a.get('square')}.")
     board = a.get("board")
     cat = catalog(d)
-    if board not in cat.boards:
+    if not isinstance(board, str) or board not in cat.boards:
         raise Invalid(f"{board!r} is not an Ocean board in this game's data; re-read the board.")
     if board not in board_choices(d):
         raise Illegal(f"{board} cannot be under {req['square']}: it is already on the table, not in play for "
@@ -479,7 +479,7 @@ def check_draw_advancement(d: dict[str, Any], player: str, a: dict[str, Any]) ->
     if a.get("square") != req["square"]:
         raise Illegal(f"the card to draw is for {req['square']}, not {a.get('square')}.")
     card = a.get("card")
-    if card not in catalog(d).cards:
+    if not isinstance(card, str) or card not in catalog(d).cards:
         raise Invalid(f"{card!r} is not a card in this game's data; re-read the card.")
     if card not in d["decks"][str(req["row"])]:
         raise Illegal(f"{card} is not in the row {req['row']} box (it is in play, buried, or from another row).")
@@ -499,7 +499,7 @@ def check_draw_sailors(d: dict[str, Any], player: str, a: dict[str, Any]) -> dic
     if who != req["player"]:
         raise Illegal(f"it is {req['player']} who draws now, not {who}.")
     cards = a.get("cards")
-    if not isinstance(cards, list) or len(cards) != req["count"]:
+    if not isinstance(cards, list) or len(cards) != req["count"] or not all(isinstance(c, str) for c in cards):
         raise Invalid(f"{req['player']} draws {req['count']} card(s); send exactly that many card ids.")
     pile = _p(d, who)["deck"]
     if len(set(cards)) != len(cards) or any(c not in pile for c in cards):
@@ -542,7 +542,8 @@ def do_choose_first_player(d: dict[str, Any], player: str, a: dict[str, Any], ou
 def check_deal_bonus(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
     req = _need_pending(d, "deal_bonus")
     toks = a.get("tokens")
-    if not isinstance(toks, list) or len(toks) != 2 or len(set(toks)) != 2 or any(t not in d["bonus_pool"] for t in toks):
+    if (not isinstance(toks, list) or len(toks) != 2 or not all(isinstance(t, int) for t in toks)
+            or len(set(toks)) != 2) or any(t not in d["bonus_pool"] for t in toks):
         raise Illegal("deal two different Bonus Achievement tokens that are still in the pool.")
     return {"type": "deal_bonus", "player_dealt": req["player"], "tokens": list(toks)}
 
@@ -615,7 +616,7 @@ def _int_field(a: dict[str, Any], key: str, default: int = 0, lo: int = 0, hi: i
 
 def _hold_index(a: dict[str, Any], key: str = "hold") -> int:
     h = a.get(key, 0)
-    if h not in (0, 1):
+    if isinstance(h, bool) or h not in (0, 1):
         raise Invalid(f"field {key!r} must be 0 (the hold of 4) or 1 (the hold of 3).")
     return h
 
@@ -768,7 +769,7 @@ def do_jettison(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dic
 def check_play_card(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
     card = a.get("card")
     p = _p(d, player) if player in d["players"] else None
-    if p is None or card not in p["cards"]:
+    if p is None or not isinstance(card, str) or card not in p["cards"]:
         raise Invalid(f"{card!r} is not one of {player}'s Sailor cards.")
     if card not in p["hand"]:
         raise Illegal(f"{card} is not in your hand.")
@@ -798,7 +799,7 @@ def check_level_up(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
         raise Invalid("only a player can level up a card.")
     p = _p(d, player)
     card = a.get("card")
-    if card not in p["cards"]:
+    if not isinstance(card, str) or card not in p["cards"]:
         raise Invalid(f"{card!r} is not one of {player}'s Sailor cards.")
     if not p["level_up"]:
         raise Illegal("you may level up one card after your turn ends and before your next turn's first action.")
@@ -1055,7 +1056,7 @@ def check_use_ability(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict
         if ch is None:
             raise Ambiguous("this ability offers a choice: say which effect with 'choice' (0, 1, ...).",
                             list(range(len(ab["choice"]))))
-        if not isinstance(ch, int) or not 0 <= ch < len(ab["choice"]):
+        if not isinstance(ch, int) or isinstance(ch, bool) or not 0 <= ch < len(ab["choice"]):
             raise Invalid(f"'choice' must be 0 to {len(ab['choice']) - 1}.")
         ab = ab["choice"][ch]
     norm: dict[str, Any] = {"type": "use_ability", "ability": aid, "choice": a.get("choice")}
