@@ -112,6 +112,7 @@ def correct(events: list[dict[str, Any]], target_seq: int, action: dict[str, Any
         except RulesError:
             dropped.append(ev["seq"])
     state.data["options"]["auto_chance"] = auto
+    state.data["rng"] = live.data["rng"]  # recorded outcomes were reused: carry on from the live generator
     if auto:
         state, _ = engine._auto_chance(state, [])
     d = state.data
