@@ -813,6 +813,7 @@ def check_level_up(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
 def do_level_up(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     p = _p(d, player)
     p["level_up"] = False
+    p["cards"] = copy_data(p["cards"])  # copy-on-write: states share Sailor cards (GameState.copy)
     c = p["cards"][a["card"]]
     c["level"] += 1
     if c["level"] == 4 and player not in d["achievements"]["expert_sailors"]:
@@ -1684,6 +1685,8 @@ def do_end_turn(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dic
     # 3. lose unspent Sails
     p["ship"]["sails"] = 0
     # 4. sleeve Advancements
+    if a["sleeve"]:
+        p["cards"] = copy_data(p["cards"])  # copy-on-write: states share Sailor cards (GameState.copy)
     for s in a["sleeve"]:
         adv = s["advancement"]
         p["cards"][s["card"]]["slots"][cat.cards[adv]["slot"]] = adv

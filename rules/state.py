@@ -44,8 +44,14 @@ class GameState:
     def copy(self) -> GameState:
         # turn_base and created are never mutated once written, and turn_log entries are replaced rather
         # than edited, so copies share them: this halves the cost of every apply.
+        # Sailor cards change only when levelled or sleeved, and those replace the player's "cards"
+        # mapping before writing (copy-on-write), so copies share them as well.
         d = self.data
-        new = copy_data({k: v for k, v in d.items() if k not in _SHARED})
+        top = {k: v for k, v in d.items() if k not in _SHARED}
+        top["p"] = {c: {k: v for k, v in p.items() if k != "cards"} for c, p in d["p"].items()}
+        new = copy_data(top)
+        for c, p in d["p"].items():
+            new["p"][c]["cards"] = p["cards"]
         for k in _SHARED:
             if k in d:
                 new[k] = d[k]

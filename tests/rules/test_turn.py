@@ -281,6 +281,8 @@ def test_sleeving_rules():
     state3, _ = act(state, "end_turn", sleeve=[{"advancement": "r1-01", "card": "crew-1"},
                                                 {"advancement": "r1-02", "card": "crew-1"}])
     assert state3.data["p"][color]["set_aside"] == ["r1-03"]
+    assert state3.data["p"][color]["cards"]["crew-1"]["slots"] == {"top": None, "middle": "r1-01", "bottom": "r1-02"}
+    assert state.data["p"][color]["cards"]["crew-1"]["slots"]["middle"] is None  # the old state is untouched
 
 
 def test_cleanup_pirate_mode_and_sails():
@@ -303,8 +305,10 @@ def test_level_up_between_turns_only_once():
     card = state.data["p"][color]["hand"][0]
     with pytest.raises(Illegal):
         act(state, "level_up", player=state.active, card=state.data["p"][state.active]["hand"][0])
+    old = state
     state, _ = act(state, "level_up", player=color, card=card)
     assert state.data["p"][color]["cards"][card]["level"] == 2
+    assert old.data["p"][color]["cards"][card]["level"] == 1  # states share cards copy-on-write only
     with pytest.raises(Illegal):
         act(state, "level_up", player=color, card=card)
 
