@@ -1419,6 +1419,26 @@ def _abilities_for(d: dict[str, Any], color: str, ship_battle: bool) -> tuple[Ba
     return tuple(out)
 
 
+def _cubes_for_battle(d: dict[str, Any], color: str) -> int:
+    """Cubes in supply plus the non-permanent ones on islands (taken, when short, and not put back)."""
+    n = _p(d, color)["cubes"]
+    for sq in SQUARES:
+        isl = d["grid"][sq]["island"]
+        if isl:
+            n += isl["cubes"].count(color)
+    return n
+
+
+def _take_island_cubes_for_battle(d: dict[str, Any], color: str, short: int, out: list[dict]) -> None:
+    for sq in SQUARES:
+        isl = d["grid"][sq]["island"]
+        while short > 0 and isl and color in isl["cubes"]:
+            isl["cubes"][isl["cubes"].index(color)] = None
+            _p(d, color)["cubes"] += 1  # it joined the battle and now goes back to the supply
+            short -= 1
+            _recheck_control(d, sq, out)
+
+
 def _cannons_free(d: dict[str, Any], color: str) -> int:
     cat = catalog(d)
     p = _p(d, color)
@@ -1435,7 +1455,7 @@ def _building_bonus(d: dict[str, Any], color: str, sq: str) -> int:
 def _side(d: dict[str, Any], color: str, cannons: int, ship_battle: bool) -> BattleSide:
     p = _p(d, color)
     extra = 2 if p["final_done"] else 0
-    return BattleSide(name=color, is_player=True, cube_color=color, cubes=min(cannons + extra, p["cubes"]),
+    return BattleSide(name=color, is_player=True, cube_color=color, cubes=min(cannons + extra, _cubes_for_battle(d, color)),
                       abilities=_abilities_for(d, color, ship_battle),
                       hold_room=(_room(p, 0), _room(p, 1)),
                       wheels=sum(card_icons(catalog(d), p["cards"][c]).get("wheel", 0) for c in p["played"]),
@@ -1461,12 +1481,12 @@ def build_setup(d: dict[str, Any]) -> BattleSetup:
         enc = catalog(d).cards[b["card"]]["encounter"]
         dfn = BattleSide(name=f"merchant:{b['card']}", is_player=False, cube_color="black",
                          cubes=min(enc["cubes"], d["supply"]["black"]))
-        att = BattleSide(**{**_asdict(att), "cubes": min(cannons, _p(d, me)["cubes"])})
+        att = BattleSide(**{**_asdict(att), "cubes": min(cannons, _cubes_for_battle(d, me))})
     else:
         isl = island_at(d, b["square"])
         n = (5 if isl["buildings"]["fort"] else 0) + (2 if isl["buildings"]["garrison"] else 0)
         dfn = BattleSide(name=f"building:{b['square']}", is_player=False, cube_color="black", cubes=n)
-        att = BattleSide(**{**_asdict(att), "cubes": min(cannons, _p(d, me)["cubes"]), "abilities": att.abilities})
+        att = BattleSide(**{**_asdict(att), "cubes": min(cannons, _cubes_for_battle(d, me))})
     return BattleSetup(battle_id=b["battle_id"], kind=kind, attacker=att, defender=dfn, location=at,
                        provoked_by_pirate=bool(b.get("provoked")))
 
@@ -1564,6 +1584,9 @@ def apply_battle_outcome(d: dict[str, Any], setup: BattleSetup, outcome: BattleO
     at = setup.location
     dcol = setup.defender.name if setup.defender.is_player else None
     # cannons and Battle abilities are spent for the turn
+    for color, side in ((me, setup.attacker), (dcol, setup.defender)):
+        if color and side.cubes > _p(d, color)["cubes"]:
+            _take_island_cubes_for_battle(d, color, side.cubes - _p(d, color)["cubes"], out)
     _p(d, me)["cannons_used"] += (b or {}).get("att_cannons", 0)
     if dcol:
         _p(d, dcol)["cannons_used"] += (b or {}).get("def_cannons", 0)

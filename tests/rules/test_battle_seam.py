@@ -172,3 +172,16 @@ def test_bad_battle_record_is_invalid_and_changes_nothing():
     with pytest.raises(Invalid):
         act(state, "resolve_battle")
     assert api.state_to_json(state) == before
+
+
+def test_short_of_cubes_a_battle_takes_island_cubes_that_do_not_go_back():
+    state, me, other = _two_ships_in_harbor()
+    isl = place_island(state, "r1c1", "island-05")
+    isl["cubes"] = [me, None, None]
+    state.data["p"][me]["cubes"] = 0
+    state, _ = act(state, "attack", target=other)
+    setup = BattleSetup.from_json(state.data["battle"]["setup"])
+    assert setup.attacker.cubes == 1  # the Ship's Cannon, paid with the island cube
+    apply_battle_outcome(state.data, setup, _outcome(setup, "defender"), [])
+    assert state.data["grid"]["r1c1"]["island"]["cubes"] == [None, None, None]
+    assert state.data["p"][me]["cubes"] == 1
