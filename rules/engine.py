@@ -65,25 +65,41 @@ def hull_icons(cat: Catalog, p: dict[str, Any], space: int) -> dict[str, int]:
     return cat.upgrades[tiles[-1]]["icons"] if tiles else BASE_HULL[space]
 
 
+_ICONS_MEMO: dict[tuple, dict[str, int]] = {}
+_ABILITIES_MEMO: dict[tuple, list[tuple[str, dict[str, Any]]]] = {}
+
+
 def card_icons(cat: Catalog, card: dict[str, Any]) -> dict[str, int]:
-    """Icons visible on one Sailor card: its level's icons plus those of the Advancements in its sleeve."""
-    out = dict(cat.sailors[card["sailor"]][card["level"] - 1].get("icons", {}))
-    for adv in card["slots"].values():
-        if adv:
-            for k, n in cat.cards[adv].get("icons", {}).items():
-                out[k] = out.get(k, 0) + n
-    return out
+    """Icons visible on one Sailor card: its level's icons plus those of the Advancements in its sleeve.
+    Memoised on what the card is (a read-only result: callers must not modify it)."""
+    sl = card["slots"]
+    key = (id(cat), card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
+    got = _ICONS_MEMO.get(key)
+    if got is None:
+        got = dict(cat.sailors[card["sailor"]][card["level"] - 1].get("icons", {}))
+        for adv in sl.values():
+            if adv:
+                for k, n in cat.cards[adv].get("icons", {}).items():
+                    got[k] = got.get(k, 0) + n
+        _ICONS_MEMO[key] = got
+    return got
 
 
 def card_abilities(cat: Catalog, cid: str, card: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """(ability id, ability) for every ability on the card: `<card>:L<level>:<i>` and `<card>:<adv>:<i>`."""
-    out = [(f"{cid}:L{card['level']}:{i}", a)
-           for i, a in enumerate(cat.sailors[card["sailor"]][card["level"] - 1].get("abilities", []))]
-    for slot in ("top", "middle", "bottom"):
-        adv = card["slots"][slot]
-        if adv:
-            out += [(f"{cid}:{adv}:{i}", a) for i, a in enumerate(cat.cards[adv].get("abilities", []))]
-    return out
+    """(ability id, ability) for every ability on the card: `<card>:L<level>:<i>` and `<card>:<adv>:<i>`.
+    Memoised like `card_icons` (read-only)."""
+    sl = card["slots"]
+    key = (id(cat), cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
+    got = _ABILITIES_MEMO.get(key)
+    if got is None:
+        got = [(f"{cid}:L{card['level']}:{i}", a)
+               for i, a in enumerate(cat.sailors[card["sailor"]][card["level"] - 1].get("abilities", []))]
+        for slot in ("top", "middle", "bottom"):
+            adv = sl[slot]
+            if adv:
+                got += [(f"{cid}:{adv}:{i}", a) for i, a in enumerate(cat.cards[adv].get("abilities", []))]
+        _ABILITIES_MEMO[key] = got
+    return got
 
 
 def played_icons(cat: Catalog, p: dict[str, Any], icon: str) -> int:
