@@ -596,10 +596,15 @@ def _start_turn(d: dict[str, Any], color: str, out: list[dict]) -> None:
     notice(out, "turn_started", player=color, turn=d["turn_no"])
     check_achievements(d, color, out)
     d["turn_log"] = []
-    base = dict(d)
-    base.pop("turn_base", None)
+    # the turn's starting point for undo; Sailor cards are shared (they are replaced, never edited)
+    top = {k: v for k, v in d.items() if k not in ("turn_base", "turn_log", "created")}
+    top["p"] = {c: {k: v for k, v in p.items() if k != "cards"} for c, p in d["p"].items()}
+    base = copy_data(top)
+    for c, p in d["p"].items():
+        base["p"][c]["cards"] = p["cards"]
     base["turn_log"] = []
-    d["turn_base"] = copy_data(base)
+    base["created"] = d["created"]
+    d["turn_base"] = base
 
 
 def _require_active(d: dict[str, Any], player: str, what: str) -> dict[str, Any]:
