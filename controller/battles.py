@@ -10,6 +10,7 @@ session's record when the battle is done. It decides nothing about the battle it
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections import Counter
@@ -90,6 +91,10 @@ class BattleDriver:
             if self.session is None:
                 raise Refusal("illegal", "No battle is under way; there is nothing to answer.")
             entry = {"op": op, "args": args, "now": self.clock()}
+            try:
+                json.dumps(entry, allow_nan=False)  # it must be loggable before it may change the session
+            except (TypeError, ValueError) as exc:
+                raise Refusal("invalid", f"That battle input is not plain JSON ({exc}); nothing changed.") from None
             try:
                 self._feed(entry)
             except BattleRecordError as exc:

@@ -52,6 +52,7 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
         "enabled": (bool, True),
         "camera": (str, "0"),
         "events": (str, "tcp://127.0.0.1:5558"),
+        "layout": (str, ""),
     },
     "simulate": {
         "seed": (int, 7),
@@ -60,6 +61,7 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
         "duration": (float, 0.0),
         "until_game_over": (bool, False),
         "tower_control": (str, ""),
+        "camera": (str, "scene"),
         "rail_chance": (float, 0.04),
     },
     "tower": {
@@ -161,5 +163,7 @@ def validate(cfg: Config) -> None:
         raise ConfigError(f"table.id must be a non-empty name without '/', '+' or '#', got {cfg['table']['id']!r}")
     if cfg["table"]["snapshot_every"] < 1:
         raise ConfigError("table.snapshot_every must be at least 1")
+    if cfg["simulate"]["camera"] not in ("scene", "model"):
+        raise ConfigError(f"simulate.camera must be \"scene\" or \"model\", got {cfg['simulate']['camera']!r}")
     if not 0 < cfg["tower"]["alpha"] < 1:
         raise ConfigError("tower.alpha must be between 0 and 1")

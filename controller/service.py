@@ -16,6 +16,7 @@ import signal
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 from controller import config as config_mod
@@ -25,7 +26,7 @@ from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.mqtt import MqttError, MqttLink
 from controller.simplayers import SimLimits, SimPlayers, game_over
-from controller.simtable import SimTable, TowerControl
+from controller.simtable import SceneCamera, SimTable, TowerControl
 from controller.zmqin import SensorWiring, ZmqInputs
 
 log = logging.getLogger("smart_table.controller")
@@ -58,7 +59,8 @@ class ControllerService:
         self.core.listeners.append(self._after_command)
         self._check_finished()
         if self.cfg["table"]["engine"] == "rules.api":
-            self.battles = BattleDriver(self.core, on_resolved=self.refresh_tower_warning)
+            self.battles = BattleDriver(self.core, board=self.battle_board(),
+                                        on_resolved=self.refresh_tower_warning)
             self.battles.sync()
         self.refresh_tower_warning()
 
@@ -72,6 +74,20 @@ class ControllerService:
                 view = self.core.engine.public_view(self.core.state)
                 self.gamelog.finish(self.core.game_id, view.get("scores", view))
                 log.info("game %s over at seq %d", self.core.game_id, self.core.seq)
+
+    def battle_board(self) -> dict[str, Any] | None:
+        """The battle board's zones as the camera reads them (the vision layout), so readings and rules agree."""
+        from rules.battle.board import board_from_layout
+
+        path = self.cfg["vision"]["layout"]
+        if not path:
+            from vision.layout import DEFAULT_LAYOUT_PATH
+
+            path = str(DEFAULT_LAYOUT_PATH)
+        try:
+            return board_from_layout(json.loads(Path(path).read_text()))
+        except (OSError, ValueError) as exc:
+            raise config_mod.ConfigError(f"vision.layout {path} cannot be used as the battle board ({exc})") from None
 
     def refresh_tower_warning(self) -> None:
         t = self.cfg["tower"]
@@ -116,8 +132,9 @@ class ControllerService:
         if self.simulate and self.battles is not None:
             control = self.cfg["simulate"]["tower_control"]
             tower = TowerControl(control) if control and self.cfg["bridge"]["enabled"] else None
-            self.table = SimTable(self.battles, self.cfg["simulate"]["seed"], tower=tower,
-                                  rail_chance=self.cfg["simulate"]["rail_chance"])
+            sim = self.cfg["simulate"]
+            camera = SceneCamera(sim["seed"]) if sim["camera"] == "scene" else None
+            self.table = SimTable(self.battles, sim["seed"], tower=tower, camera=camera, rail_chance=sim["rail_chance"])
         if self.simulate:
             self.sim = SimPlayers(self.core, self.cfg["simulate"]["seed"], self.cfg["simulate"]["delay"],
                                   self.limits, table=self.table)
@@ -165,7 +182,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"controller: {exc}", file=sys.stderr)
         return 2
     limits = SimLimits(args.max_turns, args.duration, args.until_game_over)
-    service = ControllerService(cfg, simulate=args.simulate, limits=limits, mqtt_enabled=not args.no_mqtt)
+    try:
+        service = ControllerService(cfg, simulate=args.simulate, limits=limits, mqtt_enabled=not args.no_mqtt)
+    except config_mod.ConfigError as exc:
+        print(f"controller: {exc}", file=sys.stderr)
+        return 2
     signal.signal(signal.SIGTERM, lambda *_: service.stop_event.set())
     signal.signal(signal.SIGINT, lambda *_: service.stop_event.set())
     try:
@@ -173,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     except MqttError as exc:
         print(f"controller: {exc}", file=sys.stderr)
         return 1
+    except config_mod.ConfigError as exc:
+        print(f"controller: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ the battle driver referees them from the (simulated) tower and camera.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -112,5 +113,8 @@ class SimPlayers:
                     break
                 if self.delay:
                     stop.wait(self.delay)
+        except Exception as exc:  # noqa: BLE001 - say what broke the simulation, then stop it
+            logging.getLogger("smart_table.sim").exception("simulated players stopped")
+            self.reason = f"the simulation broke: {type(exc).__name__}: {exc}"
         finally:
             self.done.set()

@@ -11,6 +11,7 @@ abilities or use one at random. Decides nothing about the battle: the session re
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 from collections.abc import Callable
@@ -35,6 +36,88 @@ class ModelCamera:
             if on_rail:
                 redrop.append(i)
         return {"status": "redrop" if redrop else "ok", "cubes": out, "redrop": redrop, "ambiguous": []}
+
+
+class SceneCamera:
+    """A simulated camera: renders the board with the cubes where they lie (vision.synth) and reads the image
+    with the real reader (vision.board), calibrated once from a rendered swatch image (calibration.colors).
+
+    `read` returns the reader's JSON and the corrections a player at the table would make: a cube the
+    reader put in the wrong zone or colour (matched to the rendered truth by position). When the reader
+    sees a different number of cubes, the scene is rendered again (a nudge of the camera or the light);
+    after three misses the board is read by hand (the rendered truth), which is logged.
+    """
+
+    name = "scene"
+
+    def __init__(self, seed: int, size: tuple[int, int] = (1280, 720)) -> None:
+        import numpy as np
+
+        from calibration.colors import learn_palette
+        from vision.layout import default_layout
+        from vision.synth.battle import random_variation, render_battle_scene, swatch_cubes
+
+        self.np, self.render = np, render_battle_scene
+        self.layout = default_layout()
+        self.size = size
+        self.rng = np.random.default_rng(seed)
+        var = random_variation(self.rng)
+        self.fixed = {k: var[k] for k in ("lighting", "art_seed", "color_jitter", "cube_seed")}
+        image, _ = render_battle_scene(self.layout, swatch_cubes(self.layout, self.rng), self.rng, size=size, **self.fixed)
+        self.palette = learn_palette(image, self.layout)
+        self.reads = self.rereads = self.by_hand = 0
+
+    def read_with_corrections(self, cubes: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        from vision.board import read_board
+
+        specs = [{"color": c["color"], "zone": c["zone"]} for c in cubes]
+        truth: dict[str, Any] = {}
+        for attempt in range(3):
+            image, truth = self.render(self.layout, specs, self.rng, size=self.size, **self.fixed)
+            reading = read_board(image, self.layout, self.palette)
+            self.reads += 1
+            if attempt:
+                self.rereads += 1
+            if len(reading.get("cubes", [])) == len(truth["cubes"]) and reading.get("status") != "no-board":
+                # Plain JSON, as it would arrive over ZeroMQ from a vision process.
+                reading = json.loads(json.dumps(reading, default=_plain))
+                return reading, self._corrections(reading, truth)
+        self.by_hand += 1
+        log.warning("the simulated camera misread the board 3 times; the simulated players read it by hand")
+        return {k: truth[k] for k in ("status", "cubes", "counts", "redrop", "ambiguous")}, []
+
+    def read(self, cubes: list[dict[str, Any]]) -> dict[str, Any]:
+        return self.read_with_corrections(cubes)[0]
+
+    def _corrections(self, reading: dict[str, Any], truth: dict[str, Any]) -> list[dict[str, Any]]:
+        np = self.np
+        out: list[dict[str, Any]] = []
+        free = list(range(len(truth["cubes"])))
+        for i, cube in enumerate(reading["cubes"]):
+            if "center_mm" not in cube or not free:
+                continue
+            here = np.asarray(cube["center_mm"], float)
+            j = min(free, key=lambda k: float(np.linalg.norm(np.asarray(truth["cubes"][k]["center_mm"]) - here)))
+            free.remove(j)
+            real = truth["cubes"][j]
+            zone = None if real.get("on_rail") else real["zone"]
+            read_zone = None if cube.get("on_rail") else cube.get("zone")
+            ambiguous = i in reading.get("ambiguous", []) or float(cube.get("confidence", 1.0)) < 0.5
+            if read_zone != zone or cube["color"] != real["color"] or ambiguous or \
+                    (read_zone is None and not cube.get("on_rail")):
+                fix: dict[str, Any] = {"cube": i, "zone": zone}
+                if cube["color"] != real["color"]:
+                    fix["color"] = real["color"]
+                out.append(fix)
+        return out
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, bytes):
+        return value.decode("latin-1")
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 class TowerControl:
@@ -81,6 +164,7 @@ class SimTable:
         self.board: list[dict[str, Any]] = []
         self.drops = 0
         self.redrops = 0
+        self.corrections = 0
 
     def _rng(self, *salt: Any) -> random.Random:
         core = self.driver.core
@@ -105,11 +189,25 @@ class SimTable:
             # a reading the session dropped (the tower counted again) is taken again.
             view = session.view()
             if view["tower_counts"] == {c: n for c, n in owed.dropped.items() if n} and not view["provisional"]:
-                reading = self.camera.read(self.board)
+                corrections: list[dict[str, Any]] = []
+                if hasattr(self.camera, "read_with_corrections"):
+                    reading, corrections = self.camera.read_with_corrections(self.board)
+                else:
+                    reading = self.camera.read(self.board)
                 if self.camera_out is not None:
                     self.camera_out(reading)
                 else:
                     self.driver.camera(reading, settled=True)
+                # A player at the table fixes what the camera misread, through the session (kept as evidence).
+                by = self.driver.session.setup.attacker.name if self.driver.session is not None else "table"
+                for fix in corrections:
+                    if self.driver.session is None or self.driver.session.owed is None:
+                        break
+                    try:
+                        self.driver.input("correct", {**fix, "by": by})
+                        self.corrections += 1
+                    except Refusal as exc:
+                        log.warning("simulated correction %s refused: %s", fix, exc)
                 return True
             return False
         for prompt in session.prompts():

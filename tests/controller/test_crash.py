@@ -37,7 +37,7 @@ def _config(broker, db: Path, delay: float) -> str:
         "table": {"id": "crash", "database": str(db), "players": PLAYERS, "snapshot_every": 25, "seed": 3},
         "mqtt": {"host": broker.host, "port": broker.port, "username": "controller",
                  "password": broker.users["controller"], "protocol": "5"},
-        "simulate": {"delay": delay, "seed": 11},
+        "simulate": {"delay": delay, "seed": 11, "camera": "model"},
     })
 
 

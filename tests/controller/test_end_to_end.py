@@ -2,7 +2,8 @@
 
 The supervisor starts the firmware simulator on a pseudo-terminal, the bridge (ZeroMQ), and the
 controller; simulated players play a seeded game to its end, every battle's cubes dropping through
-the simulated tower and read by the simulated camera, with exploding shots and rail re-drops.
+the simulated tower and photographed by the simulated camera (rendered, then read by `vision.board`),
+with exploding shots and rail re-drops.
 Subscribers with the display's and two players' credentials watch the whole game: the public state
 is consistent (one epoch, seq never goes back, the last one equals a replay of the exported log) and
 each player receives only their own private tree.
@@ -80,6 +81,10 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
     towers = [step["tower_counts"] for e in events if e["type"] == "resolve_battle"
               for step in e["action"]["record"]["steps"] if step["step"] == "drop"]
     assert all(sum(t.values()) > 0 for t in towers)
+    # The readings came from rendered images read by vision's reader (cube positions on the board).
+    boards = [c for e in events if e["type"] == "resolve_battle" for step in e["action"]["record"]["steps"]
+              if step["step"] == "drop" for c in step["board"]]
+    assert boards and all("center_mm" in c for c in boards)
 
     # The display sees the public tree only; each player their own private tree and nobody else's.
     assert not [m.topic for m in msgs["display"] if "/player/" in m.topic]
