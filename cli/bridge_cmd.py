@@ -24,6 +24,8 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("--zmq-pub", default=DEFAULT_PUB, help=f"PUB endpoint for events and health (default {DEFAULT_PUB})")
     p.add_argument("--zmq-cmd", default=DEFAULT_CMD, help=f"REP endpoint for commands (default {DEFAULT_CMD})")
     p.add_argument("--baud", type=int, default=115200, help="baud rate (default 115200)")
+    p.add_argument("--wait-device", type=float, default=2.0, metavar="S",
+                   help="wait this long for a missing device to appear before giving up (default 2)")
     p.set_defaults(func=_bridge)
 
     s = top.add_parser("firmware-sim", help="simulate the tower/zone firmware on a pseudo-terminal")
@@ -55,10 +57,16 @@ def _on_sigterm(_signum: int, _frame: Any) -> None:
 def _bridge(args: argparse.Namespace) -> int:
     from firmware_bridge.host import Bridge, BridgeError, check_device
 
-    try:
-        check_device(args.device)
-    except BridgeError as exc:
-        raise CliError(str(exc), code=1) from None
+    # A board still enumerating, or a simulator still creating its pty, gets a moment to appear.
+    deadline = time.monotonic() + max(0.0, args.wait_device)
+    while True:
+        try:
+            check_device(args.device)
+            break
+        except BridgeError as exc:
+            if time.monotonic() >= deadline or "no serial device" not in str(exc) and "no USB" not in str(exc):
+                raise CliError(str(exc), code=1) from None
+            time.sleep(0.1)
 
     def show(message: dict[str, Any]) -> None:
         sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
