@@ -168,8 +168,10 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     sure += [{"type": "play_card", "card": c} for c in p["hand"]]
     if not d["turn"]["sails_set"]:
         sure.append({"type": "set_sails"})
-    elif ship["sails"] > 0:
-        cands += [{"type": "move", "path": [n]} for n in neighbours(at)]
+    elif ship["sails"] > 0:  # one board at a time; not onto a second unexplored board this turn
+        explored = d["turn"]["explored"]
+        sure += [{"type": "move", "path": [n]} for n in neighbours(at)
+                 if n == HARBOR or not explored or d["grid"][n]["board"] is not None]
     if at != HARBOR and d["grid"][at]["card"]:
         cands.append({"type": "buy"})
         if "encounter" in cat.cards[d["grid"][at]["card"]]:
