@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules import api
+from rules.errors import RulesError
 from rules.state import SQUARES
 from tests.rules.helpers import COLORS, random_playout
 
@@ -142,3 +143,32 @@ def test_observed_chance_games_replay_and_conserve(players, seed):
         log += evs
         invariants(state)
     assert api.replay(log) == state
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(players=st.integers(2, 4), seed=st.integers(0, 10_000), steps=st.integers(0, 150), pick=st.integers(0, 99))
+def test_undo_restores_the_table(players, seed, steps, pick):
+    """Any undoable action followed by undo leaves the table exactly as it was (only seq moves on)."""
+    state = api.new_game(COLORS[:players], seed)
+    state = random_playout(state, random.Random(seed), max_actions=steps)
+    if state.phase == "over" or state.data["battle"] or state.data["pending"]:
+        return
+    me = state.active
+    acts = [a for a in api.legal_actions(state, me) if a["type"] != "end_turn"]
+    if not acts:
+        return
+    after, _ = api.apply(state, {"seq": state.seq, "player": me, "action": acts[pick % len(acts)]})
+    try:
+        back, events = api.apply(after, {"seq": after.seq, "player": me, "action": {"type": "undo"}})
+    except RulesError:
+        assert after.data["battle"] or any(e.get("revealed") for e in after.data["turn_log"][-1:]) \
+            or after.data["turn_log"][-1]["type"] in ("reveal_board", "draw_advancement")
+        return
+    skip = ("seq", "turn_log", "turn_base")
+    assert {k: v for k, v in back.data.items() if k not in skip} == \
+        {k: v for k, v in state.data.items() if k not in skip}
+    for viewer in state.players:
+        a, b = api.private_view(back, viewer), api.private_view(state, viewer)
+        a.pop("seq")
+        b.pop("seq")
+        assert a == b
