@@ -52,6 +52,7 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
         "enabled": (bool, True),
         "camera": (str, "0"),
         "events": (str, "tcp://127.0.0.1:5558"),
+        "ships_events": (str, "tcp://127.0.0.1:5561"),
         "layout": (str, ""),
     },
     "simulate": {

@@ -25,6 +25,7 @@ from controller.battles import BattleDriver
 from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.mqtt import MqttError, MqttLink
+from controller.ships import ShipWatcher
 from controller.simplayers import SimLimits, SimPlayers, game_over
 from controller.simtable import SceneCamera, SimTable, TowerControl
 from controller.zmqin import SensorWiring, ZmqInputs
@@ -50,6 +51,7 @@ class ControllerService:
         self.battles: BattleDriver | None = None
         self.table: SimTable | None = None
         self.inputs: ZmqInputs | None = None
+        self.ships: ShipWatcher | None = None
 
     def open(self) -> None:
         t = self.cfg["table"]
@@ -119,7 +121,10 @@ class ControllerService:
         if self.cfg["bridge"]["enabled"]:
             endpoints.append(self.cfg["bridge"]["events"])
         if self.cfg["vision"]["enabled"]:
-            endpoints.append(self.cfg["vision"]["events"])
+            endpoints += [e for e in (self.cfg["vision"]["events"], self.cfg["vision"]["ships_events"]) if e]
+            if self.cfg["table"]["engine"] == "rules.api" and not self.simulate:
+                # In simulation no ship stands on the table: the simulated players move them by action.
+                self.ships = ShipWatcher(self.core)
         if endpoints:
             self.inputs = ZmqInputs(endpoints, SensorWiring(self).handlers())
             self.inputs.start()

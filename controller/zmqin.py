@@ -20,7 +20,7 @@ from controller.core import Refusal
 
 log = logging.getLogger("smart_table.zmq")
 
-TOPICS = (b"bridge.event", b"bridge.health", b"vision.board", b"vision.health")
+TOPICS = (b"bridge.event", b"bridge.health", b"vision.board", b"vision.health", b"vision.table")
 
 
 class ZmqInputs:
@@ -107,7 +107,10 @@ class SensorWiring:
                 # Totals are running counts, so a heartbeat or a resync snapshot carries every cube too
                 # (one whose own event was folded into a resync is not lost).
                 driver.tower_totals(totals)
-        elif kind == "fault" and msg.get("kind") == "jam":
+        elif kind in ("zone_state", "full_state") and isinstance(msg.get("squares"), dict):
+            if self.service.ships is not None:
+                self.service.ships.zones(msg)
+        if kind == "fault" and msg.get("kind") == "jam":
             if msg.get("active") and not self.jam_active:
                 battle = driver.setup_json["battle_id"] if driver is not None and driver.setup_json else None
                 self.core.log.record_incident(self.core.table_id, self.core.game_id, battle, "jam",
@@ -133,6 +136,10 @@ class SensorWiring:
         # vision.live publishes a board only once it has settled and two readings agree.
         driver.camera(reading, bool(msg.get("settled", True)))
 
+    def vision_table(self, msg: dict[str, Any]) -> None:
+        if self.service.ships is not None:
+            self.service.ships.camera(msg)
+
     def vision_health(self, msg: dict[str, Any]) -> None:
         mqtt = self.service.mqtt
         if mqtt is not None:
@@ -140,4 +147,5 @@ class SensorWiring:
 
     def handlers(self) -> dict[bytes, Callable[[dict[str, Any]], None]]:
         return {b"bridge.event": self.bridge_event, b"bridge.health": self.bridge_health,
-                b"vision.board": self.vision_board, b"vision.health": self.vision_health}
+                b"vision.board": self.vision_board, b"vision.health": self.vision_health,
+                b"vision.table": self.vision_table}

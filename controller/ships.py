@@ -1,0 +1,106 @@
+"""Ship movement from the table: the camera's ocean-grid reading and the zone sensors, turned into moves.
+
+Owns the wiring of `controller.fusion` (the ships engineer's pure logic) into the table: it keeps the
+latest `vision.table` reading and the bridge's latest `zone_state`, fuses them against the positions the
+rules engine knows, publishes every open question as a prompt, and submits the active player's move
+(`{"type": "move", "path": [...]}`) when the fused position changed and the way is clear, or asks which
+way (`ship_path` prompt) when the shortest ways differ. A move the engine refuses becomes a prompt with
+the engine's sentence (put the ship back, or choose again). It decides nothing about legality.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from controller.core import Prompt, Refusal, TableCore
+
+log = logging.getLogger("smart_table.ships")
+
+
+class ShipWatcher:
+    def __init__(self, core: TableCore) -> None:
+        self.core = core
+        self.camera_reading: dict[str, Any] | None = None
+        self.zone_state: dict[str, Any] | None = None
+        self.told: dict[str, str] = {}  # ship -> square a player said, until the sources agree again
+        self.moves = 0
+
+    def camera(self, msg: dict[str, Any]) -> None:
+        reading = msg.get("reading", msg)
+        if isinstance(reading, dict):
+            self.camera_reading = reading
+            self.update()
+
+    def zones(self, msg: dict[str, Any]) -> None:
+        self.zone_state = msg
+        self.update()
+
+    def update(self) -> None:
+        from controller.fusion import fuse_positions, propose_moves
+
+        core = self.core
+        with core.lock:
+            if core.state is None:
+                return
+            view = core.engine.public_view(core.state)
+            players = list(view.get("players", []))
+            known = {c: view["p"][c]["ship"]["at"] for c in players}
+            fusion = fuse_positions(players, self.camera_reading, self.zone_state, known)
+            core.prompts = {k: p for k, p in core.prompts.items() if not k.startswith("ships:")}
+            for i, q in enumerate(fusion.questions):
+                if q.ship is not None and q.ship in self.told:
+                    continue
+                pid = f"ships:{core.seq}:{i}"
+                core.prompts[pid] = Prompt(pid, "sensor_disagree", q.prompt, None,
+                                           {"question": q.kind, "ship": q.ship, "square": q.square,
+                                            "options": [list(o) if isinstance(o, tuple) else o for o in q.options]},
+                                           handler=self._told_position(q.ship))
+            positions = {**fusion.positions(), **self.told}
+            active = view.get("active")
+            for move in propose_moves(known, positions):
+                if move.ship != active:
+                    pid = f"ships:{core.seq}:out-of-turn:{move.ship}"
+                    core.prompts[pid] = Prompt(pid, "ship_path", f"The {move.ship} ship seems to have moved from "
+                                               f"{move.start} to {move.end} out of turn: put it back on {move.start}.",
+                                               None, {"ship": move.ship, "start": move.start, "end": move.end})
+                    continue
+                if move.ask:
+                    pid = f"ships:{core.seq}:way"
+                    options = [list(o) for o in move.question.options]
+                    core.prompts[pid] = Prompt(pid, "ship_path", move.question.prompt, active,
+                                               {"ship": move.ship, "start": move.start, "end": move.end,
+                                                "options": options}, handler=self._chosen_way(move))
+                    continue
+                try:
+                    core.submit(active, move.action())
+                    self.moves += 1
+                    self.told.pop(move.ship, None)
+                except Refusal as exc:
+                    pid = f"ships:{core.seq}:refused"
+                    core.prompts[pid] = Prompt(pid, "ship_path", f"{exc.reason} Put the {move.ship} ship back on "
+                                               f"{move.start}, or choose another move.", active,
+                                               {"ship": move.ship, "start": move.start, "end": move.end})
+            core.publish_prompts()
+
+    def _told_position(self, ship: str | None):
+        def answer(player: str, data: dict[str, Any]) -> None:
+            square, who = data.get("square"), data.get("ship", ship)
+            if not isinstance(square, str) or not isinstance(who, str):
+                raise Refusal("invalid", "Answer with the ship and the square it stands on, e.g. "
+                                         '{"ship": "red", "square": "r2c1"}.')
+            self.told[who] = square
+            self.update()
+        return answer
+
+    def _chosen_way(self, move: Any):
+        def answer(player: str, data: dict[str, Any]) -> None:
+            path = data.get("path")
+            try:
+                action = move.action(tuple(path) if isinstance(path, list) else None)
+            except ValueError as exc:
+                raise Refusal("invalid", f"{exc}.") from None
+            self.core.submit(player, action)
+            self.moves += 1
+            self.update()
+        return answer

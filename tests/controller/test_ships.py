@@ -1,0 +1,66 @@
+"""Ships moved on the table: the camera's grid reading and the zone sensors become the active player's move."""
+
+from __future__ import annotations
+
+import json
+
+import rules.api as api
+from controller.core import TableCore
+from controller.gamelog import GameLog
+from controller.ships import ShipWatcher
+
+
+def _table(tmp_path):
+    core = TableCore(GameLog(tmp_path / "s.db"), "s")
+    core.open_game(["red", "blue"], seed=3)
+    active = core.state.active
+    sails = next(a for a in api.legal_actions(core.state, active) if a["type"] == "set_sails")
+    core.submit(active, sails, core.seq)
+    moves = [a for a in api.legal_actions(core.state, active) if a["type"] == "move" and len(a["path"]) == 1]
+    assert moves
+    return core, active, moves[0]["path"][0]
+
+
+def _reading(positions: dict[str, str]) -> dict:
+    return {"status": "ok", "boards": [], "ships": [{"ship": s, "square": sq, "confidence": 0.95}
+                                                   for s, sq in positions.items()]}
+
+
+def test_camera_and_sensors_agreeing_move_the_active_ship(tmp_path):
+    core, active, target = _table(tmp_path)
+    other = next(p for p in core.players if p != active)
+    watcher = ShipWatcher(core)
+    seq = core.seq
+    watcher.zones({"type": "zone_state", "squares": {target: True}, "harbor": [True, False, False, False]})
+    watcher.camera({"topic": "vision.table", "reading": _reading({active: target, other: "harbor"})})
+    assert watcher.moves == 1 and core.seq > seq
+    assert api.public_view(core.state)["p"][active]["ship"]["at"] == target
+    assert core.log.commands(core.game_id)[-1]["action"]["type"] == "move"
+
+
+def test_disagreement_is_a_prompt_answered_from_a_tablet(tmp_path):
+    core, active, target = _table(tmp_path)
+    other = next(p for p in core.players if p != active)
+    watcher = ShipWatcher(core)
+    seq = core.seq
+    # The camera sees the ship moved; the sensors feel nothing there: ask, do not move.
+    watcher.zones({"type": "zone_state", "squares": {target: False}, "harbor": [True, True, False, False]})
+    watcher.camera({"reading": _reading({active: target, other: "harbor"})})
+    assert core.seq == seq and watcher.moves == 0
+    asks = [p for p in core.prompts.values() if p.id.startswith("ships:")]
+    assert asks and all(p.kind == "sensor_disagree" for p in asks)
+    ask = next(p for p in asks if p.data.get("ship") == active)
+    reply = core.handle_command(active, json.dumps({"request_id": "q1", "prompt_id": ask.id,
+                                                    "answer": {"ship": active, "square": target}}))
+    assert reply["accepted"], reply
+    assert api.public_view(core.state)["p"][active]["ship"]["at"] == target
+
+
+def test_a_move_out_of_turn_is_not_applied(tmp_path):
+    core, active, target = _table(tmp_path)
+    other = next(p for p in core.players if p != active)
+    watcher = ShipWatcher(core)
+    seq = core.seq
+    watcher.camera({"reading": _reading({active: "harbor", other: target})})
+    assert core.seq == seq
+    assert any("out of turn" in p.text for p in core.prompts.values())
