@@ -120,7 +120,8 @@ def event_view(event: dict[str, Any], player: str | None = None) -> dict[str, An
     """An event as `player` (None: the public) may see it: hidden draws become counts, the RNG goes."""
     ev = {k: v for k, v in event.items() if k not in ("rng", "revealed")}
     etype = ev.get("type")
-    if etype == "game_created":
+    if etype == "game_created":  # the seed would let anyone predict simulated draws
+        ev["action"] = {k: v for k, v in ev["action"].items() if k != "seed"}
         return ev
     action = ev.get("action")
     if isinstance(action, dict) and etype in _SECRET_ACTION_FIELDS:
@@ -133,8 +134,6 @@ def event_view(event: dict[str, Any], player: str | None = None) -> dict[str, An
                     if isinstance(v, list):
                         action[f"{f}_count"] = len(v)
             ev["action"] = action
-    if etype == "correction" and player is None:
-        ev.pop("state", None)
-    elif etype == "correction":
+    if etype == "correction":  # the corrected state holds every secret; the target and replacement stay
         ev.pop("state", None)
     return ev

@@ -96,7 +96,7 @@ def test_no_secret_leaks(players, seed, steps):
     for ev in log:
         for viewer in [None, *state.players]:
             seen = api.event_view(ev, viewer)
-            assert "rng" not in seen
+            assert "rng" not in seen and "seed" not in seen.get("action", {})
             if ev["type"] == "draw_sailors" and ev["action"]["player_drawing"] != viewer:
                 assert "cards" not in seen["action"] and seen["action"]["cards_count"] == len(ev["action"]["cards"])
             if ev["type"] == "level_up" and ev["player"] != viewer:
