@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import json
+import logging
 import os
 import queue
 import random
@@ -29,6 +30,8 @@ import zmq
 
 from firmware_bridge import events, wire
 from firmware_bridge.wire import Frame, PayloadError
+
+log = logging.getLogger("smart_table.bridge")
 
 DEFAULT_PUB = "tcp://127.0.0.1:5590"
 DEFAULT_CMD = "tcp://127.0.0.1:5591"
@@ -308,12 +311,16 @@ class Bridge:
         try:
             name, msg_type, args = parse_command(cmd)
         except ValueError as exc:
-            return {"ok": False, "error": str(exc)}
-        pending = _Command(name, msg_type, args, time.monotonic() + timeout)
-        self._commands.append(pending)
-        pending.done.wait(timeout + 1.0)
-        result = pending.result or {"ok": False, "cmd": name, "error": "the bridge stopped before an answer"}
-        if "id" in cmd:
+            result: dict[str, Any] = {"ok": False, "error": str(exc)}
+        else:
+            if self._threads and threading.current_thread() is self._threads[0]:
+                raise RuntimeError("Bridge.command() called from on_event would wait for itself; "
+                                   "hand the event to another thread first")
+            pending = _Command(name, msg_type, args, time.monotonic() + timeout)
+            self._commands.append(pending)
+            pending.done.wait(timeout + 1.0)
+            result = pending.result or {"ok": False, "cmd": name, "error": "the bridge stopped before an answer"}
+        if isinstance(cmd, dict) and "id" in cmd:
             result["id"] = cmd["id"]
         return result
 
@@ -347,7 +354,7 @@ class Bridge:
         # The resynchronisation is asked again after the next HELLO; controller commands keep waiting.
         if self._current is not None and self._current.internal:
             self._finish(self._current, {"ok": False, "cmd": "request_state", "error": "link lost"}, count=False)
-        for cmd in [c for c in self._commands if c.internal]:
+        for cmd in [c for c in list(self._commands) if c.internal]:  # list(): a snapshot, other threads append
             self._commands.remove(cmd)
         self._set_link("down")
 
@@ -374,31 +381,40 @@ class Bridge:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            if self._ser is None:
-                if not self._open():
-                    self._stop.wait(self.reopen_interval)
-                    self._periodic(time.monotonic())
-                    continue
-            ser = self._ser
-            assert ser is not None
             try:
-                data = ser.read(1)
-                if data and ser.in_waiting:
-                    data += ser.read(ser.in_waiting)
-            except (serial.SerialException, OSError, TypeError):
-                # Unplugged (EIO / "readiness to read but returned no data"): close at once, reopen later.
+                self._step()
+            except Exception:  # never let one bad moment end the link: log it, drop the port, go on
+                log.exception("bridge port thread error; reopening the port")
                 self._lost()
-                continue
-            now = time.monotonic()
-            if data:
-                self._last_rx = now
-                for frame in self._reader.feed(data):
-                    self._on_frame(frame, now)
-                self._sync_error_counts()
-                if self._need_ack and self._synced.is_set():
-                    self._need_ack = False
-                    self._write(wire.ACK)
-            self._periodic(now)
+                self._stop.wait(self.reopen_interval)
+
+    def _step(self) -> None:
+        """One turn of the port thread: (re)open, read what arrived, handle it, run the timers."""
+        if self._ser is None:
+            if not self._open():
+                self._stop.wait(self.reopen_interval)
+                self._periodic(time.monotonic())
+                return
+        ser = self._ser
+        assert ser is not None
+        try:
+            data = ser.read(1)
+            if data and ser.in_waiting:
+                data += ser.read(ser.in_waiting)
+        except (serial.SerialException, OSError, TypeError):
+            # Unplugged (EIO / "readiness to read but returned no data"): close at once, reopen later.
+            self._lost()
+            return
+        now = time.monotonic()
+        if data:
+            self._last_rx = now
+            for frame in self._reader.feed(data):
+                self._on_frame(frame, now)
+            self._sync_error_counts()
+            if self._need_ack and self._synced.is_set():
+                self._need_ack = False
+                self._write(wire.ACK)
+        self._periodic(now)
 
     def _sync_error_counts(self) -> None:
         e = self._reader.errors
@@ -566,7 +582,7 @@ class Bridge:
         elif synced and self._h.link == "stale":
             self._set_link("up")
         # Commands: one in flight, stop-and-wait with retry; those that waited too long fail clearly.
-        for cmd in [c for c in self._commands if now > c.deadline]:
+        for cmd in [c for c in list(self._commands) if now > c.deadline]:
             self._commands.remove(cmd)
             self._finish(cmd, {"ok": False, "cmd": cmd.name, "attempts": 0,
                                "error": f"{cmd.name} not sent in time: the link was "
@@ -609,7 +625,10 @@ class Bridge:
         if self.events is not None:
             self.events.put(msg)
         if self.on_event is not None:
-            self.on_event(msg)
+            try:
+                self.on_event(msg)
+            except Exception:  # a consumer's bug must not stop the link; the event is published anyway
+                log.exception("on_event callback failed for %s seq %s", msg.get("type"), msg.get("seq"))
 
     def _publish_health(self) -> None:
         self._last_health = time.monotonic()
@@ -621,7 +640,10 @@ class Bridge:
         if self._pub is not None:
             self._pub.send_multipart([TOPIC_HEALTH, json.dumps(h, separators=(",", ":")).encode()])
         if self.on_health is not None:
-            self.on_health(h)
+            try:
+                self.on_health(h)
+            except Exception:
+                log.exception("on_health callback failed")
 
     # -- command thread --------------------------------------------------------------------------------
     def _serve_commands(self) -> None:
