@@ -168,3 +168,45 @@ def test_a_bad_script_line_is_named(tmp_path: Path) -> None:
     script.write_text('{"zones": {"r7c1": true}}\n')
     result = _run("firmware-sim", "--pty", "--script", str(script))
     assert result.returncode == 2 and "off the 4x4 grid" in result.stderr
+
+
+def test_a_script_with_an_unplug_and_a_reboot_plays_through_the_bridge(tmp_path: Path, procs) -> None:
+    script = tmp_path / "play.jsonl"
+    script.write_text("\n".join([
+        '# a battle, a ship move, the cable pulled, a reset, another battle',
+        '{"wait": 1000}',
+        '{"drop": {"red": 2, "blue": 1}}',
+        '{"wait": 600}',
+        '{"move": {"from": "r1c1", "to": "r2c2"}}',
+        '{"unplug": 400}',
+        '{"drop": {"black": 1}}',
+        '{"wait": 900}',
+        '{"reboot": true}',
+        '{"wait": 300}',
+        '{"drop": {"green": 1}}',
+        '{"wait": 600}',
+    ]) + "\n")
+    log = tmp_path / "sent.jsonl"
+    sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--script", str(script), "--log", str(log))
+    procs.append(sim)
+    path = sim.stdout.readline().strip()
+    printed_file = (tmp_path / "printed.jsonl").open("w")
+    bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
+                  "--zmq-cmd", "tcp://127.0.0.1:*", stdout=printed_file)
+    procs.append(bridge)
+    assert sim.wait(30) == 0
+    time.sleep(0.3)
+    bridge.terminate()
+    bridge.wait(10)
+    printed_file.close()
+    printed = [json.loads(line) for line in (tmp_path / "printed.jsonl").read_text().splitlines()]
+    sent = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [m for m in printed if m["type"] in EVENT_TYPES] == sent
+    assert [(m["boot"], m["seq"], m["type"]) for m in sent] == [
+        (1, 1, "cube_dropped"), (1, 2, "cube_dropped"), (1, 3, "cube_dropped"), (1, 4, "tower_quiet"),
+        (1, 5, "zone_state"), (1, 6, "cube_dropped"), (1, 7, "tower_quiet"),
+        (2, 1, "cube_dropped"), (2, 2, "tower_quiet")]
+    hellos = [m for m in printed if m["type"] == "hello"]
+    # start, replug (unless the bridge process came up only after it), reboot
+    assert [h["rebooted"] for h in hellos] in ([False, False, True], [False, True])
+    assert sent[5]["totals"]["black"] == 1 and sent[7]["totals"] == {**sent[7]["totals"], "green": 1, "red": 0}
