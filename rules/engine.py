@@ -891,8 +891,13 @@ def check_move(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, A
         raise Illegal("you have already explored this turn: you may not stop on another unexplored board.")
     order = a.get("fight_order")
     pir = pirates_at(d, last, player)
+    if order is None and len(pir) > 1:
+        raise Ambiguous(f"several Pirate-mode ships are at {last}: say in which order you fight them "
+                        "('fight_order').", pir)
     if order is None:
         order = pir
+    if not isinstance(order, list) or not all(isinstance(c, str) for c in order):
+        raise Invalid("'fight_order' must list player colours.")
     if sorted(order) != sorted(pir):
         raise Invalid(f"fight_order must list the Pirate-mode ships at {last}: {', '.join(pir) or 'none'}.")
     return {"type": "move", "path": list(path), "fight_order": list(order), "cannons": a.get("cannons")}

@@ -22,6 +22,7 @@ from rules.engine import (
     controller_at,
     draw_chance,
     island_at,
+    pirates_at,
 )
 from rules.errors import RulesError
 from rules.state import SQUARES, GameState, neighbours, peek_rng, rng_below
@@ -170,8 +171,10 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
         sure.append({"type": "set_sails"})
     elif ship["sails"] > 0:  # one board at a time; not onto a second unexplored board this turn
         explored = d["turn"]["explored"]
-        sure += [{"type": "move", "path": [n]} for n in neighbours(at)
-                 if n == HARBOR or not explored or d["grid"][n]["board"] is not None]
+        for n in neighbours(at):
+            if n == HARBOR or not explored or d["grid"][n]["board"] is not None:
+                pir = pirates_at(d, n, player)
+                sure.append({"type": "move", "path": [n], **({"fight_order": pir} if len(pir) > 1 else {})})
     if at != HARBOR and d["grid"][at]["card"]:
         cands.append({"type": "buy"})
         if "encounter" in cat.cards[d["grid"][at]["card"]]:

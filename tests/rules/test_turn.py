@@ -488,3 +488,18 @@ def test_draw_pile_running_out_reshuffles_the_discards():
         act(state, "draw_sailors", "table", player_drawing=color, cards=cards[:2])  # already in hand
     state, _ = act(state, "draw_sailors", "table", player_drawing=color, cards=cards[2:4])
     assert len(state.data["p"][color]["hand"]) == 4 and len(state.data["p"][color]["deck"]) == 8
+
+
+def test_stopping_among_several_pirates_asks_for_the_order():
+    state = game(3, seed=1)
+    me = state.active
+    others = [c for c in state.players if c != me]
+    for c in others:
+        state.data["p"][c]["ship"].update({"at": "r1c2", "pirate": True})
+    state, _ = act(state, "set_sails")
+    with pytest.raises(Ambiguous) as err:
+        act(state, "move", path=["r1c2"])
+    assert sorted(err.value.options) == sorted(others)
+    state, events = act(state, "move", path=["r1c2"], fight_order=[others[1], others[0]])
+    assert [e["setup"]["defender"]["name"] for e in events if e["type"] == "battle_started"] == [others[1]]
+    assert state.data["battle_queue"][0]["defender"] == others[0]
