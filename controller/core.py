@@ -74,6 +74,7 @@ class TableCore:
         self.state: Any = None
         self.game_id: str | None = None
         self.players: list[str] = []
+        self.game_seed = 0  # the open game's seed (simulation derives its own choices from it, never from a clock)
         self.n_events = 0
         self.prompts: dict[str, Prompt] = {}
         self.battle_view: dict[str, Any] | None = None
@@ -101,7 +102,7 @@ class TableCore:
         with self.lock:
             row = self.log.active_game(self.table_id) if resume else None
             if row is not None:
-                self.game_id, self.players = row.game_id, row.players
+                self.game_id, self.players, self.game_seed = row.game_id, row.players, row.seed
                 self.state, self.n_events = self.rebuild(row.game_id)
                 return True
             options = dict(options or {})
@@ -112,6 +113,7 @@ class TableCore:
             self.game_id = self.log.create_game(self.table_id, list(players), seed, options, genesis,
                                                 self.engine.state_to_json(state), int(getattr(state, "seq", 0)))
             self.players, self.state, self.n_events = list(players), state, len(genesis)
+            self.game_seed = seed
             return False
 
     def rebuild(self, game_id: str) -> tuple[Any, int]:

@@ -1,6 +1,6 @@
 """Simulated players: pick a seeded random legal action for whoever may act, and submit it.
 
-Owns only the choice. The pick is a function of (seed, game id, state seq), so a simulated game
+Owns only the choice. The pick is a function of (seed, the game's seed, state seq), so a simulated game
 killed and resumed from the log carries on exactly as it would have. Battles are not chosen here:
 the battle driver referees them from the (simulated) tower and camera.
 """
@@ -54,7 +54,7 @@ class SimPlayers:
 
     def choose(self) -> tuple[str, dict[str, Any]] | None:
         state, engine = self.core.state, self.core.engine
-        rng = random.Random(f"{self.seed}:{self.core.game_id}:{self.core.seq}")
+        rng = random.Random(f"{self.seed}:{self.core.game_seed}:{self.core.seq}")
         active = active_player(state)
         order = [active] if active in self.core.players else []
         order += [p for p in self.core.players if p != active]

@@ -168,7 +168,7 @@ class SimTable:
 
     def _rng(self, *salt: Any) -> random.Random:
         core = self.driver.core
-        return random.Random(f"{self.seed}:{core.game_id}:{core.seq}:{self.driver.inputs}:{salt}")
+        return random.Random(f"{self.seed}:{core.game_seed}:{core.seq}:{self.driver.inputs}:{salt}")
 
     def zones(self) -> list[str]:
         return sorted(self.driver.session.record["board"]["zones"])
