@@ -126,7 +126,7 @@ class ControllerService:
                 # In simulation no ship stands on the table: the simulated players move them by action.
                 self.ships = ShipWatcher(self.core)
         if endpoints:
-            self.inputs = ZmqInputs(endpoints, SensorWiring(self).handlers())
+            self.inputs = ZmqInputs(endpoints, SensorWiring(self, self.cfg["tower"]["jam_timeout"]).handlers())
             self.inputs.start()
 
     def run(self) -> int:

@@ -90,9 +90,12 @@ class ZmqInputs:
 class SensorWiring:
     """What each bridge / vision message does to the table (see docs/controller.md)."""
 
-    def __init__(self, service: Any) -> None:
+    def __init__(self, service: Any, jam_timeout: float = 3.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.service = service
         self.jam_active = False
+        self.jam_timeout, self.clock = jam_timeout, clock
+        self.in_tower_since: float | None = None  # when cubes were first seen inside the tower, still there
+        self.held_reported = False
 
     @property
     def core(self) -> Any:
@@ -112,11 +115,25 @@ class SensorWiring:
                 self.service.ships.zones(msg)
         if kind == "fault" and msg.get("kind") == "jam":
             if msg.get("active") and not self.jam_active:
-                battle = driver.setup_json["battle_id"] if driver is not None and driver.setup_json else None
-                self.core.log.record_incident(self.core.table_id, self.core.game_id, battle, "jam",
-                                              {"sensor": msg.get("sensor"), "detail": msg.get("detail")})
-                self.service.refresh_tower_warning()
+                self._jam({"source": "firmware", "sensor": msg.get("sensor"), "detail": msg.get("detail")})
             self.jam_active = bool(msg.get("active"))
+        if kind in ("heartbeat", "full_state") and isinstance(msg.get("in_tower"), int):
+            # A cube went in and did not come out: still inside after tower.jam_timeout seconds.
+            now = self.clock()
+            if msg["in_tower"] <= 0:
+                self.in_tower_since, self.held_reported = None, False
+            elif self.in_tower_since is None:
+                self.in_tower_since = now
+            elif now - self.in_tower_since >= self.jam_timeout and not self.held_reported and not self.jam_active:
+                self.held_reported = True
+                self._jam({"source": "in_tower", "cubes": msg["in_tower"],
+                           "seconds": round(now - self.in_tower_since, 1)})
+
+    def _jam(self, detail: dict[str, Any]) -> None:
+        driver = self.service.battles
+        battle = driver.setup_json["battle_id"] if driver is not None and driver.setup_json else None
+        self.core.log.record_incident(self.core.table_id, self.core.game_id, battle, "jam", detail)
+        self.service.refresh_tower_warning()
 
     def bridge_health(self, msg: dict[str, Any]) -> None:
         mqtt = self.service.mqtt

@@ -76,3 +76,40 @@ def test_landings_are_the_cubes_each_drop_added():
         {"step": "ability"},
         {"step": "drop", "board": [{"color": "red", "zone": "dmg-1"}, {"color": "black", "zone": "miss-1"}]}]}
     assert sorted(landings(record)) == [("black", "miss-1"), ("black", "rail"), ("red", "dmg-1")]
+
+
+def test_jams_from_the_firmware_and_from_a_cube_stuck_inside(tmp_path):
+    from controller.zmqin import SensorWiring, ZmqInputs
+
+    core = TableCore(GameLog(tmp_path / "j.db"), "j")
+    core.open_game(["red", "blue"], seed=1)
+    refreshed = []
+
+    class Service:
+        battles = None
+        mqtt = None
+        ships = None
+
+        def refresh_tower_warning(self):
+            refreshed.append(1)
+
+    svc = Service()
+    svc.core = core
+    now = [100.0]
+    wiring = SensorWiring(svc, jam_timeout=3.0, clock=lambda: now[0])
+    inputs = ZmqInputs([], wiring.handlers())
+
+    def send(msg):
+        inputs.dispatch([b"bridge.event", json.dumps(msg).encode()])
+
+    send({"type": "fault", "kind": "jam", "sensor": "exit", "active": True, "detail": 1})
+    send({"type": "fault", "kind": "jam", "sensor": "exit", "active": True, "detail": 1})  # still the same jam
+    send({"type": "fault", "kind": "jam", "sensor": "exit", "active": False, "detail": 0})
+    for t, inside in ((100, 1), (101, 1), (103.5, 1), (104, 1), (105, 0), (106, 2), (108, 0)):
+        now[0] = t
+        send({"type": "heartbeat", "in_tower": inside, "totals": {}})
+    inputs.dispatch([b"bridge.event", b"not json"])  # dropped with a log line, nothing else
+    inputs.dispatch([b"bridge.event"])
+    kinds = [(k, d.get("source")) for _t, k, d in core.log.incidents("j")]
+    assert kinds == [("jam", "firmware"), ("jam", "in_tower")] and len(refreshed) == 2
+    assert inputs.dropped == 2
