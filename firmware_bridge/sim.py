@@ -28,18 +28,9 @@ from typing import Any, TextIO
 
 from firmware_bridge import events, wire
 from firmware_bridge.device import DeviceLink, DeviceState, emit_item, run_commands
+from firmware_bridge.firmware.tower import DEFAULT_REFERENCES
 
-# Typical TCS34725 raw readings (r, g, b, clear) per colour class, for synthetic cubes.
-_RAW_BASE = {
-    0: (400, 400, 400, 1300),
-    1: (120, 110, 100, 350),
-    2: (1800, 420, 380, 2700),
-    3: (300, 600, 1700, 2600),
-    4: (450, 1600, 600, 2700),
-    5: (2200, 1900, 500, 4700),
-    6: (900, 400, 1300, 2700),
-    7: (2400, 2400, 2300, 7200),
-}
+# Synthetic cubes read like the firmware's default colour references (TCS34725 r, g, b, clear), ±10%.
 _COLOUR_WEIGHTS = (0, 3, 3, 3, 3, 3, 1, 1)  # black and the player colours most often
 
 
@@ -206,7 +197,6 @@ class FirmwareSim:
         self._source_done = True
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
-        self._ready = threading.Event()
         self._port: _PtyPort | _TtyPort | None = None
         self._out: deque[tuple[float, bytes]] = deque()  # (due time, bytes) not yet written
         self._replug_at: float | None = None
@@ -437,7 +427,7 @@ class FirmwareSim:
                 yield ("command", item)
 
     def _cube_item(self, rng: random.Random, colour: int) -> tuple:
-        raw = tuple(max(0, min(65535, int(v * rng.uniform(0.9, 1.1)))) for v in _RAW_BASE[colour])
+        raw = tuple(max(0, min(65535, int(v * rng.uniform(0.9, 1.1)))) for v in DEFAULT_REFERENCES[colour])
         return ("cube", colour, raw, rng.randint(170, 255), rng.randint(60, 140))
 
     def _apply_command(self, cmd: dict[str, Any]) -> None:
