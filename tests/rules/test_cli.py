@@ -108,3 +108,21 @@ def test_console_entry_point_runs_as_a_process(tmp_path):
     out = subprocess.run([sys.executable, "-m", "cli", "rules", "new", "--players", "2", "--seed", "2", "--out",
                           str(tmp_path / "x.json")], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and (tmp_path / "x.log.jsonl").exists()
+
+
+def test_observed_chance_from_the_shell(tmp_path, capsys):
+    game = tmp_path / "obs.json"
+    code, out, _ = run(capsys, "rules", "new", "--players", "2", "--seed", "5", "--out", str(game), "--observed-chance")
+    assert code == 0 and "waiting for the table: reveal_board r1c1" in out
+    code, out, _ = run(capsys, "rules", "legal", str(game))
+    options = [json.loads(x) for x in out.splitlines()]
+    assert options and all(o["type"] == "reveal_board" and o["square"] == "r1c1" for o in options)
+    act = tmp_path / "r.json"
+    act.write_text(json.dumps({"type": "reveal_board", "square": "r1c1", "board": "island-99"}))
+    code, _, err = run(capsys, "rules", "apply", str(game), str(act))
+    assert code != 0 and err.startswith("smart-table: invalid:") and "re-read the board" in err
+    act.write_text(json.dumps(options[0]))
+    code, out, _ = run(capsys, "rules", "apply", str(game), str(act))
+    assert code == 0 and json.loads(out.splitlines()[0])["player"] == "table"
+    code, out, _ = run(capsys, "rules", "show", str(game))
+    assert "draw_advancement r1c1" in out
