@@ -67,6 +67,8 @@ class BattleDriver:
                     self.session, self.setup_json = None, None
                     self.core.battle_view = None
                     self.core.clear_prompts()
+                    if self.on_change is not None:
+                        self.on_change()
                 return
             if self.session is not None and setup == self.setup_json:
                 return

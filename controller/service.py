@@ -28,6 +28,7 @@ from controller.mqtt import MqttError, MqttLink
 from controller.ships import ShipWatcher
 from controller.simplayers import SimLimits, SimPlayers, game_over
 from controller.simtable import SceneCamera, SimTable, TowerControl
+from controller.towerleds import TowerLeds
 from controller.zmqin import SensorWiring, ZmqInputs
 
 log = logging.getLogger("smart_table.controller")
@@ -52,6 +53,7 @@ class ControllerService:
         self.table: SimTable | None = None
         self.inputs: ZmqInputs | None = None
         self.ships: ShipWatcher | None = None
+        self.leds: TowerLeds | None = None
 
     def open(self) -> None:
         t = self.cfg["table"]
@@ -61,8 +63,10 @@ class ControllerService:
         self.core.listeners.append(self._after_command)
         self._check_finished()
         if self.cfg["table"]["engine"] == "rules.api":
-            self.battles = BattleDriver(self.core, board=self.battle_board(),
-                                        on_resolved=self.refresh_tower_warning)
+            if self.cfg["bridge"]["enabled"] and self.cfg["bridge"]["commands"]:
+                self.leds = TowerLeds(self.cfg["bridge"]["commands"])
+            self.battles = BattleDriver(self.core, board=self.battle_board(), on_resolved=self.refresh_tower_warning,
+                                        on_change=self._battle_changed)
             self.battles.sync()
         self.refresh_tower_warning()
 
@@ -76,6 +80,10 @@ class ControllerService:
                 view = self.core.engine.public_view(self.core.state)
                 self.gamelog.finish(self.core.game_id, view.get("scores", view))
                 log.info("game %s over at seq %d", self.core.game_id, self.core.seq)
+
+    def _battle_changed(self) -> None:
+        if self.leds is not None and self.battles is not None:
+            self.leds.update(self.battles.session)
 
     def battle_board(self) -> dict[str, Any] | None:
         """The battle board's zones as the camera reads them (the vision layout), so readings and rules agree."""
@@ -155,6 +163,8 @@ class ControllerService:
         return 0
 
     def close(self) -> None:
+        if self.leds is not None:
+            self.leds.stop()
         if self.inputs is not None:
             self.inputs.stop()
         if self.mqtt is not None:

@@ -64,6 +64,8 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
         out = run.stdout
         assert "[firmware-sim]" in out and "[bridge]" in out and "game " in out and "over at seq" in out
+        # The tower's LED ring told the table to drop and to re-drop, through the bridge to the device.
+        assert "tower LED: drop" in out and "tower LED: redrop" in out and "not shown" not in out
         msgs = {who: c.collect(2.0) for who, c in watchers.items()}
         for c in watchers.values():
             c.close()
