@@ -17,7 +17,6 @@ from rules.engine import (
     HARBOR,
     board_choices,
     card_abilities,
-    card_icons,
     catalog,
     controller_at,
     draw_chance,
@@ -242,4 +241,4 @@ def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     return []
 
 
-__all__ = ["legal_actions", "simulated_outcome", "card_icons"]
+__all__ = ["legal_actions", "simulated_outcome", "chance_actions"]
