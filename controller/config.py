@@ -51,6 +51,8 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
     "vision": {
         "enabled": (bool, True),
         "camera": (str, "0"),
+        "palette": (str, ""),
+        "ships_camera": (str, ""),
         "events": (str, "tcp://127.0.0.1:5558"),
         "ships_events": (str, "tcp://127.0.0.1:5561"),
         "layout": (str, ""),

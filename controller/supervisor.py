@@ -39,6 +39,7 @@ class Child:
     proc: subprocess.Popen | None = None
     restarts: int = 0
     started: float = 0.0
+    given_up: bool = False
     log_thread: threading.Thread | None = field(default=None, repr=False)
 
 
@@ -52,6 +53,11 @@ def port_free(host: str, port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def _source(camera: str, file_flag: str) -> list[str]:
+    """A camera index ("0") or a video file / image folder path."""
+    return ["--camera", camera] if camera.isdigit() else [file_flag, camera]
 
 
 def zmq_port(endpoint: str) -> tuple[str, int] | None:
@@ -125,6 +131,20 @@ class Supervisor:
                                                             "--seed", str(cfg["simulate"]["seed"])]))
             self.children.append(Child("bridge", [py, "-m", "cli", "bridge", "--device", device, "--zmq-pub",
                                                   cfg["bridge"]["events"], "--zmq-cmd", cfg["bridge"]["commands"]]))
+        v = cfg["vision"]
+        if v["enabled"] and not self.simulate:
+            if v["palette"]:
+                argv = [py, "-m", "cli", "vision", "watch", *_source(v["camera"], "--video"), "--layout",
+                        v["layout"] or str(REPO / "vision" / "data" / "battle-board.json"), "--palette", v["palette"],
+                        "--zmq-pub", v["events"]]
+                self.children.append(Child("vision", argv))
+            else:
+                self.say("vision: no vision.palette configured (make one with `smart-table calibrate colors`); "
+                         "the battle board camera is not started")
+            if v["ships_camera"]:
+                argv = [py, "-m", "cli", "vision", "ships-watch", *_source(v["ships_camera"], "--video"),
+                        "--pub", v["ships_events"], "--ships", ",".join(cfg["table"]["players"])]
+                self.children.append(Child("ships-camera", argv))
         argv = [py, "-m", "controller.service", "--config-json", json.dumps(cfg.to_json())]
         if self.simulate:
             argv.append("--simulate")
@@ -214,14 +234,22 @@ class Supervisor:
                 self.say(f"smart-table: {child.name} finished; stopping the table")
                 self.stopping.set()
                 return
+            if child.given_up:
+                continue
             if child.restarts >= sup["max_restarts"]:
-                self.say(f"smart-table: {child.name} exited with code {code} and was restarted "
-                         f"{child.restarts} times already; giving up and stopping the table")
-                self.exit_code = 1
-                self.stopping.set()
-                return
-            if time.monotonic() - child.started < sup["restart_delay"]:
-                continue  # do not spin on a child that dies at once
+                if child.essential:
+                    self.say(f"smart-table: {child.name} exited with code {code} and was restarted "
+                             f"{child.restarts} times already; giving up and stopping the table")
+                    self.exit_code = 1
+                    self.stopping.set()
+                    return
+                child.given_up = True
+                self.say(f"smart-table: {child.name} exited with code {code} and was restarted {child.restarts} "
+                         f"times already; the table runs on without it (fix it and restart smart-table)")
+                continue
+            # Back off: restart_delay, doubling with each restart, at most 30 s (no spinning on a dead device).
+            if time.monotonic() - child.started < min(30.0, sup["restart_delay"] * 2 ** child.restarts):
+                continue
             child.restarts += 1
             self.say(f"smart-table: {child.name} exited with code {code}; restarting it "
                      f"({child.restarts}/{sup['max_restarts']})")
