@@ -234,3 +234,29 @@ def test_the_sim_speaks_on_an_existing_tty(tmp_path) -> None:
         thread.join(1)
         for fd in (m1, s1, m2, s2):
             os.close(fd)
+
+
+def test_a_restarted_bridge_picks_up_what_the_device_kept(make_link) -> None:
+    import queue as queue_mod
+
+    from firmware_bridge.host import Bridge
+
+    link = make_link(seed=13)
+    assert link.bridge.wait_synced(5)
+    link.sim.drop({"red": 2})
+    assert link.wait_for(lambda: len(link.events()) == 3 and link.sim.status()["acked"] == 3, 5)
+    link.bridge.stop()
+    link.sim.drop({"yellow": 3})  # nobody listening: the device keeps them unacknowledged
+    assert link.wait_for(lambda: link.sim.status()["last_seq"] == 7, 5)
+    q: queue_mod.Queue = queue_mod.Queue()
+    link.bridge = Bridge(link.path, events=q).start()
+    got: list[dict] = []
+    deadline = time.monotonic() + 5
+    while len([m for m in got if m["type"] == "tower_quiet"]) < 1 and time.monotonic() < deadline:
+        try:
+            got.append(q.get(timeout=0.1))
+        except queue_mod.Empty:
+            pass
+    events = [m for m in got if m["type"] in ("cube_dropped", "tower_quiet")]
+    assert [(m["seq"], m.get("colour")) for m in events] == [(4, "yellow"), (5, "yellow"), (6, "yellow"), (7, None)]
+    assert events == link.sim.sent[3:]
