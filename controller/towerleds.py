@@ -39,7 +39,7 @@ class TowerLeds:
     def __init__(self, endpoint: str, timeout_ms: int = 2000) -> None:
         self.endpoint, self.timeout_ms = endpoint, timeout_ms
         self.wanted = "off"
-        self.shown: str | None = None
+        self.shown: str | None = "off"  # the ring starts dark: nothing to send until a battle wants something
         self.sent = 0
         self.failed = 0
         self.cond = threading.Condition()
