@@ -49,3 +49,24 @@ def test_the_runner_really_is_micropython(tmp_path: Path) -> None:
     finally:
         probe.unlink()
     assert result.stdout.strip() == "micropython"
+
+
+def test_the_board_only_files_compile_under_micropython(tmp_path: Path) -> None:
+    # main.py and tcs34725.py need the board's pins to run; MicroPython's own compiler still checks them.
+    if not _micropython_available():
+        pytest.skip("MicroPython for the host is not installed: (cd firmware_bridge/firmware/mpy_host && npm install)")
+    firmware = REPO / "firmware_bridge" / "firmware"
+    broken = tmp_path / "broken.py"
+    broken.write_text("def f(:\n    pass\n")
+    files = [firmware / "main.py", firmware / "tcs34725.py", broken]
+    script = tmp_path / "compile_all.py"
+    script.write_text(
+        "for name in ('main.py', 'tcs34725.py', 'broken.py'):\n"
+        "    try:\n"
+        "        compile(open('/' + name).read(), name, 'exec')\n"
+        "        print(name + ' ok')\n"
+        "    except SyntaxError:\n"
+        "        print(name + ' syntax error')\n")
+    result = subprocess.run(["node", "run.mjs", *map(str, files), str(script)], cwd=HOST, capture_output=True,
+                            text=True, timeout=60)
+    assert result.stdout.split("\n")[:3] == ["main.py ok", "tcs34725.py ok", "broken.py syntax error"], result.stderr
