@@ -36,7 +36,8 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
         raise CalibrationError(f"cannot find the board: {located}")
     _, pose, _ = located
     s = reader.s
-    top = reader.rectify(image, pose, layout.cube_size_mm).astype(np.float32)
+    # Swatches are printed on the rail: the cubes' top faces are a rail height higher than in a zone.
+    top = reader.rectify(image, pose, layout.cube_size_mm + layout.rail_height_mm).astype(np.float32)
     flat = reader.rectify(image, pose, 0.0)
 
     models: list[ColorModel] = []

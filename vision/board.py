@@ -160,17 +160,18 @@ class BoardReader:
         # Where cubes are looked for: the board, less the markers (black squares) and a margin.
         valid = np.full((h, w), 255, np.uint8)
         for m in L.markers:
-            lo = np.floor((m.corners_mm.min(axis=0) - 3.5) * s).astype(int)
-            hi = np.ceil((m.corners_mm.max(axis=0) + 3.5) * s).astype(int)
+            lo = np.floor((m.corners_mm.min(axis=0) - 0.5) * s).astype(int)
+            hi = np.ceil((m.corners_mm.max(axis=0) + 0.5) * s).astype(int)
             valid[max(lo[1], 0):hi[1], max(lo[0], 0):hi[0]] = 0
         self.valid = valid
         self.kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
 
     # ------------------------------------------------------------------ registration
 
-    def locate(self, gray: np.ndarray) -> tuple[np.ndarray, CameraPose, list[int]] | str:
-        """Homography (board mm -> ideal px), pose and marker ids, or the reason there is no board."""
-        found = detect_markers(gray, self.layout.aruco_dictionary)
+    def locate(self, image: np.ndarray) -> tuple[np.ndarray, CameraPose, list[int]] | str:
+        """Homography (board mm -> ideal px), pose and marker ids, or the reason there is no board.
+        `image` is BGR or grey."""
+        found = detect_markers(image, self.layout.aruco_dictionary)
         ids = [i for i in sorted(found) if i in self._marker_ids]
         if len(ids) < MIN_MARKERS:
             want = sorted(self._marker_ids)
@@ -178,7 +179,7 @@ class BoardReader:
                     f"lit and not covered?" + (f" Saw markers {ids}." if ids else ""))
         board_pts = np.concatenate([self.layout.marker_points()[i] for i in ids])
         img_pts = np.concatenate([found[i] for i in ids]).astype(np.float64)
-        h, w = gray.shape[:2]
+        h, w = image.shape[:2]
         cam = self.camera.scaled_to(w, h) if self.camera else None
         if cam is not None and np.any(cam.dist):
             img_pts = undistort_pixels(img_pts, cam.K, cam.dist)
@@ -234,7 +235,7 @@ class BoardReader:
         cv2.fillConvexPoly(mask, np.round(seen * self.s * 16).astype(np.int32), 255, cv2.LINE_8, 4)
         for m in self.layout.markers:  # printed black squares, where they show at this height
             c = m.corners_mm.mean(axis=0)
-            grown = c + (m.corners_mm - c) * (1 + 5.0 / max(1.0, float(np.linalg.norm(m.corners_mm[0] - c))))
+            grown = c + (m.corners_mm - c) * (1 + 1.8 / max(1.0, float(np.linalg.norm(m.corners_mm[0] - c))))
             q = apply_homography(to_rect, grown)
             cv2.fillConvexPoly(mask, np.round(q * self.s * 16).astype(np.int32), 0, cv2.LINE_8, 4)
         return mask
@@ -246,8 +247,7 @@ class BoardReader:
         t0 = time.perf_counter()
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError("the image must be an 8-bit BGR colour image")
-        gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        located = self.locate(gray)
+        located = self.locate(image)
         t1 = time.perf_counter()
         if isinstance(located, str):
             return BoardReading(status="no-board", reason=located, timings_ms={"markers": (t1 - t0) * 1e3})

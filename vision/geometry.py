@@ -46,28 +46,41 @@ def _detector(name: str) -> cv2.aruco.ArucoDetector:
     return cv2.aruco.ArucoDetector(aruco_dictionary(name), params)
 
 
-def detect_markers(gray: np.ndarray, dictionary_name: str, max_detect_width: int = 960,
+def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: int = 960,
                    refine: bool = True) -> dict[int, np.ndarray]:
-    """Marker id -> its 4 corners in full-resolution pixels (ArUco order). Detection runs on a copy
-    scaled down to at most `max_detect_width` px wide (speed), corners are refined at full size."""
-    h, w = gray.shape[:2]
+    """Marker id -> its 4 corners in full-resolution pixels (ArUco order), from a grey or BGR image.
+    Detection runs on a grey copy scaled down to at most `max_detect_width` px wide (speed); corners
+    are then refined at full size, converting only the pixels around each marker to grey."""
+    h, w = image.shape[:2]
     scale = min(1.0, max_detect_width / float(w))
-    small = gray if scale >= 0.999 else cv2.resize(gray, (int(w * scale), int(h * scale)),
+    small = image if scale >= 0.999 else cv2.resize(image, (int(round(w * scale)), int(round(h * scale))),
                                                     interpolation=cv2.INTER_AREA)
+    if small.ndim == 3:
+        small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     corners, ids, _ = _detector(dictionary_name).detectMarkers(small)
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found
-    all_c = np.concatenate([c.reshape(4, 2) for c in corners]).astype(np.float32) / scale
-    if refine:
-        # Window about a sixth of the smallest marker side: large enough to pull a scaled corner in.
-        sides = [float(np.linalg.norm(c.reshape(4, 2)[0] - c.reshape(4, 2)[1])) / scale for c in corners]
-        win = int(max(2, min(7, min(sides) / 8)))
-        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.02)
-        cv2.cornerSubPix(gray, all_c.reshape(-1, 1, 2), (win, win), (-1, -1), crit)
-    for i, marker_id in enumerate(ids.reshape(-1)):
-        if int(marker_id) not in found:  # a duplicate id (reflection, print error): keep the first
-            found[int(marker_id)] = all_c[4 * i: 4 * i + 4].reshape(4, 2)
+    sx, sy = small.shape[1] / float(w), small.shape[0] / float(h)
+    crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.02)
+    for c, marker_id in zip(corners, ids.reshape(-1), strict=True):
+        if int(marker_id) in found:  # a duplicate id (reflection, print error): keep the first
+            continue
+        # Pixel centres: small (u + 0.5) / s - 0.5 in full-size pixels.
+        pts = ((c.reshape(4, 2) + 0.5) / np.array([sx, sy]) - 0.5).astype(np.float32)
+        if refine:
+            side = float(np.linalg.norm(pts[0] - pts[1]))
+            win = int(max(2, min(7, side / 8)))  # large enough to pull a scaled-down corner in
+            x0, y0 = np.floor(pts.min(axis=0)).astype(int) - win - 3
+            x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + win + 4
+            x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+            roi = image[y0:y1, x0:x1]
+            roi = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) if roi.ndim == 3 else roi
+            local = (pts - np.array([x0, y0], np.float32)).reshape(-1, 1, 2)
+            if min(roi.shape[:2]) > 2 * win + 5:
+                cv2.cornerSubPix(roi, local, (win, win), (-1, -1), crit)
+            pts = local.reshape(4, 2) + np.array([x0, y0], np.float32)
+        found[int(marker_id)] = pts
     return found
 
 

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 SCHEMA = "smart-table/palette@1"
-BITS = 5  # bins per channel = 2**BITS
+BITS = 6  # bins per channel = 2**BITS (6: dark colours such as black need the finer steps)
 LEVELS = 1 << BITS
 SHIFT = 8 - BITS
 BACKGROUND = 0
@@ -102,7 +102,7 @@ def _png_from_b64(text: str) -> np.ndarray:
 
 def bin_index(bgr: np.ndarray) -> np.ndarray:
     """Quantised BGR bin of every pixel: (b << 2*BITS) | (g << BITS) | r."""
-    q = (bgr >> SHIFT).astype(np.uint16)
+    q = (bgr >> SHIFT).astype(np.uint32)
     return (q[..., 0] << (2 * BITS)) | (q[..., 1] << BITS) | q[..., 2]
 
 
@@ -138,7 +138,7 @@ def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
     background[np.asarray(palette.background_bins, np.int64)] = True
     if n:
         # A bin the bare board shows stays background unless it sits right on a cube colour's line.
-        strong = dbest < accept * 0.4
+        strong = dbest < accept * 0.5
         lut[background & ~strong] = BACKGROUND
     # Vivid colours nobody calibrated (a hand, a cube of another colour): "unknown".
     lab = cv2.cvtColor(centres.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
@@ -151,15 +151,26 @@ def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
 
 
 def background_bins_from_pixels(pixels: np.ndarray, shade_levels: tuple[float, ...] = (1.0, 0.85, 0.7, 0.57),
-                                min_count: int = 3) -> np.ndarray:
+                                min_count: int = 2) -> np.ndarray:
     """Bins the bare board occupies, including its shadowed versions (a cube's shadow darkens the board)."""
     px = pixels.reshape(-1, 3).astype(np.float32)
     counts = np.zeros(LEVELS**3, np.int64)
     for s in shade_levels:
         q = np.clip(px * s, 0, 255).astype(np.uint8)
         counts += np.bincount(bin_index(q.reshape(-1, 1, 3)).ravel().astype(np.int64), minlength=LEVELS**3)
-    occupied = (counts >= min_count).reshape(LEVELS, LEVELS, LEVELS).astype(np.uint8)
+    occupied = (counts >= min_count).reshape(LEVELS, LEVELS, LEVELS)
+    # Grow by one bin each way: tomorrow's noise lands next to today's bins.
+    for axis in range(3):
+        occupied = _grow(occupied, axis)
     return np.flatnonzero(occupied.ravel()).astype(np.int32)
+
+
+def _grow(occ: np.ndarray, axis: int) -> np.ndarray:
+    a = np.moveaxis(occ, axis, 0)
+    out = a.copy()
+    out[1:] |= a[:-1]
+    out[:-1] |= a[1:]
+    return np.moveaxis(out, 0, axis)
 
 
 def load_palette(source: str | Path | dict[str, Any] | Palette) -> Palette:

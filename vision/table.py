@@ -383,6 +383,15 @@ def locate(layout: TableLayout, x: float, y: float) -> tuple[str | None, float]:
     return best[0], abs(best[1])
 
 
+def _spread_ok(layout: TableLayout, markers: list[Marker]) -> bool:
+    """At least 3 frame markers whose centres span a triangle of a tenth of the table's area or more."""
+    if len(markers) < 3:
+        return False
+    centres = np.array([m.corners_mm.mean(axis=0) for m in markers], dtype=np.float32)
+    area = float(cv2.contourArea(cv2.convexHull(centres)))
+    return area >= 0.1 * layout.size_mm[0] * layout.size_mm[1]
+
+
 _FRAME_SAMPLES: dict[int, np.ndarray] = {}
 
 
@@ -502,13 +511,12 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         return TableReading(status, boards, ships, reason=reason,
                             timings_ms={"total": (time.perf_counter() - t0) * 1000})
 
-    # The table frame: one homography from every frame marker seen; drop a marker that disagrees.
+    # The table frame: one homography from every frame marker seen; drop a marker that disagrees. The
+    # markers used must span the table (3 or more, not in a line): two markers on one edge would let
+    # a small corner error swing the far side of the table by centimetres.
     frame = [(m, found[m.id][0]) for m in layout.markers if len(found.get(m.id, [])) == 1]
-    if len(frame) < 2:
-        return empty("no-table", f"only {len(frame)} of the table's {len(layout.markers)} frame markers are "
-                                 "visible (need 2): clear the table's edge or check the camera")
     H = None
-    while len(frame) >= 2:
+    while _spread_ok(layout, [m for m, _ in frame]):
         board_pts = np.concatenate([m.corners_mm for m, _ in frame])
         image_pts = np.concatenate([ideal(c) for _, c in frame])
         try:
@@ -523,8 +531,11 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         frame.pop(worst)
         H = None
     if H is None:
-        return empty("no-table", "the frame markers do not agree on where the table is: check the layout's "
-                                 "marker corners")
+        if len(frame) < 3:
+            return empty("no-table", f"only {len(frame)} of the table's {len(layout.markers)} frame markers are "
+                                     "visible (need 3 around the table): clear the table's edge or check the camera")
+        return empty("no-table", "the frame markers seen do not agree on where the table is, or lie in a line: "
+                                 "check the layout's marker corners and the view")
     if K is None:
         K = default_intrinsics(w, h, H)
     try:

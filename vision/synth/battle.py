@@ -104,7 +104,7 @@ def _paint_board(layout: BoardLayout, rng: np.random.Generator) -> np.ndarray:
 
     paper = np.array([168, 204, 226], np.float32)
     ink = (38, 58, 88)
-    for i, zone in enumerate(layout.zones):
+    for zone in layout.zones:
         tint = paper + rng.normal(0, 8, 3).astype(np.float32) + {
             "exploding": (0, -8, 6), "plunder": (-14, 0, 6), "damage": (-4, -10, 4),
             "strength": (6, 4, -6), "miss": (12, 8, 0)}[zone.kind]
@@ -122,7 +122,6 @@ def _paint_board(layout: BoardLayout, rng: np.random.Generator) -> np.ndarray:
         img[y0:y1, x0:x1] = np.clip(region * (1 - a) + patch.astype(np.float32) * a, 0, 255).astype(np.uint8)
         # Shade along the wall: the rail casts a soft line into the well.
         cv2.polylines(img, [_pts(zone.polygon_mm)], True, (70, 92, 112), 3, cv2.LINE_AA, shift=4)
-        del i
     for sw in layout.swatches:
         c = tuple(int(v) for v in np.round(sw.center_mm * s * 16))
         cv2.circle(img, c, int(7.5 * s * 16), (150, 160, 165), -1, cv2.LINE_AA, shift=4)
@@ -218,15 +217,15 @@ def _distance_to_zones(layout: BoardLayout, pts: np.ndarray) -> float:
 
 
 def _marker_keepout(layout: BoardLayout, pts: np.ndarray) -> bool:
+    """True when a footprint would lie on a marker or its quiet zone (cubes do not rest on stickers
+    in our scenes; the reader does not look for cubes there)."""
+    centre = pts.mean(axis=0)
     for m in layout.markers:
         lo, hi = m.corners_mm.min(axis=0) - 4, m.corners_mm.max(axis=0) + 4
         if np.any(np.all((pts >= lo) & (pts <= hi), axis=1)):
             return True
-        cube = square_corners(pts.mean(axis=0), 0.1, 0)
-        del cube
-    centre = pts.mean(axis=0)
-    for m in layout.markers:
-        if np.all(np.abs(centre - m.corners_mm.mean(axis=0)) < 9 + 8):
+        half = float(np.linalg.norm(m.corners_mm[1] - m.corners_mm[0])) / 2
+        if np.all(np.abs(centre - m.corners_mm.mean(axis=0)) < half + 8):
             return True
     return False
 
@@ -327,8 +326,7 @@ def _place_leaning(layout: BoardLayout, color: str, zone: str, rng: np.random.Ge
         verts = _tilt(verts, pivot, axis_deg, tilt, n_out)
         foot = verts[:, :2]
         hull = cv2.convexHull(foot.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-        # The base square's zone part: where it sits on the floor.
-        base_sq = square_corners(pivot_xy + n_out * (x / 2), size, yaw)
+        # Both ends of the bottom edge must rest on this zone's floor.
         if not _inside(poly, [pivot_xy + u * (size / 2 - 0.5), pivot_xy - u * (size / 2 - 0.5)], 0.3):
             continue
         # Neither touches another cube nor reaches across the rail to another zone.
@@ -338,7 +336,6 @@ def _place_leaning(layout: BoardLayout, color: str, zone: str, rng: np.random.Ge
         if _overlaps(hull_square(hull), placed, gap=0.5):
             continue
         centre = hull.mean(axis=0)
-        del base_sq
         return PlacedCube(color, "lean", zone, centre, yaw, hull_square(hull), verts)
     raise PlacementError(f"no wall of zone {zone!r} has room for a leaning cube")
 
