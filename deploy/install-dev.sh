@@ -22,3 +22,7 @@ python3 -m pip install -q -e '.[test]'
 if [ -f controller/web/package.json ]; then
   (cd controller/web && npm install --no-audit --no-fund --silent)
 fi
+# MicroPython (WebAssembly port) runs the reference firmware's protocol code in the tests.
+if [ -f firmware_bridge/firmware/mpy_host/package.json ]; then
+  (cd firmware_bridge/firmware/mpy_host && npm install --no-audit --no-fund --silent)
+fi
