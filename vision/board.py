@@ -188,7 +188,7 @@ class BoardReader:
             # A marker far off the others' homography (misread id, a loose sticker): drop it and refit.
             err = np.linalg.norm(apply_homography(H, board_pts) - img_pts, axis=1).reshape(-1, 4).max(axis=1)
             side = np.median(np.linalg.norm(img_pts.reshape(-1, 4, 2)[:, 0] - img_pts.reshape(-1, 4, 2)[:, 1], axis=1))
-            if err.max() > max(2.0, 0.06 * side) and len(ids) > MIN_MARKERS:
+            if err.max() > max(4.0, 0.15 * side) and len(ids) > MIN_MARKERS:
                 keep = np.argsort(err)[:-1]
                 ids = [ids[i] for i in sorted(keep)]
                 sel = np.concatenate([np.arange(4 * i, 4 * i + 4) for i in sorted(keep)])
