@@ -131,9 +131,23 @@ class MqttLink:
         if client is not None:
             self._raw_publish(client, topic, payload, retain)
 
-    @staticmethod
-    def _raw_publish(client: mqtt.Client, topic: str, payload: Any, retain: bool) -> None:
-        client.publish(topic, json.dumps(payload, separators=(",", ":")), qos=1, retain=retain)
+    def _raw_publish(self, client: mqtt.Client, topic: str, payload: Any, retain: bool,
+                     correlation: bytes | None = None) -> None:
+        props = None
+        if self.protocol_used == "5" or (self.protocol_used is None and client.protocol == mqtt.MQTTv5):
+            # MQTT 5 extras, ignored by 3.1.1 tablets: transient messages expire instead of queuing for a
+            # tablet that is away (the retained state covers it), and a reply carries the request's
+            # correlation data when the tablet used MQTT 5 request/response.
+            from paho.mqtt.packettypes import PacketTypes
+            from paho.mqtt.properties import Properties
+
+            props = Properties(PacketTypes.PUBLISH)
+            props.ContentType = "application/json"
+            if not retain:
+                props.MessageExpiryInterval = 60
+            if correlation is not None:
+                props.CorrelationData = correlation
+        client.publish(topic, json.dumps(payload, separators=(",", ":")), qos=1, retain=retain, properties=props)
 
     def set_device(self, name: str, online: bool, **health: Any) -> None:
         """Retained availability of a device (tower, zones, camera), republished on every connect."""
@@ -155,4 +169,9 @@ class MqttLink:
             log.exception("command from %s crashed the handler", player)
             reply = {"request_id": None, "accepted": False, "kind": "invalid",
                      "reason": f"The controller could not handle that command ({exc}); nothing changed.", "seq": -1}
-        self._raw_publish(client, f"{self.base}/player/{player}/reply", reply, retain=False)
+        props = getattr(msg, "properties", None)
+        correlation = getattr(props, "CorrelationData", None) if props is not None else None
+        response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
+        self._raw_publish(client, f"{self.base}/player/{player}/reply", reply, retain=False, correlation=correlation)
+        if response_topic and response_topic != f"{self.base}/player/{player}/reply":
+            log.debug("ignoring response topic %s: replies go to the player's reply topic (ACL)", response_topic)

@@ -66,13 +66,13 @@ def test_commands_refusals_and_retained_state(table):
     broker, proc, _db = table
     red = _tablet(broker, "red")
     state = _payload(red.wait_for(lambda m: m.topic == f"{T}/state", timeout=20))
-    mine = _payload(red.wait_for(lambda m: m.topic == f"{T}/player/red/state"))
+    mine = _payload(red.seen(lambda m: m.topic == f"{T}/player/red/state"))
     assert mine["epoch"] == state["epoch"] and mine["seq"] == state["seq"] >= 1
     active = state["view"]["active"]
     me = red if active == "red" else _tablet(broker, active)
     other = "blue" if active == "red" else "red"
     other_tab = red if other == "red" else _tablet(broker, other)
-    legal = _payload(me.wait_for(lambda m: m.topic == f"{T}/player/{active}/state"))["legal_actions"]
+    legal = _payload(me.seen(lambda m: m.topic == f"{T}/player/{active}/state"))["legal_actions"]
     assert legal
     seq = state["seq"]
 
@@ -111,7 +111,7 @@ def test_last_will_and_restart_bring_tablets_back(table):
     broker, proc, db = table
     blue = _tablet(broker, "blue")
     first = _payload(blue.wait_for(lambda m: m.topic == f"{T}/state", timeout=20))
-    blue.wait_for(lambda m: m.topic == f"{T}/availability" and _payload(m) == "online")
+    blue.seen(lambda m: m.topic == f"{T}/availability" and _payload(m) == "online")
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     # The broker publishes the Last Will once it notices the connection is gone.
@@ -119,7 +119,7 @@ def test_last_will_and_restart_bring_tablets_back(table):
     again = _start(broker, db, protocol="3.1.1")
     try:
         blue.wait_for(lambda m: m.topic == f"{T}/availability" and _payload(m) == "online", timeout=20)
-        back = _payload(blue.wait_for(lambda m: m.topic == f"{T}/state", timeout=10))
+        back = _payload(blue.wait_for(lambda m: m.topic == f"{T}/state", timeout=10))  # after "online": new
         assert (back["epoch"], back["seq"], back["view"]) == (first["epoch"], first["seq"], first["view"])
         mine = _payload(blue.wait_for(lambda m: m.topic == f"{T}/player/blue/state", timeout=10))
         assert mine["seq"] == first["seq"]
@@ -132,3 +132,29 @@ def test_last_will_and_restart_bring_tablets_back(table):
         again.wait(timeout=5)
         again.stderr.close()
     blue.close()
+
+
+def test_mqtt5_reply_carries_correlation_data_and_expiry(table):
+    from paho.mqtt.packettypes import PacketTypes
+    from paho.mqtt.properties import Properties
+
+    broker, _proc, _db = table
+    green = Client(broker, "red")
+    assert green.wait_connected()
+    green.subscribe(f"{T}/player/red/reply")
+    props = Properties(PacketTypes.PUBLISH)
+    props.CorrelationData = b"corr-42"
+    props.ResponseTopic = f"{T}/player/red/reply"
+    deadline_msg = None
+    for _ in range(3):  # the controller may still be connecting
+        green.client.publish(f"{T}/player/red/cmd", b"{broken", qos=1, properties=props).wait_for_publish(5)
+        try:
+            deadline_msg = green.wait_for(lambda m: m.topic.endswith("/reply"), timeout=10)
+            break
+        except TimeoutError:
+            continue
+    assert deadline_msg is not None
+    assert deadline_msg.properties.CorrelationData == b"corr-42"
+    assert deadline_msg.properties.MessageExpiryInterval == 60
+    assert _payload(deadline_msg)["kind"] == "invalid"
+    green.close()

@@ -201,6 +201,13 @@ class Client:
             if predicate(msg):
                 return msg
 
+    def seen(self, predicate, timeout: float = 5.0):
+        """Like wait_for, but a matching message already received (even if consumed) counts too."""
+        for msg in list(self.history):
+            if predicate(msg):
+                return msg
+        return self.wait_for(predicate, timeout)
+
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
