@@ -193,8 +193,8 @@ def load_table_layout(source: str | Path | dict[str, Any] | TableLayout) -> Tabl
     frame_dict = _dictionary(data.get("aruco_dictionary"), "aruco_dictionary")
 
     raw_markers = data.get("markers")
-    if not isinstance(raw_markers, list) or len(raw_markers) < 2:
-        raise _fail("markers", "must list at least 2 frame markers (4 or more recommended)")
+    if not isinstance(raw_markers, list) or len(raw_markers) < 3:
+        raise _fail("markers", "must list at least 3 frame markers around the table (4 or more recommended)")
     markers: list[Marker] = []
     frame_ids: set[int] = set()
     limit = _dictionary_size(frame_dict)
