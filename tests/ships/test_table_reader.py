@@ -168,3 +168,22 @@ def test_an_arm_over_the_table_is_flagged_and_a_clear_table_is_not() -> None:
     assert not read_table_detailed(clear, LAYOUT).occluded
     r = read_table_detailed(arm, LAYOUT)
     assert r.occluded and r.reason and "arm" in r.reason
+
+
+def test_two_frame_markers_on_one_side_are_not_trusted() -> None:
+    from vision.synth.common import look_at_camera
+    from vision.table import read_table_detailed
+
+    rng = np.random.default_rng(8)
+    boards, ships = random_table_setup(LAYOUT, rng, n_ships=2)
+    cam = look_at_camera((370, 560), 1500, 0, 0, 90, 65)
+    image, _ = render_table_scene(LAYOUT, boards, ships, rng, camera=cam, hands=0, glare=False)
+    assert read_table(image, LAYOUT)["status"] != "no-table"
+    # Paint over every frame marker but the two top corners.
+    for m in LAYOUT.markers[2:]:
+        quad = cam.project(np.column_stack([m.corners_mm, np.zeros(4)]))
+        x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 6
+        x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 6
+        image[y0:y1, x0:x1] = 230
+    r = read_table_detailed(image, LAYOUT)
+    assert r.status == "no-table" and "need 3" in (r.reason or "")
