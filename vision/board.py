@@ -404,11 +404,20 @@ class BoardReader:
                 n, count_conf = 1, 0.95
             else:
                 n, count_conf = _count(area, top, sides, frac.get(lab))
-                if tops is not None and count_conf < 0.8:
-                    # The top faces alone (sides peeled off along the parallax direction) agree?
-                    k = tops[1] / (self.s * self.s) / (top * 0.95)
-                    if abs(k - round(k)) < 0.2 and round(k) >= 2 and _count_fits(area, top, sides, round(k)):
-                        n, count_conf = int(round(k)), max(count_conf, 0.7)
+                if count_conf < 0.8:
+                    # Shape: which number of cubes, drawn where k-means puts them, covers the blob best?
+                    d_px = (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s * min(1.0, frac.get(lab, 0.8))
+                    cands = [k for k in range(max(1, n - 1), n + 2) if _count_fits(area, top, sides, k)]
+                    best_k, best, second = _shape_count(pts, stats, cands, d_px, size * self.s, angle)
+                    if best >= 0.78 and best - second >= 0.05:
+                        n, count_conf = best_k, 0.8 if best_k == n else 0.65
+                    elif best_k != n:
+                        count_conf = min(count_conf, 0.2)
+                    if tops is not None and 0.2 < count_conf < 0.6:
+                        # The top faces alone (sides peeled off along the parallax direction) agree?
+                        k = tops[1] / (self.s * self.s) / (top * 0.95)
+                        if abs(k - round(k)) < 0.2 and round(k) == n:
+                            count_conf = 0.6  # independent estimates agree
             if n > 8:
                 occluded = True  # no pile of 9 touching cubes: a coloured object covers the board
                 continue
@@ -502,6 +511,33 @@ def _count(area: float, top: float, sides: float, frac: float | None) -> tuple[i
         return n, 0.75 * max(0.0, conf) if best_err < 0.15 else 0.2
     n = max(1, int(round(area / (top + 0.5 * sides))))
     return n, 0.2
+
+
+def _shape_count(pts: np.ndarray, stats: np.ndarray, candidates: list[int], d_px: np.ndarray, side_px: float,
+                 angle: float) -> tuple[int, float, float]:
+    """For each candidate count k: split the blob into k clusters, draw k cubes there (top face plus
+    sides swept along `d_px`) and measure the overlap (IoU) with the blob. Returns the best k, its IoU
+    and the runner-up's IoU."""
+    if not candidates:
+        return 0, 0.0, 0.0
+    x, y, w, h = (int(v) for v in stats[:4])
+    pad = int(side_px) + int(abs(d_px[0]) + abs(d_px[1])) + 2
+    blob = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    blob[(pts[:, 1] - y + pad).astype(int), (pts[:, 0] - x + pad).astype(int)] = 1
+    n_blob = float(len(pts))
+    scores = []
+    for k in candidates:
+        centres = [pts.mean(axis=0)] if k == 1 else _split(pts, k)
+        model = np.zeros_like(blob)
+        for c in centres:
+            top = square_corners(c - np.array([x - pad, y - pad]) - d_px / 2, side_px, angle)
+            hull = cv2.convexHull(np.concatenate([top, top + d_px]).astype(np.float32))
+            cv2.fillConvexPoly(model, np.round(hull.reshape(-1, 2) * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+        inter = float(np.count_nonzero(model & blob))
+        union = n_blob + float(np.count_nonzero(model)) - inter
+        scores.append((inter / union if union else 0.0, k))
+    scores.sort(reverse=True)
+    return scores[0][1], scores[0][0], scores[1][0] if len(scores) > 1 else 0.0
 
 
 def _count_fits(area: float, top: float, sides: float, k: int) -> bool:
