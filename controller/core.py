@@ -191,7 +191,7 @@ class TableCore:
                 raise Refusal(exc.kind, exc.message) from None
             # Durable first: a crash after this line loses nothing; a crash before it loses nothing accepted.
             self.n_events = self.log.append(self.game_id, command, events, int(getattr(state, "seq", 0)),
-                                            state=self.engine.state_to_json(state), session_input=session_input)
+                                            state=lambda: self.engine.state_to_json(state), session_input=session_input)
             self.state = state
             self.publish_events(events)
             for listener in list(self.listeners):

@@ -14,7 +14,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -182,12 +182,12 @@ class GameLog:
     # -- events -------------------------------------------------------------------------------
 
     def append(self, game_id: str, command: dict[str, Any], events: list[dict[str, Any]], seq: int,
-               state: dict[str, Any] | None = None, session_input: tuple[str, dict[str, Any]] | None = None
-               ) -> int:
+               state: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
+               session_input: tuple[str, dict[str, Any]] | None = None) -> int:
         """Log one accepted command and its events durably; returns the game's event count after it.
 
-        `state` (the state after the command) is stored as a snapshot when the count crosses a
-        multiple of `snapshot_every`. `session_input` (battle_id, input) logs a battle session input
+        `state` (the state after the command, or a function making it, called only when needed) is
+        stored as a snapshot when the count crosses a multiple of `snapshot_every`. `session_input` (battle_id, input) logs a battle session input
         in the same transaction, so the session and the game never disagree after a crash.
         """
         now = time.time()
@@ -200,7 +200,8 @@ class GameLog:
             self.db.execute("INSERT OR REPLACE INTO commands VALUES (?,?,?,?,?,?)",
                             (game_id, n, seq, command.get("player"), _dump(command), now))
             if state is not None and n // self.snapshot_every > start // self.snapshot_every:
-                self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?,?,?,?)", (game_id, n, seq, _dump(state)))
+                snap = state() if callable(state) else state
+                self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?,?,?,?)", (game_id, n, seq, _dump(snap)))
             if session_input is not None:
                 self._session_input(game_id, *session_input, now)
         return n

@@ -89,11 +89,9 @@ class ControllerService:
         """The battle board's zones as the camera reads them (the vision layout), so readings and rules agree."""
         from rules.battle.board import board_from_layout
 
-        path = self.cfg["vision"]["layout"]
-        if not path:
-            from vision.layout import DEFAULT_LAYOUT_PATH
-
-            path = str(DEFAULT_LAYOUT_PATH)
+        # vision's default layout file, by path: importing vision (OpenCV) here would slow every start.
+        path = self.cfg["vision"]["layout"] or str(Path(__file__).resolve().parents[1] / "vision" / "data"
+                                                    / "battle-board.json")
         try:
             return board_from_layout(json.loads(Path(path).read_text()))
         except (OSError, ValueError) as exc:

@@ -113,3 +113,32 @@ def test_jams_from_the_firmware_and_from_a_cube_stuck_inside(tmp_path):
     kinds = [(k, d.get("source")) for _t, k, d in core.log.incidents("j")]
     assert kinds == [("jam", "firmware"), ("jam", "in_tower")] and len(refreshed) == 2
     assert inputs.dropped == 2
+
+
+def test_tower_warning_in_the_public_state_and_turn_limit(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from controller import config
+    from controller.service import ControllerService
+
+    cfg = config.defaults()
+    cfg.set("table.database", str(tmp_path / "w.db"))
+    cfg.set("table.id", "w")
+    svc = ControllerService(cfg, mqtt_enabled=False)
+    svc.open()
+    assert svc.core.public_payload()["tower"] == {"warning": None}
+    svc.gamelog.record_drops("w", None, None, [("red", z) for z in ("dmg-1", "str-1a", "miss-1", "explode")] * 100)
+    svc.gamelog.record_drops("w", None, None, [("red", "dmg-1")] * 200)
+    svc.refresh_tower_warning()
+    assert "shifted" in svc.core.public_payload()["tower"]["warning"]
+    svc.close()
+
+    repo = Path(__file__).resolve().parents[2]
+    cfg_json = json.dumps({"table": {"database": str(tmp_path / "turns.db"), "players": ["red", "blue"]},
+                           "bridge": {"enabled": False}, "vision": {"enabled": False},
+                           "simulate": {"delay": 0.0, "camera": "model"}})
+    run = subprocess.run([sys.executable, "-m", "controller.service", "--config-json", cfg_json, "--simulate",
+                          "--max-turns", "3", "--no-mqtt"], cwd=repo, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "simulation stopped: 3 turns played" in run.stderr, run.stderr

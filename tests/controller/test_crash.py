@@ -24,7 +24,7 @@ from controller.gamelog import GameLog
 from tests.support.broker import Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
-PLAYERS = ["red", "blue", "green"]
+PLAYERS = ["red", "blue"]
 
 
 def norm(state) -> dict:
@@ -38,6 +38,7 @@ def _config(broker, db: Path, delay: float) -> str:
         "mqtt": {"host": broker.host, "port": broker.port, "username": "controller",
                  "password": broker.users["controller"], "protocol": "5"},
         "simulate": {"delay": delay, "seed": 11, "camera": "model"},
+        "bridge": {"enabled": False}, "vision": {"enabled": False},
     })
 
 

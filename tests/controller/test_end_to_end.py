@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
+
+import pytest
 
 import rules.api as api
 from tests.support.broker import Client, free_port, running_mosquitto
@@ -25,13 +29,25 @@ REPO = Path(__file__).resolve().parents[2]
 T = "table/e2e"
 
 
-def test_simulated_game_with_battles_over_real_mosquitto(tmp_path):
+@pytest.fixture
+def fast_dir(tmp_path):
+    """The game log on tmpfs when there is one: this test is about the wiring, not about fsync (the crash
+    test keeps its log on disk); a whole game is ~1,700 commits, each an fsync of several ms on disk."""
+    if Path("/dev/shm").is_dir():
+        d = Path(tempfile.mkdtemp(prefix="st-e2e-", dir="/dev/shm"))
+        yield d
+        shutil.rmtree(d, ignore_errors=True)
+    else:
+        yield tmp_path
+
+
+def test_simulated_game_with_battles_over_real_mosquitto(tmp_path, fast_dir):
     with running_mosquitto() as broker:
         watchers = {who: Client(broker, who) for who in ("display", "red", "blue")}
         for c in watchers.values():
             assert c.wait_connected()
             c.subscribe(f"{T}/#")
-        db = tmp_path / "e2e.db"
+        db = fast_dir / "e2e.db"
         (tmp_path / "table.toml").write_text(f"""
 [table]
 id = "e2e"
