@@ -170,6 +170,9 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
     host = args.host or cfg["display"]["public_host"] or cfg["display"]["host"]
     link = credentials.join_link(host, cfg["display"]["port"], cfg["mqtt"]["ws_port"], cfg["table"]["id"],
                                  None if who == "display" else who, who, password)
+    if host in ("127.0.0.1", "localhost", "0.0.0.0", ""):
+        print(f"note: the link names {host or 'no host'}, which a tablet cannot reach; give --host with this "
+              "machine's address on the table's network (or set display.public_host).", file=sys.stderr)
     print(f"{who}: user {who}, password {password} (added to {path})")
     print(f"join link: {link}")
     if not args.no_qr:

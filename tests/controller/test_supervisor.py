@@ -1,5 +1,6 @@
 """`smart-table run --simulate` with the embedded broker: addresses printed, a 3.1.1 tablet sees the game,
-a crashed child is restarted with a log line, SIGTERM stops every child cleanly."""
+a crashed child is restarted with a log line, Ctrl-C (SIGINT) stops every child cleanly (SIGTERM takes the
+same path)."""
 
 from __future__ import annotations
 
@@ -109,7 +110,7 @@ restart_delay = 0.5
         assert new_bridge != pids["bridge"]
         pids["bridge"] = new_bridge
     finally:
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signal.SIGINT)  # Ctrl-C
         code = proc.wait(timeout=30)
     assert code == 0
     deadline = time.monotonic() + 5
