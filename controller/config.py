@@ -25,6 +25,7 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
         "database": (str, "smart-table.db"),
         "snapshot_every": (int, 50),
         "engine": (str, "rules.api"),
+        "observed_chance": (bool, False),
     },
     "mqtt": {
         "host": (str, "127.0.0.1"),

@@ -57,7 +57,8 @@ class ControllerService:
 
     def open(self) -> None:
         t = self.cfg["table"]
-        resumed = self.core.open_game(t["players"], t["seed"])
+        options = {"auto_chance": False} if t["observed_chance"] and not self.simulate else None
+        resumed = self.core.open_game(t["players"], t["seed"], options)
         log.info("%s game %s at seq %d (%d events)", "resumed" if resumed else "started", self.core.game_id,
                  self.core.seq, self.core.n_events)
         self.core.listeners.append(self._after_command)

@@ -4,7 +4,8 @@ Owns the wiring of `controller.fusion` (the ships engineer's pure logic) into th
 latest `vision.table` reading and the bridge's latest `zone_state`, fuses them against the positions the
 rules engine knows, publishes every open question as a prompt, and submits the active player's move
 (`{"type": "move", "path": [...]}`) when the fused position changed and the way is clear, or asks which
-way (`ship_path` prompt) when the shortest ways differ. A move the engine refuses becomes a prompt with
+way (`ship_path` prompt) when the shortest ways differ. A board the camera sees turned face up where the
+game waits for that square's reveal is reported as the table's chance outcome (`reveal_board`). A move the engine refuses becomes a prompt with
 the engine's sentence (put the ship back, or choose again). It decides nothing about legality.
 """
 
@@ -25,6 +26,7 @@ class ShipWatcher:
         self.zone_state: dict[str, Any] | None = None
         self.told: dict[str, str] = {}  # ship -> square a player said, until the sources agree again
         self.moves = 0
+        self.reveals = 0
 
     def camera(self, msg: dict[str, Any]) -> None:
         reading = msg.get("reading", msg)
@@ -81,7 +83,31 @@ class ShipWatcher:
                     core.prompts[pid] = Prompt(pid, "ship_path", f"{exc.reason} Put the {move.ship} ship back on "
                                                f"{move.start}, or choose another move.", active,
                                                {"ship": move.ship, "start": move.start, "end": move.end})
+            self._reveal_boards()
             core.publish_prompts()
+
+    def _reveal_boards(self) -> None:
+        """A board face down before and face up now is an exploration's outcome: report it as the table's chance."""
+        core = self.core
+        reading = self.camera_reading or {}
+        for entry in reading.get("boards", []) or []:
+            if not isinstance(entry, dict) or not entry.get("face_up") or not isinstance(entry.get("board"), str):
+                continue
+            view = core.engine.public_view(core.state)
+            square = entry.get("square")
+            cell = view.get("grid", {}).get(square)
+            waiting = [w for w in view.get("waiting_for", []) if w.get("kind") == "reveal_board"
+                       and w.get("square") == square]
+            if cell is None or cell.get("face_up") or not waiting:
+                continue
+            try:
+                core.submit("table", {"type": "reveal_board", "square": square, "board": entry["board"]})
+                self.reveals += 1
+            except Refusal as exc:
+                pid = f"ships:{core.seq}:board:{square}"
+                core.prompts[pid] = Prompt(pid, "sensor_disagree", f"The camera sees {entry['board']} on {square}, "
+                                           f"but the game refuses it: {exc.reason}", None,
+                                           {"square": square, "board": entry["board"]})
 
     def _told_position(self, ship: str | None):
         def answer(player: str, data: dict[str, Any]) -> None:

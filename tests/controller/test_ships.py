@@ -64,3 +64,32 @@ def test_a_move_out_of_turn_is_not_applied(tmp_path):
     watcher.camera({"reading": _reading({active: "harbor", other: target})})
     assert core.seq == seq
     assert any("out of turn" in p.text for p in core.prompts.values())
+
+
+def test_a_board_turned_face_up_is_the_reveal_the_game_waits_for(tmp_path):
+    core = TableCore(GameLog(tmp_path / "r.db"), "r")
+    core.open_game(["red", "blue"], seed=3, options={"auto_chance": False})
+    view = api.public_view(core.state)
+    wait = next(w for w in view["waiting_for"] if w["kind"] == "reveal_board")
+    square = wait["square"]
+    offered = [a for a in api.legal_actions(core.state, "table") if a["type"] == "reveal_board"]
+    board = offered[0]["board"]
+    watcher = ShipWatcher(core)
+    boards = [{"square": sq, "face_up": sq == square, "board": board if sq == square else None, "confidence": 0.99}
+              for sq in view["grid"]]
+    watcher.camera({"reading": {"status": "ok", "boards": boards, "ships": []}})
+    assert watcher.reveals == 1
+    assert api.public_view(core.state)["grid"][square]["board"] == board
+    assert core.log.commands(core.game_id)[-1] == {"seq": core.log.commands(core.game_id)[-1]["seq"],
+                                                  "player": "table",
+                                                  "action": {"type": "reveal_board", "square": square, "board": board}}
+    # A board the game does not allow there is a prompt, not a change.
+    seq = core.seq
+    nxt = next((w for w in api.public_view(core.state)["waiting_for"] if w["kind"] == "reveal_board"), None)
+    if nxt is not None:
+        bad = [dict(b) for b in boards]
+        for b in bad:
+            if b["square"] == nxt["square"]:
+                b.update(face_up=True, board="no-such-board")
+        watcher.camera({"reading": {"status": "ok", "boards": bad, "ships": []}})
+        assert core.seq == seq and any("refuses" in p.text for p in core.prompts.values())
