@@ -10,6 +10,7 @@ Must not do I/O, read clocks or import other packages; battles are resolved by `
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Any
 
 from rules.battle.contract import BattleAbility, BattleOutcome, BattleSetup, BattleSide
@@ -301,7 +302,12 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
         raise Invalid(f"unknown action type {atype!r}; see docs/rules-engine.md for the list.")
     normalized = checker(d, player, action)
     event = {"seq": d["seq"], "type": atype, "player": player, "action": normalized}
-    new = state if inplace else state.copy()
+    if inplace:
+        new = state
+    elif atype in TOUCHES and not d["battle"] and not d["pending"] and d["phase"] == "main":
+        new = state.copy_touching(TOUCHES[atype], (player,))
+    else:
+        new = state.copy()
     out: list[dict] = []
     _fold_into(new.data, event, out)
     return _auto_chance(new, [event, *out])
@@ -504,8 +510,11 @@ def check_draw_advancement(d: dict[str, Any], player: str, a: dict[str, Any]) ->
 
 def do_draw_advancement(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     req = d["pending"].pop(0)
-    d["decks"][str(req["row"])].remove(a["card"])
+    deck = d["decks"][str(req["row"])]
+    deck.remove(a["card"])
     d["grid"][a["square"]]["card"] = a["card"]
+    if not deck:  # that row's box is empty: other spaces of the row waiting for a card stay empty
+        d["pending"] = [r for r in d["pending"] if r["kind"] != "draw_advancement" or r["row"] != req["row"]]
     _after_chance(d, out)
 
 
@@ -1521,6 +1530,25 @@ def _asdict(side: BattleSide) -> dict[str, Any]:
     return {f: getattr(side, f) for f in side.__slots__}
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def to_plain(x: Any) -> Any:
+    """`plain(x.to_json())` for the battle seam's dataclasses, without `dataclasses.asdict`'s deep copies
+    (a third of a battle's cost): field order, tuples as lists and fresh containers all as before."""
+    cls = type(x)
+    names = _FIELDS.get(cls)
+    if names is None:
+        if not hasattr(cls, "__dataclass_fields__"):
+            if cls is dict:
+                return {k: to_plain(v) for k, v in x.items()}
+            if cls is list or cls is tuple:
+                return [to_plain(v) for v in x]
+            return x
+        names = _FIELDS[cls] = tuple(f.name for f in fields(x))
+    return {n: to_plain(getattr(x, n)) for n in names}
+
+
 def _next_battle(d: dict[str, Any], out: list[dict]) -> None:
     while d["battle_queue"]:
         nxt = d["battle_queue"].pop(0)
@@ -1536,15 +1564,15 @@ def _next_battle(d: dict[str, Any], out: list[dict]) -> None:
         d["turn"]["battled"].append(nxt.get("defender") or (f"building:{nxt['square']}" if nxt["kind"] == "building"
                                                               else f"merchant:{nxt['card']}"))
         setup = build_setup(d)
-        b["setup"] = plain(setup.to_json())
-        notice(out, "battle_started", setup=plain(setup.to_json()))
+        b["setup"] = to_plain(setup)
+        notice(out, "battle_started", setup=to_plain(setup))
         return
 
 
 def _refresh_battle(d: dict[str, Any], out: list[dict]) -> None:
     setup = build_setup(d)
-    d["battle"]["setup"] = plain(setup.to_json())
-    notice(out, "battle_updated", setup=plain(setup.to_json()))
+    d["battle"]["setup"] = to_plain(setup)
+    notice(out, "battle_updated", setup=to_plain(setup))
 
 
 def check_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
@@ -1584,8 +1612,8 @@ def check_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any]) -> d
     for side in (outcome.attacker, outcome.defender):
         if min(side.plunder_cargo, side.plunder_coins, side.damage_dealt, side.coins_from_abilities) < 0:
             raise Invalid("the battle result has a negative number.")
-    return {"type": "resolve_battle", "setup": plain(setup.to_json()), "record": plain(rec),
-            "outcome": plain(outcome.to_json())}
+    return {"type": "resolve_battle", "setup": to_plain(setup), "record": plain(rec),
+            "outcome": to_plain(outcome)}
 
 
 def do_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
@@ -1884,6 +1912,19 @@ CHECKS = {
     "buy": check_buy, "master_merchant": check_master_merchant, "use_ability": check_use_ability,
     "attack": check_attack, "attack_merchant": check_attack_merchant, "attack_building": check_attack_building,
     "resolve_battle": check_resolve_battle, "end_turn": check_end_turn,
+}
+# What the commonest actions may change besides seq, rng and the turn log, beyond the acting player's own
+# board (outside a battle, in the main phase): `apply` copies only these and shares the rest of the state
+# with the previous one. Anything not listed (moves, abilities, battles, cleanup, chance) copies it all.
+TOUCHES: dict[str, tuple[str, ...]] = {
+    "play_card": ("turn",),
+    "set_sails": ("turn",),
+    "load": ("turn", "grid"),
+    "unload": ("turn", "grid", "achievements", "achievement_cubes"),
+    "level_up": ("turn", "achievements", "achievement_cubes"),
+    "rearrange": (),
+    "jettison": ("supply",),
+    "buy": ("turn", "grid", "supply"),
 }
 DOS = {
     "reveal_board": do_reveal_board, "draw_advancement": do_draw_advancement, "draw_sailors": do_draw_sailors,

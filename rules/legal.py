@@ -15,13 +15,14 @@ from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
 from rules.engine import (
     CHECKS,
     HARBOR,
+    HOLD_CAP,
     board_choices,
     card_abilities,
     catalog,
-    controller_at,
     draw_chance,
     island_at,
     pirates_at,
+    played_icons,
 )
 from rules.errors import RulesError
 from rules.state import SQUARES, GameState, neighbours, peek_rng, rng_below
@@ -150,6 +151,17 @@ def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[st
     return args
 
 
+def _hopeless(ab: dict[str, Any], at: str, isl: dict[str, Any] | None, ship: dict[str, Any]) -> bool:
+    """True when the engine's check would certainly refuse this ability now (Harbor-only away from Harbor,
+    Influence away from an island, Repair without Damage); anything else is left to the check."""
+    if ab.get("where") == "harbor" and at != HARBOR:
+        return True
+    for e in ab.get("effects", ()):
+        if (e["do"] == "influence" and isl is None) or (e["do"] == "repair" and ship["damage"] == 0):
+            return True
+    return False
+
+
 def _guarded(d: dict[str, Any], sq: str, player: str) -> bool:
     isl = d["grid"][sq]["island"]
     return bool(isl["controller"] and isl["controller"] != player and (isl["buildings"]["fort"] or isl["buildings"]["garrison"]))
@@ -174,15 +186,28 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
             if n == HARBOR or not explored or d["grid"][n]["board"] is not None:
                 pir = pirates_at(d, n, player)
                 sure.append({"type": "move", "path": [n], **({"fight_order": pir} if len(pir) > 1 else {})})
-    if at != HARBOR and d["grid"][at]["card"]:
-        cands.append({"type": "buy"})
-        if "encounter" in cat.cards[d["grid"][at]["card"]]:
+    # Candidates below still pass the engine's full checks (`_ok`); the cheap tests in front of them only
+    # drop ones those checks would certainly refuse (a refusal costs an exception and a message).
+    holds = ship["holds"]
+    on_ship = holds[0][0] + holds[1][0]
+    turn = d["turn"]
+    card_here = d["grid"][at]["card"] if at != HARBOR else None
+    if card_here and turn["bought"] < 2:
+        if cat.cards[card_here]["cost"] <= on_ship:
+            cands.append({"type": "buy"})
+        if "encounter" in cat.cards[card_here]:
             cands.append({"type": "attack_merchant"})
+    flags = -1
     for c in d["players"]:
-        if c != player and d["p"][c]["ship"]["at"] == at:
+        if c != player and d["p"][c]["ship"]["at"] == at and c not in turn["battled"]:
+            if at == HARBOR or not d["p"][c]["ship"]["pirate"]:  # attacking a Mercantile ship takes a flag
+                if flags < 0:
+                    flags = played_icons(cat, p, "attack_flag") - p["flags_used"]
+                if flags <= 0:
+                    continue
             cands.append({"type": "attack", "target": c})
     isl = island_at(d, at)
-    if isl and isl["controller"] not in (None, player):
+    if isl and isl["controller"] not in (None, player) and (isl["buildings"]["fort"] or isl["buildings"]["garrison"]):
         cands.append({"type": "attack_building"})
     for cid in p["played"]:
         card = p["cards"][cid]
@@ -191,24 +216,29 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                 continue
             if "choice" in ab:
                 for i, alt in enumerate(ab["choice"]):
-                    cands.append({"type": "use_ability", "ability": aid, "choice": i,
-                                  "args": _ability_args(d, player, alt)})
-            else:
+                    if not _hopeless(alt, at, isl, ship):
+                        cands.append({"type": "use_ability", "ability": aid, "choice": i,
+                                      "args": _ability_args(d, player, alt)})
+            elif not _hopeless(ab, at, isl, ship):
                 cands.append({"type": "use_ability", "ability": aid, "args": _ability_args(d, player, ab)})
+    unload_here = at == HARBOR or isl is not None
+    mine = isl is not None and isl["controller"] == player
     for h in (0, 1):
-        hold = ship["holds"][h]
-        if at == HARBOR and p["dock"]:
-            cands.append({"type": "load", "hold": h, "cargo": 1})
-        if isl and controller_at(d, at) == player:
-            if isl["cargo"]:
+        hold = holds[h]
+        if hold[0] + hold[1] < HOLD_CAP[h]:
+            if at == HARBOR and p["dock"]:
                 cands.append({"type": "load", "hold": h, "cargo": 1})
-            if isl["coins"]:
-                cands.append({"type": "load", "hold": h, "coins": 1})
-        if hold[0]:
-            cands.append({"type": "unload", "hold": h, "cargo": hold[0]})
-        if hold[1]:
-            cands.append({"type": "unload", "hold": h, "coins": hold[1]})
-    if p["dock"] + ship["holds"][0][0] + ship["holds"][1][0] >= 12:
+            if mine:
+                if isl["cargo"]:
+                    cands.append({"type": "load", "hold": h, "cargo": 1})
+                if isl["coins"]:
+                    cands.append({"type": "load", "hold": h, "coins": 1})
+        if unload_here:
+            if hold[0]:
+                cands.append({"type": "unload", "hold": h, "cargo": hold[0]})
+            if hold[1]:
+                cands.append({"type": "unload", "hold": h, "coins": hold[1]})
+    if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
         cands.append({"type": "master_merchant"})
     out = sure + [a for a in cands if _ok(d, player, a)]
     end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player)}

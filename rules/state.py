@@ -59,6 +59,25 @@ class GameState:
             new["turn_log"] = list(d["turn_log"])
         return GameState(new)
 
+    def copy_touching(self, keys: tuple[str, ...], colors: tuple[str, ...]) -> GameState:
+        """A copy for an action known to change only the top-level `keys` and the players `colors` (besides
+        seq, rng and the turn log): everything else is shared with this state (structural sharing). The
+        engine declares those sets per action type (`engine.TOUCHES`); a test checks the old state stays
+        untouched."""
+        d = self.data
+        new = dict(d)
+        for k in keys:
+            new[k] = copy_data(d[k])
+        ps = new["p"] = dict(d["p"])
+        for c in colors:
+            p = d["p"][c]
+            cards = p["cards"]
+            q = copy_data({k: v for k, v in p.items() if k != "cards"})
+            q["cards"] = cards
+            ps[c] = q
+        new["turn_log"] = list(d["turn_log"])
+        return GameState(new)
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, GameState) and self.data == other.data
 
