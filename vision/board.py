@@ -394,8 +394,9 @@ class BoardReader:
                     continue
                 if area < 0.6 * top:
                     continue
-            if area < 0.45 * top:
-                continue
+            if area < 0.35 * top:
+                continue  # specks: ink, noise
+            partial = area < 0.6 * top  # too small for a whole cube, too big to ignore: ask
             (_, _), (rw, rh), angle = cv2.minAreaRect(pts)
             tops = _tops(pts, stats, (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s) if area > 1.6 * top else None
             if max(rw, rh) / self.s < 1.9 * size or (tops is not None and tops[0] / self.s < 1.9 * size):
@@ -430,6 +431,9 @@ class BoardReader:
                 if name == "unknown":
                     cube.ambiguous, cube.why = True, "a cube of a colour the palette does not know"
                     cube.zone = None
+                elif partial:
+                    cube.ambiguous, cube.confidence = True, min(cube.confidence, 0.3)
+                    cube.why = "only part of a cube shows in its colour (shadow, glare or cover)"
                 if crops:
                     cube.bbox_px = self._crop_box(footprint, angle, pose, H_top, shape)
                 cubes.append(cube)

@@ -138,7 +138,7 @@ def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
     background[np.asarray(palette.background_bins, np.int64)] = True
     if n:
         # A bin the bare board shows stays background unless it sits right on a cube colour's line.
-        strong = dbest < accept * 0.5
+        strong = dbest < accept * 0.35
         lut[background & ~strong] = BACKGROUND
     # Vivid colours nobody calibrated (a hand, a cube of another colour): "unknown".
     lab = cv2.cvtColor(centres.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
@@ -150,9 +150,9 @@ def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
     return lut
 
 
-def background_bins_from_pixels(pixels: np.ndarray, shade_levels: tuple[float, ...] = (1.0, 0.85, 0.7, 0.57),
+def background_bins_from_pixels(pixels: np.ndarray, shade_levels: tuple[float, ...] = (1.2, 1.1, 1.0, 0.85, 0.7, 0.57),
                                 min_count: int = 2) -> np.ndarray:
-    """Bins the bare board occupies, including its shadowed versions (a cube's shadow darkens the board)."""
+    """Bins the bare board occupies, also a little brighter (uneven light) and shadowed (a cube's shadow)."""
     px = pixels.reshape(-1, 3).astype(np.float32)
     counts = np.zeros(LEVELS**3, np.int64)
     for s in shade_levels:

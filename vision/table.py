@@ -331,7 +331,8 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
         p.adaptiveThreshWinSizeMin = 13
         p.adaptiveThreshWinSizeMax = 13
         p.adaptiveThreshWinSizeStep = 10
-        p.minMarkerPerimeterRate = 0.03 if kind == "frame" else 0.1
+        # (Rates are of the image's larger side; the boards' strip of crops is long and thin.)
+        p.minMarkerPerimeterRate = 0.03 if kind == "frame" else 0.02
         p.maxMarkerPerimeterRate = 0.6 if kind == "frame" else 4.0
         # More samples per bit: a 25 mm ship marker can be ~20 px in a tilted view.
         p.perspectiveRemovePixelPerCell = 8
@@ -580,8 +581,13 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     # The back art first (12 small warps, one colour conversion): where it fills the marker's spot there
     # is no marker to look for.
     fractions = _back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots], gains, layout)
-    for k, sq in enumerate(layout.squares):
-        c = spots[k]
+    # The marker's spot on every square that does not show the back, cut out with a replicated margin
+    # (the detector drops candidates touching an image border) and laid side by side: one detector
+    # call for all of them.
+    crops: list[tuple[int, int, int, np.ndarray]] = []  # square index, crop x, crop y, padded crop
+    for k, c in enumerate(spots):
+        if fractions[k] >= BACK_FRACTION:
+            continue
         roi_mm = np.array([[c[0] - roi_half, c[1] - roi_half], [c[0] + roi_half, c[1] - roi_half],
                            [c[0] + roi_half, c[1] + roi_half], [c[0] - roi_half, c[1] + roi_half]])
         roi_px = apply_homography(H, roi_mm)
@@ -592,26 +598,34 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         xa, ya = np.floor(roi_px.min(axis=0)).astype(int) - 2
         xb, yb = np.ceil(roi_px.max(axis=0)).astype(int) + 2
         xa, ya, xb, yb = max(xa, 0), max(ya, 0), min(xb, w), min(yb, h)
-        names: set[str] = set()
+        if xb - xa >= 16 and yb - ya >= 16:
+            crops.append((k, xa, ya, cv2.copyMakeBorder(gray[ya:yb, xa:xb], PAD, PAD, PAD, PAD,
+                                                        cv2.BORDER_REPLICATE)))
+    names: dict[int, set[str]] = {k: set() for k in range(len(layout.squares))}
+    if crops:
+        tall = max(cr.shape[0] for *_, cr in crops)
+        strip = np.hstack([cv2.copyMakeBorder(cr, 0, tall - cr.shape[0], 0, 0, cv2.BORDER_REPLICATE)
+                           for *_, cr in crops])
+        starts = np.cumsum([0] + [cr.shape[1] for *_, cr in crops])
+        for mid, quads in _detect(strip, layout.boards.aruco_dictionary, "board").items():
+            bname = layout.boards.name_of(mid)
+            if bname is None:
+                continue
+            for q in quads:
+                i = int(np.searchsorted(starts, q[:, 0].mean(), side="right")) - 1
+                k, xa, ya, _ = crops[i]
+                local = q - np.array([starts[i] + PAD - xa, PAD - ya])
+                qc = apply_homography(Hinv, ideal(local)).mean(axis=0)
+                if _signed_distance(layout.squares[k].polygon_mm, qc[0], qc[1]) >= 0:
+                    names[k].add(bname)
+    for k, sq in enumerate(layout.squares):
         frac = fractions[k]
-        if frac < BACK_FRACTION and xb - xa >= 16 and yb - ya >= 16:
-            # A margin of edge pixels: the detector drops candidates that touch the crop's border.
-            crop = cv2.copyMakeBorder(gray[ya:yb, xa:xb], PAD, PAD, PAD, PAD, cv2.BORDER_REPLICATE)
-            hits = _detect(crop, layout.boards.aruco_dictionary, "board")
-            for mid, quads in hits.items():
-                bname = layout.boards.name_of(mid)
-                if bname is None:
-                    continue
-                for q in quads:
-                    qc = apply_homography(Hinv, ideal(q + np.array([xa - PAD, ya - PAD]))).mean(axis=0)
-                    if _signed_distance(sq.polygon_mm, qc[0], qc[1]) >= 0:
-                        names.add(bname)
         entry = {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0}
-        if len(names) == 1:
-            bname = names.pop()
+        if len(names[k]) == 1:
+            bname = names[k].pop()
             entry = {"square": sq.id, "face_up": True, "board": bname, "confidence": 0.99}
             seen_boards.setdefault(bname, []).append(k)
-        elif not names and frac >= BACK_FRACTION:
+        elif not names[k] and frac >= BACK_FRACTION:
             entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(frac, 3)}
         boards_out.append(entry)
     for _bname, where in seen_boards.items():
