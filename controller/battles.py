@@ -66,7 +66,8 @@ class BattleDriver:
                 if self.session is not None:
                     self.session, self.setup_json = None, None
                     self.core.battle_view = None
-                    self.core.clear_prompts()
+                    self._drop_battle_prompts()
+                    self.core.publish_prompts()
                     if self.on_change is not None:
                         self.on_change()
                 return
@@ -170,7 +171,7 @@ class BattleDriver:
         session = self.session
         battle_id = self.setup_json["battle_id"]
         self.core.battle_view = session.view()
-        self.core.prompts = {}
+        self._drop_battle_prompts()
         for i, p in enumerate(session.prompts()):
             kind = _KINDS.get(p.kind, p.kind)
             pid = f"{battle_id}:{self.inputs}:{i}"
@@ -199,6 +200,10 @@ class BattleDriver:
         self.core.publish_state()
         if self.on_change is not None:
             self.on_change()
+
+    def _drop_battle_prompts(self) -> None:
+        """Battle prompts go; the others (level up, ships) stay."""
+        self.core.prompts = {k: p for k, p in self.core.prompts.items() if "battle_id" not in p.data}
 
     def _resolve(self) -> None:
         record = self.session.record

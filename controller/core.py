@@ -232,9 +232,11 @@ class TableCore:
         return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.public_view(self.state),
                 "battle": self.battle_view, "tower": {"warning": self.tower_warning}, "ts": self.clock()}
 
-    def private_payload(self, player: str) -> dict[str, Any]:
+    def private_payload(self, player: str, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        if legal is None:
+            legal = self.engine.legal_actions(self.state, player)
         return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.private_view(self.state, player),
-                "legal_actions": self.engine.legal_actions(self.state, player)}
+                "legal_actions": legal}
 
     def prompts_payload(self, player: str | None) -> dict[str, Any]:
         return {"epoch": self.epoch, "seq": self.seq,
@@ -245,8 +247,32 @@ class TableCore:
             if self.state is None:
                 return
             self.publisher.publish(f"{self.topic}/state", self.public_payload(), retain=True)
+            changed = False
             for p in self.players:
-                self.publisher.publish(f"{self.topic}/player/{p}/state", self.private_payload(p), retain=True)
+                legal = self.engine.legal_actions(self.state, p)
+                self.publisher.publish(f"{self.topic}/player/{p}/state", self.private_payload(p, legal), retain=True)
+                changed |= self._action_prompt(p, legal)
+            if changed:
+                self.publish_prompts()
+
+    def _action_prompt(self, player: str, legal: list[dict[str, Any]]) -> bool:
+        """A `level_up` prompt while the engine offers this player a level-up (the answer is the action)."""
+        pid = f"level_up:{player}"
+        cards = [a.get("card") for a in legal if a.get("type") == "level_up"]
+        old = self.prompts.get(pid)
+        if not cards:
+            return self.prompts.pop(pid, None) is not None
+        if old is not None and old.data.get("cards") == cards:
+            return False
+
+        def answer(who: str, data: dict[str, Any]) -> None:
+            if data.get("card") not in cards:
+                raise Refusal("invalid", f"Choose one of your cards to level up: {', '.join(map(str, cards))}.")
+            self.submit(who, {"type": "level_up", "card": data["card"]})
+
+        self.prompts[pid] = Prompt(pid, "level_up", "You may level up one Sailor card in your hand.", player,
+                                   {"cards": cards}, handler=answer)
+        return True
 
     def publish_prompts(self) -> None:
         with self.lock:

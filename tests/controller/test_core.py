@@ -107,3 +107,29 @@ def test_resume_from_snapshot_plus_events_equals_replay(tmp_path):
     assert {g.table_id for g in log.games()} == {"t1", "t2"}
     lines = list(log.export_lines(c.game_id))
     assert [json.loads(x) for x in lines] == log.events(c.game_id) and len(lines) == 14
+
+
+def test_level_up_prompt_follows_the_engine_and_its_answer_is_the_action(tmp_path):
+    import rules.api as api
+    from controller.simplayers import SimPlayers
+
+    log = GameLog(tmp_path / "l.db")
+    rec = Recorder()
+    c = TableCore(log, "lv", publisher=rec)
+    c.open_game(["red", "blue", "green", "yellow"], seed=2)
+    sim = SimPlayers(c, seed=3, delay=0)
+    for _ in range(400):
+        c.publish_state()
+        if any(p.kind == "level_up" for p in c.prompts.values()):
+            break
+        assert sim.step()
+    prompt = next(p for p in c.prompts.values() if p.kind == "level_up")
+    player, card = prompt.player, prompt.data["cards"][0]
+    assert {"type": "level_up", "card": card} in api.legal_actions(c.state, player)
+    published = [p for t, p, _r in rec.messages if t == f"table/lv/player/{player}/prompts"]
+    assert any(x["id"] == prompt.id for x in published[-1]["prompts"])
+    bad = c.handle_command(player, json.dumps({"request_id": "1", "prompt_id": prompt.id, "answer": {"card": "x"}}))
+    assert (bad["accepted"], bad["kind"]) == (False, "invalid")
+    ok = c.handle_command(player, json.dumps({"request_id": "2", "prompt_id": prompt.id, "answer": {"card": card}}))
+    assert ok["accepted"], ok
+    assert log.commands(c.game_id)[-1]["action"] == {"type": "level_up", "card": card}
