@@ -305,12 +305,24 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
     if inplace:
         new = state
     elif atype in TOUCHES and not d["battle"] and not d["pending"] and d["phase"] == "main":
-        new = state.copy_touching(TOUCHES[atype], (player,))
+        new = state.copy_touching(TOUCHES[atype], _touched_players(d, player, normalized))
     else:
         new = state.copy()
     out: list[dict] = []
     _fold_into(new.data, event, out)
     return _auto_chance(new, [event, *out])
+
+
+def _touched_players(d: dict[str, Any], player: str, a: dict[str, Any]) -> tuple[str, ...]:
+    """The players whose boards an action listed in TOUCHES may change: the actor, and for a move the
+    owners of Garrisons on the path (a sinking pays them), for Influence everyone (control can pass to a
+    third player, who then takes a permanent cube)."""
+    if a["type"] == "move":
+        owners = [isl["controller"] for sq in a["path"] if (isl := island_at(d, sq)) and isl["controller"]]
+        return (player, *[c for c in dict.fromkeys(owners) if c != player])
+    if a["type"] == "use_ability" and any(k[0] == "e" and "replace" in v for k, v in a.items() if isinstance(v, dict)):
+        return tuple(d["players"])
+    return (player,)
 
 
 def _auto_chance(state: GameState, events: list[dict]) -> tuple[GameState, list[dict]]:
@@ -1925,6 +1937,10 @@ TOUCHES: dict[str, tuple[str, ...]] = {
     "rearrange": (),
     "jettison": ("supply",),
     "buy": ("turn", "grid", "supply"),
+    # exploring flips a board and draws its card (auto chance); Garrison fire may sink the ship
+    "move": ("turn", "grid", "pending", "pool", "decks", "supply", "achievements", "achievement_cubes",
+             "battle_queue"),
+    "use_ability": ("turn", "grid", "supply", "upgrade_supply", "achievements", "achievement_cubes"),
 }
 DOS = {
     "reveal_board": do_reveal_board, "draw_advancement": do_draw_advancement, "draw_sailors": do_draw_sailors,
