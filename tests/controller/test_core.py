@@ -133,3 +133,37 @@ def test_level_up_prompt_follows_the_engine_and_its_answer_is_the_action(tmp_pat
     ok = c.handle_command(player, json.dumps({"request_id": "2", "prompt_id": prompt.id, "answer": {"card": card}}))
     assert ok["accepted"], ok
     assert log.commands(c.game_id)[-1]["action"] == {"type": "level_up", "card": card}
+
+
+def test_no_input_crashes_the_command_handler_or_changes_state(tmp_path):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    log = GameLog(tmp_path / "f.db")
+    c = TableCore(log, "fz")
+    c.open_game(["red", "blue"], seed=1)
+    json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+                               lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                                           max_size=3), max_leaves=8)
+    actions = st.fixed_dictionaries({"type": st.sampled_from(["move", "buy", "end_turn", "teleport", "level_up"])},
+                                    optional={"path": json_values, "card": json_values})
+    commands = st.one_of(
+        st.binary(max_size=40),
+        json_values.map(lambda v: json.dumps(v).encode()),
+        st.fixed_dictionaries({"request_id": st.text(min_size=1, max_size=5), "seq": st.integers(-2, 30),
+                               "action": actions}).map(lambda v: json.dumps(v).encode()),
+        st.fixed_dictionaries({"request_id": st.text(min_size=1, max_size=5), "prompt_id": json_values,
+                               "answer": json_values}).map(lambda v: json.dumps(v).encode()),
+    )
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(player=st.sampled_from(["red", "blue", "green"]), raw=commands)
+    def check(player, raw):
+        before = (json.dumps(c.engine.state_to_json(c.state), sort_keys=True), len(log.events(c.game_id)))
+        reply = c.handle_command(player, raw)
+        assert set(reply) == {"request_id", "accepted", "kind", "reason", "seq"}
+        if not reply["accepted"]:
+            assert reply["kind"] in ("invalid", "illegal", "ambiguous", "stale") and reply["reason"]
+            assert (json.dumps(c.engine.state_to_json(c.state), sort_keys=True), len(log.events(c.game_id))) == before
+
+    check()
