@@ -20,7 +20,12 @@ log = logging.getLogger("smart_table.mqtt")
 
 
 class MqttError(RuntimeError):
-    pass
+    """Cannot connect. `refused` is true when the broker answered no (credentials, authorisation):
+    waiting will not help, unlike a broker that is not up yet."""
+
+    def __init__(self, message: str, refused: bool = False) -> None:
+        super().__init__(message)
+        self.refused = refused
 
 
 class MqttLink:
@@ -48,6 +53,7 @@ class MqttLink:
         self.core = core
         tries = ["5", "3.1.1"] if self.protocol == "auto" else [self.protocol]
         last = ""
+        refused = False
         for proto in tries:
             # amqtt never answers an MQTT 5 CONNECT: probe briefly before falling back to 3.1.1.
             ok, last = self._try_connect(proto, min(timeout, 2.0) if len(tries) > 1 and proto == "5" else timeout)
@@ -55,8 +61,11 @@ class MqttLink:
                 self.protocol_used = proto
                 log.info("MQTT %s connected to %s:%s", proto, self.host, self.port)
                 return
+            refused = refused or last.startswith("refused")
+            if refused and any(w in last.lower() for w in ("password", "authori")):
+                break  # the broker understood us and said no: 3.1.1 will not change that
         raise MqttError(f"cannot connect to the MQTT broker at {self.host}:{self.port} ({last}); "
-                        "check [mqtt] host, port, username and password in the config")
+                        "check mqtt.host, mqtt.port, mqtt.username and mqtt.password in the config", refused=refused)
 
     def _try_connect(self, proto: str, timeout: float) -> tuple[bool, str]:
         version = mqtt.MQTTv5 if proto == "5" else mqtt.MQTTv311

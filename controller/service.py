@@ -118,7 +118,7 @@ class ControllerService:
                 self.mqtt.start(self.core)
                 return
             except MqttError as exc:
-                if time.monotonic() > deadline or self.stop_event.is_set():
+                if exc.refused or time.monotonic() > deadline or self.stop_event.is_set():
                     raise
                 log.info("waiting for the broker: %s", exc)
                 self.stop_event.wait(0.5)

@@ -158,3 +158,20 @@ def test_mqtt5_reply_carries_correlation_data_and_expiry(table):
     assert deadline_msg.properties.MessageExpiryInterval == 60
     assert _payload(deadline_msg)["kind"] == "invalid"
     green.close()
+
+
+def test_controller_with_a_wrong_password_says_which_keys_to_check(tmp_path):
+    with running_mosquitto() as broker:
+        cfg = json.dumps({"table": {"id": "mq", "database": str(tmp_path / "x.db"), "players": ["red", "blue"]},
+                          "mqtt": {"host": broker.host, "port": broker.port, "username": "controller",
+                                   "password": "wrong", "protocol": "5"},
+                          "bridge": {"enabled": False}, "vision": {"enabled": False}})
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        import time
+
+        t0 = time.monotonic()
+        run = subprocess.run([sys.executable, "-m", "controller.service", "--config-json", cfg], cwd=REPO, env=env,
+                             capture_output=True, text=True, timeout=120)
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+    assert "cannot connect to the MQTT broker" in run.stderr and "password" in run.stderr
+    assert time.monotonic() - t0 < 20  # a refused login is final: no waiting for the broker
