@@ -42,10 +42,11 @@ class SceneCamera:
     """A simulated camera: renders the board with the cubes where they lie (vision.synth) and reads the image
     with the real reader (vision.board), calibrated once from a rendered swatch image (calibration.colors).
 
-    `read` returns the reader's JSON and the corrections a player at the table would make: a cube the
-    reader put in the wrong zone or colour (matched to the rendered truth by position). When the reader
-    sees a different number of cubes, the scene is rendered again (a nudge of the camera or the light);
-    after three misses the board is read by hand (the rendered truth), which is logged.
+    `read_with_corrections` returns the reader's JSON and the corrections a player at the table makes
+    for the cubes the reader flagged (ambiguous, unplaced), each matched to the rendered truth by position.
+    When the reader sees a different number of cubes, or puts a cube in a wrong zone with confidence, the
+    scene is rendered again (a nudge of the camera or the light); after three misses the board is read by
+    hand (the rendered truth), which is logged. So the battle is always decided on what truly lies there.
     """
 
     name = "scene"
@@ -65,7 +66,7 @@ class SceneCamera:
         self.fixed = {k: var[k] for k in ("lighting", "art_seed", "color_jitter", "cube_seed")}
         image, _ = render_battle_scene(self.layout, swatch_cubes(self.layout, self.rng), self.rng, size=size, **self.fixed)
         self.palette = learn_palette(image, self.layout)
-        self.reads = self.rereads = self.by_hand = 0
+        self.reads = self.rereads = self.by_hand = self.misreads = self.corrected = 0
 
     def read_with_corrections(self, cubes: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         from vision.board import read_board
@@ -81,7 +82,15 @@ class SceneCamera:
             if len(reading.get("cubes", [])) == len(truth["cubes"]) and reading.get("status") != "no-board":
                 # Plain JSON, as it would arrive over ZeroMQ from a vision process.
                 reading = json.loads(json.dumps(reading, default=_plain))
-                return reading, self._corrections(reading, truth)
+                fixes = self._corrections(reading, truth)
+                # A cube read wrong with confidence would be accepted before anyone could object (the session
+                # takes a settled, consistent reading at once), so the simulated players nudge the camera and
+                # look again; a cube the reader flags is corrected through the session's prompt instead.
+                if not any(f.get("confident") for f in fixes):
+                    self.corrected += len(fixes)
+                    return reading, [{k: v for k, v in f.items() if k != "confident"} for f in fixes]
+                self.misreads += 1
+                continue
         self.by_hand += 1
         log.warning("the simulated camera misread the board 3 times; the simulated players read it by hand")
         return {k: truth[k] for k in ("status", "cubes", "counts", "redrop", "ambiguous")}, []
@@ -102,10 +111,10 @@ class SceneCamera:
             real = truth["cubes"][j]
             zone = None if real.get("on_rail") else real["zone"]
             read_zone = None if cube.get("on_rail") else cube.get("zone")
-            ambiguous = i in reading.get("ambiguous", []) or float(cube.get("confidence", 1.0)) < 0.5
-            if read_zone != zone or cube["color"] != real["color"] or ambiguous or \
-                    (read_zone is None and not cube.get("on_rail")):
-                fix: dict[str, Any] = {"cube": i, "zone": zone}
+            unplaced = read_zone is None and not cube.get("on_rail")
+            flagged = i in reading.get("ambiguous", []) or float(cube.get("confidence", 1.0)) < 0.5 or unplaced
+            if read_zone != zone or cube["color"] != real["color"] or flagged:
+                fix: dict[str, Any] = {"cube": i, "zone": zone, "confident": not flagged}
                 if cube["color"] != real["color"]:
                     fix["color"] = real["color"]
                 out.append(fix)
