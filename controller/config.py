@@ -66,6 +66,7 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
         "until_game_over": (bool, False),
         "tower_control": (str, ""),
         "camera": (str, "scene"),
+        "camera_control": (str, "tcp://127.0.0.1:5593"),
         "rail_chance": (float, 0.04),
     },
     "tower": {
@@ -167,7 +168,8 @@ def validate(cfg: Config) -> None:
         raise ConfigError(f"table.id must be a non-empty name without '/', '+' or '#', got {cfg['table']['id']!r}")
     if cfg["table"]["snapshot_every"] < 1:
         raise ConfigError("table.snapshot_every must be at least 1")
-    if cfg["simulate"]["camera"] not in ("scene", "model"):
-        raise ConfigError(f"simulate.camera must be \"scene\" or \"model\", got {cfg['simulate']['camera']!r}")
+    if cfg["simulate"]["camera"] not in ("scene", "model", "process"):
+        raise ConfigError("simulate.camera must be \"scene\", \"model\" or \"process\", "
+                          f"got {cfg['simulate']['camera']!r}")
     if not 0 < cfg["tower"]["alpha"] < 1:
         raise ConfigError("tower.alpha must be between 0 and 1")

@@ -27,7 +27,7 @@ from controller.gamelog import GameLog
 from controller.mqtt import MqttError, MqttLink
 from controller.ships import ShipWatcher
 from controller.simplayers import SimLimits, SimPlayers, game_over
-from controller.simtable import SceneCamera, SimTable, TowerControl
+from controller.simtable import RemoteCamera, SceneCamera, SimTable, TowerControl
 from controller.towerleds import TowerLeds
 from controller.zmqin import SensorWiring, ZmqInputs
 
@@ -145,7 +145,11 @@ class ControllerService:
             control = self.cfg["simulate"]["tower_control"]
             tower = TowerControl(control) if control and self.cfg["bridge"]["enabled"] else None
             sim = self.cfg["simulate"]
-            camera = SceneCamera(sim["seed"]) if sim["camera"] == "scene" else None
+            camera: Any = None
+            if sim["camera"] == "scene":
+                camera = SceneCamera(sim["seed"])
+            elif sim["camera"] == "process":
+                camera = RemoteCamera(sim["camera_control"])
             self.table = SimTable(self.battles, sim["seed"], tower=tower, camera=camera, rail_chance=sim["rail_chance"])
         if self.simulate:
             self.sim = SimPlayers(self.core, self.cfg["simulate"]["seed"], self.cfg["simulate"]["delay"],

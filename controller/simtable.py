@@ -67,15 +67,23 @@ class SceneCamera:
         image, _ = render_battle_scene(self.layout, swatch_cubes(self.layout, self.rng), self.rng, size=size, **self.fixed)
         self.palette = learn_palette(image, self.layout)
         self.reads = self.rereads = self.by_hand = self.misreads = self.corrected = 0
+        self.reader: Any = None
+        self.last_crops: list[dict[str, Any]] = []  # base64 JPEG per cube of the last reading (for prompts)
 
     def read_with_corrections(self, cubes: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from vision.board import read_board
+        from vision.board import BoardReader
+        from vision.live import crop_jpeg
 
+        if self.reader is None:
+            self.reader = BoardReader(self.layout, self.palette)
         specs = [{"color": c["color"], "zone": c["zone"]} for c in cubes]
         truth: dict[str, Any] = {}
+        self.last_crops = []
         for attempt in range(3):
             image, truth = self.render(self.layout, specs, self.rng, size=self.size, **self.fixed)
-            reading = read_board(image, self.layout, self.palette)
+            result = self.reader.read(image)
+            reading = result.to_json()
+            self.last_crops = [{"index": i, "jpeg_base64": crop_jpeg(image, c.bbox_px)} for i, c in enumerate(result.cubes)]
             self.reads += 1
             if attempt:
                 self.rereads += 1
@@ -92,6 +100,7 @@ class SceneCamera:
                 self.misreads += 1
                 continue
         self.by_hand += 1
+        self.last_crops = []
         log.warning("the simulated camera misread the board 3 times; the simulated players read it by hand")
         return {k: truth[k] for k in ("status", "cubes", "counts", "redrop", "ambiguous")}, []
 
@@ -127,6 +136,40 @@ def _plain(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.decode("latin-1")
     raise TypeError(f"{type(value).__name__} is not JSON")
+
+
+class RemoteCamera:
+    """The simulated camera in its own process (controller.simcamera): it is told where the cubes lie and
+    publishes the board on ZeroMQ like the vision process; the controller gets it through its inputs."""
+
+    name = "process"
+
+    def __init__(self, endpoint: str, timeout_ms: int = 30000) -> None:
+        import zmq
+
+        self.endpoint, self.timeout_ms = endpoint, timeout_ms
+        self.ctx = zmq.Context.instance()
+        self.sock: Any = None
+
+    def photograph(self, cubes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Ask for a photograph of `cubes`; returns the corrections for the cubes the reader will flag."""
+        import zmq
+
+        if self.sock is None:
+            self.sock = self.ctx.socket(zmq.REQ)
+            self.sock.setsockopt(zmq.LINGER, 0)
+            self.sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
+            self.sock.connect(self.endpoint)
+        try:
+            self.sock.send_string(json.dumps({"cubes": cubes}))
+            reply = json.loads(self.sock.recv_string())
+        except zmq.ZMQError as exc:
+            self.sock.close()
+            self.sock = None
+            raise RuntimeError(f"the simulated camera at {self.endpoint} did not answer ({exc})") from None
+        if not reply.get("ok"):
+            raise RuntimeError(f"the simulated camera refused: {reply.get('error')}")
+        return list(reply.get("corrections", []))
 
 
 class TowerControl:
@@ -171,6 +214,8 @@ class SimTable:
         self.rail_chance, self.ability_chance = rail_chance, ability_chance
         self.done_key: Any = None
         self.board: list[dict[str, Any]] = []
+        self.photo_at: float | None = None  # when the remote camera was last asked (its reading comes by ZeroMQ)
+        self.pending_fixes: list[dict[str, Any]] = []
         self.drops = 0
         self.redrops = 0
         self.corrections = 0
@@ -192,11 +237,14 @@ class SimTable:
             key = self.driver.owed_key
             if key != self.done_key:
                 self.done_key = key
+                self.photo_at, self.pending_fixes = None, []
                 self.board = self._drop(owed)
                 return True
             # The camera reads once the tower has counted the whole drop (cubes land after they pass it);
             # a reading the session dropped (the tower counted again) is taken again.
             view = session.view()
+            if isinstance(self.camera, RemoteCamera):
+                return self._remote_step(view, owed)
             if view["tower_counts"] == {c: n for c, n in owed.dropped.items() if n} and not view["provisional"]:
                 corrections: list[dict[str, Any]] = []
                 if hasattr(self.camera, "read_with_corrections"):
@@ -207,16 +255,7 @@ class SimTable:
                     self.camera_out(reading)
                 else:
                     self.driver.camera(reading, settled=True)
-                # A player at the table fixes what the camera misread, through the session (kept as evidence).
-                by = self.driver.session.setup.attacker.name if self.driver.session is not None else "table"
-                for fix in corrections:
-                    if self.driver.session is None or self.driver.session.owed is None:
-                        break
-                    try:
-                        self.driver.input("correct", {**fix, "by": by})
-                        self.corrections += 1
-                    except Refusal as exc:
-                        log.warning("simulated correction %s refused: %s", fix, exc)
+                self._correct(corrections)
                 return True
             return False
         for prompt in session.prompts():
@@ -224,6 +263,41 @@ class SimTable:
                 self._ability(prompt)
                 return True
         return False
+
+    def _remote_step(self, view: dict[str, Any], owed: Any) -> bool:
+        import time
+
+        now = time.monotonic()
+        if view["provisional"]:
+            if self.pending_fixes:  # the photograph has arrived: fix what the reader flagged
+                fixes, self.pending_fixes = self.pending_fixes, []
+                self._correct(fixes)
+                return True
+            return False
+        if view["tower_counts"] != {c: n for c, n in owed.dropped.items() if n}:
+            return False
+        if self.photo_at is not None and now - self.photo_at < 5.0:
+            return False  # the photograph is on its way over ZeroMQ
+        try:
+            self.pending_fixes = self.camera.photograph(self.board)
+        except RuntimeError as exc:
+            log.warning("%s; reading the board without it", exc)
+            self.driver.camera(ModelCamera().read(self.board), settled=True)
+            return True
+        self.photo_at = now
+        return True
+
+    def _correct(self, fixes: list[dict[str, Any]]) -> None:
+        """A player at the table fixes what the camera flagged, through the session (kept as evidence)."""
+        by = self.driver.session.setup.attacker.name if self.driver.session is not None else "table"
+        for fix in fixes:
+            if self.driver.session is None or self.driver.session.owed is None:
+                break
+            try:
+                self.driver.input("correct", {**fix, "by": by})
+                self.corrections += 1
+            except Refusal as exc:
+                log.warning("simulated correction %s refused: %s", fix, exc)
 
     def _drop(self, owed: Any) -> list[dict[str, Any]]:
         """Drop the owed cubes: the tower counts them; returns the board as they will lie."""

@@ -101,6 +101,11 @@ class Supervisor:
             hp = zmq_port(cfg["simulate"]["tower_control"])
             if hp:
                 wanted.append(("simulate.tower_control", *hp))
+        if self.simulate and cfg["vision"]["enabled"] and cfg["simulate"]["camera"] in ("scene", "process"):
+            for key in ("simulate.camera_control", "vision.events"):
+                hp = zmq_port(cfg.get(key))
+                if hp:
+                    wanted.append((key, *hp))
         seen: dict[int, str] = {}
         for key, host, port in wanted:
             if port in seen and port != 0:
@@ -132,6 +137,12 @@ class Supervisor:
             self.children.append(Child("bridge", [py, "-m", "cli", "bridge", "--device", device, "--zmq-pub",
                                                   cfg["bridge"]["events"], "--zmq-cmd", cfg["bridge"]["commands"]]))
         v = cfg["vision"]
+        if self.simulate and v["enabled"] and cfg["simulate"]["camera"] in ("scene", "process"):
+            # The simulated camera runs as the vision process would: its own child, publishing vision.board.
+            cfg.set("simulate.camera", "process")
+            self.children.append(Child("camera", [py, "-m", "controller.simcamera", "--control",
+                                                  cfg["simulate"]["camera_control"], "--pub", v["events"],
+                                                  "--seed", str(cfg["simulate"]["seed"])]))
         if v["enabled"] and not self.simulate:
             if v["palette"]:
                 argv = [py, "-m", "cli", "vision", "watch", *_source(v["camera"], "--video"), "--layout",

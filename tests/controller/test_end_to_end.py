@@ -67,8 +67,10 @@ enabled = false
 events = "tcp://127.0.0.1:{free_port()}"
 commands = "tcp://127.0.0.1:{free_port()}"
 [vision]
-enabled = false
+events = "tcp://127.0.0.1:{free_port()}"
+ships_events = "tcp://127.0.0.1:{free_port()}"
 [simulate]
+camera_control = "tcp://127.0.0.1:{free_port()}"
 seed = 3
 delay = 0.0
 rail_chance = 0.25
@@ -80,6 +82,7 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
         out = run.stdout
         assert "[firmware-sim]" in out and "[bridge]" in out and "game " in out and "over at seq" in out
+        assert "[camera] simulated camera: control" in out  # the camera is its own process, like vision's
         # The tower's LED ring told the table to drop and to re-drop, through the bridge to the device.
         assert "tower LED: drop" in out and "tower LED: redrop" in out and "not shown" not in out
         msgs = {who: c.collect(2.0) for who, c in watchers.items()}
@@ -99,7 +102,8 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
     towers = [step["tower_counts"] for e in events if e["type"] == "resolve_battle"
               for step in e["action"]["record"]["steps"] if step["step"] == "drop"]
     assert all(sum(t.values()) > 0 for t in towers)
-    # The readings came from rendered images read by vision's reader (cube positions on the board).
+    # The readings came from rendered images read by vision's reader (cube positions on the board), sent by
+    # the camera process as vision.board messages over ZeroMQ.
     boards = [c for e in events if e["type"] == "resolve_battle" for step in e["action"]["record"]["steps"]
               if step["step"] == "drop" for c in step["board"]]
     assert boards and all("center_mm" in c for c in boards)

@@ -34,7 +34,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_run_simulate_embedded_broker_restart_and_clean_stop(tmp_path):
-    ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis")}
+    ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")}
     (tmp_path / "t.toml").write_text(f"""
 [table]
 database = "t.db"
@@ -49,9 +49,11 @@ events = "tcp://127.0.0.1:{ports['pub']}"
 commands = "tcp://127.0.0.1:{ports['cmd']}"
 [vision]
 events = "tcp://127.0.0.1:{ports['vis']}"
+ships_events = "tcp://127.0.0.1:{ports['shp']}"
 [simulate]
 delay = 0.2
 tower_control = "tcp://127.0.0.1:{ports['ctl']}"
+camera_control = "tcp://127.0.0.1:{ports['cam']}"
 [supervisor]
 restart_delay = 0.5
 """)
@@ -80,10 +82,10 @@ restart_delay = 0.5
         wait_line(r"display\s+(http://127\.0\.0\.1:\d+/|not served)")
         wait_line(rf"MQTT\s+127\.0\.0\.1:{ports['mqtt']} \(embedded broker\)")
         wait_line(rf"WebSocket\s+127\.0\.0\.1:{ports['ws']}")
-        for _ in range(4):
+        for _ in range(5):
             m = wait_line(r"started (\S+) \(pid (\d+)\)")
             pids[m.group(1)] = int(m.group(2))
-        assert set(pids) == {"broker", "firmware-sim", "bridge", "controller"}
+        assert set(pids) == {"broker", "firmware-sim", "bridge", "camera", "controller"}
 
         # A tablet on MQTT 3.1.1 (amqtt speaks nothing else) gets the game's state.
         got: queue.Queue = queue.Queue()
