@@ -141,12 +141,14 @@ def test_mqtt5_reply_carries_correlation_data_and_expiry(table):
     broker, _proc, _db = table
     green = Client(broker, "red")
     assert green.wait_connected()
+    green.subscribe(f"{T}/availability")
+    green.seen(lambda m: m.topic == f"{T}/availability" and _payload(m) == "online", timeout=30)
     green.subscribe(f"{T}/player/red/reply")
     props = Properties(PacketTypes.PUBLISH)
     props.CorrelationData = b"corr-42"
     props.ResponseTopic = f"{T}/player/red/reply"
     deadline_msg = None
-    for _ in range(3):  # the controller may still be connecting
+    for _ in range(3):  # online means subscribed: the first try is answered
         green.client.publish(f"{T}/player/red/cmd", b"{broken", qos=1, properties=props).wait_for_publish(5)
         try:
             deadline_msg = green.wait_for(lambda m: m.topic.endswith("/reply"), timeout=10)
