@@ -214,6 +214,18 @@ class Supervisor:
         self.say(f"  MQTT      {m['host']}:{m['port']}" + (" (embedded broker)" if m["embedded"] else ""))
         self.say(f"  WebSocket {m['host']}:{m['ws_port']}")
         self.say(f"  game log  {self.cfg.database_path()}")
+        if url and m["embedded"]:
+            # The embedded broker takes anyone on this machine: links need no credentials.
+            from controller.credentials import join_link
+
+            host = url.split("//", 1)[1].split(":", 1)[0]
+            port = int(url.rsplit(":", 1)[1].strip("/"))
+            table = self.cfg["table"]["id"]
+            link = join_link(host, port, m["ws_port"], table, None, "", "").replace("&user=&pass=", "")
+            self.say(f"  table view {link}")
+            for p in self.cfg["table"]["players"]:
+                link = join_link(host, port, m["ws_port"], table, p, "", "").replace("&user=&pass=", "")
+                self.say(f"  {p:<10} {link}")
         for child in self.children:
             if child.name == "bridge" and self.simulate:
                 self._wait_for(Path(child.argv[child.argv.index("--device") + 1]), 15)
