@@ -39,8 +39,9 @@ _DEFAULT: list[Catalog] = []
 def catalog(d: dict[str, Any]) -> Catalog:
     o = d["options"]
     if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
-        if not _DEFAULT:
-            _DEFAULT.append(load_catalog())
+        if _DEFAULT:
+            return _DEFAULT[0]
+        _DEFAULT.append(load_catalog())
         return _DEFAULT[0]
     return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"])
 
@@ -300,7 +301,9 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
     checker = CHECKS.get(atype)
     if checker is None:
         raise Invalid(f"unknown action type {atype!r}; see docs/rules-engine.md for the list.")
-    normalized = checker(d, player, action)
+    normalized = _offered_check(d, player, action)
+    if normalized is None:
+        normalized = checker(d, player, action)
     event = {"seq": d["seq"], "type": atype, "player": player, "action": normalized}
     if inplace:
         new = state
@@ -311,6 +314,37 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
     out: list[dict] = []
     _fold_into(new.data, event, out)
     return _auto_chance(new, [event, *out])
+
+
+# Actions `legal_actions` just offered after running their full check on this very state: (state data,
+# seq, player, the action object, a copy of it as offered, the check's result) by id of the action object.
+_OFFERED: dict[int, tuple[dict[str, Any], int, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = {}
+
+
+def offer(d: dict[str, Any], player: str, action: dict[str, Any]) -> bool:
+    """Run `action`'s full check against `d`; if it passes, remember the result so that `apply`, sent the
+    same action object unchanged against the same state and seq, does not check it a second time."""
+    try:
+        norm = CHECKS[action["type"]](d, player, action)
+    except RulesError:
+        return False
+    # the action as offered (nested containers copied: a caller could edit them in place)
+    seen = {k: copy_data(v) if type(v) in (dict, list) else v for k, v in action.items()}
+    _OFFERED[id(action)] = (d, d["seq"], player, action, seen, norm)
+    return True
+
+
+def forget_offers() -> None:
+    _OFFERED.clear()
+
+
+def _offered_check(d: dict[str, Any], player: str, action: dict[str, Any]) -> dict[str, Any] | None:
+    hit = _OFFERED.pop(id(action), None)  # used once: applied again, the action is checked again
+    if hit is None or hit[0] is not d or hit[1] != d["seq"] or hit[2] != player or hit[3] is not action:
+        return None
+    if action != hit[4]:  # changed by the caller since it was offered: check it afresh
+        return None
+    return hit[5]
 
 
 def _touched_players(d: dict[str, Any], player: str, a: dict[str, Any]) -> tuple[str, ...]:
@@ -1858,37 +1892,40 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
     """Place markers for achievements met; only on the player's own turn (starred ones wait for it)."""
     if d["active"] != color or d["phase"] != "main":
         return
-    cat = catalog(d)
     p = _p(d, color)
     cubes = d["achievement_cubes"]
-    have = set(achieved(d, color))
-    if "legendary" not in have and cubes["legendary"].get(color, 0) >= 4:
+    achs = d["achievements"]
+    if color not in achs["legendary"] and cubes["legendary"].get(color, 0) >= 4:
         _place_marker(d, color, "legendary", out)
-    if "expert_sailors" not in have and sum(1 for c in p["cards"].values() if c["level"] == 4) >= 3:
+    if color not in achs["expert_sailors"] and sum(1 for c in p["cards"].values() if c["level"] == 4) >= 3:
         _place_marker(d, color, "expert_sailors", out)
-    if "terror_of_the_sea" not in have and p["sank"]:
+    if color not in achs["terror_of_the_sea"] and p["sank"]:
         _place_marker(d, color, "terror_of_the_sea", out)
-    if "capitalist" not in have and p["chest"] >= 30:
+    if color not in achs["capitalist"] and p["chest"] >= 30:
         _place_marker(d, color, "capitalist", out)
-    if "elite_vessel" not in have and sum(len(s) for s in p["ship"]["hull"]) >= 4:
+    if color not in achs["elite_vessel"] and sum(len(s) for s in p["ship"]["hull"]) >= 4:
         _place_marker(d, color, "elite_vessel", out)
-    need = cat.explorer_needed[str(len(d["players"]))]
-    if "explorer" not in have:
-        if cubes["explorer"].get(color, 0) >= need:
+    grid = d["grid"]
+    if color not in achs["explorer"]:
+        need = catalog(d).explorer_needed[str(len(d["players"]))]
+        mine = cubes["explorer"].get(color, 0)
+        if mine >= need:
             _place_marker(d, color, "explorer", out)
-        elif cubes["explorer"].get(color, 0) + sum(1 for sq in SQUARES if d["grid"][sq]["board"] is None) < need:
+        elif mine + sum(1 for sq in SQUARES if grid[sq]["board"] is None) < need:
             p["cubes"] += cubes["explorer"].pop(color, 0)  # it can no longer be met
-    if "builder" not in have or "settler" not in have:
+    builder, settler = color not in achs["builder"], color not in achs["settler"]
+    if builder or settler:
         buildings = perm = 0
         for sq in SQUARES:
-            isl = d["grid"][sq]["island"]
+            isl = grid[sq]["island"]
             if isl:
                 perm += isl["permanent"].get(color, 0)
                 if isl["controller"] == color:
-                    buildings += sum(1 for b in BUILDINGS if isl["buildings"][b])
-        if "builder" not in have and buildings >= 5:
+                    bs = isl["buildings"]
+                    buildings += bs["fort"] + bs["garrison"] + bs["outpost"]
+        if builder and buildings >= 5:
             _place_marker(d, color, "builder", out)
-        if "settler" not in have and perm >= 6:
+        if settler and perm >= 6:
             _place_marker(d, color, "settler", out)
 
 

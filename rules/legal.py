@@ -16,11 +16,15 @@ from rules.engine import (
     CHECKS,
     HARBOR,
     HOLD_CAP,
+    blockaded,
     board_choices,
     card_abilities,
     catalog,
     draw_chance,
+    forget_offers,
+    fortified_against,
     island_at,
+    offer,
     pirates_at,
     played_icons,
 )
@@ -221,26 +225,38 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                                       "args": _ability_args(d, player, alt)})
             elif not _hopeless(ab, at, isl, ship):
                 cands.append({"type": "use_ability", "ability": aid, "args": _ability_args(d, player, ab)})
-    unload_here = at == HARBOR or isl is not None
-    mine = isl is not None and isl["controller"] == player
-    for h in (0, 1):
-        hold = holds[h]
-        if hold[0] + hold[1] < HOLD_CAP[h]:
-            if at == HARBOR and p["dock"]:
-                cands.append({"type": "load", "hold": h, "cargo": 1})
-            if mine:
-                if isl["cargo"]:
-                    cands.append({"type": "load", "hold": h, "cargo": 1})
-                if isl["coins"]:
-                    cands.append({"type": "load", "hold": h, "coins": 1})
-        if unload_here:
-            if hold[0]:
-                cands.append({"type": "unload", "hold": h, "cargo": hold[0]})
-            if hold[1]:
-                cands.append({"type": "unload", "hold": h, "coins": hold[1]})
+    # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
+    # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
+    # Pirate-mode ship blockades it, nor unloading onto an opponent's Fort or Garrison; never on open sea.
+    ok_here = at == HARBOR or (isl is not None and not blockaded(d, at, player))
+    cargo_ops: list[dict[str, Any]] = []
+    if ok_here:
+        mine = isl is not None and isl["controller"] == player
+        unload_ok = at == HARBOR or not fortified_against(d, at, player)
+        for h in (0, 1):
+            hold = holds[h]
+            if hold[0] + hold[1] < HOLD_CAP[h]:
+                if at == HARBOR and p["dock"]:
+                    cargo_ops.append({"type": "load", "hold": h, "cargo": 1})
+                if mine:
+                    if isl["cargo"]:
+                        cargo_ops.append({"type": "load", "hold": h, "cargo": 1})
+                    if isl["coins"]:
+                        cargo_ops.append({"type": "load", "hold": h, "coins": 1})
+            if unload_ok:
+                if hold[0]:
+                    cargo_ops.append({"type": "unload", "hold": h, "cargo": hold[0]})
+                if hold[1]:
+                    cargo_ops.append({"type": "unload", "hold": h, "coins": hold[1]})
     if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
         cands.append({"type": "master_merchant"})
-    out = sure + [a for a in cands if _ok(d, player, a)]
+    forget_offers()
+    out = sure + [a for a in cands if offer(d, player, a)]
+    if cargo_ops:  # in the order offered before (abilities, then holds, then Master Merchant)
+        mm = out.pop() if out and out[-1]["type"] == "master_merchant" else None
+        out += cargo_ops
+        if mm:
+            out.append(mm)
     end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player)}
     out.append(end)
     if at != HARBOR:
