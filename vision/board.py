@@ -407,10 +407,11 @@ class BoardReader:
                 n, count_conf = _count(area, top, sides, frac.get(lab))
                 if count_conf < 0.8:
                     # Shape: which number of cubes, drawn where k-means puts them, covers the blob best?
-                    d_px = (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s * min(1.0, frac.get(lab, 0.8))
+                    share = float(np.clip(frac.get(lab, 0.8), 0.5, 1.0))  # sides mostly show; frac is noisy
+                    d_px = (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s * share
                     cands = [k for k in range(max(1, n - 1), n + 2) if _count_fits(area, top, sides, k)]
                     best_k, best, second = _shape_count(pts, stats, cands, d_px, size * self.s, angle)
-                    if best >= 0.78 and best - second >= 0.05:
+                    if best >= 0.70 and best - second >= 0.035:
                         n, count_conf = best_k, 0.8 if best_k == n else 0.65
                     elif best_k != n:
                         count_conf = min(count_conf, 0.2)
