@@ -80,7 +80,10 @@ class Supervisor:
 
     def say(self, text: str) -> None:
         with self.lock:
-            print(text, file=self.out, flush=True)
+            try:
+                print(text, file=self.out, flush=True)
+            except (BrokenPipeError, ValueError, OSError):
+                pass  # nobody reads our output any more (e.g. piped into head): the table runs on
 
     # -- plan ------------------------------------------------------------------------------------
 
@@ -226,13 +229,13 @@ class Supervisor:
             for p in self.cfg["table"]["players"]:
                 link = join_link(host, port, m["ws_port"], table, p, "", "").replace("&user=&pass=", "")
                 self.say(f"  {p:<10} {link}")
-        for child in self.children:
-            if child.name == "bridge" and self.simulate:
-                self._wait_for(Path(child.argv[child.argv.index("--device") + 1]), 15)
-            self.spawn(child)
-        if on_started is not None:
-            on_started()
         try:
+            for child in self.children:
+                if child.name == "bridge" and self.simulate:
+                    self._wait_for(Path(child.argv[child.argv.index("--device") + 1]), 15)
+                self.spawn(child)
+            if on_started is not None:
+                on_started()
             while not self.stopping.is_set():
                 self.watch()
                 self.stopping.wait(0.2)
