@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         "| time per frame (ms) | median | p95 |",
         "|---|---|---|",
     ]
-    for key in ("total", "markers", "warp", "segment", "assign"):
+    for key in ("total", "markers", "warp", "segment", "assign", "occlusion"):
         vals = [r[f"{key}_ms"] for r in recs if f"{key}_ms" in r]
         if vals:
             lines.append(f"| {key} | {np.median(vals):.2f} | {np.percentile(vals, 95):.2f} |")

@@ -36,6 +36,7 @@ from vision.palette import Palette, load_palette
 PX_PER_MM = 2.0  # resolution of the rectified board image
 TOUCH_MM = 1.0  # a footprint this deep in a zone touches it; this far outside does not; between: unsure
 MIN_MARKERS = 2
+REF_MM = 3.0  # mm per pixel of the bare-board comparison (a hand is large; this is cheap)
 
 
 class CameraError(ValueError):
@@ -260,11 +261,12 @@ class BoardReader:
         blobs = self._blobs(labels)
         t3 = time.perf_counter()
         cubes, occluded = self._assign(blobs, pose, image.shape, crops)
+        t4 = time.perf_counter()
         if not occluded and self.palette.reference is not None:
             occluded = self._foreign_object(image, pose)
-        t4 = time.perf_counter()
+        t5 = time.perf_counter()
         timings = {"markers": (t1 - t0) * 1e3, "warp": (t2 - t1) * 1e3, "segment": (t3 - t2) * 1e3,
-                   "assign": (t4 - t3) * 1e3}
+                   "assign": (t4 - t3) * 1e3, "occlusion": (t5 - t4) * 1e3}
         missing = sorted(self._marker_ids - set(ids))
         if occluded:
             return BoardReading(status="ambiguous", cubes=cubes, occluded=True, markers_seen=ids, homography=H,
@@ -282,24 +284,25 @@ class BoardReader:
 
     def _foreign_object(self, image: np.ndarray, pose: CameraPose) -> bool:
         """True when something large that is neither the board nor cubes lies over it (a hand, an arm,
-        a card): compared with the bare board learned at calibration, at 0.5 px/mm (cheap)."""
+        a card): compared with the bare board learned at calibration, at 3 mm per pixel (cheap)."""
         cam = self.camera.scaled_to(image.shape[1], image.shape[0]) if self.camera else None
         if cam is not None and np.any(cam.dist):
             return False  # (no distortion-aware warp here: hidden markers and blobs still pause)
         if self._ref_small is None:
             W, H = self.layout.size_mm
-            self._ref_small = cv2.resize(self.palette.reference, (int(W / 2), int(H / 2)),
+            self._ref_small = cv2.resize(self.palette.reference, (int(W / REF_MM), int(H / REF_MM)),
                                          interpolation=cv2.INTER_AREA).astype(np.float32)
             sw_mask = np.full(self._ref_small.shape[:2], 255, np.uint8)
             for sw in self.layout.swatches:  # covered by cubes when the reference was taken
-                cv2.circle(sw_mask, (int(sw.center_mm[0] / 2), int(sw.center_mm[1] / 2)), 7, 0, -1)
+                cv2.circle(sw_mask, (int(sw.center_mm[0] / REF_MM), int(sw.center_mm[1] / REF_MM)),
+                           int(14 / REF_MM), 0, -1)
             self._ref_keep = sw_mask
             hh, ww = sw_mask.shape
             yy, xx = np.mgrid[0:hh, 0:ww]
             self._ref_A = np.column_stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5])
         ref = self._ref_small
         h, w = ref.shape[:2]
-        M = pose.plane_homography(0.0) @ np.diag([2.0, 2.0, 1.0])
+        M = pose.plane_homography(0.0) @ np.diag([REF_MM, REF_MM, 1.0])
         now = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
         nowf = now.astype(np.float32)
         # Light differs from calibration (drift, a board moved under uneven light): fit a smooth gain
@@ -323,7 +326,7 @@ class BoardReader:
         if n <= 1:
             return False
         # More than six cubes' worth of board looks different and is not cube-coloured.
-        return int(stats[1:, cv2.CC_STAT_AREA].max()) * 4 > 6 * self.layout.cube_size_mm ** 2
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm ** 2
 
     def _blobs(self, labels: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(label, component stats row [x, y, w, h, area], pixel coordinates) of each coloured blob.
