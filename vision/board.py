@@ -145,6 +145,8 @@ class BoardReader:
         self._build_maps()
         self._marker_ids = {m.id for m in layout.markers}
         self._ref_small: np.ndarray | None = None
+        self._last_located: tuple[np.ndarray, CameraPose, list[int]] | None = None
+        self._last_shape: tuple[int, ...] = ()
         self._ref_keep = self._ref_A = None
 
     def _build_maps(self) -> None:
@@ -243,12 +245,19 @@ class BoardReader:
 
     # ------------------------------------------------------------------ reading
 
-    def read(self, image: np.ndarray, crops: bool = False) -> BoardReading:
-        """Read one frame; `crops` also fills each cube's box in the image (for the live crops)."""
+    def read(self, image: np.ndarray, crops: bool = False, reuse_pose: bool = False) -> BoardReading:
+        """Read one frame; `crops` also fills each cube's box in the image (for the live crops);
+        `reuse_pose` skips marker detection and uses the previous frame's registration (the live loop
+        does this while the scene has stayed still since that frame)."""
         t0 = time.perf_counter()
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError("the image must be an 8-bit BGR colour image")
-        located = self.locate(image)
+        if reuse_pose and self._last_located is not None and self._last_shape == image.shape:
+            located = self._last_located
+        else:
+            located = self.locate(image)
+        self._last_located = located if not isinstance(located, str) else None
+        self._last_shape = image.shape
         t1 = time.perf_counter()
         if isinstance(located, str):
             return BoardReading(status="no-board", reason=located, timings_ms={"markers": (t1 - t0) * 1e3})

@@ -187,18 +187,23 @@ class BoardWatcher:
         self.frame_id = 0
         self._armed = True  # a publish is due at the next settled, confirmed reading
         self._agree: list[str] = []
+        self._still_read = False  # the previous frame was read and the scene has been still since
         self.published = 0
 
     def process(self, frame: np.ndarray) -> WatchEvent:
         fid = self.frame_id
         self.frame_id += 1
         state = self.gate.update(frame)
+        if state != "settled":
+            self._still_read = False
         if state in ("moving", "settling"):
             if state == "moving":
                 self._armed, self._agree = True, []
             return WatchEvent(fid, state)
         # Still: read (also while already settled, so a still hand arriving is noticed as a pause).
-        reading: BoardReading = self.reader.read(frame, crops=self.crops)
+        # Still since the last read: the board has not moved, so its registration still holds.
+        reading: BoardReading = self.reader.read(frame, crops=self.crops, reuse_pose=self._still_read)
+        self._still_read = True
         if reading.occluded or reading.status == "no-board":
             self.gate.still_count, self.gate.state = 0, "paused"
             self._agree, self._armed = [], True
