@@ -20,6 +20,22 @@ from typing import Any, Protocol
 from controller.gamelog import GameLog
 
 MAX_COMMAND_BYTES = 64 * 1024
+# Actions only the table's own inputs send (the battle session, the camera, the sensors, the engine's own
+# chance): a tablet sending them could pick a battle's result, a card or a board. The names are the
+# engine's (rules.engine.CHANCE_TYPES plus the battle record); kept here so a toy engine works too.
+CHANCE_TYPES = ("reveal_board", "draw_advancement", "draw_sailors", "choose_first_player", "deal_bonus")
+TABLE_ONLY = frozenset({"resolve_battle", "correction", *CHANCE_TYPES})
+
+
+def table_only_refusal(atype: str) -> str:
+    """The sentence a tablet gets for an action only the table may send."""
+    if atype == "resolve_battle":
+        return ("A battle's result comes from the table itself (the tower and the camera, through the battle "
+                "session), never from a tablet; answer the battle's prompts or correct a reading instead.")
+    if atype == "correction":
+        return "A correction is made by the controller from a corrected reading; answer a confirm_reading prompt."
+    return (f"{atype} is a chance outcome the table itself observes or draws (camera, sensors, the engine's "
+            "recorded chance), never a tablet; wait for the table to report it.")
 
 
 class Publisher(Protocol):
@@ -157,6 +173,8 @@ class TableCore:
                                              "pick one of your legal actions.")
                 if isinstance(seq, bool) or not isinstance(seq, int):
                     raise Refusal("invalid", "The command has no integer seq; send the seq of the state you acted on.")
+                if action["type"] in TABLE_ONLY:
+                    raise Refusal("illegal", table_only_refusal(action["type"]))
                 self.submit(player, action, seq)
             return self._reply(request_id, True, None, None)
         except Refusal as exc:
@@ -235,6 +253,7 @@ class TableCore:
     def private_payload(self, player: str, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         if legal is None:
             legal = self.engine.legal_actions(self.state, player)
+        legal = [a for a in legal if a.get("type") not in TABLE_ONLY]  # a tablet may not send them
         return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.private_view(self.state, player),
                 "legal_actions": legal}
 
