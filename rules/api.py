@@ -12,7 +12,7 @@ from typing import Any
 from rules import engine
 from rules.errors import Illegal, Invalid, RulesError
 from rules.legal import legal_actions
-from rules.state import GameState, copy_data
+from rules.state import GameState, from_saved, snapshot_base, to_saved
 from rules.views import event_view, private_view, public_view
 
 STATE_FORMAT = "smart-table/dead-reckoning-state@1"
@@ -67,7 +67,7 @@ def is_over(state: GameState) -> bool:
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
-    return {"format": STATE_FORMAT, "data": copy_data(state.data)}
+    return {"format": STATE_FORMAT, "data": to_saved(state.data)}
 
 
 _KEYS = ("seq", "players", "options", "rng", "phase", "active", "grid", "p", "pending", "turn", "decks", "supply")
@@ -80,7 +80,7 @@ def state_from_json(data: Any) -> GameState:
     if not isinstance(d, dict) or any(k not in d for k in _KEYS):
         missing = [k for k in _KEYS if not isinstance(d, dict) or k not in d]
         raise Invalid(f"the saved game is incomplete (missing {', '.join(missing)}); it cannot be loaded.")
-    return GameState(copy_data(d))
+    return GameState(from_saved(d))
 
 
 def correct(events: list[dict[str, Any]], target_seq: int, action: dict[str, Any] | None,
@@ -117,11 +117,10 @@ def correct(events: list[dict[str, Any]], target_seq: int, action: dict[str, Any
         state, _ = engine._auto_chance(state, [])
     d = state.data
     d["turn_log"] = []
-    base = {k: v for k, v in d.items() if k != "turn_base"}
-    d["turn_base"] = copy_data(base)
+    d["turn_base"] = snapshot_base(d)
     event = {"seq": live.seq, "type": "correction", "player": referee,
              "action": {"type": "correction", "target_seq": target_seq, "replacement": action, "dropped": dropped},
-             "state": copy_data(d)}
+             "state": to_saved(d)}
     new = engine.fold(live, event)
     return new, [*events, event]
 

@@ -10,13 +10,25 @@ Must not do I/O, read clocks or import other packages; battles are resolved by `
 
 from __future__ import annotations
 
+import marshal
 from dataclasses import fields
 from typing import Any
 
 from rules.battle.contract import BattleAbility, BattleOutcome, BattleSetup, BattleSide
 from rules.cards import ACHIEVEMENTS, BUILDINGS, Catalog, load_catalog
 from rules.errors import Ambiguous, Illegal, Invalid, RulesError
-from rules.state import HARBOR, SQUARES, GameState, copy_data, neighbours, plain, rng_below, step
+from rules.state import (
+    HARBOR,
+    SQUARES,
+    GameState,
+    copy_data,
+    from_saved,
+    neighbours,
+    plain,
+    rng_below,
+    snapshot_base,
+    step,
+)
 
 ISLANDS_BY_COUNT = {2: 8, 3: 9, 4: 10}
 HOLD_CAP = (4, 3)
@@ -308,7 +320,7 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
     if inplace:
         new = state
     elif atype in TOUCHES and not d["battle"] and not d["pending"] and d["phase"] == "main":
-        new = state.copy_touching(TOUCHES[atype], _touched_players(d, player, normalized))
+        new = state.copy_touching(TOUCHES[atype], _touched_players(d, player, normalized), atype == "end_turn")
     else:
         new = state.copy()
     out: list[dict] = []
@@ -447,7 +459,7 @@ def _fold_into(d: dict[str, Any], event: dict[str, Any], out: list[dict]) -> Non
     if etype == "correction":
         seq = d["seq"]
         d.clear()
-        d.update(copy_data(event["state"]))
+        d.update(from_saved(event["state"]))
         d["seq"] = seq + 1
         return
     d["seq"] += 1
@@ -494,8 +506,8 @@ def _fold_undo(d: dict[str, Any], event: dict[str, Any]) -> None:
     keep = [e for e in d["turn_log"] if e["seq"] != event["action"]["undone"]]
     base_ref = d["turn_base"]
     d.clear()
-    d.update(copy_data(base_ref))
-    d["turn_base"] = base_ref  # never mutated: shared
+    d.update(marshal.loads(base_ref))
+    d["turn_base"] = base_ref  # bytes: shared by every state of the turn
     for e in keep:
         d["seq"] = e["seq"]
         _fold_into(d, e, [])
@@ -651,15 +663,7 @@ def _start_turn(d: dict[str, Any], color: str, out: list[dict]) -> None:
     notice(out, "turn_started", player=color, turn=d["turn_no"])
     check_achievements(d, color, out)
     d["turn_log"] = []
-    # the turn's starting point for undo; Sailor cards are shared (they are replaced, never edited)
-    top = {k: v for k, v in d.items() if k not in ("turn_base", "turn_log", "created")}
-    top["p"] = {c: {k: v for k, v in p.items() if k != "cards"} for c, p in d["p"].items()}
-    base = copy_data(top)
-    for c, p in d["p"].items():
-        base["p"][c]["cards"] = p["cards"]
-    base["turn_log"] = []
-    base["created"] = d["created"]
-    d["turn_base"] = base
+    d["turn_base"] = snapshot_base(d)  # the turn's starting point for undo
 
 
 def _require_active(d: dict[str, Any], player: str, what: str) -> dict[str, Any]:
@@ -1978,6 +1982,9 @@ TOUCHES: dict[str, tuple[str, ...]] = {
     "move": ("turn", "grid", "pending", "pool", "decks", "supply", "achievements", "achievement_cubes",
              "battle_queue"),
     "use_ability": ("turn", "grid", "supply", "upgrade_supply", "achievements", "achievement_cubes"),
+    # cleanup: refills and draws (auto chance), the next turn's start resets every player's used abilities
+    # (reassigned, so the others' boards are copied one level deep) and may place the next player's markers
+    "end_turn": ("turn", "grid", "pending", "decks", "supply", "achievements", "achievement_cubes", "final"),
 }
 DOS = {
     "reveal_board": do_reveal_board, "draw_advancement": do_draw_advancement, "draw_sailors": do_draw_sailors,

@@ -59,16 +59,20 @@ class GameState:
             new["turn_log"] = list(d["turn_log"])
         return GameState(new)
 
-    def copy_touching(self, keys: tuple[str, ...], colors: tuple[str, ...]) -> GameState:
+    def copy_touching(self, keys: tuple[str, ...], colors: tuple[str, ...], others_flat: bool = False) -> GameState:
         """A copy for an action known to change only the top-level `keys` and the players `colors` (besides
         seq, rng and the turn log): everything else is shared with this state (structural sharing). The
         engine declares those sets per action type (`engine.TOUCHES`); a test checks the old state stays
-        untouched."""
+        untouched. `others_flat`: the other players' boards get a one-level copy (their own fields may be
+        reassigned, nothing inside them edited)."""
         d = self.data
         new = dict(d)
         for k in keys:
             new[k] = copy_data(d[k])
         ps = new["p"] = dict(d["p"])
+        if others_flat:
+            for c, p in ps.items():
+                ps[c] = dict(p)
         for c in colors:
             p = d["p"][c]
             cards = p["cards"]
@@ -79,7 +83,53 @@ class GameState:
         return GameState(new)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, GameState) and self.data == other.data
+        if not isinstance(other, GameState):
+            return False
+        a, b = self.data, other.data
+        if a.keys() != b.keys():
+            return False
+        # the turn's base is compared as data: marshal's bytes for equal data can differ in back-references
+        return all(a[k] == b[k] or (k == "turn_base" and base_data(a[k]) == base_data(b[k])) for k in a)
+
+
+def snapshot_base(d: dict[str, Any]) -> bytes:
+    """The turn's starting point for undo, as marshal bytes (immutable, so every later state shares it, and
+    half the cost of a copy: it is read back only on an undo or when saved). Leaves `d` as it was."""
+    tb, tl = d.get("turn_base"), d.get("turn_log")
+    d["turn_base"], d["turn_log"] = None, []  # reassigning keeps the keys' order
+    try:
+        return marshal.dumps(d)
+    finally:
+        d["turn_base"], d["turn_log"] = tb, tl
+
+
+def base_data(tb: Any) -> Any:
+    """The turn's base as plain data (the saved-game form): a dict without a turn_base of its own."""
+    if isinstance(tb, bytes):
+        tb = marshal.loads(tb)
+        tb.pop("turn_base", None)
+    return tb
+
+
+def base_bytes(base: dict[str, Any]) -> bytes:
+    """A turn base given as plain data (a saved game, a correction) in the form the state keeps."""
+    return marshal.dumps(base)
+
+
+def to_saved(d: dict[str, Any]) -> dict[str, Any]:
+    """A deep copy of the state's data in its saved (JSON) form."""
+    out = copy_data(d)
+    if isinstance(out.get("turn_base"), bytes):
+        out["turn_base"] = base_data(out["turn_base"])
+    return out
+
+
+def from_saved(d: dict[str, Any]) -> dict[str, Any]:
+    """The state's working form of saved data (a deep copy)."""
+    out = copy_data(d)
+    if isinstance(out.get("turn_base"), dict):
+        out["turn_base"] = base_bytes(out["turn_base"])
+    return out
 
 
 def copy_data(d: Any) -> Any:

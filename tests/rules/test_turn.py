@@ -7,6 +7,7 @@ import pytest
 from rules import api
 from rules.engine import compute_controller, sails_available
 from rules.errors import Ambiguous, Illegal, Invalid
+from rules.state import base_bytes, base_data
 from tests.rules.helpers import act, game, give_hand, place_island
 
 
@@ -333,7 +334,9 @@ def test_undo_within_the_turn_and_not_after_a_reveal():
     state = game(2, seed=10)
     me = _me(state)
     me["dock"] = 3
-    state.data["turn_base"]["p"][state.active]["dock"] = 3  # the set-up edit, also at the turn's start
+    base = base_data(state.data["turn_base"])
+    base["p"][state.active]["dock"] = 3  # the set-up edit, also at the turn's start
+    state.data["turn_base"] = base_bytes(base)
     before = api.state_to_json(state)["data"]
     state, _ = act(state, "load", hold=0, cargo=2)
     state, _ = act(state, "set_sails")
