@@ -333,15 +333,20 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
 _OFFERED: dict[int, tuple[dict[str, Any], int, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = {}
 
 
-def offer(d: dict[str, Any], player: str, action: dict[str, Any]) -> bool:
+def offer(d: dict[str, Any], player: str, action: dict[str, Any],
+          found: tuple[str, dict[str, Any]] | None = None) -> bool:
     """Run `action`'s full check against `d`; if it passes, remember the result so that `apply`, sent the
-    same action object unchanged against the same state and seq, does not check it a second time."""
+    same action object unchanged against the same state and seq, does not check it a second time.
+    `found`: for an ability, (card, ability) as the caller found it on a played card of `player`."""
     try:
-        norm = CHECKS[action["type"]](d, player, action)
+        if found is not None:
+            norm = check_use_ability(d, player, action, found)
+        else:
+            norm = CHECKS[action["type"]](d, player, action)
     except RulesError:
         return False
-    # the action as offered (nested containers copied: a caller could edit them in place)
-    seen = {k: copy_data(v) if type(v) in (dict, list) else v for k, v in action.items()}
+    # the action as offered (nested containers as bytes: a caller could edit them in place)
+    seen = {k: marshal.dumps(v) if type(v) in (dict, list) else v for k, v in action.items()}
     _OFFERED[id(action)] = (d, d["seq"], player, action, seen, norm)
     return True
 
@@ -354,8 +359,11 @@ def _offered_check(d: dict[str, Any], player: str, action: dict[str, Any]) -> di
     hit = _OFFERED.pop(id(action), None)  # used once: applied again, the action is checked again
     if hit is None or hit[0] is not d or hit[1] != d["seq"] or hit[2] != player or hit[3] is not action:
         return None
-    if action != hit[4]:  # changed by the caller since it was offered: check it afresh
-        return None
+    seen = hit[4]
+    if action.keys() != seen.keys() or any(
+            type(v) is not type(seen[k]) and not (type(v) in (dict, list) and type(seen[k]) is bytes)
+            or (marshal.dumps(v) if type(v) in (dict, list) else v) != seen[k] for k, v in action.items()):
+        return None  # changed by the caller since it was offered: check it afresh
     return hit[5]
 
 
@@ -1129,10 +1137,12 @@ def find_ability(d: dict[str, Any], player: str, ability_id: Any) -> tuple[str, 
     raise Invalid(f"{ability_id} is not an ability on {card} at its current level.")
 
 
-def check_use_ability(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_use_ability(d: dict[str, Any], player: str, a: dict[str, Any],
+                      found: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """`found`: (card, ability) when the caller has just looked `a["ability"]` up on a played card."""
     p = _require_active(d, player, "use an ability")
     aid = a.get("ability")
-    card, ab = find_ability(d, player, aid)
+    card, ab = found or find_ability(d, player, aid)
     if aid in p["used"]:
         raise Illegal("each ability can be used only once per turn, and this one has been used.")
     if "battle" in ab:

@@ -213,6 +213,7 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     isl = island_at(d, at)
     if isl and isl["controller"] not in (None, player) and (isl["buildings"]["fort"] or isl["buildings"]["garrison"]):
         cands.append({"type": "attack_building"})
+    found: dict[int, tuple[str, dict[str, Any]]] = {}  # ability candidates: (card, ability) already looked up
     for cid in p["played"]:
         card = p["cards"][cid]
         for aid, ab in card_abilities(cat, cid, card):
@@ -221,10 +222,13 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
             if "choice" in ab:
                 for i, alt in enumerate(ab["choice"]):
                     if not _hopeless(alt, at, isl, ship):
-                        cands.append({"type": "use_ability", "ability": aid, "choice": i,
-                                      "args": _ability_args(d, player, alt)})
+                        a = {"type": "use_ability", "ability": aid, "choice": i, "args": _ability_args(d, player, alt)}
+                        found[id(a)] = (cid, ab)
+                        cands.append(a)
             elif not _hopeless(ab, at, isl, ship):
-                cands.append({"type": "use_ability", "ability": aid, "args": _ability_args(d, player, ab)})
+                a = {"type": "use_ability", "ability": aid, "args": _ability_args(d, player, ab)}
+                found[id(a)] = (cid, ab)
+                cands.append(a)
     # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
     # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
     # Pirate-mode ship blockades it, nor unloading onto an opponent's Fort or Garrison; never on open sea.
@@ -251,7 +255,7 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
         cands.append({"type": "master_merchant"})
     forget_offers()
-    out = sure + [a for a in cands if offer(d, player, a)]
+    out = sure + [a for a in cands if offer(d, player, a, found.get(id(a)))]
     if cargo_ops:  # in the order offered before (abilities, then holds, then Master Merchant)
         mm = out.pop() if out and out[-1]["type"] == "master_merchant" else None
         out += cargo_ops

@@ -167,6 +167,11 @@ def peek_rng(seed: int) -> dict[str, int]:
 
 def neighbours(square: str) -> list[str]:
     """Orthogonal neighbours; the Harbor touches the three row-1 boards."""
+    got = _NEIGHBOURS.get(square)
+    return list(got) if got is not None else _neighbours(square)
+
+
+def _neighbours(square: str) -> list[str]:
     if square == HARBOR:
         return [f"r1c{c}" for c in range(1, COLS + 1)]
     r, c = int(square[1]), int(square[3])
@@ -192,3 +197,6 @@ def step(square: str, direction: str) -> str | None:
     if 1 <= r <= ROWS and 1 <= c <= COLS:
         return f"r{r}c{c}"
     return None
+
+
+_NEIGHBOURS: dict[str, tuple[str, ...]] = {sq: tuple(_neighbours(sq)) for sq in (HARBOR, *SQUARES)}
