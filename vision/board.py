@@ -145,6 +145,7 @@ class BoardReader:
         self._build_maps()
         self._marker_ids = {m.id for m in layout.markers}
         self._ref_small: np.ndarray | None = None
+        self._marker_mask = np.zeros((self.size_px[1], self.size_px[0]), np.uint8)
         self._last_located: tuple[np.ndarray, CameraPose, list[int]] | None = None
         self._last_shape: tuple[int, ...] = ()
         self._ref_keep = self._ref_A = None
@@ -233,6 +234,7 @@ class BoardReader:
         W, H = self.layout.size_mm
         outline = np.array([[0.5, 0.5], [W - 0.5, 0.5], [W - 0.5, H - 0.5], [0.5, H - 0.5]])
         to_rect = np.linalg.inv(pose.plane_homography(height_mm)) @ pose.plane_homography(0.0)
+        self._marker_mask = np.zeros(self.valid.shape, np.uint8)  # where markers hide cubes, for _assign
         seen = apply_homography(to_rect, outline)
         mask = np.zeros_like(self.valid)
         cv2.fillConvexPoly(mask, np.round(seen * self.s * 16).astype(np.int32), 255, cv2.LINE_8, 4)
@@ -241,6 +243,7 @@ class BoardReader:
             grown = c + (m.corners_mm - c) * (1 + 1.8 / max(1.0, float(np.linalg.norm(m.corners_mm[0] - c))))
             q = apply_homography(to_rect, grown)
             cv2.fillConvexPoly(mask, np.round(q * self.s * 16).astype(np.int32), 0, cv2.LINE_8, 4)
+            cv2.fillConvexPoly(self._marker_mask, np.round(q * self.s * 16).astype(np.int32), 1, cv2.LINE_8, 4)
         return mask
 
     # ------------------------------------------------------------------ reading
@@ -400,6 +403,9 @@ class BoardReader:
             name = self.palette.label_name(lab)
             x, y, w, h = (int(v) for v in stats[:4])
             touches_edge = x <= 1 or y <= 1 or x + w >= W - 1 or y + h >= Hb - 1
+            # A blob cut by a marker's mask may be more cubes than it shows: never sure then.
+            mm = self._marker_mask[max(0, y - 3):y + h + 3, max(0, x - 3):x + w + 3]
+            cut_by_marker = bool(mm.any()) and _touches(pts, stats, mm, (max(0, x - 3), max(0, y - 3)))
             if name == "unknown":
                 if area > 3.0 * top or (touches_edge and area > 1.5 * top):
                     occluded = True
@@ -444,6 +450,9 @@ class BoardReader:
                 if name == "unknown":
                     cube.ambiguous, cube.why = True, "a cube of a colour the palette does not know"
                     cube.zone = None
+                elif cut_by_marker:
+                    cube.ambiguous, cube.confidence = True, min(cube.confidence, 0.3)
+                    cube.why = "partly hidden by a marker's masked area: the count is not sure"
                 elif partial:
                     cube.ambiguous, cube.confidence = True, min(cube.confidence, 0.3)
                     cube.why = "only part of a cube shows in its colour (shadow, glare or cover)"
@@ -555,6 +564,15 @@ def _shape_count(pts: np.ndarray, stats: np.ndarray, candidates: list[int], d_px
         scores.append((inter / union if union else 0.0, k))
     scores.sort(reverse=True)
     return scores[0][1], scores[0][0], scores[1][0] if len(scores) > 1 else 0.0
+
+
+def _touches(pts: np.ndarray, stats: np.ndarray, mask: np.ndarray, origin: tuple[int, int]) -> bool:
+    """True when the blob's pixels come within 2 px of a set pixel of `mask` (placed at `origin`)."""
+    grown = cv2.dilate(mask, np.ones((5, 5), np.uint8))
+    xs = pts[:, 0].astype(int) - origin[0]
+    ys = pts[:, 1].astype(int) - origin[1]
+    ok = (xs >= 0) & (ys >= 0) & (xs < grown.shape[1]) & (ys < grown.shape[0])
+    return bool(grown[ys[ok], xs[ok]].any())
 
 
 def _count_fits(area: float, top: float, sides: float, k: int) -> bool:
