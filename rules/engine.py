@@ -898,11 +898,18 @@ def check_level_up(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
     return {"type": "level_up", "card": card}
 
 
+def _own_card(p: dict[str, Any], cid: str) -> dict[str, Any]:
+    """Copy-on-write: states share Sailor cards (GameState.copy), so a card is edited only after the
+    player's card mapping and that one card have been replaced by copies of their own."""
+    cards = p["cards"] = dict(p["cards"])
+    card = cards[cid] = copy_data(cards[cid])
+    return card
+
+
 def do_level_up(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     p = _p(d, player)
     p["level_up"] = False
-    p["cards"] = copy_data(p["cards"])  # copy-on-write: states share Sailor cards (GameState.copy)
-    c = p["cards"][a["card"]]
+    c = _own_card(p, a["card"])
     c["level"] += 1
     if c["level"] == 4 and player not in d["achievements"]["expert_sailors"]:
         cubes = d["achievement_cubes"]["expert_sailors"]
@@ -1822,11 +1829,9 @@ def do_end_turn(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dic
     # 3. lose unspent Sails
     p["ship"]["sails"] = 0
     # 4. sleeve Advancements
-    if a["sleeve"]:
-        p["cards"] = copy_data(p["cards"])  # copy-on-write: states share Sailor cards (GameState.copy)
     for s in a["sleeve"]:
         adv = s["advancement"]
-        p["cards"][s["card"]]["slots"][cat.cards[adv]["slot"]] = adv
+        _own_card(p, s["card"])["slots"][cat.cards[adv]["slot"]] = adv
         p["set_aside"].remove(adv)
     # 5. discard and draw (the draw is a chance step)
     bonus = played_icons(cat, p, "bonus_draw")

@@ -9,6 +9,7 @@ knows nothing of cameras or files (the caller reads the layout and hands over a 
 
 from __future__ import annotations
 
+import marshal
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -58,8 +59,25 @@ def _int_field(zone_id: str, entry: dict[str, Any], key: str) -> int:
     return value
 
 
+_PARSED: dict[bytes, BattleBoard] = {}  # a table uses one or two boards: each parsed once (read-only results)
+
+
 def board_from_json(data: Any) -> BattleBoard:
-    """Parse the zone model; every error names the field and says what to fix."""
+    """Parse the zone model; every error names the field and says what to fix. Valid boards are memoised on
+    their content (every battle of a game, and every step of its record, reads the same board)."""
+    try:
+        key = marshal.dumps(data)
+    except ValueError:  # not plain data: parse (and refuse) it below without memoising
+        return _parse_board(data)
+    board = _PARSED.get(key)
+    if board is None:
+        board = _parse_board(data)
+        if len(_PARSED) < 64:
+            _PARSED[key] = board
+    return board
+
+
+def _parse_board(data: Any) -> BattleBoard:
     if not isinstance(data, dict) or not isinstance(data.get("zones"), dict) or not data["zones"]:
         raise BattleRecordError("The battle board needs 'zones': an object mapping zone ids to {'kind': ...}.")
     zones: dict[str, Zone] = {}

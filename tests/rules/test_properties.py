@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from rules import api
 from rules.errors import RulesError
-from rules.state import SQUARES
+from rules.state import SQUARES, copy_data
 from tests.rules.helpers import COLORS, random_playout
 
 CUBES = 30
@@ -67,6 +67,7 @@ def _perturb_secrets(state: api.GameState, who: str) -> api.GameState:
     d = s.data
     p = d["p"][who]
     p["chest"] += 17
+    p["cards"] = copy_data(p["cards"])  # copies share Sailor cards: edit this state's own
     for c in p["hand"]:
         p["cards"][c]["level"] = 4 if p["cards"][c]["level"] < 4 else 1
     p["deck"] = list(reversed(p["deck"]))
