@@ -10,6 +10,7 @@ session's record when the battle is done. It decides nothing about the battle it
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import time
@@ -48,6 +49,12 @@ class BattleDriver:
         self.on_resolved = on_resolved  # called after a battle's drops are recorded (tower health)
         self.resolved = 0
         self.crops: dict[int, str] = {}  # cube index -> base64 JPEG crop of the latest camera reading
+        self.step_crops: dict[int, dict[int, str]] = {}  # drop step -> the crops of the reading it was read from
+        self.last_reading: dict[str, Any] | None = None
+        # The battle just resolved: its session (to correct a reading after the result), the seq of its
+        # resolve_battle event (what a correction replaces) and its final view, shown until the next
+        # battle or the next turn.
+        self.finished: dict[str, Any] | None = None
         core.listeners.append(lambda _events: self.sync())
 
     def busy(self) -> bool:
@@ -61,21 +68,33 @@ class BattleDriver:
         from rules.battle.session import BattleSession
 
         with self.core.lock:
-            setup = self.core.engine.public_view(self.core.state).get("battle")
+            public = self.core.engine.public_view(self.core.state)
+            setup = public.get("battle")
             if setup is None:
                 if self.session is not None:
                     self.session, self.setup_json = None, None
-                    self.core.battle_view = None
                     self._drop_battle_prompts()
+                    self.core.battle_view = None
+                    if self.finished is not None:
+                        # Resolved by the session: the result stays on the table, and the reading can still
+                        # be corrected from a tablet.
+                        self.finished["turn"] = _turn_key(public)
+                        self.core.battle_view = self.finished["view"]
+                        self._review_prompts()
                     self.core.publish_prompts()
                     if self.on_change is not None:
                         self.on_change()
+                elif self.finished is not None and self.finished.get("turn") != _turn_key(public):
+                    self._forget_finished()  # the next turn: the result leaves the table
                 return
             if self.session is not None and setup == self.setup_json:
                 return
+            if self.finished is not None:
+                self._forget_finished(publish=False)
             battle_id = setup["battle_id"]
             self.session = BattleSession(BattleSetup.from_json(setup), board=self.board, now=self.clock())
             self.setup_json, self.inputs, self.baseline, self.owed_key = setup, 0, None, None
+            self.crops, self.step_crops, self.last_reading = {}, {}, None
             for entry in self.core.log.session_inputs(self.core.game_id, battle_id):
                 try:
                     self._feed(entry)
@@ -141,8 +160,18 @@ class BattleDriver:
             if self.session is not None:
                 self.input("baseline", {"totals": dict(totals)})
 
-    def camera(self, reading: dict[str, Any], settled: bool) -> None:
-        self.input("camera", {"reading": reading, "settled": settled})
+    def camera(self, reading: dict[str, Any], settled: bool, crops: Any = None) -> None:
+        """A camera reading of the battle board; `crops` ([{"index", "jpeg_base64"}], vision.board's) are
+        kept with the drop step the reading is for, so a player can check any cube of it later."""
+        with self.core.lock:
+            if self.session is not None:
+                if isinstance(crops, list):
+                    self.crops = {c["index"]: c["jpeg_base64"] for c in crops if isinstance(c, dict)
+                                  and isinstance(c.get("index"), int) and isinstance(c.get("jpeg_base64"), str)}
+                    self.step_crops[len(self.session.record["steps"])] = dict(self.crops)
+                if isinstance(reading, dict):
+                    self.last_reading = reading
+            self.input("camera", {"reading": reading, "settled": settled})
 
     # -- answers from tablets ------------------------------------------------------------------
 
@@ -178,10 +207,12 @@ class BattleDriver:
             player = None if p.to == "table" else p.to
             data = {"battle_id": battle_id, **p.data}
             if kind == "confirm_reading":
-                # The evidence a player needs to correct a misread, and where the cube may be put.
+                # The evidence a player needs to correct a misread, and where the cube may be put: the crop
+                # of each cube of this reading, every cube as read (any of them may be corrected, not only
+                # the one asked about) and the cubes of the drops already accepted.
                 cubes = p.data.get("cubes") or ([p.data["cube"]] if "cube" in p.data else [])
                 data["crops"] = {str(i): self.crops[i] for i in cubes if i in self.crops}
-                data["zones"] = sorted(session.record["board"]["zones"])
+                data.update(self._cube_lists())
             self.core.prompts[pid] = Prompt(pid, kind, p.text, player, data, handler=self._answer)
         owed = session.owed
         key = None if owed is None else (battle_id, len(session.record["steps"]), owed.reason)
@@ -201,6 +232,36 @@ class BattleDriver:
         if self.on_change is not None:
             self.on_change()
 
+    def _cube_lists(self) -> dict[str, Any]:
+        """Every cube of the reading being refereed (`reading`: cube, colour, zone, confidence, crop) and
+        of each accepted drop step (`steps`: step, reason, cubes with their corrected zone and crop)."""
+        from rules.battle.board import board_from_json
+        from rules.battle.record import corrected_steps
+
+        session = self.session if self.session is not None else (self.finished or {}).get("session")
+        if session is None:
+            return {}
+        record = session.record
+        out: dict[str, Any] = {"zones": sorted(record["board"]["zones"])}
+        live = len(record["steps"])
+        reading = self.last_reading if self.session is not None else None
+        if reading is not None and isinstance(reading.get("cubes"), list):
+            crops = self.step_crops.get(live, {})
+            out["step"] = live
+            out["reading"] = [{"cube": i, "color": c.get("color"), "zone": c.get("zone"),
+                               "confidence": c.get("confidence"), "crop": crops.get(i)}
+                              for i, c in enumerate(reading["cubes"]) if isinstance(c, dict)]
+        steps = []
+        for n, step in enumerate(corrected_steps(record, board_from_json(record["board"]))):
+            if step.get("step") != "drop":
+                continue
+            crops = self.step_crops.get(n, {})
+            steps.append({"step": n, "reason": step.get("reason"),
+                          "cubes": [{"cube": i, "color": c.get("color"), "zone": c.get("zone"), "crop": crops.get(i)}
+                                    for i, c in enumerate(step.get("board", []))]})
+        out["steps"] = steps
+        return out
+
     def _drop_battle_prompts(self) -> None:
         """Battle prompts go; the others (level up, ships) stay."""
         self.core.prompts = {k: p for k, p in self.core.prompts.items() if "battle_id" not in p.data}
@@ -208,10 +269,15 @@ class BattleDriver:
     def _resolve(self) -> None:
         record = self.session.record
         battle_id = self.setup_json["battle_id"]
+        # Kept before submitting: the core's listener (sync) ends the session inside submit and must find the
+        # result to show, and a correction later replaces this very event (its seq is the state's now).
+        self.finished = {"session": self.session, "setup": self.setup_json, "battle_id": battle_id,
+                         "target_seq": self.core.seq, "view": final_view(self.session, self.setup_json), "turn": None}
         try:
             # The engine ends the battle; sync() (a core listener) then clears it or starts the next one.
             self.core.submit("table", {"type": "resolve_battle", "record": record})
         except Refusal as exc:
+            self.finished = None
             log.warning("battle %s: the engine refused the record: %s", battle_id, exc)
             pid = f"{battle_id}:{self.inputs}:refused"
             self.core.prompts[pid] = Prompt(pid, "battle_refused", f"The battle result was refused: {exc} "
@@ -225,6 +291,102 @@ class BattleDriver:
             self.on_resolved()
         if self.on_change is not None:
             self.on_change()
+
+    # -- after the result ----------------------------------------------------------------------
+
+    def _review_prompts(self) -> None:
+        """One prompt per player (any player may correct a reading): every cube of every accepted drop, with
+        its crop and the zones it may be put in. Answered with {"step", "cube", "zone"} (or "remove")."""
+        fin = self.finished
+        if fin is None:
+            return
+        session = fin["session"]
+        lists = self._cube_lists()
+        n = len(session.record["corrections"])
+        result = fin["view"]["result"] or {}
+        text = (f"Battle over: {result.get('winner_name', '?')} won. If the camera misread a cube, correct it "
+                "here and the battle is resolved again.")
+        for player in self.core.players:
+            pid = f"{fin['battle_id']}:review:{n}:{player}"
+            self.core.prompts[pid] = Prompt(pid, "confirm_reading", text, player,
+                                            {"battle_id": fin["battle_id"], "resolved": True, **lists},
+                                            handler=self._correct_after_result)
+
+    def _correct_after_result(self, player: str, answer: dict[str, Any]) -> None:
+        """A reading corrected after the engine accepted the result: the session re-resolves from the
+        corrected record, and the game gets a referee correction (rules.api.correct) replacing the
+        resolve_battle event with the corrected record; both are logged before anything is published."""
+        from rules.battle.errors import BattleRecordError
+
+        with self.core.lock:
+            fin = self.finished
+            if fin is None:
+                raise Refusal("stale", "That battle can no longer be corrected; the game has moved on.")
+            step, cube = answer.get("step"), answer.get("cube")
+            if isinstance(step, bool) or not isinstance(step, int) or isinstance(cube, bool) or not isinstance(cube, int):
+                raise Refusal("invalid", "A correction after the result names the drop \"step\" and the \"cube\" "
+                                         "(numbers from the prompt) and the \"zone\" it really lies in.")
+            zone = answer.get("zone")
+            if zone is not None and not isinstance(zone, str):
+                raise Refusal("invalid", "The zone must be a zone id from the prompt, or null for a rail.")
+            session = copy.deepcopy(fin["session"])  # a trial: the kept session changes only if all is accepted
+            try:
+                session.correct(cube, self.clock(), by=player, zone=zone, step=step, remove=bool(answer.get("remove")))
+            except BattleRecordError as exc:
+                raise Refusal("illegal", exc.message) from None
+            if session.outcome is None:
+                raise Refusal("illegal", "With that correction the battle would not be finished (a cube would need "
+                                         "a re-drop); correct it differently or ask the table to re-drop it.")
+            # Raises Refusal (nothing logged, nothing changed) when the engine refuses the corrected record.
+            self.core.correct(fin["target_seq"], {"type": "resolve_battle", "record": session.record}, by=player,
+                              publish=False)
+            fin["session"] = session
+            self.core.log.record_incident(self.core.table_id, self.core.game_id, fin["battle_id"], "misread",
+                                          {"op": "correct", "after_result": True, "step": step, "cube": cube,
+                                           "zone": zone, "by": player})
+            fin["view"] = final_view(session, fin["setup"])
+            self.core.battle_view = fin["view"]
+            self._drop_battle_prompts()
+            self._review_prompts()
+            self.core.publish_prompts()
+            self.core.publish_state()
+
+    def _forget_finished(self, publish: bool = True) -> None:
+        self.finished = None
+        self.core.battle_view = None
+        self._drop_battle_prompts()
+        if publish:
+            self.core.publish_prompts()
+            self.core.publish_state()
+
+
+def _turn_key(public: dict[str, Any]) -> tuple[Any, Any]:
+    return public.get("turn"), public.get("active")
+
+
+def final_view(session: Any, setup: dict[str, Any] | None) -> dict[str, Any]:
+    """The session's last view with the result spelled out for the pages: winner, tallies per side (the
+    view's `sides`), damage on each Ship after the battle, plunder, who sinks. Shown until the next battle
+    or the next turn, with phase "resolved"."""
+    from rules.battle.helpers import ship_damage_after, sunk_sides
+
+    view = session.view()
+    outcome = session.outcome
+    names = {"attacker": session.setup.attacker.name, "defender": session.setup.defender.name}
+    view.update({"phase": "resolved", "provisional": False, "expected_drop": None, "to_act": None, "prompts": [],
+                 "location": (setup or {}).get("location")})
+    if outcome is not None:
+        sides = ("attacker", "defender")
+        players = [s for s in sides if getattr(session.setup, s).is_player]
+        view["result"] = {
+            **outcome.to_json(), "winner_name": names[outcome.winner],
+            "loser_name": names["defender" if outcome.winner == "attacker" else "attacker"],
+            "plunder": {s: {"cargo": getattr(outcome, s).plunder_cargo, "coins": getattr(outcome, s).plunder_coins}
+                        for s in sides},
+            "damage_after": {names[s]: ship_damage_after(session.setup, outcome, s) for s in players},
+            "sunk": [names[s] for s in sunk_sides(session.setup, outcome)],
+        }
+    return view
 
 
 def landings(record: dict[str, Any]) -> list[tuple[str, str]]:

@@ -217,6 +217,34 @@ class TableCore:
             self.publish_state()
             return events
 
+    def correct(self, target_seq: int, action: dict[str, Any], by: str, publish: bool = True) -> dict[str, Any]:
+        """A referee correction of an accepted event (e.g. a battle record corrected after its result):
+        `rules.api.correct` replaces event `target_seq` by `action` and replays every later command; the
+        log keeps the original events and gains the `correction` event (logged before it is published), so
+        replaying the log gives the corrected game. Returns the correction event; raises Refusal."""
+        from rules.errors import RulesError
+
+        with self.lock:
+            if self.state is None or not hasattr(self.engine, "correct"):
+                raise Refusal("invalid", "This table's engine takes no corrections.")
+            events = self.log.events(self.game_id)
+            try:
+                state, corrected = self.engine.correct(events, target_seq, action, referee=by)
+            except RulesError as exc:
+                raise Refusal(exc.kind, exc.message) from None
+            event = corrected[-1]
+            command = {"seq": self.seq, "player": by,
+                       "action": {k: v for k, v in event["action"].items()}}
+            self.n_events = self.log.append(self.game_id, command, [event], int(getattr(state, "seq", 0)),
+                                            state=lambda: self.engine.state_to_json(state))
+            self.state = state
+            self.publish_events([event])
+            for listener in list(self.listeners):
+                listener([event])
+            if publish:
+                self.publish_state()
+            return event
+
     # -- prompts -------------------------------------------------------------------------------
 
     def set_prompt(self, prompt: Prompt, publish: bool = True) -> None:

@@ -4,7 +4,9 @@ The controller runs in this process (TableCore + MqttLink + the battle driver, t
 `controller.service` wires) so the test can play the tower and the camera: it feeds the driver the
 tower's counts and a camera reading with one cube the camera is unsure of. The tablet shows the
 confirm-reading prompt, the player puts the cube in its true zone, the command goes over MQTT to the
-controller's command handler, the session re-evaluates and the engine applies the new outcome.
+controller's command handler, the session re-evaluates and the engine applies the new outcome. After
+the result the table view shows it, and a second correction from the tablet changes the game itself
+(a referee correction replayed by the engine), which both pages show.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broke
         driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
         driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True)
         damage_before = core.engine.public_view(core.state)["p"][dfd.name]["ship"]["damage"]
+        attacker_damage = core.engine.public_view(core.state)["p"][att.name]["ship"]["damage"]
 
         with open_page(browser, display, broker) as table, \
                 open_page(browser, display, broker, player=att.name, viewport=PHONE) as tablet:
@@ -63,8 +66,10 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broke
             assert table.inner_text("#battle [data-side='defender'] [data-tally='strength']") == "1"
             prompt = tablet.locator("[data-kind='confirm_reading']").first
             prompt.wait_for(timeout=10_000)
+            # Every cube of the reading can be corrected; the one asked about comes first.
+            assert prompt.locator(".fix").count() == len(cubes)
             prompt.locator("select[data-cube='0']").select_option("str-2")
-            prompt.locator("button[data-answer='zone']").click()
+            prompt.locator(".fix[data-cube='0'] button[data-answer='zone']").click()
             tablet.wait_for_selector("#reply.ok", timeout=5_000)
             # The session accepted the corrected reading; the engine applied the new winner's outcome.
             table.wait_for_selector("#battle.over", timeout=5_000)
@@ -76,6 +81,27 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broke
                 f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] b\").textContent === "
                 f"'{damage_before + 1}'", timeout=5_000)
             table.wait_for_selector(f"[data-achievement='legendary'] .progress .cube.c-{att.cube_color}", timeout=5_000)
+            # The table view shows the result: the winner, strength per side, each Ship's damage after it.
+            table.wait_for_selector("#battle.over[data-phase='resolved'] p.result[data-winner='attacker']", timeout=5_000)
+            assert table.inner_text("#battle [data-fact='strength']") == "2 – 1"
+            assert table.inner_text(f"#battle [data-fact='damage'][data-player='{dfd.name}']") == str(damage_before + 1)
+
+            # After the result: the camera was right after all (the cube lay in the miss zone). The tablet
+            # corrects drop 1's cube 0 again; the game itself changes (a referee correction in the log).
+            review = tablet.locator("[data-kind='confirm_reading'] .review").first
+            review.wait_for(timeout=5_000)
+            review.locator(".fix[data-step='0'][data-cube='0'] select").select_option("miss")
+            review.locator(".fix[data-step='0'][data-cube='0'] button[data-answer='zone']").click()
+            tablet.wait_for_selector("#reply.ok", timeout=5_000)
+            table.wait_for_selector("#battle p.result[data-winner='defender']", timeout=5_000)
+            view = core.engine.public_view(core.state)
+            assert view["p"][dfd.name]["ship"]["damage"] == damage_before  # the damage went back to the attacker
+            assert view["p"][att.name]["ship"]["damage"] == attacker_damage + 1
+            assert not view["achievement_cubes"]["legendary"].get(att.name)
+            assert core.log.events(core.game_id)[-1]["type"] == "correction"
+            table.wait_for_function(
+                f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] b\").textContent === "
+                f"'{damage_before}'", timeout=5_000)
     finally:
         link.stop()
         log.close()

@@ -58,6 +58,9 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
   setup = setup || {};
   const result = view.result || null;
   const winner = result?.winner ?? null;
+  // The controller keeps a resolved battle's final view (phase "resolved") until the next battle or turn.
+  opts = { ...opts, over: opts.over || view.phase === "resolved" };
+  setup = { location: view.location, ...setup };
   const sessionPrompts = (view.prompts || []).filter((p) => !p.to || p.to === "table");
   const tablePrompts = sessionPrompts.length ? sessionPrompts : publicPrompts.filter((p) => p.battle_id);
   const toAct = view.to_act ? view.sides?.[view.to_act]?.name ?? view.to_act : null;
@@ -75,9 +78,21 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
         h("span.zlabel", zoneLabel(id, z)), h("span.zcubes", cubesOf(counts)));
     }),
     Object.keys(view.on_rail || {}).length ? h("div.zone.k-rail", { dataset: { zone: "rail" } }, h("span.zlabel", "On a rail"), h("span.zcubes", cubesOf(view.on_rail))) : null),
-    result ? h("p.result", { dataset: { winner } }, `${humanize(view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
+    result ? h("p.result", { dataset: { winner } }, `${humanize(result.winner_name ?? view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
+    result ? resultFacts(result) : null,
     view.corrections ? h("p.hint", `${view.corrections} correction(s) applied`) : null,
   );
+}
+
+/** The result in words: strength per side, plunder, each Ship's damage after the battle, who sinks. */
+function resultFacts(r) {
+  const name = (n) => humanize(String(n ?? "?").replace(/^merchant:.*/, "Merchant ship").replace(/^building:.*/, "Buildings"));
+  const plunder = (s) => `${r.plunder?.[s]?.cargo ?? r[s]?.plunder_cargo ?? 0} cargo + ${r.plunder?.[s]?.coins ?? r[s]?.plunder_coins ?? 0} coins`;
+  return h("dl.result-facts",
+    h("dt", "Strength"), h("dd", { dataset: { fact: "strength" } }, `${r.attacker?.strength ?? 0} – ${r.defender?.strength ?? 0}`),
+    h("dt", "Plunder"), h("dd", { dataset: { fact: "plunder" } }, `attacker ${plunder("attacker")}, defender ${plunder("defender")}`),
+    Object.entries(r.damage_after || {}).map(([who, d]) => [h("dt", `${name(who)} damage`), h("dd", { dataset: { fact: "damage", player: who } }, String(d))]),
+    (r.sunk || []).length ? [h("dt", "Sunk"), h("dd.sunk", { dataset: { fact: "sunk" } }, r.sunk.map(name).join(", "))] : null);
 }
 
 /** After the engine ends a battle the session view goes; say so for a while. The board is shown only

@@ -85,16 +85,41 @@ function promptBox(p, store, send, mine) {
   const crop = p.crop ?? p.image ?? (p.crops && p.cube !== undefined ? p.crops[p.cube] : null);
   if (crop) box.append(h("img.crop", { src: String(crop).startsWith("data:") ? crop : `data:image/jpeg;base64,${crop}`, alt: `cube ${p.cube ?? ""}` }));
 
+  if (p.kind === "confirm_reading" && p.resolved) {
+    // After the result: every cube of every accepted drop, with its crop; a correction re-resolves the battle.
+    const zones = zoneOptions(store);
+    if (p.zones) for (const z of p.zones) if (!zones.find(([v]) => v === z)) zones.unshift([z, z]);
+    box.append(h("div.corrections.review", (p.steps || []).map((st) => h("div.step", { dataset: { step: st.step } },
+      h("h4", `Drop ${st.step + 1} (${humanize(st.reason ?? "")})`),
+      (st.cubes || []).map((c) => {
+        const key = `zone${st.step}:${c.cube}`;
+        const current = c.zone ?? "rail";
+        return h("div.fix", { dataset: { step: st.step, cube: c.cube } },
+          c.crop ? h("img.crop", { src: `data:image/jpeg;base64,${c.crop}`, alt: `cube ${c.cube}` }) : null,
+          cube(c.color), ` cube ${c.cube} is in `,
+          select(zones, draft[key] ?? current, (val) => setDraft(key, val), { dataset: { step: st.step, cube: c.cube } }),
+          h("button", { dataset: { answer: "zone" }, on: { click: () => {
+            const z = (drafts.get(id) || {})[key] ?? current;
+            answer({ step: st.step, cube: c.cube, zone: z === "rail" ? null : z }, `Drop ${st.step + 1}, cube ${c.cube} is in ${z}`);
+          } } }, "Correct"));
+      })))));
+    return box;
+  }
   if (p.kind === "confirm_reading") {
-    const cubes = p.cube !== undefined && p.cube !== null ? [p.cube] : p.cubes || [];
+    const asked = p.cube !== undefined && p.cube !== null ? [p.cube] : p.cubes || [];
+    // Any cube of the reading may be corrected, not only the one asked about: the asked ones first.
+    const others = (p.reading || []).map((c) => c.cube).filter((i) => !asked.includes(i));
+    const cubes = [...asked, ...others];
     const zones = zoneOptions(store);
     if (p.zones) for (const z of p.zones) if (!zones.find(([v]) => v === z)) zones.unshift([z, z]);
     box.append(h("div.corrections", cubes.map((i) => {
-      const chosen = draft[`zone${i}`] ?? p.zone ?? "rail";
-      return h("div.fix", { dataset: { cube: i } }, cube(p.color), ` cube ${i} is in `,
+      const read = (p.reading || []).find((c) => c.cube === i);
+      const chosen = draft[`zone${i}`] ?? (asked.includes(i) ? p.zone : read?.zone) ?? "rail";
+      const img = read?.crop && !(asked.includes(i) && crop) ? h("img.crop", { src: `data:image/jpeg;base64,${read.crop}`, alt: `cube ${i}` }) : null;
+      return h(`div.fix${asked.includes(i) ? ".asked" : ""}`, { dataset: { cube: i } }, img, cube(read?.color ?? p.color), ` cube ${i} is in `,
         select(zones, chosen, (val) => setDraft(`zone${i}`, val), { dataset: { cube: i } }),
         h("button.primary", { dataset: { answer: "zone" }, on: { click: () => {
-          const z = (drafts.get(id) || {})[`zone${i}`] ?? p.zone ?? "rail";
+          const z = (drafts.get(id) || {})[`zone${i}`] ?? chosen;
           answer({ cube: i, zone: z === "rail" ? null : z }, `Cube ${i} is in ${z}`);
         } } }, "Send"),
         p.cubes ? h("button", { dataset: { answer: "remove" }, on: { click: () => answer({ cube: i, remove: true }, `Cube ${i} is not a battle cube`) } }, "Not a cube") : null);

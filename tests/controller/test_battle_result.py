@@ -1,0 +1,128 @@
+"""A battle's result reaches the tablets, and a reading corrected after the result changes the game.
+
+The controller runs in this process (TableCore + MqttLink + BattleDriver, as controller.service wires
+them) on a real Mosquitto with the deploy/ ACL; this test plays the tower and the camera. The table view
+(`display`) and the players' tablets are real MQTT clients.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import rules.api as api
+from controller.battles import BattleDriver
+from controller.core import TableCore
+from controller.gamelog import GameLog
+from controller.mqtt import MqttLink
+from tests.controller.test_table_only import TABLE, play_until_battle
+from tests.support.broker import Client, mosquitto  # noqa: F401
+
+
+def _payload(msg) -> dict:
+    return json.loads(msg.payload)
+
+
+def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path) -> None:  # noqa: F811
+    log = GameLog(tmp_path / "r.db")
+    link = MqttLink(mosquitto.host, mosquitto.port, "controller", mosquitto.users["controller"], table_id=TABLE)
+    core = TableCore(log, table_id=TABLE, publisher=link)
+    core.open_game(["red", "blue"], 5)
+    driver = BattleDriver(core)
+    link.start(core)
+    table = Client(mosquitto, "display")
+    try:
+        play_until_battle(core, driver, seed=5)
+        setup = driver.session.setup
+        att, dfd = setup.attacker, setup.defender
+        assert setup.kind == "ship" and att.cubes >= 1 and dfd.cubes >= 1
+        tablet = Client(mosquitto, att.name)
+        assert table.wait_connected() and tablet.wait_connected()
+        table.subscribe(f"table/{TABLE}/state")
+        table.subscribe(f"table/{TABLE}/events")
+        tablet.subscribe(f"table/{TABLE}/player/{att.name}/#")
+        damage = {p: core.engine.public_view(core.state)["p"][p]["ship"]["damage"] for p in core.players}
+        # Read as is, the defender wins 1-0 (the attacker's cubes all missed); the camera is sure of it.
+        cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.95} for _ in range(att.cubes)]
+        cubes += [{"color": dfd.cube_color, "zone": "str-1a" if i == 0 else "miss", "confidence": 0.95}
+                  for i in range(dfd.cubes)]
+        crops = [{"index": i, "jpeg_base64": f"crop{i}"} for i in range(len(cubes))]
+        driver.start_drop({})
+        driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
+        driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True, crops=crops)
+        assert core.engine.public_view(core.state)["battle"] is None, "the engine accepted the result"
+        resolve_seq = max(e["seq"] for e in log.events(core.game_id) if e["type"] == "resolve_battle")
+
+        # 1. The result reaches the table view: the session's final view, phase "resolved", with its result.
+        state = _payload(table.wait_for(lambda m: m.topic.endswith("/state") and (_payload(m)["battle"] or {})
+                                        .get("phase") == "resolved"))
+        result = state["battle"]["result"]
+        assert (result["winner"], result["winner_name"], result["loser_name"]) == ("defender", dfd.name, att.name)
+        assert (result["attacker"]["strength"], result["defender"]["strength"]) == (0, 1)
+        assert result["damage_after"] == {att.name: damage[att.name] + 1, dfd.name: damage[dfd.name]}
+        assert result["sunk"] == [] and set(result["plunder"]) == {"attacker", "defender"}
+        assert state["battle"]["sides"]["defender"]["strength"] == 1
+        # Public events carry their public content, not only their type.
+        events = _payload(table.seen(lambda m: m.topic.endswith("/events") and any(
+            e["type"] == "resolve_battle" for e in _payload(m)["events"])))["events"]
+        resolved = next(e for e in events if e["type"] == "resolve_battle")
+        assert resolved["action"]["record"]["steps"][0]["board"][0]["zone"] == "miss" and "rng" not in resolved
+        notice = next(e for e in events if e["type"] == "battle_resolved")
+        assert len(notice) > 3, notice
+
+        # 2. The tablet can correct any cube of the accepted reading, with its crop and the zones it may take.
+        prompts = _payload(tablet.wait_for(lambda m: m.topic.endswith("/prompts") and any(
+            p.get("resolved") for p in _payload(m)["prompts"])))["prompts"]
+        review = next(p for p in prompts if p.get("resolved"))
+        assert review["kind"] == "confirm_reading" and "str-2" in review["zones"]
+        step0 = review["steps"][0]
+        assert [(c["cube"], c["zone"], c["crop"]) for c in step0["cubes"]][:2] == [
+            (0, "miss", "crop0"), (1, cubes[1]["zone"], "crop1")]
+        # A wrong answer is refused and changes nothing.
+        seq = core.seq
+        tablet.publish(f"table/{TABLE}/player/{att.name}/cmd", json.dumps(
+            {"request_id": "bad", "prompt_id": review["id"], "answer": {"step": 0, "cube": 0, "zone": "no-such-zone"}}))
+        reply = _payload(tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "bad"))
+        assert reply["accepted"] is False and reply["reason"] and core.seq == seq
+
+        # 3. The attacker's first cube really lay in the strength-2 zone: the attacker wins 2-1.
+        tablet.publish(f"table/{TABLE}/player/{att.name}/cmd", json.dumps(
+            {"request_id": "fix", "prompt_id": review["id"], "answer": {"step": 0, "cube": 0, "zone": "str-2"}}))
+        reply = _payload(tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "fix"))
+        assert reply["accepted"] is True, reply
+        view = core.engine.public_view(core.state)
+        assert view["p"][att.name]["ship"]["damage"] == damage[att.name]  # the loser's damage moved
+        assert view["p"][dfd.name]["ship"]["damage"] == damage[dfd.name] + 1
+        assert view["achievement_cubes"]["legendary"].get(att.name) == 1
+        assert not view["achievement_cubes"]["legendary"].get(dfd.name)
+        # The log keeps both: the original result and the correction replacing it.
+        logged = log.events(core.game_id)
+        correction = logged[-1]
+        assert correction["type"] == "correction" and correction["action"]["target_seq"] == resolve_seq
+        assert any(e["type"] == "resolve_battle" and e["seq"] == resolve_seq for e in logged)
+        # Replay of the log, and a controller rebuilt from it, give the same (corrected) state.
+        assert api.state_to_json(api.replay(logged)) == api.state_to_json(core.state)
+        rebuilt, _ = core.rebuild(core.game_id)
+        assert api.state_to_json(rebuilt) == api.state_to_json(core.state)
+        # The tablets see the changed outcome: the public state and the player's own state.
+        state = _payload(table.wait_for(lambda m: m.topic.endswith("/state") and (
+            (_payload(m)["battle"] or {}).get("result") or {}).get("winner") == "attacker"))
+        assert state["battle"]["corrections"] == 1 and state["battle"]["phase"] == "resolved"
+        assert state["view"]["p"][dfd.name]["ship"]["damage"] == damage[dfd.name] + 1
+        mine = _payload(tablet.seen(lambda m: m.topic.endswith(f"{att.name}/state")
+                                    and _payload(m)["seq"] == core.seq))
+        assert mine["view"]["p"][att.name]["ship"]["damage"] == damage[att.name]
+        events = _payload(table.seen(lambda m: m.topic.endswith("/events") and any(
+            e["type"] == "correction" for e in _payload(m)["events"])))["events"]
+        assert all("state" not in e for e in events if e["type"] == "correction")  # the secrets stay home
+
+        # 4. The result leaves the table at the next turn.
+        active = core.state.active
+        core.submit(active, {"type": "end_turn"}, core.seq)
+        assert core.battle_view is None or core.battle_view.get("phase") != "resolved"
+        assert not any(p.data.get("resolved") for p in core.prompts.values())
+        tablet.close()
+    finally:
+        table.close()
+        link.stop()
+        log.close()
