@@ -254,7 +254,7 @@ class SimTable:
                 if self.camera_out is not None:
                     self.camera_out(reading)
                 else:
-                    self.driver.camera(reading, settled=True)
+                    self.driver.camera(reading, settled=True, crops=getattr(self.camera, "last_crops", None))
                 self._correct(corrections)
                 return True
             return False

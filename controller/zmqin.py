@@ -147,11 +147,9 @@ class SensorWiring:
         if driver is None or driver.session is None:
             return
         reading = msg.get("reading", msg)
-        crops = msg.get("crops")
-        if isinstance(crops, list):
-            driver.crops = {c.get("index"): c.get("jpeg_base64") for c in crops if isinstance(c, dict)}
-        # vision.live publishes a board only once it has settled and two readings agree.
-        driver.camera(reading, bool(msg.get("settled", True)))
+        # vision.live publishes a board only once it has settled and two readings agree; its crops go with
+        # the drop step the reading is for (confirm_reading prompts show them).
+        driver.camera(reading, bool(msg.get("settled", True)), crops=msg.get("crops"))
 
     def vision_table(self, msg: dict[str, Any]) -> None:
         if self.service.ships is not None:
