@@ -4,7 +4,8 @@ Owns the wiring of `controller.fusion` (the ships engineer's pure logic) into th
 latest `vision.table` reading and the bridge's latest `zone_state`, fuses them against the positions the
 rules engine knows, publishes every open question as a prompt, and submits the active player's move
 (`{"type": "move", "path": [...]}`) when the fused position changed and the way is clear, or asks which
-way (`ship_path` prompt) when the shortest ways differ. A board the camera sees turned face up where the
+way (`ship_path` prompt) when the shortest ways differ in crossing a Garrison of another player (the
+hazards, from the public view). A board the camera sees turned face up where the
 game waits for that square's reveal is reported as the table's chance outcome (`reveal_board`). A move the engine refuses becomes a prompt with
 the engine's sentence (put the ship back, or choose again). It decides nothing about legality.
 """
@@ -17,6 +18,20 @@ from typing import Any
 from controller.core import Prompt, Refusal, TableCore
 
 log = logging.getLogger("smart_table.ships")
+
+
+def garrison_hazards(view: dict[str, Any], players: list[str]) -> dict[str, set[str]]:
+    """Per ship, the squares whose Garrison fires on it (an island with a Garrison controlled by another
+    player), from the public view: a move whose shortest ways differ in crossing one is asked, not guessed."""
+    out: dict[str, set[str]] = {p: set() for p in players}
+    for square, cell in (view.get("grid") or {}).items():
+        isl = cell.get("island") if isinstance(cell, dict) else None
+        if not isl or "garrison" not in (isl.get("buildings") or []) or not isl.get("controller"):
+            continue
+        for p in players:
+            if p != isl["controller"]:
+                out[p].add(square)
+    return out
 
 
 class ShipWatcher:
@@ -60,7 +75,7 @@ class ShipWatcher:
                                            handler=self._told_position(q.ship))
             positions = {**fusion.positions(), **self.told}
             active = view.get("active")
-            for move in propose_moves(known, positions):
+            for move in propose_moves(known, positions, garrison_hazards(view, players)):
                 if move.ship != active:
                     pid = f"ships:{core.seq}:out-of-turn:{move.ship}"
                     core.prompts[pid] = Prompt(pid, "ship_path", f"The {move.ship} ship seems to have moved from "

@@ -93,3 +93,34 @@ def test_a_board_turned_face_up_is_the_reveal_the_game_waits_for(tmp_path):
                 b.update(face_up=True, board="no-such-board")
         watcher.camera({"reading": {"status": "ok", "boards": bad, "ships": []}})
         assert core.seq == seq and any("refuses" in p.text for p in core.prompts.values())
+
+
+def test_ways_that_differ_in_crossing_a_garrison_are_asked(tmp_path):
+    """An opponent's Garrison on one of two shortest ways: the player is asked which way, nothing is guessed."""
+    core, active, _ = _table(tmp_path)
+    other = next(p for p in core.players if p != active)
+    # The position (a saved game): the active ship on r1c1, the opponent's Garrison on the island of r1c2.
+    saved = api.state_to_json(core.state)
+    d = saved["data"]
+    d["p"][active]["ship"]["at"] = "r1c1"
+    d["grid"]["r1c2"]["island"]["controller"] = other
+    d["grid"]["r1c2"]["island"]["buildings"]["garrison"] = True
+    core.state = api.state_from_json(saved)
+    watcher = ShipWatcher(core)
+    seq = core.seq
+    # r1c1 -> r2c2: by r1c2 (the Garrison fires) or by r2c1 (it does not).
+    watcher.zones({"type": "zone_state", "squares": {"r2c2": True}, "harbor": [False, True, False, False]})
+    watcher.camera({"reading": _reading({active: "r2c2", other: "harbor"})})
+    assert core.seq == seq and watcher.moves == 0
+    ask = next(p for p in core.prompts.values() if p.kind == "ship_path" and p.player == active)
+    assert sorted(map(tuple, ask.data["options"])) == [("r1c1", "r1c2", "r2c2"), ("r1c1", "r2c1", "r2c2")]
+    # Without the Garrison the two ways are the same to the rules: no question.
+    d["grid"]["r1c2"]["island"]["buildings"]["garrison"] = False
+    core.state = api.state_from_json(saved)
+    core.prompts.clear()
+    calm = ShipWatcher(core)
+    calm.zone_state, calm.camera_reading = watcher.zone_state, watcher.camera_reading
+    calm.update()
+    assert not any(p.kind == "ship_path" and p.data.get("options") for p in core.prompts.values())
+    # ...the move went to the engine at once (applied, or refused with the engine's sentence as a prompt).
+    assert calm.moves == 1 or any(p.id.endswith(":refused") for p in core.prompts.values())
