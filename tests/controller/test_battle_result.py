@@ -126,3 +126,45 @@ def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path
         table.close()
         link.stop()
         log.close()
+
+
+def test_confirm_reading_carries_every_cube_with_its_crop(mosquitto, tmp_path: Path) -> None:  # noqa: F811
+    log = GameLog(tmp_path / "c.db")
+    link = MqttLink(mosquitto.host, mosquitto.port, "controller", mosquitto.users["controller"], table_id=TABLE)
+    core = TableCore(log, table_id=TABLE, publisher=link)
+    core.open_game(["red", "blue"], 5)
+    driver = BattleDriver(core)
+    link.start(core)
+    try:
+        play_until_battle(core, driver, seed=5)
+        setup = driver.session.setup
+        att, dfd = setup.attacker, setup.defender
+        tablet = Client(mosquitto, dfd.name)
+        assert tablet.wait_connected()
+        tablet.subscribe(f"table/{TABLE}/prompts")
+        tablet.subscribe(f"table/{TABLE}/player/{dfd.name}/reply")
+        # The attacker's first cube is unsure; the defender's cube is read (wrongly) in the miss zone.
+        cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.2 if i == 0 else 0.95}
+                 for i in range(att.cubes)]
+        cubes += [{"color": dfd.cube_color, "zone": "miss", "confidence": 0.95} for _ in range(dfd.cubes)]
+        crops = [{"index": i, "jpeg_base64": f"jpeg-of-{i}"} for i in range(len(cubes))]
+        driver.start_drop({})
+        driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
+        driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True, crops=crops)
+        msg = tablet.wait_for(lambda m: any(p["kind"] == "confirm_reading" for p in _payload(m)["prompts"]))
+        prompt = next(p for p in _payload(msg)["prompts"] if p["kind"] == "confirm_reading")
+        assert prompt["crops"] == {"0": "jpeg-of-0"}  # the cube asked about
+        assert "str-2" in prompt["zones"] and "miss" in prompt["zones"] and prompt["step"] == 0
+        assert [(c["cube"], c["color"], c["zone"], c["crop"]) for c in prompt["reading"]] == [
+            (i, c["color"], c["zone"], f"jpeg-of-{i}") for i, c in enumerate(cubes)]
+        # A cube the prompt did not ask about can be corrected too (the defender's, really in str-2).
+        their = att.cubes
+        tablet.publish(f"table/{TABLE}/player/{dfd.name}/cmd", json.dumps(
+            {"request_id": "d", "prompt_id": prompt["id"], "answer": {"cube": their, "zone": "str-2"}}))
+        reply = _payload(tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "d"))
+        assert reply["accepted"] is True, reply
+        assert driver.session is not None and driver.session.view()["sides"]["defender"]["strength"] == 2
+        tablet.close()
+    finally:
+        link.stop()
+        log.close()
