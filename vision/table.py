@@ -332,8 +332,8 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
         p.adaptiveThreshWinSizeMax = 13
         p.adaptiveThreshWinSizeStep = 10
         # (Rates are of the image's larger side; the boards' strip of crops is long and thin.)
-        p.minMarkerPerimeterRate = 0.03 if kind == "frame" else 0.02
-        p.maxMarkerPerimeterRate = 0.6 if kind == "frame" else 4.0
+        p.minMarkerPerimeterRate = 0.033 if kind == "frame" else 0.02
+        p.maxMarkerPerimeterRate = 0.3 if kind == "frame" else 4.0
         # More samples per bit: a 25 mm ship marker can be ~20 px in a tilted view.
         p.perspectiveRemovePixelPerCell = 8
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
@@ -403,7 +403,7 @@ def _frame_samples(layout: TableLayout) -> np.ndarray:
     pts = _FRAME_SAMPLES.get(key)
     if pts is None:
         W, H = layout.size_mm
-        xs, ys = np.meshgrid(np.arange(5, W - 4, 10.0), np.arange(5, H - 4, 10.0))
+        xs, ys = np.meshgrid(np.arange(5, W - 4, 14.0), np.arange(5, H - 4, 14.0))
         cand = np.stack([xs.ravel(), ys.ravel()], axis=1)
         keep = []
         polys = [layout.harbor_mm] + [sq.polygon_mm for sq in layout.squares] + [m.corners_mm for m in layout.markers]
