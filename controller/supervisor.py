@@ -75,6 +75,7 @@ class Supervisor:
         self.stopping = threading.Event()
         self.display: Any = None
         self.tmp = Path(tempfile.mkdtemp(prefix="smart-table-"))
+        self.embedded_users: dict[str, str] = {}  # user -> password on the embedded broker (made per run)
         self.exit_code = 0
         self.lock = threading.Lock()
 
@@ -123,11 +124,21 @@ class Supervisor:
     def plan(self) -> None:
         cfg, py = self.cfg, sys.executable
         if cfg["mqtt"]["embedded"]:
+            # Credentials made for this run (amqtt's password file, Mosquitto's ACL model): no anonymous
+            # access even on 127.0.0.1; the links printed at start carry them.
+            from controller.broker import write_amqtt_passwd
+            from controller.credentials import new_password
+
+            users = ["controller", "display", *cfg["table"]["players"]]
+            self.embedded_users = {u: new_password() for u in users}
+            passwd = self.tmp / "amqtt.passwd"
+            write_amqtt_passwd(passwd, self.embedded_users)
             self.children.append(Child("broker", [py, "-m", "controller.broker", "--host", cfg["mqtt"]["host"],
                                                   "--port", str(cfg["mqtt"]["port"]),
-                                                  "--ws-port", str(cfg["mqtt"]["ws_port"])]))
+                                                  "--ws-port", str(cfg["mqtt"]["ws_port"]), "--passwd", str(passwd)]))
             cfg.set("mqtt.protocol", "3.1.1")  # amqtt speaks 3.1.1 only
-            cfg.set("mqtt.username", "")
+            cfg.set("mqtt.username", "controller")
+            cfg.set("mqtt.password", self.embedded_users["controller"])
         if cfg["bridge"]["enabled"]:
             device = cfg["bridge"]["serial_port"]
             if self.simulate:
@@ -218,17 +229,16 @@ class Supervisor:
         self.say(f"  WebSocket {m['host']}:{m['ws_port']}")
         self.say(f"  game log  {self.cfg.database_path()}")
         if url and m["embedded"]:
-            # The embedded broker takes anyone on this machine: links need no credentials.
+            # The embedded broker's credentials are made per run: each link carries its own.
             from controller.credentials import join_link
 
             host = url.split("//", 1)[1].split(":", 1)[0]
             port = int(url.rsplit(":", 1)[1].strip("/"))
             table = self.cfg["table"]["id"]
-            link = join_link(host, port, m["ws_port"], table, None, "", "").replace("&user=&pass=", "")
-            self.say(f"  table view {link}")
+            users = self.embedded_users
+            self.say(f"  table view {join_link(host, port, m['ws_port'], table, None, 'display', users['display'])}")
             for p in self.cfg["table"]["players"]:
-                link = join_link(host, port, m["ws_port"], table, p, "", "").replace("&user=&pass=", "")
-                self.say(f"  {p:<10} {link}")
+                self.say(f"  {p:<10} {join_link(host, port, m['ws_port'], table, p, p, users[p])}")
         try:
             for child in self.children:
                 if child.name == "bridge" and self.simulate:

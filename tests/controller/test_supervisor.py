@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
 
@@ -82,14 +83,23 @@ restart_delay = 0.5
         wait_line(r"display\s+(http://127\.0\.0\.1:\d+/|not served)")
         wait_line(rf"MQTT\s+127\.0\.0\.1:{ports['mqtt']} \(embedded broker\)")
         wait_line(rf"WebSocket\s+127\.0\.0\.1:{ports['ws']}")
+        # The embedded broker's credentials are made per run; each printed link carries its own.
+        view = wait_line(r"table view (http://\S+)")
+        query = parse_qs(urlsplit(view.group(1)).query)
+        assert query["user"] == ["display"] and query["pass"][0]
+        red = parse_qs(urlsplit(wait_line(r"red\s+(http://\S+)").group(1)).query)
+        assert red["user"] == ["red"] and red["pass"][0] != query["pass"][0]
         for _ in range(5):
             m = wait_line(r"started (\S+) \(pid (\d+)\)")
             pids[m.group(1)] = int(m.group(2))
         assert set(pids) == {"broker", "firmware-sim", "bridge", "camera", "controller"}
 
-        # A tablet on MQTT 3.1.1 (amqtt speaks nothing else) gets the game's state.
+        # A tablet on MQTT 3.1.1 (amqtt speaks nothing else) with the display's credentials gets the game's
+        # state; without credentials it is refused.
         got: queue.Queue = queue.Queue()
+        connacks: queue.Queue = queue.Queue()
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+        client.username_pw_set("display", query["pass"][0])
         client.on_message = lambda _c, _u, msg: got.put(msg)
         client.on_connect = lambda c, *_a: c.subscribe("table/table-1/state", qos=1)
         deadline = time.monotonic() + 30
@@ -105,6 +115,13 @@ restart_delay = 0.5
         assert state["view"]["players"] and state["epoch"]
         client.loop_stop()
         client.disconnect()
+        anonymous = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
+        anonymous.on_connect = lambda _c, _u, _f, rc, _p=None: connacks.put(rc)
+        anonymous.connect("127.0.0.1", ports["mqtt"])
+        anonymous.loop_start()
+        assert connacks.get(timeout=10).is_failure
+        anonymous.loop_stop()
+        anonymous.disconnect()
 
         os.kill(pids["bridge"], signal.SIGKILL)
         wait_line(r"bridge exited with code -9; restarting it \(1/10\)")
