@@ -403,7 +403,7 @@ class BoardReader:
             name = self.palette.label_name(lab)
             x, y, w, h = (int(v) for v in stats[:4])
             touches_edge = x <= 1 or y <= 1 or x + w >= W - 1 or y + h >= Hb - 1
-            # A blob cut by a marker's mask may be more cubes than it shows: never sure then.
+            # A blob cut by a marker's mask and too big for one cube may hide a second: not sure then.
             mm = self._marker_mask[max(0, y - 3):y + h + 3, max(0, x - 3):x + w + 3]
             cut_by_marker = bool(mm.any()) and _touches(pts, stats, mm, (max(0, x - 3), max(0, y - 3)))
             if name == "unknown":
@@ -450,7 +450,7 @@ class BoardReader:
                 if name == "unknown":
                     cube.ambiguous, cube.why = True, "a cube of a colour the palette does not know"
                     cube.zone = None
-                elif cut_by_marker:
+                elif cut_by_marker and n == 1 and area > 1.15 * (top * 0.97 + frac.get(lab, 1.0) * sides):
                     cube.ambiguous, cube.confidence = True, min(cube.confidence, 0.3)
                     cube.why = "partly hidden by a marker's masked area: the count is not sure"
                 elif partial:
