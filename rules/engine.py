@@ -320,7 +320,9 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
     if inplace:
         new = state
     elif atype in TOUCHES and not d["battle"] and not d["pending"] and d["phase"] == "main":
-        new = state.copy_touching(TOUCHES[atype], _touched_players(d, player, normalized), atype == "end_turn")
+        squares = _touched_squares(d, player, normalized)
+        keys = TOUCHES[atype] if squares is not None else (*TOUCHES[atype], "grid")
+        new = state.copy_touching(keys, _touched_players(d, player, normalized), atype == "end_turn", squares or ())
     else:
         new = state.copy()
     out: list[dict] = []
@@ -377,6 +379,28 @@ def _touched_players(d: dict[str, Any], player: str, a: dict[str, Any]) -> tuple
     if a["type"] == "use_ability" and any(k[0] == "e" and "replace" in v for k, v in a.items() if isinstance(v, dict)):
         return tuple(d["players"])
     return (player,)
+
+
+def _touched_squares(d: dict[str, Any], player: str, a: dict[str, Any]) -> tuple[str, ...] | None:
+    """The grid squares an action listed in TOUCHES may change (None: possibly any of them)."""
+    t = a["type"]
+    if t in ("load", "unload", "buy"):
+        return (d["p"][player]["ship"]["at"],)
+    if t == "move":  # Garrison fire on the way; exploring flips the last board and draws its card
+        return tuple(a["path"])
+    if t == "use_ability":
+        sqs: list[str] = []
+        for k, v in a.items():
+            if k[0] == "e" and isinstance(v, dict):
+                if "replace" in v:
+                    return None  # Influence: running out of cubes takes them back from any island
+                sqs += v.get("islands", ())
+                sqs += [b["square"] for b in v.get("builds", ())]
+        return tuple(sqs)
+    if t == "end_turn":  # the refills (drawn at once in simulation) land on face-up boards without a card
+        grid = d["grid"]
+        return tuple(sq for sq in SQUARES if grid[sq]["board"] and grid[sq]["card"] is None)
+    return ()
 
 
 def _auto_chance(state: GameState, events: list[dict]) -> tuple[GameState, list[dict]]:
@@ -1982,24 +2006,24 @@ CHECKS = {
     "resolve_battle": check_resolve_battle, "end_turn": check_end_turn,
 }
 # What the commonest actions may change besides seq, rng and the turn log, beyond the acting player's own
-# board (outside a battle, in the main phase): `apply` copies only these and shares the rest of the state
-# with the previous one. Anything not listed (moves, abilities, battles, cleanup, chance) copies it all.
+# board and the grid squares `_touched_squares` names (outside a battle, in the main phase): `apply` copies
+# only these and shares the rest of the state with the previous one. Anything not listed (battles,
+# attacks, chance) copies it all.
 TOUCHES: dict[str, tuple[str, ...]] = {
     "play_card": ("turn",),
     "set_sails": ("turn",),
-    "load": ("turn", "grid"),
-    "unload": ("turn", "grid", "achievements", "achievement_cubes"),
+    "load": ("turn",),
+    "unload": ("turn", "achievements", "achievement_cubes"),
     "level_up": ("turn", "achievements", "achievement_cubes"),
     "rearrange": (),
     "jettison": ("supply",),
-    "buy": ("turn", "grid", "supply"),
+    "buy": ("turn", "supply"),
     # exploring flips a board and draws its card (auto chance); Garrison fire may sink the ship
-    "move": ("turn", "grid", "pending", "pool", "decks", "supply", "achievements", "achievement_cubes",
-             "battle_queue"),
-    "use_ability": ("turn", "grid", "supply", "upgrade_supply", "achievements", "achievement_cubes"),
+    "move": ("turn", "pending", "pool", "decks", "supply", "achievements", "achievement_cubes", "battle_queue"),
+    "use_ability": ("turn", "supply", "upgrade_supply", "achievements", "achievement_cubes"),
     # cleanup: refills and draws (auto chance), the next turn's start resets every player's used abilities
     # (reassigned, so the others' boards are copied one level deep) and may place the next player's markers
-    "end_turn": ("turn", "grid", "pending", "decks", "supply", "achievements", "achievement_cubes", "final"),
+    "end_turn": ("turn", "pending", "decks", "supply", "achievements", "achievement_cubes", "final"),
 }
 DOS = {
     "reveal_board": do_reveal_board, "draw_advancement": do_draw_advancement, "draw_sailors": do_draw_sailors,

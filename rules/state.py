@@ -59,16 +59,23 @@ class GameState:
             new["turn_log"] = list(d["turn_log"])
         return GameState(new)
 
-    def copy_touching(self, keys: tuple[str, ...], colors: tuple[str, ...], others_flat: bool = False) -> GameState:
+    def copy_touching(self, keys: tuple[str, ...], colors: tuple[str, ...], others_flat: bool = False,
+                      squares: tuple[str, ...] = ()) -> GameState:
         """A copy for an action known to change only the top-level `keys` and the players `colors` (besides
         seq, rng and the turn log): everything else is shared with this state (structural sharing). The
         engine declares those sets per action type (`engine.TOUCHES`); a test checks the old state stays
         untouched. `others_flat`: the other players' boards get a one-level copy (their own fields may be
-        reassigned, nothing inside them edited)."""
+        reassigned, nothing inside them edited). `squares`: grid squares the action may change (when "grid"
+        itself is not in `keys`); the other squares are shared."""
         d = self.data
         new = dict(d)
         for k in keys:
             new[k] = copy_data(d[k])
+        if squares and "grid" not in keys:
+            grid = new["grid"] = dict(d["grid"])
+            for sq in squares:
+                if sq in grid:
+                    grid[sq] = copy_data(grid[sq])
         ps = new["p"] = dict(d["p"])
         if others_flat:
             for c, p in ps.items():
