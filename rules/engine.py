@@ -322,7 +322,8 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
     elif atype in TOUCHES and not d["battle"] and not d["pending"] and d["phase"] == "main":
         squares = _touched_squares(d, player, normalized)
         keys = TOUCHES[atype] if squares is not None else (*TOUCHES[atype], "grid")
-        new = state.copy_touching(keys, _touched_players(d, player, normalized), atype == "end_turn", squares or ())
+        new = state.copy_touching(keys, _touched_players(d, player, normalized), atype == "end_turn", squares or (),
+                                  PLAYER_FIELDS.get(atype))
     else:
         new = state.copy()
     out: list[dict] = []
@@ -2024,6 +2025,19 @@ TOUCHES: dict[str, tuple[str, ...]] = {
     # cleanup: refills and draws (auto chance), the next turn's start resets every player's used abilities
     # (reassigned, so the others' boards are copied one level deep) and may place the next player's markers
     "end_turn": ("turn", "pending", "decks", "supply", "achievements", "achievement_cubes", "final"),
+}
+# For some of those, the parts of the actor's board they may edit inside (the rest of it is only
+# reassigned, field by field: cubes, markers, dock, chest, level_up, cards via `_own_card`).
+PLAYER_FIELDS: dict[str, tuple[str, ...]] = {
+    "play_card": ("hand", "played"),
+    "set_sails": ("ship",),
+    "level_up": (),
+    "load": ("ship",),
+    "unload": ("ship",),
+    "rearrange": ("ship",),
+    "jettison": ("ship",),
+    "buy": ("ship", "set_aside"),
+    "move": ("ship",),
 }
 DOS = {
     "reveal_board": do_reveal_board, "draw_advancement": do_draw_advancement, "draw_sailors": do_draw_sailors,

@@ -60,13 +60,14 @@ class GameState:
         return GameState(new)
 
     def copy_touching(self, keys: tuple[str, ...], colors: tuple[str, ...], others_flat: bool = False,
-                      squares: tuple[str, ...] = ()) -> GameState:
+                      squares: tuple[str, ...] = (), fields: tuple[str, ...] | None = None) -> GameState:
         """A copy for an action known to change only the top-level `keys` and the players `colors` (besides
         seq, rng and the turn log): everything else is shared with this state (structural sharing). The
         engine declares those sets per action type (`engine.TOUCHES`); a test checks the old state stays
         untouched. `others_flat`: the other players' boards get a one-level copy (their own fields may be
         reassigned, nothing inside them edited). `squares`: grid squares the action may change (when "grid"
-        itself is not in `keys`); the other squares are shared."""
+        itself is not in `keys`); the other squares are shared. `fields`: when given, only these fields of the
+        actor's board (the first of `colors`) are copied deep, the rest of it one level."""
         d = self.data
         new = dict(d)
         for k in keys:
@@ -80,6 +81,11 @@ class GameState:
         if others_flat:
             for c, p in ps.items():
                 ps[c] = dict(p)
+        if fields is not None and colors:
+            q = ps[colors[0]] = dict(d["p"][colors[0]])
+            for f in fields:
+                q[f] = copy_data(q[f])
+            colors = colors[1:]
         for c in colors:
             p = d["p"][c]
             cards = p["cards"]
