@@ -328,12 +328,13 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
     det = _DETECTORS.get(key)
     if det is None:
         p = cv2.aruco.DetectorParameters()
-        p.adaptiveThreshWinSizeMin = 13
-        p.adaptiveThreshWinSizeMax = 13
+        # "retry": a small window keeps a thin quiet zone white when dark art touches a ship's plate.
+        p.adaptiveThreshWinSizeMin = 7 if kind == "retry" else 13
+        p.adaptiveThreshWinSizeMax = 7 if kind == "retry" else 13
         p.adaptiveThreshWinSizeStep = 10
         # (Rates are of the image's larger side; the boards' strip of crops is long and thin.)
-        p.minMarkerPerimeterRate = 0.033 if kind == "frame" else 0.02
-        p.maxMarkerPerimeterRate = 0.3 if kind == "frame" else 4.0
+        p.minMarkerPerimeterRate = {"frame": 0.03, "retry": 0.04}.get(kind, 0.02)
+        p.maxMarkerPerimeterRate = {"frame": 0.3, "retry": 0.5}.get(kind, 4.0)
         # More samples per bit: a 25 mm ship marker can be ~20 px in a tilted view.
         p.perspectiveRemovePixelPerCell = 8
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
@@ -341,7 +342,7 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
         # Fewer corrected bits for the ships: a misread id would put a ship on a wrong square. Board
         # markers are small and often soft, and a misread there is caught (only known ids, only at the
         # marker's place, never two squares with one board).
-        p.errorCorrectionRate = 0.3 if kind == "frame" else 0.6
+        p.errorCorrectionRate = 0.6 if kind == "board" else 0.3
         det = cv2.aruco.ArucoDetector(aruco_dictionary(dictionary_name), p)
         _DETECTORS[key] = det
     return det
@@ -545,6 +546,23 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         return empty("no-table", str(exc))
     Hinv = np.linalg.inv(H)
     t3 = time.perf_counter()
+
+    # A ship in play not seen: one more look over the play area with a smaller threshold window (a
+    # thin white plate against dark art), only in frames that need it.
+    missing = [mid for name, mid in layout.ships.ids.items() if name in in_play and mid not in ship_found]
+    if missing:
+        area = np.concatenate([layout.harbor_mm] + [sq.polygon_mm for sq in layout.squares])
+        x0, y0 = area.min(axis=0) - 40.0
+        x1, y1 = area.max(axis=0) + 40.0
+        box = apply_homography(H, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        xa, ya = (max(0, int(v)) for v in np.floor(box.min(axis=0)))
+        xb, yb = min(w, int(np.ceil(box[:, 0].max()))), min(h, int(np.ceil(box[:, 1].max())))
+        if xb - xa > 32 and yb - ya > 32:
+            again = _detect(gray[ya:yb, xa:xb], layout.ships.aruco_dictionary, "retry")
+            ship_found = dict(ship_found)
+            for mid in missing:
+                if mid in again:
+                    ship_found[mid] = [q + np.array([xa, ya]) for q in again[mid]]
 
     # Ships: the marker seen through the table homography, moved to the mast foot under it.
     ships_out: list[dict[str, Any]] = []
