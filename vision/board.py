@@ -267,6 +267,8 @@ class BoardReader:
         H, pose, ids = located
         cube_h = self.layout.cube_size_mm
         rect = self.rectify(image, pose, cube_h)
+        # A light blur first: sensor noise otherwise speckles dark colours (black) between classes.
+        rect = cv2.blur(rect, (3, 3))
         t2 = time.perf_counter()
         labels = self._lut[_bin_index(rect)]
         labels[self._on_board(pose, cube_h) == 0] = 0
