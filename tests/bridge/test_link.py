@@ -21,7 +21,9 @@ def test_ten_thousand_events_on_a_lossy_line_arrive_once_in_order_uncorrupted(ma
     health = link.bridge.health()
     # The faults were really there and really recovered from.
     assert health["crc_errors"] > 100 and health["duplicates"] > 10 and health["retransmissions"] > 100
-    assert health["resend_requests"] > 10 and health["malformed"] == 0
+    # A 16-bit CRC lets about 1 in 65,536 corrupted frames through; with ~3,000 corrupted frames a run
+    # sees one such frame now and then. The payload check must catch it and the resend recover it.
+    assert health["resend_requests"] > 10 and health["malformed"] <= 3
 
 
 def test_unplug_and_replug_in_the_middle_loses_nothing(make_link) -> None:
