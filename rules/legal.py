@@ -25,7 +25,6 @@ from rules.engine import (
     fortified_against,
     island_at,
     offer,
-    pirates_at,
     played_icons,
 )
 from rules.errors import RulesError
@@ -186,9 +185,13 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
         sure.append({"type": "set_sails"})
     elif ship["sails"] > 0:  # one board at a time; not onto a second unexplored board this turn
         explored = d["turn"]["explored"]
+        grid = d["grid"]
+        pirates = [c for c in d["players"] if c != player and d["p"][c]["ship"]["pirate"]]
         for n in neighbours(at):
-            if n == HARBOR or not explored or d["grid"][n]["board"] is not None:
-                pir = pirates_at(d, n, player)
+            if n == HARBOR:
+                sure.append({"type": "move", "path": [n]})
+            elif not explored or grid[n]["board"] is not None:
+                pir = [c for c in pirates if d["p"][c]["ship"]["at"] == n] if pirates else []  # = pirates_at
                 sure.append({"type": "move", "path": [n], **({"fight_order": pir} if len(pir) > 1 else {})})
     # Candidates below still pass the engine's full checks (`_ok`); the cheap tests in front of them only
     # drop ones those checks would certainly refuse (a refusal costs an exception and a message).
