@@ -25,6 +25,28 @@ MAX_COMMAND_BYTES = 64 * 1024
 # engine's (rules.engine.CHANCE_TYPES plus the battle record); kept here so a toy engine works too.
 CHANCE_TYPES = ("reveal_board", "draw_advancement", "draw_sailors", "choose_first_player", "deal_bonus")
 TABLE_ONLY = frozenset({"resolve_battle", "correction", *CHANCE_TYPES})
+# At a physical table (the engine draws nothing itself) chance outcomes that no camera reads have no other
+# way in than a tablet tap. Open ones (a card turned up from a row box, who goes first) may come from any
+# seated player's tablet; secret ones (a player's own Sailor draw, their Bonus tokens) only from that
+# player's. The engine still checks each is the draw it waits for and plausible (the card is in that deck).
+# Ocean boards are reported by the camera, battle results by the battle session: never by a tablet.
+OPEN_CHANCE = frozenset({"draw_advancement", "choose_first_player"})
+SECRET_CHANCE = frozenset({"draw_sailors", "deal_bonus"})
+
+
+def tablet_may_send(action: dict[str, Any], player: str, observed_chance: bool,
+                    pending: dict[str, Any] | None = None) -> bool:
+    """Whether `player`'s tablet may send `action`; `pending` is the chance the engine waits for first."""
+    atype = action.get("type")
+    if atype not in TABLE_ONLY:
+        return True
+    if not observed_chance:
+        return False
+    if atype in OPEN_CHANCE:
+        return True
+    if atype in SECRET_CHANCE:
+        return pending is not None and pending.get("player") == player
+    return False
 
 
 def table_only_refusal(atype: str) -> str:
@@ -173,7 +195,7 @@ class TableCore:
                                              "pick one of your legal actions.")
                 if isinstance(seq, bool) or not isinstance(seq, int):
                     raise Refusal("invalid", "The command has no integer seq; send the seq of the state you acted on.")
-                if action["type"] in TABLE_ONLY:
+                if not tablet_may_send(action, player, self.observed_chance, self._first_pending()):
                     raise Refusal("illegal", table_only_refusal(action["type"]))
                 self.submit(player, action, seq)
             return self._reply(request_id, True, None, None)
@@ -182,6 +204,17 @@ class TableCore:
         except Exception as exc:  # noqa: BLE001 - input must never crash the controller
             return self._reply(request_id, False, "invalid",
                                f"The command could not be handled ({type(exc).__name__}: {exc}); nothing changed.")
+
+    def _first_pending(self) -> dict[str, Any] | None:
+        data = getattr(self.state, "data", None)
+        pending = data.get("pending") if isinstance(data, dict) else None
+        return pending[0] if pending else None
+
+    @property
+    def observed_chance(self) -> bool:
+        """True at a physical table: the engine draws nothing and chance is reported to it."""
+        data = getattr(self.state, "data", None)
+        return isinstance(data, dict) and not data.get("options", {}).get("auto_chance", True)
 
     def _reply(self, request_id: Any, accepted: bool, kind: str | None, reason: str | None) -> dict[str, Any]:
         return {"request_id": request_id if isinstance(request_id, str) else None, "accepted": accepted,
@@ -281,7 +314,8 @@ class TableCore:
     def private_payload(self, player: str, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         if legal is None:
             legal = self.engine.legal_actions(self.state, player)
-        legal = [a for a in legal if a.get("type") not in TABLE_ONLY]  # a tablet may not send them
+        pending = self._first_pending()
+        legal = [a for a in legal if tablet_may_send(a, player, self.observed_chance, pending)]
         return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.private_view(self.state, player),
                 "legal_actions": legal}
 

@@ -73,3 +73,45 @@ def test_a_tablet_cannot_report_a_battle_result_or_a_chance_outcome(mosquitto, t
     finally:
         link.stop()
         log.close()
+
+
+def test_at_a_physical_table_a_player_reports_only_their_own_sailor_draw(tmp_path: Path) -> None:
+    """No camera sees a hand: the drawer's own tablet reports it, checked by the engine; nobody else may."""
+    log = GameLog(tmp_path / "t.db")
+    core = TableCore(log, table_id=TABLE)
+    core.open_game(["red", "blue"], 5, {"auto_chance": False})
+    try:
+        assert core.observed_chance
+        # The camera reports the boards by the Harbor (the table's own input); a tablet may not.
+        reveal = core.engine.legal_actions(core.state, "red")[0]
+        assert reveal["type"] == "reveal_board"
+        refused = core.handle_command("red", json.dumps({"request_id": "v", "seq": core.seq, "action": reveal}))
+        assert refused["accepted"] is False and refused["kind"] == "illegal"
+        # The row-1 cards turned up from the box are open: any seated player's tablet reports them.
+        while (kind := core.state.data["pending"][0]["kind"]) in ("reveal_board", "draw_advancement"):
+            if kind == "reveal_board":
+                core.submit("table", core.engine.legal_actions(core.state, "red")[0], core.seq)
+                continue
+            card = [a for a in core.private_payload("blue")["legal_actions"] if a["type"] == kind][0]
+            reply = core.handle_command("blue", json.dumps({"request_id": "a", "seq": core.seq, "action": card}))
+            assert reply["accepted"] is True, reply
+        assert core.state.data["pending"][0] == {"kind": "draw_sailors", "player": "red", "count": 4}
+        offered = core.private_payload("red")["legal_actions"]
+        assert any(a["type"] == "draw_sailors" for a in offered), "red's tablet is offered red's own draw"
+        assert not any(a["type"] == "draw_sailors" for a in core.private_payload("blue")["legal_actions"])
+        deck = core.engine.private_view(core.state, "red")
+        red_cards = [a for a in offered if a["type"] == "draw_sailors"][0]["cards"]
+        seq = core.seq
+        as_blue = core.handle_command("blue", json.dumps({"request_id": "b", "seq": seq, "action": {
+            "type": "draw_sailors", "player_drawing": "red", "cards": red_cards}}))
+        assert as_blue["accepted"] is False and as_blue["kind"] == "illegal" and core.seq == seq
+        wrong = core.handle_command("red", json.dumps({"request_id": "w", "seq": seq, "action": {
+            "type": "draw_sailors", "cards": ["no-such-card"] * 4}}))
+        assert wrong["accepted"] is False and core.seq == seq, wrong
+        ok = core.handle_command("red", json.dumps({"request_id": "r", "seq": seq, "action": {
+            "type": "draw_sailors", "cards": red_cards}}))
+        assert ok["accepted"] is True, ok
+        assert core.seq > seq and deck is not None
+        assert set(core.engine.private_view(core.state, "red")["you"]["hand"]) == set(red_cards)
+    finally:
+        log.close()
