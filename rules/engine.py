@@ -2038,6 +2038,9 @@ PLAYER_FIELDS: dict[str, tuple[str, ...]] = {
     "jettison": ("ship",),
     "buy": ("ship", "set_aside"),
     "move": ("ship",),
+    "use_ability": ("used", "ship"),
+    # cleanup and the draw after it; the next turn's start reassigns `used` and the counters
+    "end_turn": ("hand", "played", "discard", "deck", "set_aside", "ship"),
 }
 DOS = {
     "reveal_board": do_reveal_board, "draw_advancement": do_draw_advancement, "draw_sailors": do_draw_sailors,
