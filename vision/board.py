@@ -419,7 +419,9 @@ class BoardReader:
             partial = area < 0.6 * top  # too small for a whole cube, too big to ignore: ask
             (_, _), (rw, rh), angle = cv2.minAreaRect(pts)
             tops = _tops(pts, stats, (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s) if area > 1.6 * top else None
-            if max(rw, rh) / self.s < 1.9 * size or (tops is not None and tops[0] / self.s < 1.9 * size):
+            one_max = (top + sides) * 1.06 + 4 + 0.6 * top  # one cube, leaning or raised, all sides showing
+            short = max(rw, rh) / self.s < 1.9 * size or (tops is not None and tops[0] / self.s < 1.9 * size)
+            if short and area <= one_max:
                 # Two cubes' top faces alone need a box 2 cubes long: this blob is one cube (leaning
                 # cubes show more of themselves, so their area alone would mislead).
                 n, count_conf = 1, 0.95
