@@ -341,6 +341,8 @@ def offer(d: dict[str, Any], player: str, action: dict[str, Any],
     """Run `action`'s full check against `d`; if it passes, remember the result so that `apply`, sent the
     same action object unchanged against the same state and seq, does not check it a second time.
     `found`: for an ability, (card, ability) as the caller found it on a played card of `player`."""
+    if found is not None and _sure_ability(d, player, action, found):
+        return True  # nothing kept: only the action chosen needs its normalised form, and apply checks it
     try:
         if found is not None:
             norm = check_use_ability(d, player, action, found)
@@ -352,6 +354,37 @@ def offer(d: dict[str, Any], player: str, action: dict[str, Any],
     seen = {k: marshal.dumps(v) if type(v) in (dict, list) else v for k, v in action.items()}
     _OFFERED[id(action)] = (d, d["seq"], player, action, seen, norm)
     return True
+
+
+# Abilities whose check cannot refuse them once the turn's preconditions hold (no Harbor-only clause, no
+# cost, only Cargo/Coins gained to the Dock and Sails): by id of the ability dict -> (the dict, verdict).
+_SURE: dict[int, tuple[dict[str, Any], bool]] = {}
+
+
+def _always_passes(ab: dict[str, Any]) -> bool:
+    got = _SURE.get(id(ab))
+    if got is None or got[0] is not ab:
+        ok = (ab.get("where") != "harbor" and not ab.get("pay", {}).get("cargo", 0) and "effects" in ab
+              and all(e["do"] == "sails" or (e["do"] == "gain" and e.get("to") == "dock") for e in ab["effects"]))
+        got = _SURE[id(ab)] = (ab, ok)
+    return got[1]
+
+
+def _sure_ability(d: dict[str, Any], player: str, a: dict[str, Any], found: tuple[str, dict[str, Any]]) -> bool:
+    """True when `check_use_ability(d, player, a, found)` certainly passes: `a` names an ability found on a
+    played card of the active player, unused this turn, of a kind `_always_passes` vouches for. Most offered
+    abilities are such, and their full check, re-run after every action, was the bulk of `legal_actions`."""
+    if d["phase"] != "main" or d["pending"] or d["battle"] or player != d["active"]:
+        return False
+    ab = found[1]
+    if a.get("ability") in d["p"][player]["used"] or "battle" in ab or type(a.get("args", {})) is not dict:
+        return False
+    if "choice" in ab:
+        ch = a.get("choice")
+        if type(ch) is not int or not 0 <= ch < len(ab["choice"]):
+            return False
+        ab = ab["choice"][ch]
+    return _always_passes(ab)
 
 
 def forget_offers() -> None:
