@@ -1,14 +1,14 @@
 """Benchmark: battle-board reading accuracy and speed on rendered scenes the reader was not tuned on.
 
-    python bench/vision_read.py [--scenes 300] [--seed 7100] [--jobs 1] [--md docs/bench/vision.md]
+    python bench/vision_read.py [--scenes 300] [--seed 19100] [--jobs 1] [--verbose] [--md FILE]
 
 Scenes come in light sessions (one board print, one set of cubes, one light, calibrated once from the
 swatches, as at a table); within a session every scene has its own camera (tilt 0-30 degrees, distance,
 lens), cubes (0-24: flat, touching, leaning, on rails) and image noise. Accuracy: per-cube F1 on
 (colour, zone or re-drop), whole-scene exact rate (all counts and the re-drop flag, not "ambiguous"),
 silent errors (a wrong scene not flagged "ambiguous"). Speed: 1920x1080 frames, one thread, median and
-p95 per step. The reader was tuned on other seeds (0-3, 1000-1003, 2000-2003, 500-503, 900-903,
-3300-3305 and the tests' 4242); the default seed 7100 was not looked at while tuning.
+p95 per step. The default seed 19100 is the held-out run recorded in docs/bench/vision.md (earlier seeds
+were studied while fixing the reader; see the history there).
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def run_session(args: tuple[int, int, tuple[int, int], bool, int]) -> list[dict[
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=7100)
+    ap.add_argument("--seed", type=int, default=19100)
     ap.add_argument("--jobs", type=int, default=1, help="processes rendering/reading sessions in parallel")
     ap.add_argument("--size", default="1920x1080")
     ap.add_argument("--max-cubes", type=int, default=24)
