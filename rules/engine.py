@@ -25,6 +25,7 @@ from rules.state import (
     from_saved,
     neighbours,
     plain,
+    restore_base,
     rng_below,
     snapshot_base,
     step,
@@ -572,8 +573,8 @@ def _fold_undo(d: dict[str, Any], event: dict[str, Any]) -> None:
     keep = [e for e in d["turn_log"] if e["seq"] != event["action"]["undone"]]
     base_ref = d["turn_base"]
     d.clear()
-    d.update(marshal.loads(base_ref))
-    d["turn_base"] = base_ref  # bytes: shared by every state of the turn
+    d.update(restore_base(base_ref))
+    d["turn_base"] = base_ref  # immutable: shared by every state of the turn
     for e in keep:
         d["seq"] = e["seq"]
         _fold_into(d, e, [])
@@ -1974,13 +1975,13 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
     achs = d["achievements"]
     if color not in achs["legendary"] and cubes["legendary"].get(color, 0) >= 4:
         _place_marker(d, color, "legendary", out)
-    if color not in achs["expert_sailors"] and sum(1 for c in p["cards"].values() if c["level"] == 4) >= 3:
+    if color not in achs["expert_sailors"] and [c["level"] for c in p["cards"].values()].count(4) >= 3:
         _place_marker(d, color, "expert_sailors", out)
     if color not in achs["terror_of_the_sea"] and p["sank"]:
         _place_marker(d, color, "terror_of_the_sea", out)
     if color not in achs["capitalist"] and p["chest"] >= 30:
         _place_marker(d, color, "capitalist", out)
-    if color not in achs["elite_vessel"] and sum(len(s) for s in p["ship"]["hull"]) >= 4:
+    if color not in achs["elite_vessel"] and sum(map(len, p["ship"]["hull"])) >= 4:
         _place_marker(d, color, "elite_vessel", out)
     grid = d["grid"]
     if color not in achs["explorer"]:
@@ -1988,7 +1989,7 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
         mine = cubes["explorer"].get(color, 0)
         if mine >= need:
             _place_marker(d, color, "explorer", out)
-        elif mine + sum(1 for sq in SQUARES if grid[sq]["board"] is None) < need:
+        elif mine + [grid[sq]["board"] for sq in SQUARES].count(None) < need:
             p["cubes"] += cubes["explorer"].pop(color, 0)  # it can no longer be met
     builder, settler = color not in achs["builder"], color not in achs["settler"]
     if builder or settler:

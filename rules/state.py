@@ -105,19 +105,40 @@ class GameState:
         return all(a[k] == b[k] or (k == "turn_base" and base_data(a[k]) == base_data(b[k])) for k in a)
 
 
-def snapshot_base(d: dict[str, Any]) -> bytes:
-    """The turn's starting point for undo, as marshal bytes (immutable, so every later state shares it, and
-    half the cost of a copy: it is read back only on an undo or when saved). Leaves `d` as it was."""
+def snapshot_base(d: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+    """The turn's starting point for undo: the state as marshal bytes (immutable, so every later state shares
+    it, and half the cost of a copy: it is read back only on an undo or when saved), without the players'
+    Sailor card mappings, which are kept by reference instead (copy-on-write, like `copy`: nothing edits a
+    mapping in place, so the references stay the turn's starting cards; they were a third of the bytes).
+    Leaves `d` as it was."""
     tb, tl = d.get("turn_base"), d.get("turn_log")
+    ps = d.get("p") or {}
+    cards = {c: p["cards"] for c, p in ps.items()}
     d["turn_base"], d["turn_log"] = None, []  # reassigning keeps the keys' order
+    for p in ps.values():
+        p["cards"] = None
     try:
-        return marshal.dumps(d)
+        return marshal.dumps(d), cards
     finally:
         d["turn_base"], d["turn_log"] = tb, tl
+        for c, p in ps.items():
+            p["cards"] = cards[c]
+
+
+def restore_base(tb: Any) -> dict[str, Any]:
+    """The working data of a turn base in its in-memory form (Sailor card mappings shared, not copied)."""
+    if isinstance(tb, tuple):
+        base = marshal.loads(tb[0])
+        for c, cards in tb[1].items():
+            base["p"][c]["cards"] = cards
+        return base
+    return marshal.loads(tb)
 
 
 def base_data(tb: Any) -> Any:
     """The turn's base as plain data (the saved-game form): a dict without a turn_base of its own."""
+    if isinstance(tb, tuple):
+        tb = marshal.dumps(restore_base(tb))  # a deep copy: the caller may edit it
     if isinstance(tb, bytes):
         tb = marshal.loads(tb)
         tb.pop("turn_base", None)
@@ -125,14 +146,14 @@ def base_data(tb: Any) -> Any:
 
 
 def base_bytes(base: dict[str, Any]) -> bytes:
-    """A turn base given as plain data (a saved game, a correction) in the form the state keeps."""
+    """A turn base given as plain data (a saved game, a correction) in a form the state keeps."""
     return marshal.dumps(base)
 
 
 def to_saved(d: dict[str, Any]) -> dict[str, Any]:
     """A deep copy of the state's data in its saved (JSON) form."""
     out = copy_data(d)
-    if isinstance(out.get("turn_base"), bytes):
+    if isinstance(out.get("turn_base"), (bytes, tuple)):
         out["turn_base"] = base_data(out["turn_base"])
     return out
 
@@ -152,9 +173,12 @@ def copy_data(d: Any) -> Any:
 
 def plain(x: Any) -> Any:
     """JSON-normal form (tuples become lists) so a saved state loads back equal."""
-    if isinstance(x, dict):
+    t = type(x)
+    if t is str or t is int or t is bool or t is float or x is None:  # the leaves, without isinstance's cost
+        return x
+    if t is dict or isinstance(x, dict):
         return {k: plain(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
+    if t is list or t is tuple or isinstance(x, (list, tuple)):
         return [plain(v) for v in x]
     return x
 

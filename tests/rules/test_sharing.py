@@ -36,3 +36,40 @@ def test_a_row_box_emptied_by_one_refill_leaves_the_other_space_empty():
         state, _ = api.apply(state, {"seq": state.seq, "player": who,
                                      "action": rng.choice(api.legal_actions(state, who))}, inplace=True)
     assert api.is_over(state)  # before the fix the second draw came from an empty box and the game stopped
+
+
+def test_the_turn_base_keeps_the_cards_the_turn_started_with_even_in_place():
+    # the undo base holds the Sailor card mappings by reference (copy-on-write): a level-up or sleeve later
+    # in the turn, applied in place, must not reach the base, and undo must bring the turn's cards back
+    from rules.state import base_data
+
+    seed = 5
+    state = api.new_game(COLORS[:3], seed)
+    rng = random.Random(seed)
+    start: dict[int, dict] = {}
+    checked = undone = 0
+    while state.phase != "over":
+        d = state.data
+        if d["phase"] == "main" and d["turn_no"] not in start:
+            start[d["turn_no"]] = {c: copy_data(p["cards"]) for c, p in d["p"].items()}
+        if d["phase"] == "main" and d["turn_base"] is not None:
+            base = base_data(d["turn_base"])
+            assert {c: p["cards"] for c, p in base["p"].items()} == start[d["turn_no"]]
+            checked += 1
+        who = state.active or "table"
+        acts = api.legal_actions(state, who)
+        if d["turn_log"] and d["turn_log"][-1]["type"] == "level_up" and rng.random() < 0.5:
+            try:
+                undo, _ = api.apply(state, {"seq": d["seq"], "player": d["turn_log"][-1]["player"],
+                                            "action": {"type": "undo"}})
+            except api.RulesError:
+                pass
+            else:
+                lvl = d["turn_log"][-1]["action"]["card"]
+                owner = d["turn_log"][-1]["player"]
+                was = {c: copy_data(p["cards"]) for c, p in base_data(d["turn_base"])["p"].items()}
+                assert undo.data["p"][owner]["cards"][lvl] == was[owner][lvl]
+                undone += 1
+        state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
+    assert checked > 100
+    assert undone > 0
