@@ -362,7 +362,7 @@ def offer(d: dict[str, Any], player: str, action: dict[str, Any],
 _SURE: dict[int, tuple[dict[str, Any], bool]] = {}
 
 
-def _always_passes(ab: dict[str, Any]) -> bool:
+def always_passes(ab: dict[str, Any]) -> bool:
     got = _SURE.get(id(ab))
     if got is None or got[0] is not ab:
         ok = (ab.get("where") != "harbor" and not ab.get("pay", {}).get("cargo", 0) and "effects" in ab
@@ -373,7 +373,7 @@ def _always_passes(ab: dict[str, Any]) -> bool:
 
 def _sure_ability(d: dict[str, Any], player: str, a: dict[str, Any], found: tuple[str, dict[str, Any]]) -> bool:
     """True when `check_use_ability(d, player, a, found)` certainly passes: `a` names an ability found on a
-    played card of the active player, unused this turn, of a kind `_always_passes` vouches for. Most offered
+    played card of the active player, unused this turn, of a kind `always_passes` vouches for. Most offered
     abilities are such, and their full check, re-run after every action, was the bulk of `legal_actions`."""
     if d["phase"] != "main" or d["pending"] or d["battle"] or player != d["active"]:
         return False
@@ -385,7 +385,7 @@ def _sure_ability(d: dict[str, Any], player: str, a: dict[str, Any], found: tupl
         if type(ch) is not int or not 0 <= ch < len(ab["choice"]):
             return False
         ab = ab["choice"][ch]
-    return _always_passes(ab)
+    return always_passes(ab)
 
 
 def forget_offers() -> None:

@@ -16,6 +16,7 @@ from rules.engine import (
     CHECKS,
     HARBOR,
     HOLD_CAP,
+    always_passes,
     blockaded,
     board_choices,
     card_abilities,
@@ -216,22 +217,26 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     isl = island_at(d, at)
     if isl and isl["controller"] not in (None, player) and (isl["buildings"]["fort"] or isl["buildings"]["garrison"]):
         cands.append({"type": "attack_building"})
-    found: dict[int, tuple[str, dict[str, Any]]] = {}  # ability candidates: (card, ability) already looked up
+    # (action, (card, ability) as found for `offer`, or None: the ability's check certainly passes)
+    abil: list[tuple[dict[str, Any], tuple[str, dict[str, Any]] | None]] = []
+    used = p["used"]
+    sure_ok = d["phase"] == "main" and not d["pending"] and not d["battle"]  # what `_sure_ability` re-tests
     for cid in p["played"]:
         card = p["cards"][cid]
         for aid, ab in card_abilities(cat, cid, card):
-            if aid in p["used"] or "battle" in ab:
+            if aid in used or "battle" in ab:
                 continue
             if "choice" in ab:
                 for i, alt in enumerate(ab["choice"]):
-                    if not _hopeless(alt, at, isl, ship):
-                        a = {"type": "use_ability", "ability": aid, "choice": i, "args": _ability_args(d, player, alt)}
-                        found[id(a)] = (cid, ab)
-                        cands.append(a)
+                    if sure_ok and always_passes(alt):  # never hopeless, and no arguments to choose
+                        abil.append(({"type": "use_ability", "ability": aid, "choice": i, "args": {}}, None))
+                    elif not _hopeless(alt, at, isl, ship):
+                        abil.append(({"type": "use_ability", "ability": aid, "choice": i,
+                                      "args": _ability_args(d, player, alt)}, (cid, ab)))
+            elif sure_ok and always_passes(ab):
+                abil.append(({"type": "use_ability", "ability": aid, "args": {}}, None))
             elif not _hopeless(ab, at, isl, ship):
-                a = {"type": "use_ability", "ability": aid, "args": _ability_args(d, player, ab)}
-                found[id(a)] = (cid, ab)
-                cands.append(a)
+                abil.append(({"type": "use_ability", "ability": aid, "args": _ability_args(d, player, ab)}, (cid, ab)))
     # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
     # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
     # Pirate-mode ship blockades it, nor unloading onto an opponent's Fort or Garrison; never on open sea.
@@ -255,16 +260,15 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                     cargo_ops.append({"type": "unload", "hold": h, "cargo": hold[0]})
                 if hold[1]:
                     cargo_ops.append({"type": "unload", "hold": h, "coins": hold[1]})
-    if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
-        cands.append({"type": "master_merchant"})
     forget_offers()
-    out = sure + [a for a in cands if offer(d, player, a, found.get(id(a)))]
-    if cargo_ops:  # in the order offered before (abilities, then holds, then Master Merchant)
-        mm = out.pop() if out and out[-1]["type"] == "master_merchant" else None
-        out += cargo_ops
-        if mm:
+    out = sure + [a for a in cands if offer(d, player, a)]
+    out += [a for a, f in abil if f is None or offer(d, player, a, f)]
+    out += cargo_ops  # in the order offered before (abilities, then holds, then Master Merchant)
+    if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
+        mm = {"type": "master_merchant"}
+        if offer(d, player, mm):
             out.append(mm)
-    end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player)}
+    end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player) if p["set_aside"] else []}
     out.append(end)
     if at != HARBOR:
         out.append({**end, "pirate": True})
