@@ -1663,6 +1663,8 @@ def to_plain(x: Any) -> Any:
     """`plain(x.to_json())` for the battle seam's dataclasses, without `dataclasses.asdict`'s deep copies
     (a third of a battle's cost): field order, tuples as lists and fresh containers all as before."""
     cls = type(x)
+    if cls in _LEAVES:
+        return x
     names = _FIELDS.get(cls)
     if names is None:
         if not hasattr(cls, "__dataclass_fields__"):
@@ -1672,7 +1674,10 @@ def to_plain(x: Any) -> Any:
                 return [to_plain(v) for v in x]
             return x
         names = _FIELDS[cls] = tuple(f.name for f in fields(x))
-    return {n: to_plain(getattr(x, n)) for n in names}
+    return {n: v if type(v := getattr(x, n)) in _LEAVES else to_plain(v) for n in names}
+
+
+_LEAVES = frozenset((str, int, bool, float, type(None)))  # returned as they are by plain and to_plain
 
 
 def _next_battle(d: dict[str, Any], out: list[dict]) -> None:

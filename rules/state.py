@@ -174,13 +174,17 @@ def copy_data(d: Any) -> Any:
 def plain(x: Any) -> Any:
     """JSON-normal form (tuples become lists) so a saved state loads back equal."""
     t = type(x)
-    if t is str or t is int or t is bool or t is float or x is None:  # the leaves, without isinstance's cost
+    if t in _LEAVES:
         return x
+    # leaves are tested inline, not by a call each: they are most of a battle record
     if t is dict or isinstance(x, dict):
-        return {k: plain(v) for k, v in x.items()}
+        return {k: v if type(v) in _LEAVES else plain(v) for k, v in x.items()}
     if t is list or t is tuple or isinstance(x, (list, tuple)):
-        return [plain(v) for v in x]
+        return [v if type(v) in _LEAVES else plain(v) for v in x]
     return x
+
+
+_LEAVES = frozenset((str, int, bool, float, type(None)))
 
 
 def rng_next(data: dict[str, Any]) -> int:
