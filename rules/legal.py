@@ -126,9 +126,15 @@ def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[st
     args: dict[str, Any] = {}
     for e in ab.get("effects", []):
         if e["do"] == "produce":
-            mine = [sq for sq in SQUARES if d["grid"][sq]["island"] and d["grid"][sq]["island"]["controller"] == player]
-            others = [sq for sq in SQUARES if d["grid"][sq]["island"] and sq not in mine
-                      and not _guarded(d, sq, player)]
+            grid = d["grid"]
+            mine, others = [], []  # own islands first, then those no opponent's Fort or Garrison guards
+            for sq in SQUARES:
+                isl = grid[sq]["island"]
+                if isl:
+                    if isl["controller"] == player:
+                        mine.append(sq)
+                    elif not _guarded(d, sq, player):
+                        others.append(sq)
             args["islands"] = (mine + others)[: e["amount"]]
         elif e["do"] == "build":
             for sq in SQUARES:
