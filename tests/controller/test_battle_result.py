@@ -15,8 +15,9 @@ from controller.battles import BattleDriver
 from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
-from tests.controller.test_table_only import TABLE, play_until_battle
+from tests.controller.test_table_only import TABLE
 from tests.support.broker import Client, mosquitto  # noqa: F401
+from tests.support.game import play_until_battle
 
 
 def _payload(msg) -> dict:

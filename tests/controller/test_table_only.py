@@ -7,7 +7,6 @@ them) on a real Mosquitto with the deploy/ ACL; the tablet is a real MQTT client
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 from controller.battles import BattleDriver
@@ -15,23 +14,9 @@ from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from tests.support.broker import Client, mosquitto  # noqa: F401
+from tests.support.game import play_until_battle
 
 TABLE = "t1"
-
-
-def play_until_battle(core: TableCore, driver: BattleDriver, seed: int, limit: int = 400) -> None:
-    """Seeded random legal actions (never the battle's result) until the engine starts a battle."""
-    rng = random.Random(seed)
-    for _ in range(limit):
-        if driver.busy():
-            return
-        state = core.state
-        for player in [state.active, *[p for p in core.players if p != state.active]]:
-            actions = [a for a in core.engine.legal_actions(state, player) if a["type"] != "resolve_battle"]
-            if actions:
-                core.submit(player, rng.choice(actions), core.seq)
-                break
-    raise AssertionError(f"no battle within {limit} actions")
 
 
 def test_a_tablet_cannot_report_a_battle_result_or_a_chance_outcome(mosquitto, tmp_path: Path) -> None:  # noqa: F811

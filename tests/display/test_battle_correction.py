@@ -11,7 +11,6 @@ the result the table view shows it, and a second correction from the tablet chan
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from controller.battles import BattleDriver
@@ -19,20 +18,7 @@ from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from tests.display.conftest import PHONE, TABLE, open_page
-
-
-def play_until_battle(core: TableCore, driver: BattleDriver, seed: int, limit: int = 400) -> None:
-    rng = random.Random(seed)
-    for _ in range(limit):
-        if driver.busy():
-            return
-        state = core.state
-        for player in [state.active, *[p for p in core.players if p != state.active]]:
-            actions = core.engine.legal_actions(state, player)
-            if actions:
-                core.submit(player, rng.choice(actions), core.seq)
-                break
-    raise AssertionError(f"no battle within {limit} actions")
+from tests.support.game import play_until_battle
 
 
 def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broker, display, tmp_path: Path) -> None:
