@@ -1999,8 +1999,8 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
     builder, settler = color not in achs["builder"], color not in achs["settler"]
     if builder or settler:
         buildings = perm = 0
-        for sq in SQUARES:
-            isl = grid[sq]["island"]
+        for g in grid.values():  # every square of the grid (order does not matter for the sums)
+            isl = g["island"]
             if isl:
                 perm += isl["permanent"].get(color, 0)
                 if isl["controller"] == color:
