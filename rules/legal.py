@@ -161,6 +161,29 @@ def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[st
     return args
 
 
+_PLAN_MEMO: dict[tuple, list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]] = {}
+
+
+def _offer_plan(cat: Any, cid: str, card: dict[str, Any]) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
+    """The ability offers a played card can make outside battle, in offer order: (ability id, ability,
+    choice index or None, the effect alternative, whether `always_passes` vouches for it). Memoised on
+    what the card is, like `card_abilities` (read-only)."""
+    sl = card["slots"]
+    key = (id(cat), cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
+    got = _PLAN_MEMO.get(key)
+    if got is None:
+        got = []
+        for aid, ab in card_abilities(cat, cid, card):
+            if "battle" in ab:
+                continue
+            if "choice" in ab:
+                got += [(aid, ab, i, alt, always_passes(alt)) for i, alt in enumerate(ab["choice"])]
+            else:
+                got.append((aid, ab, None, ab, always_passes(ab)))
+        _PLAN_MEMO[key] = got
+    return got
+
+
 def _hopeless(ab: dict[str, Any], at: str, isl: dict[str, Any] | None, ship: dict[str, Any]) -> bool:
     """True when the engine's check would certainly refuse this ability now (Harbor-only away from Harbor,
     Influence away from an island, Repair without Damage); anything else is left to the check."""
@@ -228,21 +251,18 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     used = p["used"]
     sure_ok = d["phase"] == "main" and not d["pending"] and not d["battle"]  # what `_sure_ability` re-tests
     for cid in p["played"]:
-        card = p["cards"][cid]
-        for aid, ab in card_abilities(cat, cid, card):
-            if aid in used or "battle" in ab:
+        for aid, ab, choice, alt, sure_alt in _offer_plan(cat, cid, p["cards"][cid]):
+            if aid in used:
                 continue
-            if "choice" in ab:
-                for i, alt in enumerate(ab["choice"]):
-                    if sure_ok and always_passes(alt):  # never hopeless, and no arguments to choose
-                        abil.append(({"type": "use_ability", "ability": aid, "choice": i, "args": {}}, None))
-                    elif not _hopeless(alt, at, isl, ship):
-                        abil.append(({"type": "use_ability", "ability": aid, "choice": i,
-                                      "args": _ability_args(d, player, alt)}, (cid, ab)))
-            elif sure_ok and always_passes(ab):
-                abil.append(({"type": "use_ability", "ability": aid, "args": {}}, None))
-            elif not _hopeless(ab, at, isl, ship):
-                abil.append(({"type": "use_ability", "ability": aid, "args": _ability_args(d, player, ab)}, (cid, ab)))
+            if sure_ok and sure_alt:  # never hopeless, and no arguments to choose
+                a = {"type": "use_ability", "ability": aid, "args": {}} if choice is None else \
+                    {"type": "use_ability", "ability": aid, "choice": choice, "args": {}}
+                abil.append((a, None))
+            elif not _hopeless(alt, at, isl, ship):
+                args = _ability_args(d, player, alt)
+                a = {"type": "use_ability", "ability": aid, "args": args} if choice is None else \
+                    {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
+                abil.append((a, (cid, ab)))
     # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
     # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
     # Pirate-mode ship blockades it, nor unloading onto an opponent's Fort or Garrison; never on open sea.
