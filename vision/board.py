@@ -270,7 +270,7 @@ class BoardReader:
         # A light blur first: sensor noise otherwise speckles dark colours (black) between classes.
         rect = cv2.blur(rect, (3, 3))
         t2 = time.perf_counter()
-        labels = self._lut[_bin_index(rect)]
+        labels = self._lut.take(_bin_index(rect))
         labels[self._on_board(pose, cube_h) == 0] = 0
         blobs = self._blobs(labels)
         t3 = time.perf_counter()
@@ -332,7 +332,7 @@ class BoardReader:
         brighter = (nowf - ref).max(axis=2) > 40
         chroma = np.abs(nowf / (nowf.sum(axis=2, keepdims=True) + 30) - ref / (ref.sum(axis=2, keepdims=True) + 30))
         changed = (brighter | (chroma.max(axis=2) > 0.07)).astype(np.uint8)
-        labels = self._lut[_bin_index(now)]
+        labels = self._lut.take(_bin_index(now))
         changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
         changed &= self._ref_keep > 0
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
@@ -350,18 +350,14 @@ class BoardReader:
         out: list[tuple[int, np.ndarray, np.ndarray]] = []
         min_area = 25.0 * self.s * self.s  # a quarter of a cube's top face
         any_mask = cv2.morphologyEx((labels > 0).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
-        n, cc, stats, _ = cv2.connectedComponentsWithStats(any_mask, connectivity=4)
-        for k in range(1, n):
-            if stats[k, cv2.CC_STAT_AREA] < min_area:
-                continue
-            x, y, w, h = (int(v) for v in stats[k, :4])
-            inside = cc[y:y + h, x:x + w] == k
+        for _first, stats_k, inside in _components(any_mask, min_area):
+            x, y, w, h = (int(v) for v in stats_k[:4])
             sub = np.where(inside, labels[y:y + h, x:x + w], 0)
             counts = np.bincount(sub.ravel(), minlength=2)
             colours = [int(c) for c in np.flatnonzero(counts[1:]) + 1]
             if len(colours) == 1:
                 ys, xs = np.nonzero(inside)
-                out.append((colours[0], stats[k].copy(), np.stack([xs + x, ys + y], 1).astype(np.float32)))
+                out.append((colours[0], stats_k, np.stack([xs + x, ys + y], 1).astype(np.float32)))
                 continue
             for lab in colours:
                 m = cv2.morphologyEx((sub == lab).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
@@ -417,6 +413,7 @@ class BoardReader:
             if area < 0.35 * top:
                 continue  # specks: ink, noise
             partial = area < 0.6 * top  # too small for a whole cube, too big to ignore: ask
+            splits: dict[int, list[np.ndarray]] = {}  # k-means per count, reused (deterministic, costly)
             (_, _), (rw, rh), angle = cv2.minAreaRect(pts)
             tops = _tops(pts, stats, (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s) if area > 1.6 * top else None
             one_max = (top + sides) * 1.06 + 4 + 0.6 * top  # one cube, leaning or raised, all sides showing
@@ -432,7 +429,7 @@ class BoardReader:
                     share = float(np.clip(frac.get(lab, 0.8), 0.5, 1.0))  # sides mostly show; frac is noisy
                     d_px = (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s * share
                     cands = [k for k in range(max(1, n - 1), n + 2) if _count_fits(area, top, sides, k)]
-                    best_k, best, second = _shape_count(pts, stats, cands, d_px, size * self.s, angle)
+                    best_k, best, second = _shape_count(pts, stats, cands, d_px, size * self.s, angle, splits)
                     if best >= 0.70 and best - second >= 0.035:
                         n, count_conf = best_k, 0.8 if best_k == n else 0.65
                     elif best_k != n:
@@ -445,7 +442,7 @@ class BoardReader:
             if n > 8:
                 occluded = True  # no pile of 9 touching cubes: a coloured object covers the board
                 continue
-            centres = [pts.mean(axis=0)] if n == 1 else _split(pts, n)
+            centres = [pts.mean(axis=0)] if n == 1 else splits.get(n) or _split(pts, n)
             for c_px in centres:
                 c = c_px / self.s
                 d = (foot - c) * size / Hc
@@ -488,7 +485,7 @@ class BoardReader:
     def _zone_of(self, color: str, footprint: np.ndarray, angle: float, count_conf: float) -> Cube:
         size = self.layout.cube_size_mm
         sq = square_corners(footprint, size, angle)
-        samples = np.concatenate([sq, (sq + np.roll(sq, -1, axis=0)) / 2, footprint.reshape(1, 2)])
+        samples = np.concatenate([sq, (sq + sq[[1, 2, 3, 0]]) / 2, footprint.reshape(1, 2)])
         px = np.clip(np.round(samples * self.s - 0.5).astype(int), 0, [self.size_px[0] - 1, self.size_px[1] - 1])
         depth = self.signed[:, px[:, 1], px[:, 0]].max(axis=1)  # deepest sample in each zone
         order = np.argsort(-depth)
@@ -512,6 +509,40 @@ class BoardReader:
             return Cube(color, self.zone_ids[best], fp, False, 0.3, True, "touches two zones")
         return Cube(color, self.zone_ids[best] if d1 > 0 else None, fp, d1 <= 0, 0.3, True,
                     "too close to a zone's edge to tell whether it touches")
+
+
+def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """4-connected components of `mask` with at least `min_area` pixels: (first pixel's raster index,
+    stats row [x, y, w, h, area] in `mask`, boolean mask of the component inside its box), in the order
+    `connectedComponentsWithStats` would number them. The same result, about 3x faster on a sparse
+    board: statistics over the whole image cost more than finding the few 8-connected groups first
+    (their outer contours) and labelling only inside each group's box."""
+    # RETR_CCOMP: a group lying inside another's hole is still an outer boundary (top level).
+    contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    outer = [c for c, link in zip(contours, hier[0] if hier is not None else [], strict=True) if link[3] < 0]
+    outer = [(c, cv2.boundingRect(c)) for c in outer]
+    outer = [(c, b) for c, b in outer if b[2] * b[3] >= min_area]
+    if not outer:
+        return []
+    _, cc8 = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_32S)
+    out = []
+    for c, (x, y, w, h) in outer:
+        sub = cc8[y:y + h, x:x + w]
+        group_id = int(cc8[c[0, 0, 1], c[0, 0, 0]])  # a boundary pixel names its group
+        part = (sub == group_id).view(np.uint8)
+        n, cc, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=4)
+        for j in range(1, n):
+            if stats[j, cv2.CC_STAT_AREA] < min_area:
+                continue
+            jx, jy, jw, jh = (int(v) for v in stats[j, :4])
+            inside = cc[jy:jy + jh, jx:jx + jw] == j
+            first = int(np.flatnonzero(inside[0])[0])
+            row_out = stats[j].copy()
+            row_out[0] += x
+            row_out[1] += y
+            out.append(((y + jy) * mask.shape[1] + x + jx + first, row_out, inside))
+    out.sort(key=lambda item: item[0])
+    return out
 
 
 def _count(area: float, top: float, sides: float, frac: float | None) -> tuple[int, float]:
@@ -544,10 +575,11 @@ def _count(area: float, top: float, sides: float, frac: float | None) -> tuple[i
 
 
 def _shape_count(pts: np.ndarray, stats: np.ndarray, candidates: list[int], d_px: np.ndarray, side_px: float,
-                 angle: float) -> tuple[int, float, float]:
+                 angle: float, splits: dict[int, list[np.ndarray]] | None = None) -> tuple[int, float, float]:
     """For each candidate count k: split the blob into k clusters, draw k cubes there (top face plus
     sides swept along `d_px`) and measure the overlap (IoU) with the blob. Returns the best k, its IoU
-    and the runner-up's IoU."""
+    and the runner-up's IoU. `splits` keeps each k's cluster centres for the caller."""
+    splits = {} if splits is None else splits
     if not candidates:
         return 0, 0.0, 0.0
     x, y, w, h = (int(v) for v in stats[:4])
@@ -557,7 +589,9 @@ def _shape_count(pts: np.ndarray, stats: np.ndarray, candidates: list[int], d_px
     n_blob = float(len(pts))
     scores = []
     for k in candidates:
-        centres = [pts.mean(axis=0)] if k == 1 else _split(pts, k)
+        if k not in splits:
+            splits[k] = [pts.mean(axis=0)] if k == 1 else _split(pts, k)
+        centres = splits[k]
         model = np.zeros_like(blob)
         for c in centres:
             top = square_corners(c - np.array([x - pad, y - pad]) - d_px / 2, side_px, angle)

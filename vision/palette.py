@@ -102,6 +102,10 @@ def _png_from_b64(text: str) -> np.ndarray:
 
 def bin_index(bgr: np.ndarray) -> np.ndarray:
     """Quantised BGR bin of every pixel: (b << 2*BITS) | (g << BITS) | r."""
+    if bgr.dtype == np.uint8:
+        # Shift while still 8-bit and widen only the two channels that need it: about 3x faster.
+        q = bgr >> SHIFT
+        return (q[..., 0].astype(np.int32) << (2 * BITS)) | (q[..., 1].astype(np.int32) << BITS) | q[..., 2]
     q = (bgr >> SHIFT).astype(np.uint32)
     return (q[..., 0] << (2 * BITS)) | (q[..., 1] << BITS) | q[..., 2]
 
