@@ -148,7 +148,7 @@ class BoardReader:
         self._marker_mask = np.zeros((self.size_px[1], self.size_px[0]), np.uint8)
         self._last_located: tuple[np.ndarray, CameraPose, list[int]] | None = None
         self._last_shape: tuple[int, ...] = ()
-        self._ref_keep = self._ref_A = None
+        self._ref_keep = self._ref_A = self._ref_log = self._ref_chroma = None
 
     def _build_maps(self) -> None:
         L, s = self.layout, self.s
@@ -313,7 +313,10 @@ class BoardReader:
             self._ref_keep = sw_mask
             hh, ww = sw_mask.shape
             yy, xx = np.mgrid[0:hh, 0:ww]
-            self._ref_A = np.column_stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5])
+            self._ref_A = np.column_stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5]
+                                          ).astype(np.float32)
+            self._ref_log = np.log(self._ref_small + 4)
+            self._ref_chroma = self._ref_small / (self._ref_small.sum(axis=2, keepdims=True) + 30)
         ref = self._ref_small
         h, w = ref.shape[:2]
         M = pose.plane_homography(0.0) @ np.diag([REF_MM, REF_MM, 1.0])
@@ -321,16 +324,18 @@ class BoardReader:
         nowf = now.astype(np.float32)
         # Light differs from calibration (drift, a board moved under uneven light): fit a smooth gain
         # per channel (a plane in log space), then refit without the worst pixels (the object itself).
-        r = (np.log(ref + 4) - np.log(nowf + 4)).reshape(-1, 3)
+        r = (self._ref_log - np.log(nowf + 4)).reshape(-1, 3)
         A = self._ref_A
         keep = self._ref_keep.ravel() > 0
         for _ in range(2):
-            coef, *_ = np.linalg.lstsq(A[keep], r[keep], rcond=None)
+            # Least squares by the 3x3 normal equations (A is well conditioned: 1, x, y in -0.5..0.5).
+            Ak = A[keep]
+            coef = np.linalg.solve(Ak.T @ Ak, Ak.T @ r[keep])
             keep &= np.abs(r - A @ coef).max(axis=1) < 0.12
-        nowf = (nowf + 4) * np.exp(A @ coef).reshape(h, w, 3).astype(np.float32) - 4
+        nowf = (nowf + 4) * np.exp(A @ coef).reshape(h, w, 3) - 4
         # Shadows only darken and keep the colour: look for brighter or differently coloured board.
         brighter = (nowf - ref).max(axis=2) > 40
-        chroma = np.abs(nowf / (nowf.sum(axis=2, keepdims=True) + 30) - ref / (ref.sum(axis=2, keepdims=True) + 30))
+        chroma = np.abs(nowf / (nowf.sum(axis=2, keepdims=True) + 30) - self._ref_chroma)
         changed = (brighter | (chroma.max(axis=2) > 0.07)).astype(np.uint8)
         labels = self._lut.take(_bin_index(now))
         changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
