@@ -296,6 +296,10 @@ BACK_FRACTION = 0.8
 PAD = 24
 # Share of the frame's samples covered (coloured or dark) above which an arm is over the table.
 FRAME_COVERED = 0.008
+# A board marker's outline must measure this fraction of its expected perimeter in px (from the table
+# homography), smallest to largest: tilt, lens distortion and a board lying a little off its spot stay
+# well inside.
+BOARD_PERIMETER_RANGE = (0.6, 1.6)
 # Largest mean corner error (px) of the frame markers against one homography before it is refused.
 MAX_FRAME_ERROR_PX = 4.0
 
@@ -348,8 +352,16 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
     return det
 
 
-def _detect(gray: np.ndarray, dictionary_name: str, kind: str) -> dict[int, list[np.ndarray]]:
-    corners, ids, _ = _detector(dictionary_name, kind).detectMarkers(gray)
+def _detect(gray: np.ndarray, dictionary_name: str, kind: str,
+            perimeter_rates: tuple[float, float] | None = None) -> dict[int, list[np.ndarray]]:
+    """Markers of one dictionary; `perimeter_rates` (min, max, of the image's larger side) replace the
+    detector's own limits for this call when the marker's size in pixels is known."""
+    det = _detector(dictionary_name, kind)
+    if perimeter_rates is not None:
+        p = det.getDetectorParameters()
+        p.minMarkerPerimeterRate, p.maxMarkerPerimeterRate = perimeter_rates
+        det.setDetectorParameters(p)
+    corners, ids, _ = det.detectMarkers(gray)
     found: dict[int, list[np.ndarray]] = {}
     if ids is not None:
         for c, i in zip(corners, ids.reshape(-1), strict=True):
@@ -603,9 +615,14 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     # (the detector drops candidates touching an image border) and laid side by side: one detector
     # call for all of them.
     crops: list[tuple[int, int, int, np.ndarray]] = []  # square index, crop x, crop y, padded crop
+    perimeters: list[float] = []  # each looked-at marker's perimeter in px, as the homography draws it
     for k, c in enumerate(spots):
         if fractions[k] >= BACK_FRACTION:
             continue
+        half = bsize / 2
+        quad = apply_homography(H, np.array([[c[0] - half, c[1] - half], [c[0] + half, c[1] - half],
+                                             [c[0] + half, c[1] + half], [c[0] - half, c[1] + half]]))
+        perimeters.append(float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).sum()))
         roi_mm = np.array([[c[0] - roi_half, c[1] - roi_half], [c[0] + roi_half, c[1] - roi_half],
                            [c[0] + roi_half, c[1] + roi_half], [c[0] - roi_half, c[1] + roi_half]])
         roi_px = apply_homography(H, roi_mm)
@@ -625,7 +642,12 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         strip = np.hstack([cv2.copyMakeBorder(cr, 0, tall - cr.shape[0], 0, 0, cv2.BORDER_REPLICATE)
                            for *_, cr in crops])
         starts = np.cumsum([0] + [cr.shape[1] for *_, cr in crops])
-        for mid, quads in _detect(strip, layout.boards.aruco_dictionary, "board").items():
+        # Only outlines of about the board marker's size in this view are decoded: the busy art in the
+        # crops yields hundreds of smaller and larger contours, each one a warp and a decode.
+        side = float(max(strip.shape[:2]))
+        perimeter_rates = (BOARD_PERIMETER_RANGE[0] * min(perimeters) / side,
+                           BOARD_PERIMETER_RANGE[1] * max(perimeters) / side)
+        for mid, quads in _detect(strip, layout.boards.aruco_dictionary, "board", perimeter_rates).items():
             bname = layout.boards.name_of(mid)
             if bname is None:
                 continue
