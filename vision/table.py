@@ -296,9 +296,9 @@ BACK_FRACTION = 0.8
 PAD = 24
 # Share of the frame's samples covered (coloured or dark) above which an arm is over the table.
 FRAME_COVERED = 0.008
-# A board marker's outline must measure this fraction of its expected perimeter in px (from the table
-# homography), smallest to largest: tilt, lens distortion and a board lying a little off its spot stay
-# well inside.
+# A board marker's (and, in the second look, a ship marker's) outline must measure this fraction of its
+# expected perimeter in px (from the table homography), smallest to largest: tilt, lens distortion, a
+# ship marker's height and a board lying a little off its spot stay well inside.
 BOARD_PERIMETER_RANGE = (0.6, 1.6)
 # Largest mean corner error (px) of the frame markers against one homography before it is refused.
 MAX_FRAME_ERROR_PX = 4.0
@@ -367,6 +367,14 @@ def _detect(gray: np.ndarray, dictionary_name: str, kind: str,
         for c, i in zip(corners, ids.reshape(-1), strict=True):
             found.setdefault(int(i), []).append(c.reshape(4, 2).astype(np.float64))
     return found
+
+
+def _perimeter_px(H: np.ndarray, center_mm: tuple[float, float], size_mm: float) -> float:
+    """Perimeter in px of a size_mm square lying on the table at center_mm, as the homography draws it."""
+    x, y, half = center_mm[0], center_mm[1], size_mm / 2
+    quad = apply_homography(H, np.array([[x - half, y - half], [x + half, y - half],
+                                         [x + half, y + half], [x - half, y + half]]))
+    return float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).sum())
 
 
 def _camera_matrices(camera: Any, width: int, height: int) -> tuple[np.ndarray | None, np.ndarray | None]:
@@ -570,7 +578,13 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         xa, ya = (max(0, int(v)) for v in np.floor(box.min(axis=0)))
         xb, yb = min(w, int(np.ceil(box[:, 0].max()))), min(h, int(np.ceil(box[:, 1].max())))
         if xb - xa > 32 and yb - ya > 32:
-            again = _detect(gray[ya:yb, xa:xb], layout.ships.aruco_dictionary, "retry")
+            # Only outlines of about a ship marker's size where the play area lies (the reading refuses
+            # one off by more than SIZE_TOLERANCE anyway): the small window finds many more contours.
+            sm = layout.ships.marker_size_mm
+            sizes = [_perimeter_px(H, (float(x), float(y)), sm) for x in (x0, x1) for y in (y0, y1)]
+            side = float(max(xb - xa, yb - ya))
+            rates = (BOARD_PERIMETER_RANGE[0] * min(sizes) / side, BOARD_PERIMETER_RANGE[1] * max(sizes) / side)
+            again = _detect(gray[ya:yb, xa:xb], layout.ships.aruco_dictionary, "retry", rates)
             ship_found = dict(ship_found)
             for mid in missing:
                 if mid in again:
@@ -619,10 +633,7 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     for k, c in enumerate(spots):
         if fractions[k] >= BACK_FRACTION:
             continue
-        half = bsize / 2
-        quad = apply_homography(H, np.array([[c[0] - half, c[1] - half], [c[0] + half, c[1] - half],
-                                             [c[0] + half, c[1] + half], [c[0] - half, c[1] + half]]))
-        perimeters.append(float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).sum()))
+        perimeters.append(_perimeter_px(H, c, bsize))
         roi_mm = np.array([[c[0] - roi_half, c[1] - roi_half], [c[0] + roi_half, c[1] - roi_half],
                            [c[0] + roi_half, c[1] + roi_half], [c[0] - roi_half, c[1] + roi_half]])
         roi_px = apply_homography(H, roi_mm)
