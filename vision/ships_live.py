@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from vision.live import SettleGate, SourceError, iter_frames
-from vision.table import TableLayout, load_table_layout, read_table_detailed
+from vision.table import TableLayout, TableReading, load_table_layout, read_table_detailed
 
 TOPIC = "vision.table"
 
@@ -66,6 +66,9 @@ class TableWatcher:
         self.published = 0
         self._agree: list[tuple] = []
         self._last_published: tuple | None = None
+        # The last reading that registered the table: the next frame's marker pass covers only the
+        # table's outline there (the reader falls back to the whole frame when the camera moved).
+        self._registered: TableReading | None = None
 
     def process(self, frame: np.ndarray) -> TableWatchEvent:
         fid = self.frame_id
@@ -75,7 +78,9 @@ class TableWatcher:
             if state == "moving":
                 self._agree = []
             return TableWatchEvent(fid, state)
-        reading = read_table_detailed(frame, self.layout, self.camera, self.ships_in_play)
+        reading = read_table_detailed(frame, self.layout, self.camera, self.ships_in_play,
+                                      previous=self._registered)
+        self._registered = reading if reading.homography is not None else None
         data = reading.to_json()
         if reading.occluded or reading.status == "no-table":
             # An arm over the table or the markers lost: pause rather than publish a partial table.

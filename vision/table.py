@@ -317,12 +317,34 @@ class TableReading:
     ship_positions_mm: dict[str, list[float]] = field(default_factory=dict)
     occluded: bool = False  # an arm or a hand crosses the table's frame (the live gate pauses)
     timings_ms: dict[str, float] = field(default_factory=dict)
+    frame_ids: tuple[int, ...] = ()  # the frame markers the homography was fitted to
 
     def to_json(self) -> dict[str, Any]:
         return {"status": self.status, "boards": self.boards, "ships": self.ships}
 
 
 _DETECTORS: dict[tuple[str, str], cv2.aruco.ArucoDetector] = {}
+# The full-frame pass's marker perimeter limits, as rates of the frame's larger side.
+_FRAME_PERIMETER_RATES = (0.03, 0.3)
+# Margin (mm) around the table's outline when the marker pass reuses the previous frame's registration.
+LIVE_MARGIN_MM = 30.0
+
+
+def _table_box(H: np.ndarray | None, layout: TableLayout, w: int, h: int) -> tuple[int, int, int, int] | None:
+    """The table's outline under homography H, widened by LIVE_MARGIN_MM and 16 px, as a pixel box
+    (x0, y0, x1, y1) clipped to the frame; None without H or when the box is degenerate."""
+    if H is None:
+        return None
+    W, Ht = layout.size_mm
+    m = LIVE_MARGIN_MM
+    box = apply_homography(H, np.array([[-m, -m], [W + m, -m], [W + m, Ht + m], [-m, Ht + m]]))
+    if not np.all(np.isfinite(box)):
+        return None
+    x0, y0 = (max(0, int(v) - 16) for v in np.floor(box.min(axis=0)))
+    x1, y1 = min(w, int(np.ceil(box[:, 0].max())) + 16), min(h, int(np.ceil(box[:, 1].max())) + 16)
+    if x1 - x0 < 64 or y1 - y0 < 64:
+        return None
+    return x0, y0, x1, y1
 
 
 def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
@@ -331,14 +353,17 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
     key = (dictionary_name, kind)
     det = _DETECTORS.get(key)
     if det is None:
+        # "frame-crop": the frame detector for a crop; its perimeter rates are set per call, so it
+        # is a separate object and the full-frame detector keeps its own.
+        kind = "frame" if kind == "frame-crop" else kind
         p = cv2.aruco.DetectorParameters()
         # "retry": a small window keeps a thin quiet zone white when dark art touches a ship's plate.
         p.adaptiveThreshWinSizeMin = 7 if kind == "retry" else 13
         p.adaptiveThreshWinSizeMax = 7 if kind == "retry" else 13
         p.adaptiveThreshWinSizeStep = 10
         # (Rates are of the image's larger side; the boards' strip of crops is long and thin.)
-        p.minMarkerPerimeterRate = {"frame": 0.03, "retry": 0.04}.get(kind, 0.02)
-        p.maxMarkerPerimeterRate = {"frame": 0.3, "retry": 0.5}.get(kind, 4.0)
+        p.minMarkerPerimeterRate = {"frame": _FRAME_PERIMETER_RATES[0], "retry": 0.04}.get(kind, 0.02)
+        p.maxMarkerPerimeterRate = {"frame": _FRAME_PERIMETER_RATES[1], "retry": 0.5}.get(kind, 4.0)
         # More samples per bit: a 25 mm ship marker can be ~20 px in a tilted view.
         p.perspectiveRemovePixelPerCell = 8
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
@@ -499,13 +524,19 @@ def _back_mask(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout) ->
 
 
 def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: Any = None,
-                        ships_in_play: list[str] | None = None) -> TableReading:
+                        ships_in_play: list[str] | None = None,
+                        previous: TableReading | None = None) -> TableReading:
     """Read one frame: which board lies face up on each square and where each ship stands.
 
     A ship whose marker is hidden, misshapen or too close to a square's edge, and a square whose board
     marker is hidden (a hand, glare, a ship over it) are null and make the status "ambiguous": the
     reader never guesses. `ships_in_play` (default: every ship of the layout) names the ships expected
-    on the table; an unseen ship that is not in play is null without making the reading ambiguous."""
+    on the table; an unseen ship that is not in play is null without making the reading ambiguous.
+
+    `previous` (live mode: the last reading of the same camera) lets the full-resolution marker pass
+    cover only the table's outline where that reading registered it; when that pass does not find
+    again every frame marker the previous one used (the camera moved, a hand), the whole frame is
+    searched as without it."""
     import time
 
     t0 = time.perf_counter()
@@ -519,9 +550,30 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     K, dist = _camera_matrices(camera, w, h)
     gray = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2GRAY)
     t1 = time.perf_counter()
-    found = _detect(gray, layout.aruco_dictionary, "frame")
-    ship_found = found if layout.ships.aruco_dictionary == layout.aruco_dictionary else _detect(
-        gray, layout.ships.aruco_dictionary, "frame")
+    found: dict[int, list[np.ndarray]] | None = None
+    ship_found: dict[int, list[np.ndarray]] = {}
+    box = _table_box(previous.homography, layout, w, h) if previous is not None and previous.frame_ids else None
+    if box is not None and previous is not None:
+        xa, ya, xb, yb = box
+        view, shift = gray[ya:yb, xa:xb], np.array([xa, ya], dtype=np.float64)
+        # The whole frame's perimeter limits in px, as rates of the crop's larger side.
+        scale = max(w, h) / float(max(xb - xa, yb - ya))
+        rates = (_FRAME_PERIMETER_RATES[0] * scale, _FRAME_PERIMETER_RATES[1] * scale)
+
+        def near(dictionary_name: str) -> dict[int, list[np.ndarray]]:
+            got = _detect(view, dictionary_name, "frame-crop", rates)
+            return {k: [q + shift for q in v] for k, v in got.items()}
+
+        found = near(layout.aruco_dictionary)
+        if all(len(found.get(mid, [])) == 1 for mid in previous.frame_ids):
+            ship_found = found if layout.ships.aruco_dictionary == layout.aruco_dictionary else near(
+                layout.ships.aruco_dictionary)
+        else:
+            found = None
+    if found is None:
+        found = _detect(gray, layout.aruco_dictionary, "frame")
+        ship_found = found if layout.ships.aruco_dictionary == layout.aruco_dictionary else _detect(
+            gray, layout.ships.aruco_dictionary, "frame")
     t2 = time.perf_counter()
 
     def ideal(px: np.ndarray) -> np.ndarray:
@@ -690,7 +742,8 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
                "ships": (t4 - t3) * 1000, "boards": (t5 - t4) * 1000, "total": (t5 - t0) * 1000}
     reason = "an arm or a hand is over the table" if occluded else None
     return TableReading("ambiguous" if ambiguous else "ok", boards_out, ships_out, reason=reason, homography=H,
-                        pose=pose, ship_positions_mm=positions, occluded=occluded, timings_ms=timings)
+                        pose=pose, ship_positions_mm=positions, occluded=occluded, timings_ms=timings,
+                        frame_ids=tuple(m.id for m, _ in frame))
 
 
 def read_table(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: Any = None,

@@ -187,3 +187,25 @@ def test_two_frame_markers_on_one_side_are_not_trusted() -> None:
         image[y0:y1, x0:x1] = 230
     r = read_table_detailed(image, LAYOUT)
     assert r.status == "no-table" and "need 3" in (r.reason or "")
+
+
+def test_live_reuse_of_the_previous_registration_reads_the_same_and_survives_a_moved_camera() -> None:
+    from vision.table import read_table_detailed
+
+    for seed in (4, 5):
+        rng = np.random.default_rng(seed)
+        boards, ships = random_table_setup(LAYOUT, rng, n_ships=3)
+        image, truth = render_table_scene(LAYOUT, boards, ships, rng, hands=0, glare=False, max_tilt_deg=25)
+        cold = read_table_detailed(image, LAYOUT)
+        assert cold.homography is not None and len(cold.frame_ids) >= 3
+        again = read_table_detailed(image, LAYOUT, previous=cold)
+        assert again.to_json() == cold.to_json()
+        _check_no_wrong_answer(again.to_json(), truth)
+        # The camera moved 300 px since the previous frame: its outline there misses frame markers, so
+        # the whole frame is searched and the reading is the same as a cold one.
+        moved = np.roll(image, 300, axis=1)
+        moved[:, :300] = 0
+        after_move = read_table_detailed(moved, LAYOUT, previous=cold)
+        assert after_move.to_json() == read_table_detailed(moved, LAYOUT).to_json()
+        assert after_move.homography is not None
+        assert abs(after_move.homography[0, 2] - cold.homography[0, 2] - 300) < 3
