@@ -17,7 +17,7 @@ from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from tests.controller.test_table_only import TABLE
 from tests.support.broker import Client, mosquitto  # noqa: F401
-from tests.support.game import play_until_battle
+from tests.support.game import play_until_battle, table_in_battle
 
 
 def _payload(msg) -> dict:
@@ -130,14 +130,7 @@ def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path
 
 
 def test_confirm_reading_carries_every_cube_with_its_crop(mosquitto, tmp_path: Path) -> None:  # noqa: F811
-    log = GameLog(tmp_path / "c.db")
-    link = MqttLink(mosquitto.host, mosquitto.port, "controller", mosquitto.users["controller"], table_id=TABLE)
-    core = TableCore(log, table_id=TABLE, publisher=link)
-    core.open_game(["red", "blue"], 5)
-    driver = BattleDriver(core)
-    link.start(core)
-    try:
-        play_until_battle(core, driver, seed=5)
+    with table_in_battle(mosquitto, tmp_path / "c.db", TABLE) as (core, driver):
         setup = driver.session.setup
         att, dfd = setup.attacker, setup.defender
         tablet = Client(mosquitto, dfd.name)
@@ -166,6 +159,3 @@ def test_confirm_reading_carries_every_cube_with_its_crop(mosquitto, tmp_path: P
         assert reply["accepted"] is True, reply
         assert driver.session is not None and driver.session.view()["sides"]["defender"]["strength"] == 2
         tablet.close()
-    finally:
-        link.stop()
-        log.close()

@@ -9,25 +9,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.battles import BattleDriver
 from controller.core import TableCore
 from controller.gamelog import GameLog
-from controller.mqtt import MqttLink
 from tests.support.broker import Client, mosquitto  # noqa: F401
-from tests.support.game import play_until_battle
+from tests.support.game import table_in_battle
 
 TABLE = "t1"
 
 
 def test_a_tablet_cannot_report_a_battle_result_or_a_chance_outcome(mosquitto, tmp_path: Path) -> None:  # noqa: F811
-    log = GameLog(tmp_path / "t.db")
-    link = MqttLink(mosquitto.host, mosquitto.port, "controller", mosquitto.users["controller"], table_id=TABLE)
-    core = TableCore(log, table_id=TABLE, publisher=link)
-    core.open_game(["red", "blue"], 5)
-    driver = BattleDriver(core)
-    link.start(core)
-    try:
-        play_until_battle(core, driver, seed=5)
+    with table_in_battle(mosquitto, tmp_path / "t.db", TABLE) as (core, driver):
         attacker = driver.session.setup.attacker.name
         # The engine itself would take this from the active player in simulation: a ready, valid record.
         offered = [a for a in core.engine.legal_actions(core.state, attacker) if a["type"] == "resolve_battle"]
@@ -55,9 +46,6 @@ def test_a_tablet_cannot_report_a_battle_result_or_a_chance_outcome(mosquitto, t
         assert (core.seq, core.n_events, driver.inputs) == (seq, n_events, inputs)
         assert core.engine.public_view(core.state)["battle"] is not None and driver.busy()
         tablet.close()
-    finally:
-        link.stop()
-        log.close()
 
 
 def test_at_a_physical_table_a_player_reports_only_their_own_sailor_draw(tmp_path: Path) -> None:

@@ -13,23 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.battles import BattleDriver
-from controller.core import TableCore
-from controller.gamelog import GameLog
-from controller.mqtt import MqttLink
 from tests.display.conftest import PHONE, TABLE, open_page
-from tests.support.game import play_until_battle
+from tests.support.game import table_in_battle
 
 
 def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broker, display, tmp_path: Path) -> None:
-    log = GameLog(tmp_path / "battle.db")
-    link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id=TABLE)
-    core = TableCore(log, table_id=TABLE, publisher=link)
-    core.open_game(["red", "blue"], 5)
-    driver = BattleDriver(core)
-    link.start(core)
-    try:
-        play_until_battle(core, driver, seed=5)
+    with table_in_battle(broker, tmp_path / "battle.db", TABLE) as (core, driver):
         setup = driver.session.setup
         att, dfd = setup.attacker, setup.defender
         assert setup.kind == "ship" and att.cubes >= 1 and dfd.cubes >= 1
@@ -88,6 +77,3 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broke
             table.wait_for_function(
                 f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] b\").textContent === "
                 f"'{damage_before}'", timeout=5_000)
-    finally:
-        link.stop()
-        log.close()
