@@ -138,68 +138,59 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-class RemoteCamera:
+class _Request:
+    """A REQ socket to a simulated device's control endpoint, opened on first use and dropped after a
+    missed reply (a REQ socket that missed its reply cannot be reused)."""
+
+    def __init__(self, endpoint: str, timeout_ms: int, what: str) -> None:
+        import zmq
+
+        self.endpoint, self.timeout_ms, self.what = endpoint, timeout_ms, what
+        self.ctx = zmq.Context.instance()
+        self.sock: Any = None
+
+    def request(self, message: dict[str, Any]) -> str:
+        import zmq
+
+        if self.sock is None:
+            self.sock = self.ctx.socket(zmq.REQ)
+            self.sock.setsockopt(zmq.LINGER, 0)
+            self.sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
+            self.sock.connect(self.endpoint)
+        try:
+            self.sock.send_string(json.dumps(message))
+            return self.sock.recv_string()
+        except zmq.ZMQError as exc:
+            self.sock.close()
+            self.sock = None
+            raise RuntimeError(f"the {self.what} at {self.endpoint} did not answer ({exc})") from None
+
+
+class RemoteCamera(_Request):
     """The simulated camera in its own process (controller.simcamera): it is told where the cubes lie and
     publishes the board on ZeroMQ like the vision process; the controller gets it through its inputs."""
 
     name = "process"
 
     def __init__(self, endpoint: str, timeout_ms: int = 30000) -> None:
-        import zmq
-
-        self.endpoint, self.timeout_ms = endpoint, timeout_ms
-        self.ctx = zmq.Context.instance()
-        self.sock: Any = None
+        super().__init__(endpoint, timeout_ms, "simulated camera")
 
     def photograph(self, cubes: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Ask for a photograph of `cubes`; returns the corrections for the cubes the reader will flag."""
-        import zmq
-
-        if self.sock is None:
-            self.sock = self.ctx.socket(zmq.REQ)
-            self.sock.setsockopt(zmq.LINGER, 0)
-            self.sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
-            self.sock.connect(self.endpoint)
-        try:
-            self.sock.send_string(json.dumps({"cubes": cubes}))
-            reply = json.loads(self.sock.recv_string())
-        except zmq.ZMQError as exc:
-            self.sock.close()
-            self.sock = None
-            raise RuntimeError(f"the simulated camera at {self.endpoint} did not answer ({exc})") from None
+        reply = json.loads(self.request({"cubes": cubes}))
         if not reply.get("ok"):
             raise RuntimeError(f"the simulated camera refused: {reply.get('error')}")
         return list(reply.get("corrections", []))
 
 
-class TowerControl:
+class TowerControl(_Request):
     """Drops cubes through the firmware simulator (its ZeroMQ control socket); the bridge reports them."""
 
     def __init__(self, endpoint: str, timeout_ms: int = 3000) -> None:
-        import zmq
-
-        self.endpoint, self.timeout_ms = endpoint, timeout_ms
-        self.ctx = zmq.Context.instance()
-        self.sock: Any = None
+        super().__init__(endpoint, timeout_ms, "firmware simulator")
 
     def __call__(self, colours: dict[str, int]) -> None:
-        import json
-
-        import zmq
-
-        if self.sock is None:
-            self.sock = self.ctx.socket(zmq.REQ)
-            self.sock.setsockopt(zmq.LINGER, 0)
-            self.sock.setsockopt(zmq.RCVTIMEO, self.timeout_ms)
-            self.sock.connect(self.endpoint)
-        try:
-            self.sock.send_string(json.dumps({"drop": colours}))
-            reply = self.sock.recv_string()
-        except zmq.ZMQError as exc:
-            self.sock.close()
-            self.sock = None  # a REQ socket that missed its reply cannot be reused
-            raise RuntimeError(f"the firmware simulator at {self.endpoint} did not answer ({exc})") from None
-        log.debug("tower sim: %s", reply)
+        log.debug("tower sim: %s", self.request({"drop": colours}))
 
 
 class SimTable:
