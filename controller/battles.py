@@ -5,7 +5,9 @@ feeding it the tower's counts (from the bridge's running totals), the camera's r
 players' answers, logging every session input in the game log BEFORE its effect is published (so a
 battle resumes mid-way after a crash by replaying its inputs), turning the session's prompts into
 MQTT prompts, recording every drop for tower health, and submitting `resolve_battle` with the
-session's record when the battle is done. It decides nothing about the battle itself.
+session's record when the battle is done. After a restart it rebuilds a battle under way, with the
+camera's crops, and the last result with its correction prompt (both kept in the log). It decides
+nothing about the battle itself.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class BattleDriver:
         # resolve_battle event (what a correction replaces) and its final view, shown until the next
         # battle or the next turn.
         self.finished: dict[str, Any] | None = None
+        self._restored = False  # the first sync after a (re)start also brings back a result still on the table
         core.listeners.append(lambda _events: self.sync())
 
     def busy(self) -> bool:
@@ -70,7 +73,10 @@ class BattleDriver:
         with self.core.lock:
             public = self.core.engine.public_view(self.core.state)
             setup = public.get("battle")
+            first, self._restored = not self._restored, True
             if setup is None:
+                if first and self.session is None and self.finished is None:
+                    self._restore_finished(public)
                 if self.session is not None:
                     self.session, self.setup_json = None, None
                     self._drop_battle_prompts()
@@ -94,12 +100,17 @@ class BattleDriver:
             battle_id = setup["battle_id"]
             self.session = BattleSession(BattleSetup.from_json(setup), board=self.board, now=self.clock())
             self.setup_json, self.inputs, self.baseline, self.owed_key = setup, 0, None, None
-            self.crops, self.step_crops, self.last_reading = {}, {}, None
+            self.crops, self.last_reading = {}, None
+            self.step_crops = self.core.log.step_crops(self.core.game_id, battle_id)  # empty for a new battle
             for entry in self.core.log.session_inputs(self.core.game_id, battle_id):
                 try:
                     self._feed(entry)
                 except Exception as exc:  # noqa: BLE001 - a logged input the new setup no longer takes
                     log.warning("battle %s: logged input %s no longer applies (%s)", battle_id, entry.get("op"), exc)
+                    continue
+                if entry.get("op") == "camera" and isinstance((entry.get("args") or {}).get("reading"), dict):
+                    self.last_reading = entry["args"]["reading"]
+            self.crops = dict(self.step_crops.get(len(self.session.record["steps"]), {}))
             log.info("battle %s under way (%d inputs replayed)", battle_id, self.inputs)
             self._publish(live=self.inputs == 0)
 
@@ -131,8 +142,16 @@ class BattleDriver:
                                               kind, {"op": op, **args})
             self._publish()
 
-    def _feed(self, entry: dict[str, Any]) -> None:
+    def _feed(self, entry: dict[str, Any], session: Any = None) -> None:
+        """One logged input into the live session, or into `session` (a finished battle being rebuilt)."""
         op, args, now = entry["op"], dict(entry.get("args") or {}), float(entry.get("now", 0.0))
+        if session is not None:
+            if op == "correct_after_result":
+                session.correct(args["cube"], now, by=args.get("by"), zone=args.get("zone"), step=args["step"],
+                                remove=bool(args.get("remove")))
+            elif op in OPS:
+                getattr(session, op)(**args, now=now)
+            return  # "baseline" and "resolved" say nothing to a finished session
         if op == "baseline":
             self.baseline = dict(args["totals"])
             self.inputs += 1
@@ -168,7 +187,10 @@ class BattleDriver:
                 if isinstance(crops, list):
                     self.crops = {c["index"]: c["jpeg_base64"] for c in crops if isinstance(c, dict)
                                   and isinstance(c.get("index"), int) and isinstance(c.get("jpeg_base64"), str)}
-                    self.step_crops[len(self.session.record["steps"])] = dict(self.crops)
+                    step = len(self.session.record["steps"])
+                    self.step_crops[step] = dict(self.crops)
+                    # Kept in the log too: a player checking a cube after a restart still sees what the camera saw.
+                    self.core.log.set_step_crops(self.core.game_id, self.setup_json["battle_id"], step, self.crops)
                 if isinstance(reading, dict):
                     self.last_reading = reading
             self.input("camera", {"reading": reading, "settled": settled})
@@ -286,6 +308,11 @@ class BattleDriver:
             self.core.publish_state()
             return
         self.resolved += 1
+        fin = self.finished
+        if fin is not None and fin["battle_id"] == battle_id and fin["turn"] is not None:
+            # What a restarted controller needs to show this result again and take corrections of it.
+            self.core.log.add_session_input(self.core.game_id, battle_id, {"op": "resolved", "now": self.clock(), "args": {
+                "setup": fin["setup"], "target_seq": fin["target_seq"], "turn": list(fin["turn"])}})
         self.core.log.record_drops(self.core.table_id, self.core.game_id, battle_id, landings(record))
         if self.on_resolved is not None:
             self.on_resolved()
@@ -330,16 +357,20 @@ class BattleDriver:
             if zone is not None and not isinstance(zone, str):
                 raise Refusal("invalid", "The zone must be a zone id from the prompt, or null for a rail.")
             session = copy.deepcopy(fin["session"])  # a trial: the kept session changes only if all is accepted
+            now, remove = self.clock(), bool(answer.get("remove"))
             try:
-                session.correct(cube, self.clock(), by=player, zone=zone, step=step, remove=bool(answer.get("remove")))
+                session.correct(cube, now, by=player, zone=zone, step=step, remove=remove)
             except BattleRecordError as exc:
                 raise Refusal("illegal", exc.message) from None
             if session.outcome is None:
                 raise Refusal("illegal", "With that correction the battle would not be finished (a cube would need "
                                          "a re-drop); correct it differently or ask the table to re-drop it.")
             # Raises Refusal (nothing logged, nothing changed) when the engine refuses the corrected record.
+            # Logged with the game's correction in one transaction, so a restart rebuilds the corrected session.
+            entry = {"op": "correct_after_result", "now": now,
+                     "args": {"step": step, "cube": cube, "zone": zone, "remove": remove, "by": player}}
             self.core.correct(fin["target_seq"], {"type": "resolve_battle", "record": session.record}, by=player,
-                              publish=False)
+                              publish=False, session_input=(fin["battle_id"], entry))
             fin["session"] = session
             self.core.log.record_incident(self.core.table_id, self.core.game_id, fin["battle_id"], "misread",
                                           {"op": "correct", "after_result": True, "step": step, "cube": cube,
@@ -350,6 +381,39 @@ class BattleDriver:
             self._review_prompts()
             self.core.publish_prompts()
             self.core.publish_state()
+
+    def _restore_finished(self, public: dict[str, Any]) -> None:
+        """After a restart: the last battle's result, if it is still on the table (same turn), comes back
+        with its correction prompts, rebuilt from the session inputs logged for it."""
+        from rules.battle.contract import BattleSetup
+        from rules.battle.session import BattleSession
+
+        found = self.core.log.last_session_input(self.core.game_id, "resolved")
+        if found is None:
+            return
+        battle_id, marker = found
+        args = marker.get("args") or {}
+        if args.get("turn") != list(_turn_key(public)):
+            return  # the game has moved on: the result has left the table
+        try:
+            session = BattleSession(BattleSetup.from_json(args["setup"]), board=self.board, now=self.clock())
+            for entry in self.core.log.session_inputs(self.core.game_id, battle_id):
+                self._feed(entry, session)
+        except Exception as exc:  # noqa: BLE001 - an old log this code cannot rebuild: no prompt, as before
+            log.warning("battle %s: its result cannot be rebuilt for corrections (%s)", battle_id, exc)
+            return
+        if session.outcome is None:
+            log.warning("battle %s: the logged inputs no longer finish the battle; no correction prompt", battle_id)
+            return
+        self.step_crops = self.core.log.step_crops(self.core.game_id, battle_id)
+        self.finished = {"session": session, "setup": args["setup"], "battle_id": battle_id,
+                         "target_seq": args["target_seq"], "view": final_view(session, args["setup"]),
+                         "turn": _turn_key(public)}
+        self.core.battle_view = self.finished["view"]
+        self._review_prompts()
+        self.core.publish_prompts()
+        self.core.publish_state()
+        log.info("battle %s: its result is back on the table after a restart", battle_id)
 
     def _forget_finished(self, publish: bool = True) -> None:
         self.finished = None

@@ -250,11 +250,13 @@ class TableCore:
             self.publish_state()
             return events
 
-    def correct(self, target_seq: int, action: dict[str, Any], by: str, publish: bool = True) -> dict[str, Any]:
+    def correct(self, target_seq: int, action: dict[str, Any], by: str, publish: bool = True,
+                session_input: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
         """A referee correction of an accepted event (e.g. a battle record corrected after its result):
         `rules.api.correct` replaces event `target_seq` by `action` and replays every later command; the
         log keeps the original events and gains the `correction` event (logged before it is published), so
-        replaying the log gives the corrected game. Returns the correction event; raises Refusal."""
+        replaying the log gives the corrected game. `session_input` (battle_id, input) is logged in the same
+        transaction, as in `submit`. Returns the correction event; raises Refusal."""
         from rules.errors import RulesError
 
         with self.lock:
@@ -269,7 +271,7 @@ class TableCore:
             command = {"seq": self.seq, "player": by,
                        "action": {k: v for k, v in event["action"].items()}}
             self.n_events = self.log.append(self.game_id, command, [event], int(getattr(state, "seq", 0)),
-                                            state=lambda: self.engine.state_to_json(state))
+                                            state=lambda: self.engine.state_to_json(state), session_input=session_input)
             self.state = state
             self.publish_events([event])
             for listener in list(self.listeners):

@@ -3,7 +3,8 @@
 Owns the database schema and its transactions: games (several games and tables in one file), the
 accepted commands and the events they produced (one transaction per accepted command, so a command's
 events are all there or none), periodic state snapshots for a fast resume, the battle session's
-inputs (so a battle resumes mid-way after a crash), and the tower health records (every drop, jams,
+inputs (so a battle resumes mid-way after a crash, and its result can still be corrected after one)
+with the camera's crops of each drop, and the tower health records (every drop, jams,
 tower/camera disagreements). WAL + synchronous=FULL: a commit survives SIGKILL and power loss.
 It knows nothing of the rules: states and events are opaque JSON here.
 """
@@ -62,6 +63,13 @@ CREATE TABLE IF NOT EXISTS session_inputs (
     input     TEXT NOT NULL,          -- JSON input given to the battle session, in order
     ts        REAL NOT NULL,
     PRIMARY KEY (game_id, battle_id, i)
+);
+CREATE TABLE IF NOT EXISTS battle_crops (
+    game_id   TEXT NOT NULL,
+    battle_id TEXT NOT NULL,
+    step      INTEGER NOT NULL,       -- the drop step the camera reading was for
+    crops     TEXT NOT NULL,          -- JSON {cube index: base64 JPEG}, the latest reading's for that step
+    PRIMARY KEY (game_id, battle_id, step)
 );
 CREATE TABLE IF NOT EXISTS drops (
     id        INTEGER PRIMARY KEY,
@@ -218,6 +226,23 @@ class GameLog:
     def session_inputs(self, game_id: str, battle_id: str) -> list[dict[str, Any]]:
         return [json.loads(r[0]) for r in self.db.execute(
             "SELECT input FROM session_inputs WHERE game_id=? AND battle_id=? ORDER BY i", (game_id, battle_id))]
+
+    def last_session_input(self, game_id: str, op: str) -> tuple[str, dict[str, Any]] | None:
+        """(battle_id, input) of the game's latest session input whose "op" is `op`, or None."""
+        row = self.db.execute("SELECT battle_id, input FROM session_inputs WHERE game_id=? AND "
+                              "json_extract(input, '$.op')=? ORDER BY ts DESC, rowid DESC LIMIT 1",
+                              (game_id, op)).fetchone()
+        return None if row is None else (row[0], json.loads(row[1]))
+
+    def set_step_crops(self, game_id: str, battle_id: str, step: int, crops: dict[int, str]) -> None:
+        """The camera's crop of each cube of the latest reading for drop `step` (replacing an earlier one)."""
+        with self._tx():
+            self.db.execute("INSERT OR REPLACE INTO battle_crops VALUES (?,?,?,?)",
+                            (game_id, battle_id, step, _dump({str(i): c for i, c in crops.items()})))
+
+    def step_crops(self, game_id: str, battle_id: str) -> dict[int, dict[int, str]]:
+        return {step: {int(i): c for i, c in json.loads(crops).items()} for step, crops in self.db.execute(
+            "SELECT step, crops FROM battle_crops WHERE game_id=? AND battle_id=?", (game_id, battle_id))}
 
     def events(self, game_id: str, after: int = 0) -> list[dict[str, Any]]:
         return [json.loads(r[0]) for r in self.db.execute(

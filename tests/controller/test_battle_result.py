@@ -159,3 +159,82 @@ def test_confirm_reading_carries_every_cube_with_its_crop(mosquitto, tmp_path: P
         assert reply["accepted"] is True, reply
         assert driver.session is not None and driver.session.view()["sides"]["defender"]["strength"] == 2
         tablet.close()
+
+
+def test_a_restart_keeps_the_crops_and_the_result_still_open_to_correction(tmp_path: Path) -> None:
+    """Controllers killed and started again on the same log (as after SIGKILL): mid-battle the correction
+    prompt comes back with the camera's crops; after the result, the result and its correction prompt come
+    back, a correction made there changes the game, and at the next turn the result leaves the table."""
+    db = tmp_path / "k.db"
+    logs: list[GameLog] = []
+
+    def restart() -> tuple[TableCore, BattleDriver]:
+        logs.append(GameLog(db))
+        core = TableCore(logs[-1], table_id="k")
+        assert core.open_game([], 0) is True  # resumes the game in the log
+        driver = BattleDriver(core)
+        driver.sync()  # what controller.service does when it starts
+        return core, driver
+
+    def answer(core: TableCore, player: str, prompt_id: str, ans: dict) -> dict:
+        return core.handle_command(player, json.dumps({"request_id": "r", "prompt_id": prompt_id, "answer": ans}))
+
+    logs.append(GameLog(db))
+    core = TableCore(logs[-1], table_id="k")
+    core.open_game(["red", "blue"], 5)
+    driver = BattleDriver(core)
+    try:
+        play_until_battle(core, driver, seed=5)
+        att, dfd = driver.session.setup.attacker, driver.session.setup.defender
+        # The attacker's first cube is unsure; the defender's first cube is in the strength-1 zone.
+        cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.2 if i == 0 else 0.95}
+                 for i in range(att.cubes)]
+        cubes += [{"color": dfd.cube_color, "zone": "str-1a" if i == 0 else "miss", "confidence": 0.95}
+                  for i in range(dfd.cubes)]
+        crops = [{"index": i, "jpeg_base64": f"jpeg-of-{i}"} for i in range(len(cubes))]
+        driver.start_drop({})
+        driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
+        driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True, crops=crops)
+        before = next(p for p in core.prompts.values() if p.kind == "confirm_reading")
+
+        # 1. Restart mid-battle: the same prompt, with the crops the camera took before the crash.
+        core, driver = restart()
+        prompt = next(p for p in core.prompts.values() if p.kind == "confirm_reading")
+        assert prompt.data["crops"] == before.data["crops"] == {"0": "jpeg-of-0"}
+        assert [c["crop"] for c in prompt.data["reading"]] == [f"jpeg-of-{i}" for i in range(len(cubes))]
+        reply = answer(core, prompt.player or dfd.name, prompt.id, {"cube": 0, "zone": "miss"})
+        assert reply["accepted"] is True, reply
+        assert core.engine.public_view(core.state)["battle"] is None, "the battle was resolved"
+        assert core.battle_view["result"]["winner"] == "defender"
+        resolved_seq = core.seq
+
+        # 2. Restart after the result: it is still on the table, with a review prompt for every player.
+        core, driver = restart()
+        assert core.battle_view is not None and core.battle_view["phase"] == "resolved"
+        assert core.battle_view["result"]["winner"] == "defender" and core.seq == resolved_seq
+        reviews = {p.player: p for p in core.prompts.values() if p.data.get("resolved")}
+        assert set(reviews) == set(core.players)
+        step0 = reviews[att.name].data["steps"][0]
+        assert [c["crop"] for c in step0["cubes"]] == [f"jpeg-of-{i}" for i in range(len(cubes))]
+        damage = core.engine.public_view(core.state)["p"][dfd.name]["ship"]["damage"]
+        # The attacker's first cube really lay in the strength-2 zone: the attacker wins 2-1, after the restart.
+        reply = answer(core, att.name, reviews[att.name].id, {"step": 0, "cube": 0, "zone": "str-2"})
+        assert reply["accepted"] is True, reply
+        assert core.battle_view["result"]["winner"] == "attacker"
+        assert core.engine.public_view(core.state)["p"][dfd.name]["ship"]["damage"] == damage + 1
+        view, state = core.battle_view, api.state_to_json(core.state)
+        assert view["corrections"] == 2  # the unsure cube confirmed mid-battle, then this one
+
+        # 3. Again: the corrected result comes back (the correction was logged with the game's).
+        core, driver = restart()
+        assert core.battle_view == view and api.state_to_json(core.state) == state
+        assert any(p.data.get("resolved") for p in core.prompts.values())
+
+        # 4. The next turn takes the result off the table, and a restart does not bring it back.
+        core.submit(core.state.active, {"type": "end_turn"}, core.seq)
+        assert not any(p.data.get("resolved") for p in core.prompts.values())
+        core, driver = restart()
+        assert core.battle_view is None and not any(p.data.get("resolved") for p in core.prompts.values())
+    finally:
+        for log in logs:
+            log.close()
