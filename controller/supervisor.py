@@ -3,11 +3,14 @@
 Owns the child processes (embedded broker, firmware simulator, bridge, controller), their command lines,
 checking ports before anything starts (a busy port is one sentence naming the option to change), the
 display's HTTP server (in this process: it only serves files), restarts with a log line, and a clean
-stop on Ctrl-C / SIGTERM (SIGTERM to every child, SIGKILL after a grace period).
+stop on Ctrl-C / SIGTERM (SIGTERM to every child, SIGKILL after a grace period). On Linux each child
+also gets SIGTERM from the kernel if the supervisor dies without a chance to stop it (SIGKILL, OOM).
 """
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import json
 import os
 import signal
@@ -25,6 +28,29 @@ from typing import Any, TextIO
 from controller.config import Config
 
 REPO = Path(__file__).resolve().parents[1]
+_PR_SET_PDEATHSIG = 1
+
+
+def _libc_prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+# Looked up here, not in the forked child: between fork and exec only this plain C call runs.
+_prctl = _libc_prctl()
+
+
+def _die_with_supervisor(supervisor: int) -> None:
+    """In the child before exec: SIGTERM when the supervisor's thread that started it dies (spawn runs on
+    the thread of `run`), so no child outlives a SIGKILLed supervisor holding a port or the serial line."""
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        if os.getppid() != supervisor:  # it died between the fork and the line above
+            os._exit(1)
 
 
 class SupervisorError(RuntimeError):
@@ -207,7 +233,8 @@ class Supervisor:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
                "PYTHONUNBUFFERED": "1"}
         child.proc = subprocess.Popen(child.argv, cwd=os.getcwd(), env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, start_new_session=True)
+                                      stderr=subprocess.STDOUT, start_new_session=True,
+                                      preexec_fn=functools.partial(_die_with_supervisor, os.getpid()) if _prctl else None)
         child.started = time.monotonic()
         self.say(f"smart-table: started {child.name} (pid {child.proc.pid})")
         child.log_thread = threading.Thread(target=self._pump, args=(child, child.proc), daemon=True)

@@ -1,6 +1,6 @@
 """`smart-table run --simulate` with the embedded broker: addresses printed, a 3.1.1 tablet sees the game,
 a crashed child is restarted with a log line, Ctrl-C (SIGINT) stops every child cleanly (SIGTERM takes the
-same path)."""
+same path), and a SIGKILLed supervisor takes its children with it."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -34,7 +35,8 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def test_run_simulate_embedded_broker_restart_and_clean_stop(tmp_path):
+def _start_table(tmp_path: Path) -> tuple[subprocess.Popen, dict[str, int], Callable[..., re.Match]]:
+    """`smart-table run --simulate` on free ports; returns the process, the ports and a wait for an output line."""
     ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")}
     (tmp_path / "t.toml").write_text(f"""
 [table]
@@ -78,6 +80,11 @@ restart_delay = 0.5
                 return m
         raise AssertionError(f"no line matching {pattern!r} in:\n" + "".join(seen[-40:]))
 
+    return proc, ports, wait_line
+
+
+def test_run_simulate_embedded_broker_restart_and_clean_stop(tmp_path):
+    proc, ports, wait_line = _start_table(tmp_path)
     pids: dict[str, int] = {}
     try:
         wait_line(r"display\s+(http://127\.0\.0\.1:\d+/|not served)")
@@ -136,3 +143,28 @@ restart_delay = 0.5
     while any(_alive(p) for p in pids.values()) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [n for n, p in pids.items() if _alive(p)]
+
+
+def test_children_stop_when_the_supervisor_is_killed(tmp_path):
+    """SIGKILL leaves the supervisor no time to stop its children: the kernel tells each of them (Linux's
+    parent-death signal), so no broker, bridge or camera is left holding a port or the serial device."""
+    proc, _ports, wait_line = _start_table(tmp_path)
+    pids: dict[str, int] = {}
+    try:
+        for _ in range(5):
+            m = wait_line(r"started (\S+) \(pid (\d+)\)")
+            pids[m.group(1)] = int(m.group(2))
+        assert all(_alive(p) for p in pids.values())
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while any(_alive(p) for p in pids.values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [n for n, p in pids.items() if _alive(p)]
+    for p in pids.values():  # never leave a stray process behind, even when the assertion fails
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    assert not left, f"still running after the supervisor was killed: {left}"
