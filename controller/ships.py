@@ -75,7 +75,8 @@ class ShipWatcher:
                                            handler=self._told_position(q.ship))
             positions = {**fusion.positions(), **self.told}
             active = view.get("active")
-            for move in propose_moves(known, positions, garrison_hazards(view, players)):
+            hazards = garrison_hazards(view, players)
+            for move in propose_moves(known, positions, hazards):
                 if move.ship != active:
                     pid = f"ships:{core.seq}:out-of-turn:{move.ship}"
                     core.prompts[pid] = Prompt(pid, "ship_path", f"The {move.ship} ship seems to have moved from "
@@ -85,9 +86,12 @@ class ShipWatcher:
                 if move.ask:
                     pid = f"ships:{core.seq}:way"
                     options = [list(o) for o in move.question.options]
+                    # Which Garrisons each way passes (the reason it is asked), for the tablet to show.
+                    crossings = [[sq for sq in o[1:] if sq in hazards.get(move.ship, ())] for o in options]
                     core.prompts[pid] = Prompt(pid, "ship_path", move.question.prompt, active,
                                                {"ship": move.ship, "start": move.start, "end": move.end,
-                                                "options": options}, handler=self._chosen_way(move))
+                                                "options": options, "crossings": crossings},
+                                               handler=self._chosen_way(move))
                     continue
                 try:
                     core.submit(active, move.action())

@@ -114,6 +114,15 @@ def test_ways_that_differ_in_crossing_a_garrison_are_asked(tmp_path):
     assert core.seq == seq and watcher.moves == 0
     ask = next(p for p in core.prompts.values() if p.kind == "ship_path" and p.player == active)
     assert sorted(map(tuple, ask.data["options"])) == [("r1c1", "r1c2", "r2c2"), ("r1c1", "r2c1", "r2c2")]
+    assert sorted(zip(map(tuple, ask.data["options"]), map(tuple, ask.data["crossings"]), strict=True)) == [
+        (("r1c1", "r1c2", "r2c2"), ("r1c2",)), (("r1c1", "r2c1", "r2c2"), ())]
+    # The tablet's answer (docs/mqtt.md: {"path": one of the options}); a way not offered is refused.
+    bad = core.handle_command(active, json.dumps({"request_id": "x", "prompt_id": ask.id,
+                                                  "answer": {"path": ["r1c1", "r1c2", "r1c3"]}}))
+    assert (bad["accepted"], bad["kind"]) == (False, "invalid") and core.seq == seq
+    way = core.handle_command(active, json.dumps({"request_id": "w", "prompt_id": ask.id,
+                                                  "answer": {"path": ["r1c1", "r2c1", "r2c2"]}}))
+    assert way["accepted"] is True and watcher.moves == 1, way  # the engine moved the ship that way
     # Without the Garrison the two ways are the same to the rules: no question.
     d["grid"]["r1c2"]["island"]["buildings"]["garrison"] = False
     core.state = api.state_from_json(saved)

@@ -181,6 +181,46 @@ def test_prompt_answers_and_taps_go_out_as_the_controller_expects(browser, broke
     ctl.close()
 
 
+def test_ship_path_prompt_draws_each_way_with_the_garrison_it_passes(browser, broker, display) -> None:
+    """The controller's which-way question (controller.ships): each way on a small grid, numbered in sailing
+    order, the Garrison it passes marked; a tap sends that way back as the choice."""
+    ctl = controller_client(broker)
+    ctl.subscribe(f"{BASE}/player/+/cmd")
+    state = api.new_game(["red", "blue"], 5, None)
+    me = state.active
+    publish_game(ctl, state)
+    ways = [["r1c1", "r1c2", "r2c2"], ["r1c1", "r2c1", "r2c2"]]
+    prompt = {"id": "ships:9:way", "kind": "ship_path", "text": f"The {me} ship sailed from r1c1 to r2c2: "
+              "which way did it go?", "ship": me, "start": "r1c1", "end": "r2c2", "options": ways,
+              "crossings": [["r1c2"], []]}
+    ctl.publish(f"{BASE}/player/{me}/prompts", json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [prompt]}),
+                retain=True)
+    with open_page(browser, display, broker, player=me, viewport=PHONE) as page:
+        page.wait_for_selector("[data-kind='ship_path'] button.way", timeout=10_000)
+        buttons = page.locator("[data-kind='ship_path'] button.way")
+        assert buttons.count() == 2
+        first, second = buttons.nth(0), buttons.nth(1)
+        # 4 rows of 3 squares (the public view's grid) and the Harbor.
+        assert first.locator(".wcell").count() == len(api.public_view(state)["grid"]) + 1
+        assert [first.locator(f"[data-square={sq}]").inner_text() for sq in ways[0]] == ["0", "1", "2"]
+        assert first.locator(".wcell.hazard").count() == 1 and first.locator("[data-square=r1c2].hazard").count() == 1
+        assert "Garrison on r1c2" in first.inner_text() and "no Garrison" in second.inner_text()
+        assert second.locator(".wcell.hazard").count() == 0
+        second.click()
+        cmd = json.loads(ctl.wait_for(lambda m: m.topic == f"{BASE}/player/{me}/cmd", timeout=5).payload)
+        assert cmd["prompt_id"] == "ships:9:way" and cmd["answer"] == {"path": ways[1]}  # docs/mqtt.md
+        # The table's question about a ship the camera cannot see, answered as the controller takes it.
+        where = {"id": "ships:9:0", "kind": "sensor_disagree", "text": f"The camera cannot see the {me} ship: "
+                 "where is it?", "player": None, "question": "camera-missing", "ship": me, "square": None,
+                 "options": ["r2c2", "r1c1"]}
+        ctl.publish(f"{BASE}/prompts", json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [where]}), retain=True)
+        page.wait_for_selector("[data-kind='sensor_disagree'] button", timeout=5_000)
+        page.locator("[data-kind='sensor_disagree'] button").first.click()
+        cmd = json.loads(ctl.wait_for(lambda m: m.topic == f"{BASE}/player/{me}/cmd", timeout=5).payload)
+        assert cmd["prompt_id"] == "ships:9:0" and cmd["answer"] == {"ship": me, "square": "r2c2"}
+    ctl.close()
+
+
 def test_exploding_shot_re_drop_prompt_and_tower_warning(browser, broker, display) -> None:
     setup = BattleSetup("t4-b1", "nonplayer", BattleSide("red", True, "red", 2),
                         BattleSide("merchant:r2-03", False, "black", 1), "r1c2")

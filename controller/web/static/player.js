@@ -134,6 +134,16 @@ function promptBox(p, store, send, mine) {
       short ? h("button", { dataset: { answer: "lost" }, on: { click: () => answer({ cube_lost: p.color }, "A cube was lost") } }, `A ${p.color} cube fell off the board`) : null));
     return box;
   }
+  if (p.kind === "sensor_disagree" && p.question && Array.isArray(p.options)) {
+    // Ship fusion (camera x zone sensors): where this ship stands (options: squares), or which ship stands on
+    // this square (options: ships, or "none"); answered as {"ship", "square"} (docs/mqtt.md).
+    box.append(h("div.buttons", p.options.map((o, i) => {
+      const ans = p.ship ? { ship: p.ship, square: o } : { ship: o, square: p.square };
+      const label = p.ship ? `On ${o}` : o === "none" ? "Not a ship" : `The ${o} ship`;
+      return h("button", { dataset: { option: i }, on: { click: () => answer(ans, label) } }, label);
+    })));
+    return box;
+  }
   if (p.kind === "battle_ability") {
     const n = cubeCount(store);
     box.append(h("div.abilities", (p.options || []).map((o) => {
@@ -152,6 +162,19 @@ function promptBox(p, store, send, mine) {
     }), h("button.pass", { dataset: { option: "pass" }, on: { click: () => answer({ pass: true }, "Pass") } }, "Pass")));
     return box;
   }
+  if (p.kind === "ship_path" && Array.isArray(p.options) && p.options.length && p.options.every(Array.isArray)) {
+    // Which way did the ship sail: each way drawn on the ocean grid, with the Garrisons it passes.
+    const squares = Object.keys(store.state?.view?.grid || {});
+    box.append(h("div.ways", p.options.map((way, i) => {
+      const crossing = (p.crossings || [])[i] || [];
+      const label = way.join(" → ");
+      return h("button.way", { dataset: { option: i }, on: { click: () => answer({ path: way }, label) } },
+        wayMap(way, crossing, squares),
+        h("span.wlabel", label),
+        h("small.crossing", crossing.length ? `passes the Garrison on ${crossing.join(", ")}` : "passes no Garrison"));
+    })));
+    return box;
+  }
   const options = p.options ?? p.choices ?? p.paths ?? [];
   if (options.length) box.append(h("div.buttons", options.map((o, i) => {
     // An option is a string (a square, a ship), a list (a path) or an object with label/answer.
@@ -163,6 +186,27 @@ function promptBox(p, store, send, mine) {
   })));
   else if (!mine) box.classList.add("info");
   return box;
+}
+
+/** A small map of the ocean grid (rows of squares "rRcC", the Harbor beside row 1) with a way's squares
+ * numbered in sailing order and the Garrison squares it passes marked. */
+function wayMap(way, crossing, squares) {
+  let rows = 0;
+  let cols = 0;
+  for (const sq of [...squares, ...way]) {
+    const m = /^r(\d+)c(\d+)$/.exec(sq);
+    if (m) { rows = Math.max(rows, Number(m[1])); cols = Math.max(cols, Number(m[2])); }
+  }
+  const cell = (sq) => {
+    const at = way.indexOf(sq);
+    const cls = [at === 0 ? "start" : at === way.length - 1 ? "end" : at > 0 ? "on" : "", crossing.includes(sq) ? "hazard" : ""]
+      .filter(Boolean).map((c) => `.${c}`).join("");
+    return h(`span.wcell${cls}`, { dataset: { square: sq } }, at >= 0 ? String(at) : crossing.includes(sq) ? "⚔" : "");
+  };
+  const grid = [h("span.wcell.harbor", { dataset: { square: "harbor" }, style: { gridColumn: `1 / span ${cols || 1}` } },
+    way.includes("harbor") ? `Harbor ${way.indexOf("harbor")}` : "Harbor")];
+  for (let r = 1; r <= rows; r++) for (let c = 1; c <= cols; c++) grid.push(cell(`r${r}c${c}`));
+  return h("span.waymap", { style: { gridTemplateColumns: `repeat(${cols || 1}, 1.8em)` } }, grid);
 }
 
 const ANSWERABLE_PUBLIC = ["confirm_reading", "sensor_disagree"];
