@@ -235,6 +235,11 @@ class BattleDriver:
                 cubes = p.data.get("cubes") or ([p.data["cube"]] if "cube" in p.data else [])
                 data["crops"] = {str(i): self.crops[i] for i in cubes if i in self.crops}
                 data.update(self._cube_lists())
+            elif kind == "battle_ability":
+                # An ability that picks a cube names it by its number on the board: the cubes of the last
+                # accepted drop (the board the abilities act on), each with its colour, zone and crop.
+                steps = self._cube_lists().get("steps") or []
+                data["cubes"] = steps[-1]["cubes"] if steps else []
             self.core.prompts[pid] = Prompt(pid, kind, p.text, player, data, handler=self._answer)
         owed = session.owed
         key = None if owed is None else (battle_id, len(session.record["steps"]), owed.reason)

@@ -33,6 +33,10 @@ def test_tablets_answer_battle_prompts(tmp_path):
     prompt = next(p for p in core.prompts.values() if p.kind == "battle_ability")
     fighter = prompt.player
     assert fighter in core.players and prompt.data["options"] is not None
+    # The board the abilities act on, cube by cube (an ability that picks a cube names it by this number).
+    drops = [st for st in driver.session.record["steps"] if st.get("step") == "drop"]
+    assert [(c["cube"], c["color"], c["zone"]) for c in prompt.data["cubes"]] == [
+        (i, c["color"], c["zone"]) for i, c in enumerate(drops[-1]["board"])] and prompt.data["cubes"]
     bystander = next(p for p in core.players if p not in (driver.session.setup.attacker.name,
                                                           driver.session.setup.defender.name))
     before = driver.inputs

@@ -157,7 +157,9 @@ def test_prompt_answers_and_taps_go_out_as_the_controller_expects(browser, broke
     ability = {"id": "b1:3:0", "kind": "battle_ability", "text": f"{me}: use one Battle ability or pass.",
                "battle_id": "b1", "side": "attacker",
                "options": [{"id": option, "source": "gunner-1", "effect": "move_cube_adjacent",
-                            "params": {}, "needs": ["cube", "to"]}]}
+                            "params": {}, "needs": ["cube", "to"]}],
+               "cubes": [{"cube": 0, "color": "red", "zone": "dmg-1", "crop": None},
+                         {"cube": 1, "color": "blue", "zone": None, "crop": None}]}
     ctl.publish(f"{BASE}/player/{me}/prompts", json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [ability]}),
                 retain=True)
 
@@ -174,6 +176,13 @@ def test_prompt_answers_and_taps_go_out_as_the_controller_expects(browser, broke
         page.locator(f"[data-ability='{option}'] select").last.select_option("str-2")
         page.click(f"[data-ability='{option}'] button")
         assert next_cmd()["answer"] == {"ability": option, "cube": 0, "to": "str-2"}
+        # Cubes are named by number, colour and zone, as the controller listed the board.
+        picker = page.locator(f"[data-ability='{option}'] select").first
+        assert picker.locator("option").all_inner_texts() == ["0 · red · Damage", "1 · blue · on a rail"]
+        picker.select_option("1")
+        page.locator(f"[data-ability='{option}'] select").last.select_option("str-2")
+        page.click(f"[data-ability='{option}'] button")
+        assert next_cmd()["answer"] == {"ability": option, "cube": 1, "to": "str-2"}
         page.locator("button.action").first.click()
         cmd = next_cmd()
         assert cmd["seq"] == state.seq and cmd["action"] in api.legal_actions(state, me)

@@ -145,17 +145,21 @@ function promptBox(p, store, send, mine) {
     return box;
   }
   if (p.kind === "battle_ability") {
-    const n = cubeCount(store);
+    // The cubes on the board by number, as the controller lists them (colour and zone), else bare numbers.
+    const zoneName = (z) => (z ? zoneLabel(z, store.board?.zones?.[z]) : "on a rail");
+    const cubeChoices = Array.isArray(p.cubes) && p.cubes.length
+      ? p.cubes.map((c) => [c.cube, `${c.cube} · ${c.color} · ${zoneName(c.zone)}`])
+      : [...Array(cubeCount(store)).keys()].map((i) => [i, String(i)]);
     box.append(h("div.abilities", (p.options || []).map((o) => {
       const needs = o.needs || [];
       return h("div.ability", { dataset: { ability: o.id } },
         h("span.aname", humanize(o.effect), o.params && Object.keys(o.params).length ? ` (${brief(o.params)})` : "", h("small", ` · ${o.source ?? ""}`)),
-        needs.includes("cube") ? ["  cube ", select([...Array(n).keys()].map((i) => [i, String(i)]), draft[`${o.id}:cube`] ?? 0, (val) => setDraft(`${o.id}:cube`, val))] : null,
+        needs.includes("cube") ? ["  cube ", select(cubeChoices, draft[`${o.id}:cube`] ?? cubeChoices[0]?.[0] ?? 0, (val) => setDraft(`${o.id}:cube`, val))] : null,
         needs.includes("to") ? ["  to ", select(zoneOptions(store).filter(([z]) => z !== "rail"), draft[`${o.id}:to`], (val) => setDraft(`${o.id}:to`, val))] : null,
         h("button.primary", { on: { click: () => {
           const d = drafts.get(id) || {};
           const ans = { ability: o.id };
-          if (needs.includes("cube")) ans.cube = Number(d[`${o.id}:cube`] ?? 0);
+          if (needs.includes("cube")) ans.cube = Number(d[`${o.id}:cube`] ?? cubeChoices[0]?.[0] ?? 0);
           if (needs.includes("to")) ans.to = d[`${o.id}:to`] ?? zoneOptions(store)[0][0];
           answer(ans, `Use ${humanize(o.effect)}`);
         } } }, "Use"));
