@@ -24,6 +24,22 @@ def _payload(msg) -> dict:
     return json.loads(msg.payload)
 
 
+def _drop_and_read(driver: BattleDriver, unsure_first: bool = False, defender_hits: bool = True) -> list[dict]:
+    """One drop of every cube: the tower counts them and the camera reads them, the attacker's all in the miss
+    zone (the first one unsure when `unsure_first`), the defender's first in strength 1 when `defender_hits`;
+    a crop per cube ("jpeg-of-<i>"). Returns the cubes as read."""
+    att, dfd = driver.session.setup.attacker, driver.session.setup.defender
+    cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.2 if unsure_first and i == 0 else 0.95}
+             for i in range(att.cubes)]
+    cubes += [{"color": dfd.cube_color, "zone": "str-1a" if defender_hits and i == 0 else "miss", "confidence": 0.95}
+              for i in range(dfd.cubes)]
+    crops = [{"index": i, "jpeg_base64": f"jpeg-of-{i}"} for i in range(len(cubes))]
+    driver.start_drop({})
+    driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
+    driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True, crops=crops)
+    return cubes
+
+
 def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path) -> None:  # noqa: F811
     log = GameLog(tmp_path / "r.db")
     link = MqttLink(mosquitto.host, mosquitto.port, "controller", mosquitto.users["controller"], table_id=TABLE)
@@ -44,13 +60,7 @@ def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path
         tablet.subscribe(f"table/{TABLE}/player/{att.name}/#")
         damage = {p: core.engine.public_view(core.state)["p"][p]["ship"]["damage"] for p in core.players}
         # Read as is, the defender wins 1-0 (the attacker's cubes all missed); the camera is sure of it.
-        cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.95} for _ in range(att.cubes)]
-        cubes += [{"color": dfd.cube_color, "zone": "str-1a" if i == 0 else "miss", "confidence": 0.95}
-                  for i in range(dfd.cubes)]
-        crops = [{"index": i, "jpeg_base64": f"crop{i}"} for i in range(len(cubes))]
-        driver.start_drop({})
-        driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
-        driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True, crops=crops)
+        cubes = _drop_and_read(driver)
         assert core.engine.public_view(core.state)["battle"] is None, "the engine accepted the result"
         resolve_seq = max(e["seq"] for e in log.events(core.game_id) if e["type"] == "resolve_battle")
 
@@ -78,7 +88,7 @@ def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path
         assert review["kind"] == "confirm_reading" and "str-2" in review["zones"]
         step0 = review["steps"][0]
         assert [(c["cube"], c["zone"], c["crop"]) for c in step0["cubes"]][:2] == [
-            (0, "miss", "crop0"), (1, cubes[1]["zone"], "crop1")]
+            (0, "miss", "jpeg-of-0"), (1, cubes[1]["zone"], "jpeg-of-1")]
         # A wrong answer is refused and changes nothing.
         seq = core.seq
         tablet.publish(f"table/{TABLE}/player/{att.name}/cmd", json.dumps(
@@ -138,13 +148,7 @@ def test_confirm_reading_carries_every_cube_with_its_crop(mosquitto, tmp_path: P
         tablet.subscribe(f"table/{TABLE}/prompts")
         tablet.subscribe(f"table/{TABLE}/player/{dfd.name}/reply")
         # The attacker's first cube is unsure; the defender's cube is read (wrongly) in the miss zone.
-        cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.2 if i == 0 else 0.95}
-                 for i in range(att.cubes)]
-        cubes += [{"color": dfd.cube_color, "zone": "miss", "confidence": 0.95} for _ in range(dfd.cubes)]
-        crops = [{"index": i, "jpeg_base64": f"jpeg-of-{i}"} for i in range(len(cubes))]
-        driver.start_drop({})
-        driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
-        driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True, crops=crops)
+        cubes = _drop_and_read(driver, unsure_first=True, defender_hits=False)
         msg = tablet.wait_for(lambda m: any(p["kind"] == "confirm_reading" for p in _payload(m)["prompts"]))
         prompt = next(p for p in _payload(msg)["prompts"] if p["kind"] == "confirm_reading")
         assert prompt["crops"] == {"0": "jpeg-of-0"}  # the cube asked about
@@ -187,14 +191,7 @@ def test_a_restart_keeps_the_crops_and_the_result_still_open_to_correction(tmp_p
         play_until_battle(core, driver, seed=5)
         att, dfd = driver.session.setup.attacker, driver.session.setup.defender
         # The attacker's first cube is unsure; the defender's first cube is in the strength-1 zone.
-        cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.2 if i == 0 else 0.95}
-                 for i in range(att.cubes)]
-        cubes += [{"color": dfd.cube_color, "zone": "str-1a" if i == 0 else "miss", "confidence": 0.95}
-                  for i in range(dfd.cubes)]
-        crops = [{"index": i, "jpeg_base64": f"jpeg-of-{i}"} for i in range(len(cubes))]
-        driver.start_drop({})
-        driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
-        driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True, crops=crops)
+        cubes = _drop_and_read(driver, unsure_first=True)
         before = next(p for p in core.prompts.values() if p.kind == "confirm_reading")
 
         # 1. Restart mid-battle: the same prompt, with the crops the camera took before the crash.
