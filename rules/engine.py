@@ -24,10 +24,10 @@ from rules.state import (
     copy_data,
     from_saved,
     neighbours,
+    next_base,
     plain,
     restore_base,
     rng_below,
-    snapshot_base,
     step,
 )
 
@@ -568,6 +568,21 @@ def _apply_undo(state: GameState, player: str) -> tuple[GameState, list[dict]]:
     return new, [event]
 
 
+_REPLAYING: list[bool] = []
+
+
+def replay_turn(d: dict[str, Any], log: list[dict[str, Any]]) -> dict[str, Any]:
+    """`d` (a turn's base) with the turn's logged events folded over it, as undo does (`state.next_base`)."""
+    _REPLAYING.append(True)
+    try:
+        for e in log:
+            d["seq"] = e["seq"]
+            _fold_into(d, e, [])
+    finally:
+        _REPLAYING.pop()
+    return d
+
+
 def _fold_undo(d: dict[str, Any], event: dict[str, Any]) -> None:
     seq = d["seq"]
     keep = [e for e in d["turn_log"] if e["seq"] != event["action"]["undone"]]
@@ -729,8 +744,9 @@ def _start_turn(d: dict[str, Any], color: str, out: list[dict]) -> None:
         p["used"], p["cannons_used"], p["flags_used"] = [], 0, 0
     notice(out, "turn_started", player=color, turn=d["turn_no"])
     check_achievements(d, color, out)
+    # the turn's starting point for undo (none while `replay_turn` refolds a turn: it is thrown away)
+    d["turn_base"] = None if _REPLAYING else next_base(d)
     d["turn_log"] = []
-    d["turn_base"] = snapshot_base(d)  # the turn's starting point for undo
 
 
 def _require_active(d: dict[str, Any], player: str, what: str) -> dict[str, Any]:

@@ -125,9 +125,42 @@ def snapshot_base(d: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
             p["cards"] = cards[c]
 
 
+# A turn base may also be kept as the previous turn's base plus that turn's events (a "replay base"):
+# (REPLAY_TAG, previous base, the previous turn's log, seq at the turn's start, memo, depth). Taking the
+# full snapshot was an eighth of a playout's work, and the base is read only on an undo or a save.
+# Every REPLAY_DEPTH-th turn takes a full snapshot, so reading one folds at most that many turns.
+REPLAY_TAG = "replay"
+REPLAY_DEPTH = 8
+
+
+def next_base(d: dict[str, Any]) -> tuple:
+    """The base of a turn starting now, inside the fold of the event that starts it (`d["turn_log"]` still
+    holds the turn before, that event included). Undo's invariant makes it a replay base: the previous
+    base with its log folded over it is the state now (`restore_base` folds it when needed)."""
+    prev, log = d.get("turn_base"), d.get("turn_log")
+    depth = prev[5] if type(prev) is tuple and len(prev) == 6 else 0
+    if prev is None or not log or depth + 1 >= REPLAY_DEPTH:
+        return snapshot_base(d)
+    return (REPLAY_TAG, prev, log, d["seq"], [], depth + 1)
+
+
+def _full_base(tb: tuple) -> tuple[bytes, dict[str, Any]]:
+    """The (bytes, cards) snapshot a replay base stands for, folded once and remembered in the node."""
+    memo = tb[4]
+    if not memo:
+        from rules.engine import replay_turn  # the rules live there; state only keeps the data
+
+        d = replay_turn(restore_base(tb[1]), tb[2])
+        d["seq"], d["turn_base"], d["turn_log"] = tb[3], None, []
+        memo.append(snapshot_base(d))
+    return memo[0]
+
+
 def restore_base(tb: Any) -> dict[str, Any]:
     """The working data of a turn base in its in-memory form (Sailor card mappings shared, not copied)."""
     if isinstance(tb, tuple):
+        if len(tb) == 6:
+            tb = _full_base(tb)
         base = marshal.loads(tb[0])
         for c, cards in tb[1].items():
             base["p"][c]["cards"] = cards
@@ -152,9 +185,11 @@ def base_bytes(base: dict[str, Any]) -> bytes:
 
 def to_saved(d: dict[str, Any]) -> dict[str, Any]:
     """A deep copy of the state's data in its saved (JSON) form."""
-    out = copy_data(d)
-    if isinstance(out.get("turn_base"), (bytes, tuple)):
-        out["turn_base"] = base_data(out["turn_base"])
+    tb = d.get("turn_base")
+    if not isinstance(tb, (bytes, tuple)):
+        return copy_data(d)
+    out = copy_data({k: (None if k == "turn_base" else v) for k, v in d.items()})
+    out["turn_base"] = base_data(tb)  # from the state's own base: a replay base remembers its fold
     return out
 
 
