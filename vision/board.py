@@ -37,6 +37,11 @@ PX_PER_MM = 2.0  # resolution of the rectified board image
 TOUCH_MM = 1.0  # a footprint this deep in a zone touches it; this far outside does not; between: unsure
 MIN_MARKERS = 2
 REF_MM = 3.0  # mm per pixel of the bare-board comparison (a hand is large; this is cheap)
+# Coarse-to-fine: coloured pixels are looked for on the board at this resolution (a cube's top is
+# 10 x 10 px), then only the regions around them are warped at `PX_PER_MM`, with this margin.
+COARSE_PX_PER_MM = 1.0
+ROI_MARGIN_MM = 5.0
+COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) smaller than this is a speck, not a cube
 
 
 class CameraError(ValueError):
@@ -228,22 +233,29 @@ class BoardReader:
         return cv2.remap(image, mx[:h_out, :w_out], my[:h_out, :w_out], cv2.INTER_LINEAR,
                          borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
 
-    def _on_board(self, pose: CameraPose, height_mm: float) -> np.ndarray:
-        """Valid pixels of the image rectified at `height_mm`: those whose ray meets the board (not the
-        table beyond its edge), less the markers."""
+    def _board_polys(self, pose: CameraPose, height_mm: float) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Where the board's outline and the printed markers (grown by a margin) show in the image
+        rectified at `height_mm`: rectified pixels x 16 (fixed point, 4 fractional bits) as floats."""
         W, H = self.layout.size_mm
         outline = np.array([[0.5, 0.5], [W - 0.5, 0.5], [W - 0.5, H - 0.5], [0.5, H - 0.5]])
         to_rect = np.linalg.inv(pose.plane_homography(height_mm)) @ pose.plane_homography(0.0)
-        self._marker_mask = np.zeros(self.valid.shape, np.uint8)  # where markers hide cubes, for _assign
-        seen = apply_homography(to_rect, outline)
-        mask = np.zeros_like(self.valid)
-        cv2.fillConvexPoly(mask, np.round(seen * self.s * 16).astype(np.int32), 255, cv2.LINE_8, 4)
+        markers = []
         for m in self.layout.markers:  # printed black squares, where they show at this height
             c = m.corners_mm.mean(axis=0)
             grown = c + (m.corners_mm - c) * (1 + 1.8 / max(1.0, float(np.linalg.norm(m.corners_mm[0] - c))))
-            q = apply_homography(to_rect, grown)
-            cv2.fillConvexPoly(mask, np.round(q * self.s * 16).astype(np.int32), 0, cv2.LINE_8, 4)
-            cv2.fillConvexPoly(self._marker_mask, np.round(q * self.s * 16).astype(np.int32), 1, cv2.LINE_8, 4)
+            markers.append(apply_homography(to_rect, grown) * self.s * 16)
+        return apply_homography(to_rect, outline) * self.s * 16, markers
+
+    def _on_board(self, pose: CameraPose, height_mm: float) -> np.ndarray:
+        """Valid pixels of the image rectified at `height_mm`: those whose ray meets the board (not the
+        table beyond its edge), less the markers. Also redraws `_marker_mask` (for `_assign`)."""
+        outline, markers = self._board_polys(pose, height_mm)
+        self._marker_mask = np.zeros(self.valid.shape, np.uint8)  # where markers hide cubes, for _assign
+        mask = np.zeros_like(self.valid)
+        cv2.fillConvexPoly(mask, np.round(outline).astype(np.int32), 255, cv2.LINE_8, 4)
+        for q in markers:
+            cv2.fillConvexPoly(mask, np.round(q).astype(np.int32), 0, cv2.LINE_8, 4)
+            cv2.fillConvexPoly(self._marker_mask, np.round(q).astype(np.int32), 1, cv2.LINE_8, 4)
         return mask
 
     # ------------------------------------------------------------------ reading
@@ -266,14 +278,23 @@ class BoardReader:
             return BoardReading(status="no-board", reason=located, timings_ms={"markers": (t1 - t0) * 1e3})
         H, pose, ids = located
         cube_h = self.layout.cube_size_mm
-        rect = self.rectify(image, pose, cube_h)
-        # A light blur first: sensor noise otherwise speckles dark colours (black) between classes.
-        rect = cv2.blur(rect, (3, 3))
-        t2 = time.perf_counter()
-        labels = self._lut.take(_bin_index(rect))
-        labels[self._on_board(pose, cube_h) == 0] = 0
-        blobs = self._blobs(labels)
-        t3 = time.perf_counter()
+        cam = self.camera.scaled_to(image.shape[1], image.shape[0]) if self.camera else None
+        blobs = None
+        if cam is None or not np.any(cam.dist):
+            blobs, warp_s = self._blobs_coarse_to_fine(image, pose, cube_h)
+            t3 = time.perf_counter()
+            t2 = t1 + warp_s
+        if blobs is None:  # lens distortion, or regions that kept growing: the whole board at full resolution
+            t1b = time.perf_counter()
+            rect = self.rectify(image, pose, cube_h)
+            # A light blur first: sensor noise otherwise speckles dark colours (black) between classes.
+            rect = cv2.blur(rect, (3, 3))
+            t2 = time.perf_counter()
+            labels = self._lut.take(_bin_index(rect))
+            labels[self._on_board(pose, cube_h) == 0] = 0
+            blobs = self._blobs(labels)
+            t3 = time.perf_counter()
+            t2 -= t1b - t1
         cubes, occluded = self._assign(blobs, pose, image.shape, crops)
         t4 = time.perf_counter()
         if not occluded and self.palette.reference is not None:
@@ -313,30 +334,34 @@ class BoardReader:
             self._ref_keep = sw_mask
             hh, ww = sw_mask.shape
             yy, xx = np.mgrid[0:hh, 0:ww]
-            self._ref_A = np.column_stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5]
-                                          ).astype(np.float32)
+            self._ref_A = np.stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5]
+                                   ).astype(np.float32)
+            self._ref_small = np.ascontiguousarray(self._ref_small.reshape(-1, 3).T)  # channel planes
             self._ref_log = np.log(self._ref_small + 4)
-            self._ref_chroma = self._ref_small / (self._ref_small.sum(axis=2, keepdims=True) + 30)
-        ref = self._ref_small
-        h, w = ref.shape[:2]
+            self._ref_chroma = self._ref_small / (self._ref_small.sum(axis=0, keepdims=True) + 30)
+        h, w = self._ref_keep.shape
         M = pose.plane_homography(0.0) @ np.diag([REF_MM, REF_MM, 1.0])
         now = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
-        nowf = now.astype(np.float32)
+        # Channel planes (3, h*w): numpy's max over a short last axis is ~100x slower than over rows.
+        nowf = now.reshape(-1, 3).T.astype(np.float32)
         # Light differs from calibration (drift, a board moved under uneven light): fit a smooth gain
         # per channel (a plane in log space), then refit without the worst pixels (the object itself).
-        r = (self._ref_log - np.log(nowf + 4)).reshape(-1, 3)
-        A = self._ref_A
+        r = self._ref_log - np.log(nowf + 4)
+        A = self._ref_A  # (3, h*w): 1, x, y
         keep = self._ref_keep.ravel() > 0
         for _ in range(2):
             # Least squares by the 3x3 normal equations (A is well conditioned: 1, x, y in -0.5..0.5).
-            Ak = A[keep]
-            coef = np.linalg.solve(Ak.T @ Ak, Ak.T @ r[keep])
-            keep &= np.abs(r - A @ coef).max(axis=1) < 0.12
-        nowf = (nowf + 4) * np.exp(A @ coef).reshape(h, w, 3) - 4
+            Ak = A[:, keep]
+            coef = np.linalg.solve(Ak @ Ak.T, Ak @ r[:, keep].T)  # (3 terms, 3 channels)
+            resid = np.abs(r - coef.T @ A)
+            keep &= np.maximum(np.maximum(resid[0], resid[1]), resid[2]) < 0.12
+        nowf = (nowf + 4) * np.exp(coef.T @ A) - 4
         # Shadows only darken and keep the colour: look for brighter or differently coloured board.
-        brighter = (nowf - ref).max(axis=2) > 40
-        chroma = np.abs(nowf / (nowf.sum(axis=2, keepdims=True) + 30) - self._ref_chroma)
-        changed = (brighter | (chroma.max(axis=2) > 0.07)).astype(np.uint8)
+        d = nowf - self._ref_small
+        brighter = np.maximum(np.maximum(d[0], d[1]), d[2]) > 40
+        chroma = np.abs(nowf / (nowf[0] + nowf[1] + nowf[2] + 30) - self._ref_chroma)
+        changed = (brighter | (np.maximum(np.maximum(chroma[0], chroma[1]), chroma[2]) > 0.07)
+                   ).astype(np.uint8).reshape(h, w)
         labels = self._lut.take(_bin_index(now))
         changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
         changed &= self._ref_keep > 0
@@ -347,22 +372,123 @@ class BoardReader:
         # More than six cubes' worth of board looks different and is not cube-coloured.
         return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm ** 2
 
+    def _blobs_coarse_to_fine(self, image: np.ndarray, pose: CameraPose, height_mm: float
+                              ) -> tuple[list[tuple[int, np.ndarray, np.ndarray]] | None, float]:
+        """The blobs `_blobs` finds on the whole board rectified at `px_per_mm`, found by warping only
+        regions around cubes: a cheap pass at `COARSE_PX_PER_MM` labels the board's colours, and each
+        group of coloured pixels (grown by `ROI_MARGIN_MM`) is warped, labelled and split at full
+        resolution. A region whose blobs come near its edge inside the board is grown and redone, so
+        every blob is whole. Returns (blobs, seconds spent warping), or None when regions kept growing."""
+        t_warp = 0.0
+        tw = time.perf_counter()
+        M = pose.plane_homography(height_mm) @ np.diag([1.0 / self.s, 1.0 / self.s, 1.0])  # rect px -> image
+        outline, markers = self._board_polys(pose, height_mm)
+        self._marker_mask = np.zeros(self.valid.shape, np.uint8)  # where markers hide cubes, for _assign
+        for q in markers:
+            cv2.fillConvexPoly(self._marker_mask, np.round(q).astype(np.int32), 1, cv2.LINE_8, 4)
+        c = COARSE_PX_PER_MM / self.s
+        cw, ch = int(math.ceil(self.size_px[0] * c)), int(math.ceil(self.size_px[1] * c))
+        Mc = M @ np.diag([1.0 / c, 1.0 / c, 1.0])
+        # Nearest sampling: 4x cheaper than bilinear here, and the dilation below bridges its speckle.
+        coarse = cv2.warpPerspective(image, Mc, (cw, ch), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        t_warp += time.perf_counter() - tw
+        cand = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
+        on = np.zeros((ch, cw), np.uint8)
+        cv2.fillConvexPoly(on, np.round(outline * c).astype(np.int32), 1, cv2.LINE_8, 4)
+        for q in markers:
+            cv2.fillConvexPoly(on, np.round(q * c).astype(np.int32), 0, cv2.LINE_8, 4)
+        cand &= on
+        # Bridge one-pixel gaps (dark colours are speckled without the blur); a lone speck stays small.
+        cand = cv2.dilate(cand, self.kernel)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(cand, connectivity=8)
+        W, H = self.size_px
+        m = ROI_MARGIN_MM * COARSE_PX_PER_MM
+        boxes = []
+        for j in range(1, n):
+            x, y, w, h, area = (int(v) for v in stats[j])
+            if area < COARSE_MIN_PX:
+                continue
+            boxes.append((max(0, int((x - m) / c)), max(0, int((y - m) / c)),
+                          min(W, int(math.ceil((x + w + m) / c))), min(H, int(math.ceil((y + h + m) / c)))))
+        done: dict[tuple[int, int, int, int], list[tuple[tuple[int, int], int, np.ndarray, np.ndarray]]] = {}
+        grow = int(round(ROI_MARGIN_MM * self.s))
+        outline_f = outline.astype(np.float32).reshape(-1, 1, 2)
+        marker_boxes = [(q.min(axis=0) / 16, q.max(axis=0) / 16) for q in markers]
+        for _ in range(4):
+            boxes = _merge_boxes(boxes)
+            again = []
+            for b in boxes:
+                if b in done:
+                    continue
+                tw = time.perf_counter()
+                x0, y0, x1, y1 = b
+                Mr = M @ np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
+                roi = cv2.warpPerspective(image, Mr, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                          borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+                roi = cv2.blur(roi, (3, 3))
+                t_warp += time.perf_counter() - tw
+                labels = self._lut.take(_bin_index(roi))
+                corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) * 16
+                inside = all(cv2.pointPolygonTest(outline_f, (float(px), float(py)), True) > 32 for px, py in corners)
+                near = [q for q, (lo, hi) in zip(markers, marker_boxes, strict=True)
+                        if lo[0] < x1 + 1 and lo[1] < y1 + 1 and hi[0] > x0 - 1 and hi[1] > y0 - 1]
+                if not inside or near:  # only regions at the board's edge or near a marker need the mask
+                    mask = np.zeros(labels.shape, np.uint8)
+                    off = np.array([x0 * 16, y0 * 16])
+                    cv2.fillConvexPoly(mask, np.round(outline - off).astype(np.int32), 1, cv2.LINE_8, 4)
+                    for q in near:
+                        cv2.fillConvexPoly(mask, np.round(q - off).astype(np.int32), 0, cv2.LINE_8, 4)
+                    labels *= mask
+                found, edges = self._blobs_keyed(labels, (x0, y0))
+                # Blobs near an edge inside the board may go on beyond it: grow that side and redo.
+                sides = (edges[0] and x0 > 0, edges[1] and y0 > 0, edges[2] and x1 < W, edges[3] and y1 < H)
+                if any(sides):
+                    again.append((max(0, x0 - grow * sides[0]), max(0, y0 - grow * sides[1]),
+                                  min(W, x1 + grow * sides[2]), min(H, y1 + grow * sides[3])))
+                else:
+                    done[b] = found
+            if not again:
+                break
+            boxes = [b for b in boxes if b in done] + again
+        else:
+            return None, t_warp
+        keyed = [item for b in boxes for item in done[b]]
+        keyed.sort(key=lambda item: item[0])
+        return [(lab, row, pts) for _, lab, row, pts in keyed], t_warp
+
     def _blobs(self, labels: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(label, component stats row [x, y, w, h, area], pixel coordinates) of each coloured blob.
 
         One opening and one labelling over all colours (cubes are sparse), then a per-colour pass
         only inside the few regions where two colours touch."""
-        out: list[tuple[int, np.ndarray, np.ndarray]] = []
+        return [(lab, row, pts) for _, lab, row, pts in self._blobs_keyed(labels, (0, 0))[0]]
+
+    def _blobs_keyed(self, labels: np.ndarray, origin: tuple[int, int]
+                     ) -> tuple[list[tuple[tuple[int, int], int, np.ndarray, np.ndarray]], tuple[bool, ...]]:
+        """`_blobs` of a region of the board whose top-left pixel is `origin`, each with a sort key
+        (board raster index of its group's first pixel, order within the group), and whether a blob
+        comes within 3 px of the region's left, top, right and bottom edge."""
+        out: list[tuple[tuple[int, int], int, np.ndarray, np.ndarray]] = []
         min_area = 25.0 * self.s * self.s  # a quarter of a cube's top face
         any_mask = cv2.morphologyEx((labels > 0).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
-        for _first, stats_k, inside in _components(any_mask, min_area):
+        edges = (bool(any_mask[:, :3].any()), bool(any_mask[:3].any()), bool(any_mask[:, -3:].any()),
+                 bool(any_mask[-3:].any()))
+        ox, oy = origin
+        W = self.size_px[0]
+        for first, stats_k, inside in _components(any_mask, min_area):
+            fy, fx = divmod(first, labels.shape[1])
+            gkey = (oy + fy) * W + ox + fx
             x, y, w, h = (int(v) for v in stats_k[:4])
             sub = np.where(inside, labels[y:y + h, x:x + w], 0)
             counts = np.bincount(sub.ravel(), minlength=2)
             colours = [int(c) for c in np.flatnonzero(counts[1:]) + 1]
             if len(colours) == 1:
                 ys, xs = np.nonzero(inside)
-                out.append((colours[0], stats_k, np.stack([xs + x, ys + y], 1).astype(np.float32)))
+                row = stats_k.copy()
+                row[0] += ox
+                row[1] += oy
+                out.append(((gkey, 0), colours[0], row, np.stack([xs + x + ox, ys + y + oy], 1).astype(np.float32)))
                 continue
             for lab in colours:
                 m = cv2.morphologyEx((sub == lab).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
@@ -372,10 +498,10 @@ class BoardReader:
                         continue
                     ys, xs = np.nonzero(cc2 == j)
                     row = st2[j].copy()
-                    row[0] += x
-                    row[1] += y
-                    out.append((lab, row, np.stack([xs + x, ys + y], 1).astype(np.float32)))
-        return out
+                    row[0] += x + ox
+                    row[1] += y + oy
+                    out.append(((gkey, len(out)), lab, row, np.stack([xs + x + ox, ys + y + oy], 1).astype(np.float32)))
+        return out, edges
 
     def _assign(self, blobs: list[tuple[int, np.ndarray, np.ndarray]], pose: CameraPose,
                 shape: tuple[int, ...], crops: bool = False) -> tuple[list[Cube], bool]:
@@ -547,6 +673,25 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
             row_out[1] += y
             out.append(((y + jy) * mask.shape[1] + x + jx + first, row_out, inside))
     out.sort(key=lambda item: item[0])
+    return out
+
+
+def _merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) with every overlapping pair replaced by their union, until none overlap."""
+    out = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
     return out
 
 
