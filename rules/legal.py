@@ -16,6 +16,7 @@ from rules.engine import (
     CHECKS,
     HARBOR,
     HOLD_CAP,
+    _check_influence,
     always_passes,
     blockaded,
     board_choices,
@@ -195,6 +196,41 @@ def _hopeless(ab: dict[str, Any], at: str, isl: dict[str, Any] | None, ship: dic
     return False
 
 
+def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: dict[str, Any],
+             args: dict[str, Any]) -> bool | None:
+    """`check_use_ability`'s verdict on an ability of one effect, without Harbor clause or cost, with the
+    arguments `_ability_args` chose, once the turn's preconditions hold (`sure_ok`: they are all its check
+    tests before the effect); None where only the full check can tell. Produce passes with an island to
+    produce on (they were chosen as the check wants them: revealed, not guarded against the player), Build
+    with a Building found (controlled island, free slot, in supply) whose cost Ship and Dock carry, Repair
+    with Damage, a gain to the Dock or Ship with no 'to_ship' (all to the Dock); Influence runs the
+    effect's own check, `_check_influence`, without the rest. `tests/rules/test_offers.py` compares the
+    offers with the full checks'."""
+    effects = alt.get("effects")
+    if "where" in alt or "pay" in alt or not effects or len(effects) != 1:
+        return None
+    e = effects[0]
+    do = e["do"]
+    if do == "influence":
+        try:
+            _check_influence(d, player, e["amount"], args)
+        except RulesError:
+            return False
+        return True
+    if do == "produce":
+        return bool(args.get("islands"))
+    if do == "build":
+        if "builds" not in args or e["amount"] < 1:
+            return False
+        holds = p["ship"]["holds"]
+        return holds[0][0] + holds[1][0] + p["dock"] >= cat.building_costs[args["builds"][0]["building"]]
+    if do == "repair":
+        return p["ship"]["damage"] > 0
+    if do == "gain" and e["to"] == "dock_or_ship":
+        return True
+    return None
+
+
 def _guarded(d: dict[str, Any], sq: str, player: str) -> bool:
     isl = d["grid"][sq]["island"]
     return bool(isl["controller"] and isl["controller"] != player and (isl["buildings"]["fort"] or isl["buildings"]["garrison"]))
@@ -262,7 +298,11 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                 args = _ability_args(d, player, alt)
                 a = {"type": "use_ability", "ability": aid, "args": args} if choice is None else \
                     {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
-                abil.append((a, (cid, ab)))
+                verdict = _decided(d, player, p, cat, alt, args) if sure_ok else None
+                if verdict is None:
+                    abil.append((a, (cid, ab)))
+                elif verdict:
+                    abil.append((a, None))
     # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
     # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
     # Pirate-mode ship blockades it, nor unloading onto an opponent's Fort or Garrison; never on open sea.
