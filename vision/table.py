@@ -355,19 +355,29 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
     if det is None:
         # "frame-crop": the frame detector for a crop; its perimeter rates are set per call, so it
         # is a separate object and the full-frame detector keeps its own.
-        kind = "frame" if kind == "frame-crop" else kind
+        # "fine": the same for the strip of full-resolution crops around half-size candidates.
+        kind = "frame" if kind in ("frame-crop", "fine") else kind
         p = cv2.aruco.DetectorParameters()
         # "retry": a small window keeps a thin quiet zone white when dark art touches a ship's plate.
         p.adaptiveThreshWinSizeMin = 7 if kind == "retry" else 13
         p.adaptiveThreshWinSizeMax = 7 if kind == "retry" else 13
         p.adaptiveThreshWinSizeStep = 10
+        if kind == "coarse":
+            # The half-size look of the full-frame pass: the smallest window keeps the thin white plate
+            # of a small ship marker apart from dark art (7 px, the 13 px window's size there, loses
+            # 5 % of the ship markers; 3 px loses none of them in 40 scenes and is no slower).
+            p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = 3
         # (Rates are of the image's larger side; the boards' strip of crops is long and thin.)
-        p.minMarkerPerimeterRate = {"frame": _FRAME_PERIMETER_RATES[0], "retry": 0.04}.get(kind, 0.02)
-        p.maxMarkerPerimeterRate = {"frame": _FRAME_PERIMETER_RATES[1], "retry": 0.5}.get(kind, 4.0)
+        p.minMarkerPerimeterRate = {"frame": _FRAME_PERIMETER_RATES[0], "coarse": _FRAME_PERIMETER_RATES[0],
+                                    "retry": 0.04}.get(kind, 0.02)
+        p.maxMarkerPerimeterRate = {"frame": _FRAME_PERIMETER_RATES[1], "coarse": _FRAME_PERIMETER_RATES[1],
+                                    "retry": 0.5}.get(kind, 4.0)
         # More samples per bit: a 25 mm ship marker can be ~20 px in a tilted view.
         p.perspectiveRemovePixelPerCell = 8
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
         p.cornerRefinementWinSize = 3
+        if kind == "coarse":  # its corners only place the full-resolution crops
+            p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
         # Fewer corrected bits for the ships: a misread id would put a ship on a wrong square. Board
         # markers are small and often soft, and a misread there is caught (only known ids, only at the
         # marker's place, never two squares with one board).
@@ -392,6 +402,120 @@ def _detect(gray: np.ndarray, dictionary_name: str, kind: str,
         for c, i in zip(corners, ids.reshape(-1), strict=True):
             found.setdefault(int(i), []).append(c.reshape(4, 2).astype(np.float64))
     return found
+
+
+# Margin (px, full resolution) around a half-size candidate's box for its full-resolution look: the
+# adaptive threshold's window (13 px), the detector's border distance (3 px) and the half-size corners'
+# error (up to ~4 px) stay inside, so a marker found there gets exactly the full-frame pass's corners.
+COARSE_MARGIN_PX = 32
+# ... and at least this fraction of the candidate's perimeter: the crop's own edge is an outline too,
+# and the detector merges outlines whose corners lie within 0.125 perimeters of each other (keeping the
+# crop's, which then fails to decode).
+COARSE_MARGIN_RATE = 0.15
+
+
+def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str]) -> dict[int, list[np.ndarray]] | None:
+    """The full-frame marker pass (frame markers and ships, one dictionary) at about half its cost:
+    candidates are found and decoded on an exact half-size copy; then every marker decoded there, every
+    outline of a ship marker's size that failed to decode there (small markers often do; only while a
+    ship in play is not decoded at half size: the same rule as the second look), and every
+    frame marker the half-size pass missed where the rough table homography puts it are looked at again
+    at full resolution, in small crops laid side by side (one detector call with the full-frame pass's
+    parameters and perimeter limits in px). A marker found there has the corners the full-frame pass
+    would give it. None (the caller runs the full-frame pass) when the half-size pass does not find
+    3 frame markers spanning the table, or when the ships use another dictionary."""
+    if layout.ships.aruco_dictionary != layout.aruco_dictionary:
+        return None
+    h, w = gray.shape[:2]
+    hh, hw = h // 2, w // 2
+    if hh < 64 or hw < 64:
+        return None
+    # Exactly half (even size): INTER_AREA then averages 2x2 blocks, its fast path.
+    half = cv2.resize(gray[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+    det = _detector(layout.aruco_dictionary, "coarse")
+    corners, ids, rejected = det.detectMarkers(half)
+    # Half-size px -> full px (pixel centres: half pixel i covers full pixels 2i and 2i+1).
+    quads: dict[int, list[np.ndarray]] = {}
+    if ids is not None:
+        for c, i in zip(corners, ids.reshape(-1), strict=True):
+            quads.setdefault(int(i), []).append(c.reshape(4, 2).astype(np.float64) * 2 + 0.5)
+    frame = [(m, quads[m.id][0]) for m in layout.markers if len(quads.get(m.id, [])) == 1]
+    if not _spread_ok(layout, [m for m, _ in frame]):
+        return None
+    try:
+        H = fit_homography(np.concatenate([m.corners_mm for m, _ in frame]), np.concatenate([q for _, q in frame]))
+        Hinv = np.linalg.inv(H)
+    except (GeometryError, np.linalg.LinAlgError):
+        return None
+    wanted = {m.id for m in layout.markers} | set(layout.ships.ids.values())
+    boxes: list[np.ndarray] = [q for mid, qs in quads.items() if mid in wanted for q in qs]
+    boxes += [apply_homography(H, m.corners_mm) for m in layout.markers if m.id not in quads]
+    unseen = [mid for name, mid in layout.ships.ids.items() if name in in_play and mid not in quads]
+    if unseen and len(rejected):
+        # Undecoded outlines of a ship marker's size (0.6-1.6x the perimeter the homography predicts
+        # where they lie) on or near the table.
+        W, Ht = layout.size_mm
+        rq = np.array(rejected, dtype=np.float64).reshape(-1, 4, 2) * 2 + 0.5
+        per = _perimeters(rq)
+        where = apply_homography(Hinv, rq.mean(axis=1))
+        half_mm = layout.ships.marker_size_mm / 2
+        sq = (where[:, None, :] + half_mm * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])).reshape(-1, 2)
+        expect = _perimeters(apply_homography(H, sq).reshape(-1, 4, 2))
+        keep = ((where[:, 0] >= -40.0) & (where[:, 0] <= W + 40.0) & (where[:, 1] >= -40.0)
+                & (where[:, 1] <= Ht + 40.0) & (per >= BOARD_PERIMETER_RANGE[0] * expect)
+                & (per <= BOARD_PERIMETER_RANGE[1] * expect))
+        boxes += list(rq[keep])
+    # Pixel boxes around the candidates, merged where they overlap (a marker must not be found twice).
+    rects = []
+    for q in boxes:
+        if not np.all(np.isfinite(q)):
+            continue
+        m = max(COARSE_MARGIN_PX, int(np.ceil(COARSE_MARGIN_RATE * float(_perimeters(q[None])[0]))))
+        x0, y0 = np.floor(q.min(axis=0)).astype(int) - m
+        x1, y1 = np.ceil(q.max(axis=0)).astype(int) + m + 1
+        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
+        if x1 - x0 >= 16 and y1 - y0 >= 16:
+            rects.append([x0, y0, x1, y1])
+    merged = True
+    while merged:
+        merged = False
+        for a in range(len(rects)):
+            for b in range(a + 1, len(rects)):
+                ra, rb = rects[a], rects[b]
+                if ra[0] < rb[2] and rb[0] < ra[2] and ra[1] < rb[3] and rb[1] < ra[3]:
+                    rects[a] = [min(ra[0], rb[0]), min(ra[1], rb[1]), max(ra[2], rb[2]), max(ra[3], rb[3])]
+                    rects.pop(b)
+                    merged = True
+                    break
+            if merged:
+                break
+    found: dict[int, list[np.ndarray]] = {}
+    if not rects:
+        return found
+    crops = [gray[y0:y1, x0:x1] for x0, y0, x1, y1 in rects]
+    tall = max(c.shape[0] for c in crops)
+    # Shorter crops padded with plain white: a replicated edge draws streaks that cost contours.
+    strip = np.hstack([cv2.copyMakeBorder(c, 0, tall - c.shape[0], 0, 0, cv2.BORDER_CONSTANT, value=255)
+                       for c in crops])
+    starts = np.cumsum([0] + [c.shape[1] for c in crops])
+    side = float(max(strip.shape[:2]))
+    full = float(max(w, h))
+    rates = (_FRAME_PERIMETER_RATES[0] * full / side, _FRAME_PERIMETER_RATES[1] * full / side)
+    border = _detector(layout.aruco_dictionary, "frame").getDetectorParameters().minDistanceToBorder
+    for mid, qs in _detect(strip, layout.aruco_dictionary, "fine", rates).items():
+        for q in qs:
+            i = int(np.searchsorted(starts, q[:, 0].mean(), side="right")) - 1
+            x0, y0 = rects[i][0], rects[i][1]
+            q = q + np.array([x0 - starts[i], y0], dtype=np.float64)
+            # As the full-frame pass: nothing touching the frame's edge (a crop's edge is not one).
+            if q.min() >= border and np.all(q.max(axis=0) <= np.array([w - 1 - border, h - 1 - border])):
+                found.setdefault(mid, []).append(q)
+    return found
+
+
+def _perimeters(quads: np.ndarray) -> np.ndarray:
+    """Perimeters of (N, 4, 2) quads."""
+    return np.linalg.norm(quads - quads[:, [1, 2, 3, 0]], axis=2).sum(axis=1)
 
 
 def _perimeter_px(H: np.ndarray, center_mm: tuple[float, float], size_mm: float) -> float:
@@ -570,6 +694,10 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
                 layout.ships.aruco_dictionary)
         else:
             found = None
+    if found is None:
+        found = _coarse_to_fine(gray, layout, in_play)
+        if found is not None:
+            ship_found = found
     if found is None:
         found = _detect(gray, layout.aruco_dictionary, "frame")
         ship_found = found if layout.ships.aruco_dictionary == layout.aruco_dictionary else _detect(
