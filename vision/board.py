@@ -411,16 +411,18 @@ class BoardReader:
                 continue
             boxes.append((max(0, int((x - m) / c)), max(0, int((y - m) / c)),
                           min(W, int(math.ceil((x + w + m) / c))), min(H, int(math.ceil((y + h + m) / c)))))
-        done: dict[tuple[int, int, int, int], list[tuple[tuple[int, int], int, np.ndarray, np.ndarray]]] = {}
         grow = int(round(ROI_MARGIN_MM * self.s))
         outline_f = outline.astype(np.float32).reshape(-1, 1, 2)
         marker_boxes = [(q.min(axis=0) / 16, q.max(axis=0) / 16) for q in markers]
+        # Regions are labelled into one board-sized image (zero elsewhere): one blob pass for all.
+        labels = np.zeros((H, W), np.uint8)
+        pasted: set[tuple[int, int, int, int]] = set()
         for _ in range(4):
             boxes = _merge_boxes(boxes)
-            again = []
             for b in boxes:
-                if b in done:
+                if b in pasted:
                     continue
+                pasted.add(b)
                 tw = time.perf_counter()
                 x0, y0, x1, y1 = b
                 Mr = M @ np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
@@ -428,67 +430,54 @@ class BoardReader:
                                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
                 roi = cv2.blur(roi, (3, 3))
                 t_warp += time.perf_counter() - tw
-                labels = self._lut.take(_bin_index(roi))
+                lab = self._lut.take(_bin_index(roi))
                 corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) * 16
                 inside = all(cv2.pointPolygonTest(outline_f, (float(px), float(py)), True) > 32 for px, py in corners)
                 near = [q for q, (lo, hi) in zip(markers, marker_boxes, strict=True)
                         if lo[0] < x1 + 1 and lo[1] < y1 + 1 and hi[0] > x0 - 1 and hi[1] > y0 - 1]
                 if not inside or near:  # only regions at the board's edge or near a marker need the mask
-                    mask = np.zeros(labels.shape, np.uint8)
+                    mask = np.zeros(lab.shape, np.uint8)
                     off = np.array([x0 * 16, y0 * 16])
                     cv2.fillConvexPoly(mask, np.round(outline - off).astype(np.int32), 1, cv2.LINE_8, 4)
                     for q in near:
                         cv2.fillConvexPoly(mask, np.round(q - off).astype(np.int32), 0, cv2.LINE_8, 4)
-                    labels *= mask
-                found, edges = self._blobs_keyed(labels, (x0, y0))
-                # Blobs near an edge inside the board may go on beyond it: grow that side and redo.
-                sides = (edges[0] and x0 > 0, edges[1] and y0 > 0, edges[2] and x1 < W, edges[3] and y1 < H)
+                    lab *= mask
+                labels[y0:y1, x0:x1] = lab
+            any_mask = cv2.morphologyEx((labels > 0).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
+            # Blobs within 3 px of a region's edge inside the board may go on beyond it: grow that side.
+            again = False
+            for i, (x0, y0, x1, y1) in enumerate(boxes):
+                sides = (x0 > 0 and bool(any_mask[y0:y1, x0:x0 + 3].any()),
+                         y0 > 0 and bool(any_mask[y0:y0 + 3, x0:x1].any()),
+                         x1 < W and bool(any_mask[y0:y1, x1 - 3:x1].any()),
+                         y1 < H and bool(any_mask[y1 - 3:y1, x0:x1].any()))
                 if any(sides):
-                    again.append((max(0, x0 - grow * sides[0]), max(0, y0 - grow * sides[1]),
-                                  min(W, x1 + grow * sides[2]), min(H, y1 + grow * sides[3])))
-                else:
-                    done[b] = found
+                    again = True
+                    boxes[i] = (max(0, x0 - grow * sides[0]), max(0, y0 - grow * sides[1]),
+                                min(W, x1 + grow * sides[2]), min(H, y1 + grow * sides[3]))
             if not again:
                 break
-            boxes = [b for b in boxes if b in done] + again
         else:
             return None, t_warp
-        keyed = [item for b in boxes for item in done[b]]
-        keyed.sort(key=lambda item: item[0])
-        return [(lab, row, pts) for _, lab, row, pts in keyed], t_warp
+        return self._blobs(labels, any_mask), t_warp
 
-    def _blobs(self, labels: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    def _blobs(self, labels: np.ndarray, any_mask: np.ndarray | None = None) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(label, component stats row [x, y, w, h, area], pixel coordinates) of each coloured blob.
 
-        One opening and one labelling over all colours (cubes are sparse), then a per-colour pass
-        only inside the few regions where two colours touch."""
-        return [(lab, row, pts) for _, lab, row, pts in self._blobs_keyed(labels, (0, 0))[0]]
-
-    def _blobs_keyed(self, labels: np.ndarray, origin: tuple[int, int]
-                     ) -> tuple[list[tuple[tuple[int, int], int, np.ndarray, np.ndarray]], tuple[bool, ...]]:
-        """`_blobs` of a region of the board whose top-left pixel is `origin`, each with a sort key
-        (board raster index of its group's first pixel, order within the group), and whether a blob
-        comes within 3 px of the region's left, top, right and bottom edge."""
-        out: list[tuple[tuple[int, int], int, np.ndarray, np.ndarray]] = []
+        One opening (`any_mask`, when the caller has it) and one labelling over all colours (cubes are
+        sparse), then a per-colour pass only inside the few regions where two colours touch."""
+        out: list[tuple[int, np.ndarray, np.ndarray]] = []
         min_area = 25.0 * self.s * self.s  # a quarter of a cube's top face
-        any_mask = cv2.morphologyEx((labels > 0).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
-        edges = (bool(any_mask[:, :3].any()), bool(any_mask[:3].any()), bool(any_mask[:, -3:].any()),
-                 bool(any_mask[-3:].any()))
-        ox, oy = origin
-        W = self.size_px[0]
-        for first, stats_k, inside in _components(any_mask, min_area):
-            fy, fx = divmod(first, labels.shape[1])
-            gkey = (oy + fy) * W + ox + fx
+        if any_mask is None:
+            any_mask = cv2.morphologyEx((labels > 0).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
+        for _first, stats_k, inside in _components(any_mask, min_area):
             x, y, w, h = (int(v) for v in stats_k[:4])
             sub = np.where(inside, labels[y:y + h, x:x + w], 0)
             counts = np.bincount(sub.ravel(), minlength=2)
             colours = [int(c) for c in np.flatnonzero(counts[1:]) + 1]
             if len(colours) == 1:
                 ys, xs = np.nonzero(inside)
-                row = stats_k.copy()
-                row[0] += ox
-                row[1] += oy
-                out.append(((gkey, 0), colours[0], row, np.stack([xs + x + ox, ys + y + oy], 1).astype(np.float32)))
+                out.append((colours[0], stats_k, np.stack([xs + x, ys + y], 1).astype(np.float32)))
                 continue
             for lab in colours:
                 m = cv2.morphologyEx((sub == lab).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
@@ -498,10 +487,10 @@ class BoardReader:
                         continue
                     ys, xs = np.nonzero(cc2 == j)
                     row = st2[j].copy()
-                    row[0] += x + ox
-                    row[1] += y + oy
-                    out.append(((gkey, len(out)), lab, row, np.stack([xs + x + ox, ys + y + oy], 1).astype(np.float32)))
-        return out, edges
+                    row[0] += x
+                    row[1] += y
+                    out.append((lab, row, np.stack([xs + x, ys + y], 1).astype(np.float32)))
+        return out
 
     def _assign(self, blobs: list[tuple[int, np.ndarray, np.ndarray]], pose: CameraPose,
                 shape: tuple[int, ...], crops: bool = False) -> tuple[list[Cube], bool]:
@@ -655,11 +644,12 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
     outer = [(c, b) for c, b in outer if b[2] * b[3] >= min_area]
     if not outer:
         return []
-    _, cc8 = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_32S)
     out = []
     for c, (x, y, w, h) in outer:
-        sub = cc8[y:y + h, x:x + w]
-        group_id = int(cc8[c[0, 0, 1], c[0, 0, 0]])  # a boundary pixel names its group
+        # 8-connected labelling inside the group's box only (the box holds the whole group; other
+        # groups reaching into it get other labels).
+        _, sub = cv2.connectedComponents(mask[y:y + h, x:x + w], connectivity=8, ltype=cv2.CV_32S)
+        group_id = int(sub[c[0, 0, 1] - y, c[0, 0, 0] - x])  # a boundary pixel names its group
         part = (sub == group_id).view(np.uint8)
         n, cc, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=4)
         for j in range(1, n):
