@@ -13,18 +13,17 @@ from typing import Any
 
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
 from rules.engine import (
+    _OFFERED,
     CHECKS,
     HARBOR,
     HOLD_CAP,
     _check_influence,
     always_passes,
-    blockaded,
     board_choices,
     card_abilities,
     catalog,
     draw_chance,
     forget_offers,
-    fortified_against,
     island_at,
     offer,
     played_icons,
@@ -238,56 +237,69 @@ def _guarded(d: dict[str, Any], sq: str, player: str) -> bool:
 
 def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     cat = catalog(d)
-    p = d["p"][player]
+    ps = d["p"]
+    p = ps[player]
     ship = p["ship"]
     at = ship["at"]
+    turn = d["turn"]
+    # the turn's preconditions every check of the active player's actions tests first (`_require_active`)
+    sure_ok = d["phase"] == "main" and not d["pending"] and not d["battle"]
     cands: list[dict[str, Any]] = []
     # legal by construction here (active player, main phase, nothing pending): no check needed
     sure: list[dict[str, Any]] = []
     if p["level_up"]:
-        sure += [{"type": "level_up", "card": c} for c in p["hand"] if p["cards"][c]["level"] < 4]
+        cards = p["cards"]
+        sure += [{"type": "level_up", "card": c} for c in p["hand"] if cards[c]["level"] < 4]
     sure += [{"type": "play_card", "card": c} for c in p["hand"]]
-    if not d["turn"]["sails_set"]:
+    pirates = [c for c in d["players"] if c != player and ps[c]["ship"]["pirate"]]
+    grid = d["grid"]
+    if not turn["sails_set"]:
         sure.append({"type": "set_sails"})
     elif ship["sails"] > 0:  # one board at a time; not onto a second unexplored board this turn
-        explored = d["turn"]["explored"]
-        grid = d["grid"]
-        pirates = [c for c in d["players"] if c != player and d["p"][c]["ship"]["pirate"]]
+        explored = turn["explored"]
         for n in neighbours(at):
             if n == HARBOR:
                 sure.append({"type": "move", "path": [n]})
             elif not explored or grid[n]["board"] is not None:
-                pir = [c for c in pirates if d["p"][c]["ship"]["at"] == n] if pirates else []  # = pirates_at
+                pir = [c for c in pirates if ps[c]["ship"]["at"] == n] if pirates else []  # = pirates_at
                 sure.append({"type": "move", "path": [n], **({"fight_order": pir} if len(pir) > 1 else {})})
-    # Candidates below still pass the engine's full checks (`_ok`); the cheap tests in front of them only
-    # drop ones those checks would certainly refuse (a refusal costs an exception and a message).
+    # Candidates below pass the engine's full checks: where the cheap tests in front of them are exactly
+    # the check's (and `sure_ok` holds) they are offered as they are, otherwise through `offer`.
     holds = ship["holds"]
     on_ship = holds[0][0] + holds[1][0]
-    turn = d["turn"]
-    card_here = d["grid"][at]["card"] if at != HARBOR else None
+    here = grid[at] if at != HARBOR else None
+    card_here = here["card"] if here else None
     if card_here and turn["bought"] < 2:
-        if cat.cards[card_here]["cost"] <= on_ship:
+        if cat.cards[card_here]["cost"] <= on_ship:  # check_buy: the Ship pays (pay plan from the holds)
             cands.append({"type": "buy"})
         if "encounter" in cat.cards[card_here]:
             cands.append({"type": "attack_merchant"})
     flags = -1
+    battled = turn["battled"]
     for c in d["players"]:
-        if c != player and d["p"][c]["ship"]["at"] == at and c not in turn["battled"]:
-            if at == HARBOR or not d["p"][c]["ship"]["pirate"]:  # attacking a Mercantile ship takes a flag
+        if c != player and ps[c]["ship"]["at"] == at and c not in battled:
+            if at == HARBOR or not ps[c]["ship"]["pirate"]:  # attacking a Mercantile ship takes a flag
                 if flags < 0:
                     flags = played_icons(cat, p, "attack_flag") - p["flags_used"]
                 if flags <= 0:
                     continue
             cands.append({"type": "attack", "target": c})
-    isl = island_at(d, at)
-    if isl and isl["controller"] not in (None, player) and (isl["buildings"]["fort"] or isl["buildings"]["garrison"]):
-        cands.append({"type": "attack_building"})
+    isl = here["island"] if here else None
+    # an opponent's Fort or Garrison here (`fortified_against`)
+    guarded = isl is not None and isl["controller"] not in (None, player) and \
+        bool(isl["buildings"]["fort"] or isl["buildings"]["garrison"])
+    building = {"type": "attack_building"} if guarded else None  # its check also tests blockade and battled
     # (action, (card, ability) as found for `offer`, or None: the ability's check certainly passes)
     abil: list[tuple[dict[str, Any], tuple[str, dict[str, Any]] | None]] = []
     used = p["used"]
-    sure_ok = d["phase"] == "main" and not d["pending"] and not d["battle"]  # what `_sure_ability` re-tests
+    cards = p["cards"]
+    catid = id(cat)
     for cid in p["played"]:
-        for aid, ab, choice, alt, sure_alt in _offer_plan(cat, cid, p["cards"][cid]):
+        card = cards[cid]
+        sl = card["slots"]
+        plan = _PLAN_MEMO.get((catid, cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])) \
+            or _offer_plan(cat, cid, card)
+        for aid, ab, choice, alt, sure_alt in plan:
             if aid in used:
                 continue
             if sure_ok and sure_alt:  # never hopeless, and no arguments to choose
@@ -305,12 +317,19 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                     abil.append((a, None))
     # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
     # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
-    # Pirate-mode ship blockades it, nor unloading onto an opponent's Fort or Garrison; never on open sea.
-    ok_here = at == HARBOR or (isl is not None and not blockaded(d, at, player))
+    # Pirate-mode ship blockades it (`blockaded`), nor unloading onto an opponent's Fort or Garrison;
+    # never on open sea.
+    if at == HARBOR:
+        ok_here = True
+    elif isl is None:
+        ok_here = False
+    else:
+        beaten = turn["beaten"]
+        ok_here = not any(ps[c]["ship"]["at"] == at and c not in beaten for c in pirates)
     cargo_ops: list[dict[str, Any]] = []
     if ok_here:
         mine = isl is not None and isl["controller"] == player
-        unload_ok = at == HARBOR or not fortified_against(d, at, player)
+        unload_ok = not guarded
         for h in (0, 1):
             hold = holds[h]
             if hold[0] + hold[1] < HOLD_CAP[h]:
@@ -326,13 +345,21 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                     cargo_ops.append({"type": "unload", "hold": h, "cargo": hold[0]})
                 if hold[1]:
                     cargo_ops.append({"type": "unload", "hold": h, "coins": hold[1]})
-    forget_offers()
-    out = sure + [a for a in cands if offer(d, player, a)]
+    if _OFFERED:
+        forget_offers()
+    if sure_ok:  # buy, attack and attack_merchant were filtered above with exactly their checks' tests
+        out = sure + cands
+        if building is not None and offer(d, player, building):
+            out.append(building)
+    else:
+        if building is not None:
+            cands.append(building)
+        out = sure + [a for a in cands if offer(d, player, a)]
     out += [a for a, f in abil if f is None or offer(d, player, a, f)]
     out += cargo_ops  # in the order offered before (abilities, then holds, then Master Merchant)
     if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
-        mm = {"type": "master_merchant"}
-        if offer(d, player, mm):
+        mm = {"type": "master_merchant"}  # its check: Dock and Ship carry the 12 Cargo (pay plan)
+        if sure_ok or offer(d, player, mm):
             out.append(mm)
     end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player) if p["set_aside"] else []}
     out.append(end)

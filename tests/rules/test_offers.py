@@ -1,6 +1,7 @@
-"""The ability offers `legal_actions` makes without running the full check (`legal._decided`, the
-`always_passes` shortcut) are exactly those the full check accepts: every unused ability of a played card,
-with the arguments the generator chooses, run through `check_use_ability` itself."""
+"""The offers `legal_actions` makes without running the full check (`legal._decided`, the `always_passes`
+shortcut, buys, attacks, Master Merchant, loads and unloads filtered with their checks' own tests) are
+exactly those the full check accepts: every unused ability of a played card with the arguments the
+generator chooses, and every other candidate, run through the engine's checks themselves."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules import api
-from rules.engine import card_abilities, catalog, check_use_ability
+from rules.engine import CHECKS, card_abilities, catalog, check_use_ability
 from rules.errors import RulesError
 from rules.legal import _ability_args
 from tests.rules.helpers import COLORS
@@ -35,9 +36,29 @@ def _fully_checked(d: dict, player: str) -> list[dict]:
     return out
 
 
+def _others_fully_checked(d: dict, player: str) -> list[dict]:
+    p = d["p"][player]
+    cands = [{"type": "buy"}, {"type": "attack_merchant"}]
+    cands += [{"type": "attack", "target": c} for c in d["players"] if c != player]
+    cands.append({"type": "attack_building"})
+    for h in (0, 1):
+        hold = p["ship"]["holds"][h]
+        cands += [{"type": "load", "hold": h, "cargo": 1}, {"type": "load", "hold": h, "coins": 1},
+                  {"type": "unload", "hold": h, "cargo": hold[0]}, {"type": "unload", "hold": h, "coins": hold[1]}]
+    cands.append({"type": "master_merchant"})
+    out = []
+    for a in cands:
+        try:
+            CHECKS[a["type"]](d, player, a)
+        except RulesError:
+            continue
+        out.append(a)
+    return out
+
+
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.integers(2, 4), seed=st.integers(0, 10_000))
-def test_ability_offers_are_the_ones_the_full_check_accepts(players: int, seed: int) -> None:
+def test_offers_are_the_ones_the_full_checks_accept(players: int, seed: int) -> None:
     state = api.new_game(COLORS[:players], seed)
     rng = random.Random(seed)
     compared = 0
@@ -47,6 +68,8 @@ def test_ability_offers_are_the_ones_the_full_check_accepts(players: int, seed: 
         acts = api.legal_actions(state, who)
         if d["phase"] == "main" and not d["pending"] and not d["battle"] and who == d["active"]:
             assert [a for a in acts if a["type"] == "use_ability"] == _fully_checked(d, who)
+            kinds = ("buy", "attack_merchant", "attack", "attack_building", "load", "unload", "master_merchant")
+            assert [a for a in acts if a["type"] in kinds] == _others_fully_checked(d, who)
             compared += 1
         state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
     assert compared > 100
