@@ -14,6 +14,7 @@ from typing import Any
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
 from rules.engine import (
     _OFFERED,
+    BASE_HULL,
     CHECKS,
     HARBOR,
     HOLD_CAP,
@@ -197,19 +198,28 @@ def _hopeless(ab: dict[str, Any], at: str, isl: dict[str, Any] | None, ship: dic
 
 def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: dict[str, Any],
              args: dict[str, Any]) -> bool | None:
-    """`check_use_ability`'s verdict on an ability of one effect, without Harbor clause or cost, with the
-    arguments `_ability_args` chose, once the turn's preconditions hold (`sure_ok`: they are all its check
-    tests before the effect); None where only the full check can tell. Produce passes with an island to
+    """`check_use_ability`'s verdict on an ability of one effect with the arguments `_ability_args` chose,
+    once the turn's preconditions hold (`sure_ok`: they are all its check tests before the cost and the
+    effect) and `_hopeless` has let it through (so a Harbor clause holds); None where only the full check
+    can tell. A cost passes when Ship (and Dock, if it may pay) carry it. Produce passes with an island to
     produce on (they were chosen as the check wants them: revealed, not guarded against the player), Build
     with a Building found (controlled island, free slot, in supply) whose cost Ship and Dock carry, Repair
-    with Damage, a gain to the Dock or Ship with no 'to_ship' (all to the Dock); Influence runs the
-    effect's own check, `_check_influence`, without the rest. `tests/rules/test_offers.py` compares the
-    offers with the full checks'."""
+    with Damage, Upgrade with a tile in supply and a space to cover, a gain to the Dock or Ship with no
+    'to_ship' (all to the Dock); Influence runs the effect's own check, `_check_influence`, without the
+    rest. `tests/rules/test_offers.py` compares the offers with the full checks'."""
     effects = alt.get("effects")
-    if "where" in alt or "pay" in alt or not effects or len(effects) != 1:
+    where = alt.get("where")
+    if (where is not None and where != "harbor") or not effects or len(effects) != 1:
         return None
     e = effects[0]
     do = e["do"]
+    holds = p["ship"]["holds"]
+    cost = alt["pay"].get("cargo", 0) if "pay" in alt else 0
+    if cost:
+        if do not in ("repair", "upgrade"):
+            return None  # effects that read what the payment leaves: the full check
+        if holds[0][0] + holds[1][0] + (p["dock"] if alt["pay"]["from"] == "ship_or_dock" else 0) < cost:
+            return False
     if do == "influence":
         try:
             _check_influence(d, player, e["amount"], args)
@@ -221,10 +231,14 @@ def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: d
     if do == "build":
         if "builds" not in args or e["amount"] < 1:
             return False
-        holds = p["ship"]["holds"]
         return holds[0][0] + holds[1][0] + p["dock"] >= cat.building_costs[args["builds"][0]["building"]]
     if do == "repair":
         return p["ship"]["damage"] > 0
+    if do == "upgrade":
+        if "tile" not in args:
+            return False  # no tile of the category in supply
+        hull = p["ship"]["hull"]
+        return "space" in args or any(not hull[i] and not BASE_HULL[i] for i in range(4))
     if do == "gain" and e["to"] == "dock_or_ship":
         return True
     return None
@@ -251,11 +265,14 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
         cards = p["cards"]
         sure += [{"type": "level_up", "card": c} for c in p["hand"] if cards[c]["level"] < 4]
     sure += [{"type": "play_card", "card": c} for c in p["hand"]]
-    pirates = [c for c in d["players"] if c != player and ps[c]["ship"]["pirate"]]
     grid = d["grid"]
+    isl = grid[at]["island"] if at != HARBOR else None
+    # opponents' Pirate-mode ships: for moves (`pirates_at`) and the blockade at an island (`blockaded`)
+    moving = turn["sails_set"] and ship["sails"] > 0
+    pirates = [c for c in d["players"] if c != player and ps[c]["ship"]["pirate"]] if moving or isl else []
     if not turn["sails_set"]:
         sure.append({"type": "set_sails"})
-    elif ship["sails"] > 0:  # one board at a time; not onto a second unexplored board this turn
+    elif moving:  # one board at a time; not onto a second unexplored board this turn
         explored = turn["explored"]
         for n in neighbours(at):
             if n == HARBOR:
@@ -284,7 +301,6 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                 if flags <= 0:
                     continue
             cands.append({"type": "attack", "target": c})
-    isl = here["island"] if here else None
     # an opponent's Fort or Garrison here (`fortified_against`)
     guarded = isl is not None and isl["controller"] not in (None, player) and \
         bool(isl["buildings"]["fort"] or isl["buildings"]["garrison"])
