@@ -9,6 +9,7 @@ Reports what it sees (`read_board` returns the JSON object of issue 4); knows no
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -504,20 +505,21 @@ class BoardReader:
         info = []
         for lab, stats, pts in blobs:
             area = float(stats[cv2.CC_STAT_AREA]) / (self.s * self.s)
-            centre = pts.mean(axis=0) / self.s
-            d = (foot - centre) * size / Hc  # where the bottom face shows, relative to the top face
+            mean_px = pts.mean(axis=0)
+            d = (foot - mean_px / self.s) * size / Hc  # where the bottom face shows, relative to the top face
             sides = size * (abs(d[0]) + abs(d[1]))
-            info.append((lab, stats, pts, area, sides))
+            info.append((lab, stats, pts, area, sides, mean_px))
         # How much of the side faces each colour shows under this light (dark sides drop out of the
         # colour's class), learned from the blobs that can only be one cube.
         frac: dict[int, float] = {}
         for lab in {i[0] for i in info}:
-            singles = [(a - top * 0.97) / max(sd, 1.0) for lb, _, _, a, sd in info if lb == lab and 0.8 * top < a < 1.8 * top]
+            singles = [(a - top * 0.97) / max(sd, 1.0) for lb, _, _, a, sd, _ in info if lb == lab and 0.8 * top < a < 1.8 * top]
             if singles:
-                frac[lab] = float(np.clip(np.median(singles), 0.0, 1.2))
+                frac[lab] = min(1.2, max(0.0, float(statistics.median(singles))))
         cubes: list[Cube] = []
+        pending: list[tuple[str, np.ndarray, float, float, str]] = []  # name, footprint, angle, count conf, why unsure
         occluded = False
-        for lab, stats, pts, area, sides in info:
+        for lab, stats, pts, area, sides, mean_px in info:
             name = self.palette.label_name(lab)
             x, y, w, h = (int(v) for v in stats[:4])
             touches_edge = x <= 1 or y <= 1 or x + w >= W - 1 or y + h >= Hb - 1
@@ -534,8 +536,8 @@ class BoardReader:
                 continue  # specks: ink, noise
             partial = area < 0.6 * top  # too small for a whole cube, too big to ignore: ask
             splits: dict[int, list[np.ndarray]] = {}  # k-means per count, reused (deterministic, costly)
-            (_, _), (rw, rh), angle = cv2.minAreaRect(pts)
-            tops = _tops(pts, stats, (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s) if area > 1.6 * top else None
+            (_, _), (rw, rh), angle = cv2.minAreaRect(_row_ends(pts))
+            tops = _tops(pts, stats, (foot - mean_px / self.s) * size / Hc * self.s) if area > 1.6 * top else None
             one_max = (top + sides) * 1.06 + 4 + 0.6 * top  # one cube, leaning or raised, all sides showing
             short = max(rw, rh) / self.s < 1.9 * size or (tops is not None and tops[0] / self.s < 1.9 * size)
             if short and area <= one_max:
@@ -547,7 +549,7 @@ class BoardReader:
                 if count_conf < 0.8:
                     # Shape: which number of cubes, drawn where k-means puts them, covers the blob best?
                     share = float(np.clip(frac.get(lab, 0.8), 0.5, 1.0))  # sides mostly show; frac is noisy
-                    d_px = (foot - pts.mean(axis=0) / self.s) * size / Hc * self.s * share
+                    d_px = (foot - mean_px / self.s) * size / Hc * self.s * share
                     cands = [k for k in range(max(1, n - 1), n + 2) if _count_fits(area, top, sides, k)]
                     best_k, best, second = _shape_count(pts, stats, cands, d_px, size * self.s, angle, splits)
                     if best >= 0.70 and best - second >= 0.035:
@@ -562,24 +564,34 @@ class BoardReader:
             if n > 8:
                 occluded = True  # no pile of 9 touching cubes: a coloured object covers the board
                 continue
-            centres = [pts.mean(axis=0)] if n == 1 else splits.get(n) or _split(pts, n)
+            centres = [mean_px] if n == 1 else splits.get(n) or _split(pts, n)
             for c_px in centres:
                 c = c_px / self.s
                 d = (foot - c) * size / Hc
                 footprint = c - d / 2 * (1.0 if frac.get(lab) is None else min(1.0, frac[lab]))
-                cube = self._zone_of(name, footprint, angle, count_conf)
                 if name == "unknown":
-                    cube.ambiguous, cube.why = True, "a cube of a colour the palette does not know"
-                    cube.zone = None
+                    why = "unknown"
                 elif cut_by_marker and n == 1 and area > 1.15 * (top * 0.97 + frac.get(lab, 1.0) * sides):
-                    cube.ambiguous, cube.confidence = True, min(cube.confidence, 0.3)
-                    cube.why = "partly hidden by a marker's masked area: the count is not sure"
-                elif partial:
-                    cube.ambiguous, cube.confidence = True, min(cube.confidence, 0.3)
-                    cube.why = "only part of a cube shows in its colour (shadow, glare or cover)"
-                if crops:
-                    cube.bbox_px = self._crop_box(footprint, angle, pose, H_top, shape)
-                cubes.append(cube)
+                    why = "marker"
+                else:
+                    why = "partial" if partial else ""
+                pending.append((name, footprint, angle, count_conf, why))
+        # Zone depths of all footprints in one lookup (per cube it cost more than the rest of the step).
+        depths = self._zone_depths(np.array([p[1] for p in pending]).reshape(-1, 2), [p[2] for p in pending])
+        for (name, footprint, angle, count_conf, why), depth in zip(pending, depths, strict=True):
+            cube = self._zone_of(name, footprint, count_conf, depth)
+            if why == "unknown":
+                cube.ambiguous, cube.why = True, "a cube of a colour the palette does not know"
+                cube.zone = None
+            elif why == "marker":
+                cube.ambiguous, cube.confidence = True, min(cube.confidence, 0.3)
+                cube.why = "partly hidden by a marker's masked area: the count is not sure"
+            elif why == "partial":
+                cube.ambiguous, cube.confidence = True, min(cube.confidence, 0.3)
+                cube.why = "only part of a cube shows in its colour (shadow, glare or cover)"
+            if crops:
+                cube.bbox_px = self._crop_box(footprint, angle, pose, H_top, shape)
+            cubes.append(cube)
         cubes.sort(key=lambda c: (round(c.center_mm[1] / 5), c.center_mm[0]))
         return cubes, occluded
 
@@ -602,12 +614,25 @@ class BoardReader:
         x1, y1 = min(shape[1], int(x1)), min(shape[0], int(y1))
         return (x0, y0, max(0, x1 - x0), max(0, y1 - y0))
 
-    def _zone_of(self, color: str, footprint: np.ndarray, angle: float, count_conf: float) -> Cube:
+    def _zone_depths(self, footprints: np.ndarray, angles: list[float]) -> np.ndarray:
+        """(cubes, zones): how deep (mm) each cube's footprint square (corners, edge midpoints and
+        centre sampled) reaches into each zone, its deepest sample."""
+        if not len(footprints):
+            return np.zeros((0, len(self.zone_ids)), np.float32)
         size = self.layout.cube_size_mm
-        sq = square_corners(footprint, size, angle)
-        samples = np.concatenate([sq, (sq + sq[[1, 2, 3, 0]]) / 2, footprint.reshape(1, 2)])
+        # As `square_corners`, for all cubes at once (same arithmetic, same values).
+        cs = np.array([(math.cos(math.radians(a)) * size / 2, math.sin(math.radians(a)) * size / 2) for a in angles])
+        u = cs[:, None, :]
+        v = np.stack([-cs[:, 1], cs[:, 0]], 1)[:, None, :]
+        ctr = footprints[:, None, :]
+        sq = np.concatenate([ctr - u - v, ctr + u - v, ctr + u + v, ctr - u + v], axis=1)  # (n, 4, 2)
+        samples = np.concatenate([sq, (sq + sq[:, [1, 2, 3, 0]]) / 2, ctr], axis=1).reshape(-1, 2)
         px = np.clip(np.round(samples * self.s - 0.5).astype(int), 0, [self.size_px[0] - 1, self.size_px[1] - 1])
-        depth = self.signed[:, px[:, 1], px[:, 0]].max(axis=1)  # deepest sample in each zone
+        depth = self.signed[:, px[:, 1], px[:, 0]].reshape(len(self.zone_ids), len(footprints), 9).max(axis=2)
+        return depth.T
+
+    def _zone_of(self, color: str, footprint: np.ndarray, count_conf: float, depth: np.ndarray) -> Cube:
+        """The cube at `footprint` given its depth in each zone (`_zone_depths`)."""
         order = np.argsort(-depth)
         best = int(order[0])
         d1 = float(depth[best])
@@ -771,8 +796,17 @@ def _tops(pts: np.ndarray, stats: np.ndarray, d_px: np.ndarray) -> tuple[float, 
     ys, xs = np.nonzero(core)
     if len(xs) < 20:
         return None
-    (_, _), (rw, rh), _ = cv2.minAreaRect(np.stack([xs, ys], 1).astype(np.float32))
+    (_, _), (rw, rh), _ = cv2.minAreaRect(_row_ends(np.stack([xs, ys], 1).astype(np.float32)))
     return float(max(rw, rh)), int(len(xs))
+
+
+def _row_ends(pts: np.ndarray) -> np.ndarray:
+    """The first and last point of each row of `pts` (pixel coordinates in raster order, as
+    `np.nonzero` gives them): they hold every convex-hull vertex, so `minAreaRect` gives the same
+    box from them as from all the points, without sorting them all (~5x cheaper on a cube's blob)."""
+    ys = pts[:, 1]
+    starts = np.flatnonzero(ys[1:] != ys[:-1]) + 1
+    return pts[np.concatenate([[0], starts, starts - 1, [len(pts) - 1]])]
 
 
 def _bin_index(bgr: np.ndarray) -> np.ndarray:
