@@ -337,6 +337,13 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
 _OFFERED: dict[int, tuple[dict[str, Any], int, str, dict[str, Any], dict[str, Any], dict[str, Any]]] = {}
 
 
+def remember_offer(d: dict[str, Any], player: str, action: dict[str, Any], norm: dict[str, Any]) -> None:
+    """Keep `norm`, the result `action`'s full check gives on `d` (the caller proves it), for `apply`."""
+    # the action as offered (nested containers as bytes: a caller could edit them in place)
+    seen = {k: marshal.dumps(v) if type(v) in (dict, list) else v for k, v in action.items()}
+    _OFFERED[id(action)] = (d, d["seq"], player, action, seen, norm)
+
+
 def offer(d: dict[str, Any], player: str, action: dict[str, Any],
           found: tuple[str, dict[str, Any]] | None = None) -> bool:
     """Run `action`'s full check against `d`; if it passes, remember the result so that `apply`, sent the
@@ -351,9 +358,7 @@ def offer(d: dict[str, Any], player: str, action: dict[str, Any],
             norm = CHECKS[action["type"]](d, player, action)
     except RulesError:
         return False
-    # the action as offered (nested containers as bytes: a caller could edit them in place)
-    seen = {k: marshal.dumps(v) if type(v) in (dict, list) else v for k, v in action.items()}
-    _OFFERED[id(action)] = (d, d["seq"], player, action, seen, norm)
+    remember_offer(d, player, action, norm)
     return True
 
 
@@ -1749,6 +1754,12 @@ def check_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any]) -> d
             outcome = resolve_battle(setup, rec)
         except BattleRecordError as exc:
             raise Invalid(f"the battle record was refused: {exc.message}") from None
+    return resolved_battle(setup, rec, outcome)
+
+
+def resolved_battle(setup: BattleSetup, rec: dict[str, Any] | None, outcome: BattleOutcome) -> dict[str, Any]:
+    """The last tests of `check_resolve_battle`, on the outcome its record resolved to, and the action as
+    the event keeps it."""
     if outcome.battle_id != setup.battle_id:
         raise Invalid(f"that result is for battle {outcome.battle_id}, but battle {setup.battle_id} is under way.")
     if outcome.winner not in ("attacker", "defender"):

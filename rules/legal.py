@@ -28,6 +28,8 @@ from rules.engine import (
     island_at,
     offer,
     played_icons,
+    remember_offer,
+    resolved_battle,
 )
 from rules.errors import RulesError
 from rules.state import SQUARES, GameState, neighbours, peek_rng, rng_below
@@ -98,11 +100,20 @@ def battle_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
         setup = BattleSetup.from_json(b["setup"])
         seed = d["rng"] ^ (d["seq"] * 0xBF58476D1CE4E5B9)
         try:
-            from rules.battle import random_record
+            from rules.battle.resolve import outcome_of
+            from rules.battle.simulate import random_record_played
         except ImportError:  # battles module absent: a modelled outcome keeps simulation going
             out.append({"type": "resolve_battle", "outcome": simulated_outcome(setup, seed).to_json()})
         else:
-            out.append({"type": "resolve_battle", "record": random_record(setup, random.Random(seed))})
+            rec, played = random_record_played(setup, random.Random(seed))
+            a = {"type": "resolve_battle", "record": rec}
+            # The record was played on a tracker as it was drawn: its outcome is what `resolve_battle`'s
+            # replay of the record reads (tests/rules/test_offers.py), so apply need not replay it again.
+            try:
+                remember_offer(d, player, a, resolved_battle(setup, rec, outcome_of(played)))
+            except RulesError:
+                pass  # left to apply's full check
+            out.append(a)
     return out
 
 

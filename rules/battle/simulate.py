@@ -40,6 +40,21 @@ def random_record(
     weights: dict[str, float] | None = None,
 ) -> dict[str, Any]:
     """A finished record of `setup`: drops, re-drops and Battle abilities chosen at random."""
+    return random_record_played(setup, rng, board, ability_chance=ability_chance, rail_chance=rail_chance,
+                                bump_chance=bump_chance, weights=weights)[0]
+
+
+def random_record_played(
+    setup: BattleSetup,
+    rng: random.Random,
+    board: dict[str, Any] | None = None,
+    *,
+    ability_chance: float = 0.6,
+    rail_chance: float = 0.03,
+    bump_chance: float = 0.05,
+    weights: dict[str, float] | None = None,
+) -> tuple[dict[str, Any], Tracker]:
+    """`random_record`, and the tracker that played it (its final board, for `resolve.outcome_of`)."""
     record = new_record(setup, board)
     bb = board_from_json(record["board"])
     tracker = Tracker(setup, bb)
@@ -86,7 +101,7 @@ def random_record(
                     step = choice
         tracker.apply(step)
         record["steps"].append(step)
-    return record
+    return record, tracker
 
 
 def _random_ability(tracker: Tracker, side: str, rng: random.Random) -> dict[str, Any] | None:

@@ -73,3 +73,26 @@ def test_offers_are_the_ones_the_full_checks_accept(players: int, seed: int) -> 
             compared += 1
         state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
     assert compared > 100
+
+
+def test_an_offered_battle_record_is_kept_with_the_result_of_its_full_check() -> None:
+    # battle_actions plays the random record on a tracker as it draws it and keeps the check's result for
+    # apply: it must be exactly what check_resolve_battle's replay of the record gives
+    from rules import engine
+
+    compared = 0
+    for seed in range(1, 7):
+        state = api.new_game(COLORS[: 2 + seed % 3], seed)
+        rng = random.Random(seed)
+        while state.phase != "over":
+            d = state.data
+            who = state.active or "table"
+            acts = api.legal_actions(state, who)
+            if d["battle"] and not d["pending"]:
+                for a in acts:
+                    if a["type"] == "resolve_battle":
+                        kept = engine._OFFERED[id(a)][5]
+                        assert kept == engine.check_resolve_battle(d, who, a)
+                        compared += 1
+            state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
+    assert compared > 50
