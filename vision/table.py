@@ -416,14 +416,15 @@ COARSE_MARGIN_RATE = 0.15
 
 def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str]) -> dict[int, list[np.ndarray]] | None:
     """The full-frame marker pass (frame markers and ships, one dictionary) at about half its cost:
-    candidates are found and decoded on an exact half-size copy; then every marker decoded there, every
-    outline of a ship marker's size that failed to decode there (small markers often do; only while a
-    ship in play is not decoded at half size: the same rule as the second look), and every
-    frame marker the half-size pass missed where the rough table homography puts it are looked at again
-    at full resolution, in small crops laid side by side (one detector call with the full-frame pass's
-    parameters and perimeter limits in px). A marker found there has the corners the full-frame pass
-    would give it. None (the caller runs the full-frame pass) when the half-size pass does not find
-    3 frame markers spanning the table, or when the ships use another dictionary."""
+    candidates are found and decoded on an exact half-size copy; the frame markers found there get
+    their corners refined at full resolution; every ship marker decoded there, every outline of a ship
+    marker's size that failed to decode there (small markers often do; only while a ship in play is not
+    decoded at half size: the same rule as the second look), and every frame marker the half-size pass
+    missed, where the rough table homography puts it, are read again at full resolution, in crops laid
+    side by side (one detector call with the full-frame pass's parameters and perimeter limits in px):
+    a marker found there has the corners the full-frame pass would give it. None (the caller runs the
+    full-frame pass) when the half-size pass does not find 3 frame markers spanning the table, or when
+    the ships use another dictionary."""
     if layout.ships.aruco_dictionary != layout.aruco_dictionary:
         return None
     h, w = gray.shape[:2]
@@ -447,8 +448,15 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str]) ->
         Hinv = np.linalg.inv(H)
     except (GeometryError, np.linalg.LinAlgError):
         return None
-    wanted = {m.id for m in layout.markers} | set(layout.ships.ids.values())
-    boxes: list[np.ndarray] = [q for mid, qs in quads.items() if mid in wanted for q in qs]
+    # Frame markers decoded at half size keep that id (a misread one disagrees with the others and the
+    # homography fit drops it) and their half-size corners: the caller settles every frame marker's
+    # corners at full resolution (`_settle_corners`). The ships are read again at full resolution (a
+    # misread id there would put a ship on a wrong square).
+    found: dict[int, list[np.ndarray]] = {m.id: [q] for m, q in frame}
+    frame_ids = {m.id for m in layout.markers}
+    ship_ids = set(layout.ships.ids.values())
+    boxes: list[np.ndarray] = [q for mid, qs in quads.items() if mid in ship_ids for q in qs]
+    boxes += [q for mid, qs in quads.items() if mid in frame_ids and len(qs) > 1 for q in qs]
     boxes += [apply_homography(H, m.corners_mm) for m in layout.markers if m.id not in quads]
     unseen = [mid for name, mid in layout.ships.ids.items() if name in in_play and mid not in quads]
     if unseen and len(rejected):
@@ -489,7 +497,6 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str]) ->
                     break
             if merged:
                 break
-    found: dict[int, list[np.ndarray]] = {}
     if not rects:
         return found
     crops = [gray[y0:y1, x0:x1] for x0, y0, x1, y1 in rects]
@@ -508,9 +515,23 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str]) ->
             x0, y0 = rects[i][0], rects[i][1]
             q = q + np.array([x0 - starts[i], y0], dtype=np.float64)
             # As the full-frame pass: nothing touching the frame's edge (a crop's edge is not one).
-            if q.min() >= border and np.all(q.max(axis=0) <= np.array([w - 1 - border, h - 1 - border])):
-                found.setdefault(mid, []).append(q)
+            if q.min() < border or np.any(q.max(axis=0) > np.array([w - 1 - border, h - 1 - border])):
+                continue
+            # A frame marker kept from the half-size pass, met again in an outline's crop: one marker.
+            if any(np.linalg.norm(o.mean(axis=0) - q.mean(axis=0)) < 8.0 for o in found.get(mid, [])):
+                continue
+            found.setdefault(mid, []).append(q)
     return found
+
+
+def _settle_corners(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """A frame marker's corners moved to the fixed point of OpenCV's sub-pixel corner search (7x7
+    window, as the detector's own refinement) at full resolution: from the detector's corners or from
+    the half-size pass's (up to ~4 px off) it lands within 0.001 px of the same place, so a cold and a
+    live reading of one frame fit the same homography."""
+    pts = cv2.cornerSubPix(gray, quad.astype(np.float32).reshape(-1, 1, 2), (3, 3), (-1, -1),
+                           (cv2.TERM_CRITERIA_MAX_ITER | cv2.TERM_CRITERIA_EPS, 100, 1e-4))
+    return pts.reshape(4, 2).astype(np.float64)
 
 
 def _perimeters(quads: np.ndarray) -> np.ndarray:
@@ -716,7 +737,7 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     # The table frame: one homography from every frame marker seen; drop a marker that disagrees. The
     # markers used must span the table (3 or more, not in a line): two markers on one edge would let
     # a small corner error swing the far side of the table by centimetres.
-    frame = [(m, found[m.id][0]) for m in layout.markers if len(found.get(m.id, [])) == 1]
+    frame = [(m, _settle_corners(gray, found[m.id][0])) for m in layout.markers if len(found.get(m.id, [])) == 1]
     H = None
     while _spread_ok(layout, [m for m, _ in frame]):
         board_pts = np.concatenate([m.corners_mm for m, _ in frame])
