@@ -133,11 +133,10 @@ def _sleeve_plan(d: dict[str, Any], player: str) -> list[dict[str, str]]:
 
 
 def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[str, Any]:
-    cat = catalog(d)
-    p = d["p"][player]
     args: dict[str, Any] = {}
     for e in ab.get("effects", []):
-        if e["do"] == "produce":
+        do = e["do"]
+        if do == "produce":
             grid = d["grid"]
             mine, others = [], []  # own islands first, then those no opponent's Fort or Garrison guards
             for sq in SQUARES:
@@ -145,10 +144,10 @@ def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[st
                 if isl:
                     if isl["controller"] == player:
                         mine.append(sq)
-                    elif not _guarded(d, sq, player):
-                        others.append(sq)
+                    elif not (isl["controller"] and (isl["buildings"]["fort"] or isl["buildings"]["garrison"])):
+                        others.append(sq)  # not guarded: `engine.fortified_against` is False
             args["islands"] = (mine + others)[: e["amount"]]
-        elif e["do"] == "build":
+        elif do == "build":
             for sq in SQUARES:
                 isl = d["grid"][sq]["island"]
                 if isl and isl["controller"] == player:
@@ -158,14 +157,15 @@ def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[st
                             break
                 if "builds" in args:
                     break
-        elif e["do"] == "upgrade":
+        elif do == "upgrade":
+            cat = catalog(d)
             tiles = [t for t, s in cat.upgrades.items() if s["category"] == e["category"] and d["upgrade_supply"][t] > 0]
             if tiles:
                 args["tile"] = tiles[0]
-            if all(p["ship"]["hull"][i] for i in (1, 2)):
+            if all(d["p"][player]["ship"]["hull"][i] for i in (1, 2)):
                 args["space"] = 1
-        elif e["do"] == "influence":
-            isl = island_at(d, p["ship"]["at"])
+        elif do == "influence":
+            isl = island_at(d, d["p"][player]["ship"]["at"])
             if isl:
                 others = [c for c in isl["cubes"] if c and c != player]
                 if others:
@@ -253,11 +253,6 @@ def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: d
     if do == "gain" and e["to"] == "dock_or_ship":
         return True
     return None
-
-
-def _guarded(d: dict[str, Any], sq: str, player: str) -> bool:
-    isl = d["grid"][sq]["island"]
-    return bool(isl["controller"] and isl["controller"] != player and (isl["buildings"]["fort"] or isl["buildings"]["garrison"]))
 
 
 def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
