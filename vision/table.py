@@ -474,16 +474,15 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str]) ->
                 & (per <= BOARD_PERIMETER_RANGE[1] * expect))
         boxes += list(rq[keep])
     # Pixel boxes around the candidates, merged where they overlap (a marker must not be found twice).
-    rects = []
-    for q in boxes:
-        if not np.all(np.isfinite(q)):
-            continue
-        m = max(COARSE_MARGIN_PX, int(np.ceil(COARSE_MARGIN_RATE * float(_perimeters(q[None])[0]))))
-        x0, y0 = np.floor(q.min(axis=0)).astype(int) - m
-        x1, y1 = np.ceil(q.max(axis=0)).astype(int) + m + 1
-        x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, w), min(y1, h)
-        if x1 - x0 >= 16 and y1 - y0 >= 16:
-            rects.append([x0, y0, x1, y1])
+    rects: list[list[int]] = []
+    if boxes:
+        qs = np.array(boxes, dtype=np.float64).reshape(-1, 4, 2)
+        qs = qs[np.isfinite(qs).all(axis=(1, 2))]
+        m = np.maximum(COARSE_MARGIN_PX, np.ceil(COARSE_MARGIN_RATE * _perimeters(qs)))[:, None]
+        lo = np.maximum(np.floor(qs.min(axis=1)) - m, 0).astype(int)
+        hi = np.minimum(np.ceil(qs.max(axis=1)) + m + 1, [w, h]).astype(int)
+        ok = ((hi - lo) >= 16).all(axis=1)
+        rects = np.concatenate([lo, hi], axis=1)[ok].tolist()
     merged = True
     while merged:
         merged = False
@@ -575,13 +574,20 @@ def locate(layout: TableLayout, x: float, y: float) -> tuple[str | None, float]:
     return best[0], abs(best[1])
 
 
+_SPREAD: dict[tuple[int, tuple[int, ...]], bool] = {}
+
+
 def _spread_ok(layout: TableLayout, markers: list[Marker]) -> bool:
     """At least 3 frame markers whose centres span a triangle of a tenth of the table's area or more."""
     if len(markers) < 3:
         return False
-    centres = np.array([m.corners_mm.mean(axis=0) for m in markers], dtype=np.float32)
-    area = float(cv2.contourArea(cv2.convexHull(centres)))
-    return area >= 0.1 * layout.size_mm[0] * layout.size_mm[1]
+    key = (id(layout), tuple(m.id for m in markers))
+    ok = _SPREAD.get(key)
+    if ok is None:
+        centres = np.array([m.corners_mm.mean(axis=0) for m in markers], dtype=np.float32)
+        area = float(cv2.contourArea(cv2.convexHull(centres)))
+        ok = _SPREAD[key] = area >= 0.1 * layout.size_mm[0] * layout.size_mm[1]
+    return ok
 
 
 _FRAME_SAMPLES: dict[int, np.ndarray] = {}
@@ -831,13 +837,18 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     # call for all of them.
     crops: list[tuple[int, int, int, np.ndarray]] = []  # square index, crop x, crop y, padded crop
     perimeters: list[float] = []  # each looked-at marker's perimeter in px, as the homography draws it
-    for k, c in enumerate(spots):
+    # Each spot's marker outline and look-around box in px, for all squares in one go.
+    unit = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    centres = np.array(spots, dtype=np.float64)[:, None, :]
+    n_spots = len(spots)
+    drawn = apply_homography(H, np.concatenate([centres + unit * (bsize / 2), centres + unit * roi_half])
+                             .reshape(-1, 2)).reshape(2 * n_spots, 4, 2)
+    spot_perimeters = _perimeters(drawn[:n_spots])
+    for k in range(n_spots):
         if fractions[k] >= BACK_FRACTION:
             continue
-        perimeters.append(_perimeter_px(H, c, bsize))
-        roi_mm = np.array([[c[0] - roi_half, c[1] - roi_half], [c[0] + roi_half, c[1] - roi_half],
-                           [c[0] + roi_half, c[1] + roi_half], [c[0] - roi_half, c[1] + roi_half]])
-        roi_px = apply_homography(H, roi_mm)
+        perimeters.append(float(spot_perimeters[k]))
+        roi_px = drawn[n_spots + k]
         if dist is not None and np.any(dist):  # the crop is taken from the distorted image
             roi_px = cv2.projectPoints(
                 np.column_stack([apply_homography(np.linalg.inv(K), roi_px), np.ones(4)]),
@@ -859,16 +870,19 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         side = float(max(strip.shape[:2]))
         perimeter_rates = (BOARD_PERIMETER_RANGE[0] * min(perimeters) / side,
                            BOARD_PERIMETER_RANGE[1] * max(perimeters) / side)
-        for mid, quads in _detect(strip, layout.boards.aruco_dictionary, "board", perimeter_rates).items():
-            bname = layout.boards.name_of(mid)
-            if bname is None:
-                continue
-            for q in quads:
-                i = int(np.searchsorted(starts, q[:, 0].mean(), side="right")) - 1
-                k, xa, ya, _ = crops[i]
-                local = q - np.array([starts[i] + PAD - xa, PAD - ya])
-                qc = apply_homography(Hinv, ideal(local)).mean(axis=0)
-                if _signed_distance(layout.squares[k].polygon_mm, qc[0], qc[1]) >= 0:
+        hits = [(bname, q) for mid, quads in _detect(strip, layout.boards.aruco_dictionary, "board",
+                                                     perimeter_rates).items()
+                if (bname := layout.boards.name_of(mid)) is not None for q in quads]
+        if hits:
+            # Each marker's centre on the table (all of them through one homography call); it must lie
+            # on the square whose spot it was cut from.
+            qs = np.array([q for _, q in hits])
+            where = np.searchsorted(starts, qs[:, :, 0].mean(axis=1), side="right") - 1
+            offsets = np.array([[starts[i] + PAD - crops[i][1], PAD - crops[i][2]] for i in where], dtype=np.float64)
+            centres_mm = apply_homography(Hinv, ideal((qs - offsets[:, None, :]).reshape(-1, 2)))
+            for (bname, _), i, (cx, cy) in zip(hits, where, centres_mm.reshape(-1, 4, 2).mean(axis=1), strict=True):
+                k = crops[i][0]
+                if _signed_distance(layout.squares[k].polygon_mm, cx, cy) >= 0:
                     names[k].add(bname)
     for k, sq in enumerate(layout.squares):
         frac = fractions[k]
