@@ -181,7 +181,7 @@ class BoardReader:
     def locate(self, image: np.ndarray) -> tuple[np.ndarray, CameraPose, list[int]] | str:
         """Homography (board mm -> ideal px), pose and marker ids, or the reason there is no board.
         `image` is BGR or grey."""
-        found = detect_markers(image, self.layout.aruco_dictionary, expected=self._marker_ids)
+        found = detect_markers(image, self.layout.aruco_dictionary, expected=self.layout.marker_points())
         ids = [i for i in sorted(found) if i in self._marker_ids]
         if len(ids) < MIN_MARKERS:
             want = sorted(self._marker_ids)

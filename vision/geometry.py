@@ -8,7 +8,7 @@ millimetres, x right, y down, z into the table (a point h mm above the board has
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -57,11 +57,14 @@ def _detector(name: str, windows: int = 2) -> cv2.aruco.ArucoDetector:
 
 
 def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: int = 960,
-                   refine: bool = True, expected: Collection[int] | None = None) -> dict[int, np.ndarray]:
+                   refine: bool = True, expected: Collection[int] | Mapping[int, np.ndarray] | None = None
+                   ) -> dict[int, np.ndarray]:
     """Marker id -> its 4 corners in full-resolution pixels (ArUco order), from a grey or BGR image.
     Detection runs on a grey copy scaled down to at most `max_detect_width` px wide (speed); corners
     are then refined at full size, converting only the pixels around each marker to grey. With
-    `expected` ids a fast one-window pass runs first; the full pass only when it misses one of them."""
+    `expected` ids a fast one-window pass runs first; the full pass only when it misses one of them.
+    When `expected` maps each id to its corners on the board (any unit) and the fast pass found at
+    least 3 of them, a missing one is looked for only where those 3 put it (a crop, full pass)."""
     h, w = image.shape[:2]
     scale = min(1.0, max_detect_width / float(w))
     small = image if scale >= 0.999 else cv2.resize(image, (int(round(w * scale)), int(round(h * scale))),
@@ -71,7 +74,11 @@ def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: in
     corners, ids = None, None
     if expected:
         corners, ids, _ = _detector(dictionary_name, 1).detectMarkers(small)
-        if ids is None or not set(int(i) for i in expected) <= {int(i) for i in ids.reshape(-1)}:
+        seen = set() if ids is None else {int(i) for i in ids.reshape(-1)}
+        missing = {int(i) for i in expected} - seen
+        if missing and isinstance(expected, Mapping):
+            corners, ids = _second_look(small, dictionary_name, expected, corners, ids, missing)
+        elif missing:
             ids = None
     if ids is None:
         corners, ids, _ = _detector(dictionary_name).detectMarkers(small)
@@ -99,6 +106,39 @@ def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: in
             pts = local.reshape(4, 2) + np.array([x0, y0], np.float32)
         found[int(marker_id)] = pts
     return found
+
+
+def _second_look(small: np.ndarray, dictionary_name: str, expected: Mapping[int, np.ndarray],
+                 corners: tuple[np.ndarray, ...], ids: np.ndarray | None, missing: set[int]
+                 ) -> tuple[tuple[np.ndarray, ...], np.ndarray | None]:
+    """Markers the fast pass missed, looked for by the full pass in a crop of `small` (the marker's
+    predicted box grown by one side each way) from the homography of the expected markers it found.
+    With fewer than 3 found returns ids None (the caller then runs the full pass on the whole image).
+    A marker not found in its crop is hidden (a cube or a hand on it) and stays missing."""
+    have = [(c.reshape(4, 2), int(i)) for c, i in zip(corners, ids.reshape(-1), strict=True)
+            if int(i) in expected] if ids is not None else []
+    if len({i for _, i in have}) < 3:
+        return corners, None
+    board = np.concatenate([np.asarray(expected[i], np.float64).reshape(4, 2) for _, i in have])
+    img = np.concatenate([c for c, _ in have]).astype(np.float64)
+    H, _ = cv2.findHomography(board, img, 0)
+    if H is None:
+        return corners, None
+    out_c, out_i = list(corners), [int(i) for i in ids.reshape(-1)]
+    for i in sorted(missing):
+        q = apply_homography(H, np.asarray(expected[i], np.float64).reshape(4, 2))
+        side = float(np.linalg.norm(q[0] - q[1]))
+        x0, y0 = np.floor(q.min(axis=0) - side).astype(int)
+        x1, y1 = np.ceil(q.max(axis=0) + side).astype(int)
+        x0, y0, x1, y1 = max(0, x0), max(0, y0), min(small.shape[1], x1), min(small.shape[0], y1)
+        if x1 - x0 < side or y1 - y0 < side:
+            continue  # out of the frame
+        c2, i2, _ = _detector(dictionary_name).detectMarkers(small[y0:y1, x0:x1])
+        for c, j in zip(c2 if i2 is not None else (), i2.reshape(-1) if i2 is not None else (), strict=True):
+            if int(j) == i:
+                out_c.append(c + np.array([x0, y0], np.float32))
+                out_i.append(i)
+    return tuple(out_c), np.array(out_i, np.int32).reshape(-1, 1)
 
 
 def undistort_pixels(points: np.ndarray, K: np.ndarray, dist: np.ndarray) -> np.ndarray:
