@@ -355,8 +355,9 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
     if det is None:
         # "frame-crop": the frame detector for a crop; its perimeter rates are set per call, so it
         # is a separate object and the full-frame detector keeps its own.
-        # "fine": the same for the strip of full-resolution crops around half-size candidates.
-        kind = "frame" if kind in ("frame-crop", "fine") else kind
+        # "fine": the same for the strip of full-resolution crops around half-size candidates;
+        # "coarse-crop": the half-size detector for the table's outline (live mode).
+        kind = {"frame-crop": "frame", "fine": "frame", "coarse-crop": "coarse"}.get(kind, kind)
         p = cv2.aruco.DetectorParameters()
         # "retry": a small window keeps a thin quiet zone white when dark art touches a ship's plate.
         p.adaptiveThreshWinSizeMin = 7 if kind == "retry" else 13
@@ -414,7 +415,8 @@ COARSE_MARGIN_PX = 32
 COARSE_MARGIN_RATE = 0.15
 
 
-def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str]) -> dict[int, list[np.ndarray]] | None:
+def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
+                    box: tuple[int, int, int, int] | None = None) -> dict[int, list[np.ndarray]] | None:
     """The full-frame marker pass (frame markers and ships, one dictionary) at about half its cost:
     candidates are found and decoded on an exact half-size copy; the frame markers found there get
     their corners refined at full resolution; every ship marker decoded there, every outline of a ship
@@ -424,22 +426,37 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str]) ->
     side by side (one detector call with the full-frame pass's parameters and perimeter limits in px):
     a marker found there has the corners the full-frame pass would give it. None (the caller runs the
     full-frame pass) when the half-size pass does not find 3 frame markers spanning the table, or when
-    the ships use another dictionary."""
+    the ships use another dictionary.
+
+    `box` (x0, y0, x1, y1; live mode: the table's outline in the previous frame) limits the half-size
+    pass to that part of the frame; its half-size pixels are the whole frame's there."""
     if layout.ships.aruco_dictionary != layout.aruco_dictionary:
         return None
     h, w = gray.shape[:2]
-    hh, hw = h // 2, w // 2
+    x0, y0, x1, y1 = (0, 0, w, h) if box is None else box
+    x0, y0 = x0 - x0 % 2, y0 - y0 % 2
+    hh, hw = (y1 - y0) // 2, (x1 - x0) // 2
     if hh < 64 or hw < 64:
         return None
-    # Exactly half (even size): INTER_AREA then averages 2x2 blocks, its fast path.
-    half = cv2.resize(gray[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
-    det = _detector(layout.aruco_dictionary, "coarse")
+    # Exactly half (even size and origin): INTER_AREA then averages 2x2 blocks, its fast path.
+    half = cv2.resize(gray[y0:y0 + 2 * hh, x0:x0 + 2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+    if box is None:
+        det = _detector(layout.aruco_dictionary, "coarse")
+    else:
+        # The whole frame's perimeter limits in px, as rates of this image's larger side (a detector
+        # of its own: changing a detector's parameters makes its next call slower).
+        det = _detector(layout.aruco_dictionary, "coarse-crop")
+        scale = max(w // 2, h // 2) / float(max(hw, hh))
+        p = det.getDetectorParameters()
+        p.minMarkerPerimeterRate, p.maxMarkerPerimeterRate = (r * scale for r in _FRAME_PERIMETER_RATES)
+        det.setDetectorParameters(p)
     corners, ids, rejected = det.detectMarkers(half)
     # Half-size px -> full px (pixel centres: half pixel i covers full pixels 2i and 2i+1).
+    origin = np.array([x0 + 0.5, y0 + 0.5])
     quads: dict[int, list[np.ndarray]] = {}
     if ids is not None:
         for c, i in zip(corners, ids.reshape(-1), strict=True):
-            quads.setdefault(int(i), []).append(c.reshape(4, 2).astype(np.float64) * 2 + 0.5)
+            quads.setdefault(int(i), []).append(c.reshape(4, 2).astype(np.float64) * 2 + origin)
     frame = [(m, quads[m.id][0]) for m in layout.markers if len(quads.get(m.id, [])) == 1]
     if not _spread_ok(layout, [m for m, _ in frame]):
         return None
@@ -463,7 +480,7 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str]) ->
         # Undecoded outlines of a ship marker's size (0.6-1.6x the perimeter the homography predicts
         # where they lie) on or near the table.
         W, Ht = layout.size_mm
-        rq = np.array(rejected, dtype=np.float64).reshape(-1, 4, 2) * 2 + 0.5
+        rq = np.array(rejected, dtype=np.float64).reshape(-1, 4, 2) * 2 + origin
         per = _perimeters(rq)
         where = apply_homography(Hinv, rq.mean(axis=1))
         half_mm = layout.ships.marker_size_mm / 2
@@ -684,10 +701,9 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     reader never guesses. `ships_in_play` (default: every ship of the layout) names the ships expected
     on the table; an unseen ship that is not in play is null without making the reading ambiguous.
 
-    `previous` (live mode: the last reading of the same camera) lets the full-resolution marker pass
-    cover only the table's outline where that reading registered it; when that pass does not find
-    again every frame marker the previous one used (the camera moved, a hand), the whole frame is
-    searched as without it."""
+    `previous` (live mode: the last reading of the same camera) lets the marker pass cover only the
+    table's outline where that reading registered it; when that pass does not find again every frame
+    marker the previous one used (the camera moved, a hand), the whole frame is searched as without it."""
     import time
 
     t0 = time.perf_counter()
@@ -704,7 +720,13 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     found: dict[int, list[np.ndarray]] | None = None
     ship_found: dict[int, list[np.ndarray]] = {}
     box = _table_box(previous.homography, layout, w, h) if previous is not None and previous.frame_ids else None
-    if box is not None and previous is not None:
+    if box is not None and previous is not None and layout.ships.aruco_dictionary == layout.aruco_dictionary:
+        found = _coarse_to_fine(gray, layout, in_play, box)
+        if found is not None and all(len(found.get(mid, [])) == 1 for mid in previous.frame_ids):
+            ship_found = found
+        else:
+            found = None
+    elif box is not None and previous is not None:
         xa, ya, xb, yb = box
         view, shift = gray[ya:yb, xa:xb], np.array([xa, ya], dtype=np.float64)
         # The whole frame's perimeter limits in px, as rates of the crop's larger side.
