@@ -124,7 +124,7 @@ def played_icons(cat: Catalog, p: dict[str, Any], icon: str) -> int:
 def ship_icon(cat: Catalog, d: dict[str, Any], color: str, icon: str, setting_sails: bool = False) -> int:
     """Icons on the Ship board: a hull space with a hold gives its benefit only while that hold is empty
     (except when setting Sails in Harbor or at an island you control)."""
-    p = _p(d, color)
+    p = d["p"][color]
     free = setting_sails and (p["ship"]["at"] == HARBOR or controller_at(d, p["ship"]["at"]) == color)
     n = 1 if icon == "cannon" else 0  # the Cannon printed on the Ship board
     for space in range(4):
@@ -465,7 +465,7 @@ def draw_chance(d: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
         deck = d["decks"][str(req["row"])]
         return {"type": "draw_advancement", "square": req["square"], "card": deck[rng_below(d, len(deck))]}
     if kind == "draw_sailors":
-        pile = list(_p(d, req["player"])["deck"])
+        pile = list(d["p"][req["player"]]["deck"])
         cards = []
         for _ in range(req["count"]):
             cards.append(pile.pop(rng_below(d, len(pile))))
@@ -671,7 +671,7 @@ def check_draw_sailors(d: dict[str, Any], player: str, a: dict[str, Any]) -> dic
     cards = a.get("cards")
     if not isinstance(cards, list) or len(cards) != req["count"] or not all(isinstance(c, str) for c in cards):
         raise Invalid(f"{req['player']} draws {req['count']} card(s); send exactly that many card ids.")
-    pile = _p(d, who)["deck"]
+    pile = d["p"][who]["deck"]
     if len(set(cards)) != len(cards) or any(c not in pile for c in cards):
         bad = [c for c in cards if c not in pile]
         raise Illegal(f"{', '.join(map(str, bad)) or 'a repeated card'} is not in {who}'s Sailor deck; re-read the cards.")
@@ -680,7 +680,7 @@ def check_draw_sailors(d: dict[str, Any], player: str, a: dict[str, Any]) -> dic
 
 def do_draw_sailors(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     d["pending"].pop(0)
-    p = _p(d, a["player_drawing"])
+    p = d["p"][a["player_drawing"]]
     for c in a["cards"]:
         p["deck"].remove(c)
         p["hand"].append(c)
@@ -700,7 +700,7 @@ def do_choose_first_player(d: dict[str, Any], player: str, a: dict[str, Any], ou
     i = d["players"].index(a["first"])
     d["players"] = d["players"][i:] + d["players"][:i]  # seat order from the first player
     for seat, color in enumerate(d["players"]):
-        p = _p(d, color)
+        p = d["p"][color]
         gain = (1, 2, 3, 2)[seat]
         p["dock"] += gain
         d["supply"]["cargo"] -= gain
@@ -722,7 +722,7 @@ def do_deal_bonus(d: dict[str, Any], player: str, a: dict[str, Any], out: list[d
     d["pending"].pop(0)
     for t in a["tokens"]:
         d["bonus_pool"].remove(t)
-    _p(d, a["player_dealt"])["bonus_offer"] = list(a["tokens"])
+    d["p"][a["player_dealt"]]["bonus_offer"] = list(a["tokens"])
     _after_chance(d, out)
 
 
@@ -745,7 +745,7 @@ def _start_turn(d: dict[str, Any], color: str, out: list[dict]) -> None:
     d["turn_no"] += 1
     d["turn"] = _fresh_turn()
     for c in d["players"]:
-        p = _p(d, c)
+        p = d["p"][c]
         p["used"], p["cannons_used"], p["flags_used"] = [], 0, 0
     notice(out, "turn_started", player=color, turn=d["turn_no"])
     check_achievements(d, color, out)
@@ -763,13 +763,13 @@ def _require_active(d: dict[str, Any], player: str, what: str) -> dict[str, Any]
         raise Illegal("a battle is under way: finish it first.")
     if d["phase"] != "main" or player != d["active"]:
         raise Illegal(f"only the active player ({d['active']}) may {what} now.")
-    return _p(d, player)
+    return d["p"][player]
 
 
 def _mark_acted(d: dict[str, Any], player: str) -> None:
     if not d["turn"]["acted"]:
         d["turn"]["acted"] = True
-        _p(d, player)["level_up"] = False  # levelling must happen before the turn's first action
+        d["p"][player]["level_up"] = False  # levelling must happen before the turn's first action
 
 
 # ---- cargo handling
@@ -819,7 +819,7 @@ def check_load(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, A
 
 
 def do_load(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
-    p = _p(d, player)
+    p = d["p"][player]
     _mark_acted(d, player)
     hold = p["ship"]["holds"][a["hold"]]
     if p["ship"]["at"] == HARBOR:
@@ -853,7 +853,7 @@ def check_unload(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str,
 
 
 def do_unload(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
-    p = _p(d, player)
+    p = d["p"][player]
     _mark_acted(d, player)
     hold = p["ship"]["holds"][a["hold"]]
     hold[0] -= a["cargo"]
@@ -877,7 +877,7 @@ def check_rearrange(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
     if player not in d["players"]:
         raise Illegal("only a player can rearrange their own Ship.")
     _not_in_battle(d)
-    p = _p(d, player)
+    p = d["p"][player]
     src = _hold_index(a, "from_hold")
     dst = 1 - src
     cargo, coins = _int_field(a, "cargo"), _int_field(a, "coins")
@@ -892,7 +892,7 @@ def check_rearrange(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
 
 
 def do_rearrange(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
-    holds = _p(d, player)["ship"]["holds"]
+    holds = d["p"][player]["ship"]["holds"]
     s, t = holds[a["from_hold"]], holds[1 - a["from_hold"]]
     s[0] -= a["cargo"]
     s[1] -= a["coins"]
@@ -911,7 +911,7 @@ def check_jettison(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
     if player not in d["players"]:
         raise Illegal("only a player can jettison from their own Ship.")
     _not_in_battle(d)
-    p = _p(d, player)
+    p = d["p"][player]
     h = _hold_index(a)
     cargo, coins = _int_field(a, "cargo"), _int_field(a, "coins")
     hold = p["ship"]["holds"][h]
@@ -923,7 +923,7 @@ def check_jettison(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
 
 
 def do_jettison(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
-    hold = _p(d, player)["ship"]["holds"][a["hold"]]
+    hold = d["p"][player]["ship"]["holds"][a["hold"]]
     hold[0] -= a["cargo"]
     hold[1] -= a["coins"]
     d["supply"]["cargo"] += a["cargo"]
@@ -936,7 +936,7 @@ def do_jettison(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dic
 
 def check_play_card(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
     card = a.get("card")
-    p = _p(d, player) if player in d["players"] else None
+    p = d["p"][player] if player in d["players"] else None
     if p is None or not isinstance(card, str) or card not in p["cards"]:
         raise Invalid(f"{card!r} is not one of {player}'s Sailor cards.")
     if card not in p["hand"]:
@@ -953,7 +953,7 @@ def check_play_card(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
 
 
 def do_play_card(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
-    p = _p(d, player)
+    p = d["p"][player]
     p["hand"].remove(a["card"])
     p["played"].append(a["card"])
     if d["battle"] and player == d["battle"]["defender_player"]:
@@ -965,7 +965,7 @@ def do_play_card(d: dict[str, Any], player: str, a: dict[str, Any], out: list[di
 def check_level_up(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Invalid("only a player can level up a card.")
-    p = _p(d, player)
+    p = d["p"][player]
     card = a.get("card")
     if not isinstance(card, str) or card not in p["cards"]:
         raise Invalid(f"{card!r} is not one of {player}'s Sailor cards.")
@@ -987,7 +987,7 @@ def _own_card(p: dict[str, Any], cid: str) -> dict[str, Any]:
 
 
 def do_level_up(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
-    p = _p(d, player)
+    p = d["p"][player]
     p["level_up"] = False
     c = _own_card(p, a["card"])
     c["level"] += 1
@@ -1005,7 +1005,7 @@ def do_level_up(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dic
 
 def sails_available(d: dict[str, Any], player: str) -> int:
     cat = catalog(d)
-    p = _p(d, player)
+    p = d["p"][player]
     return min(MAX_SAILS, ship_icon(cat, d, player, "sail", True) + played_icons(cat, p, "sail") + d["turn"]["extra_sails"])
 
 
@@ -1019,7 +1019,7 @@ def check_set_sails(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
 def do_set_sails(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     _mark_acted(d, player)
     d["turn"]["sails_set"] = True
-    _p(d, player)["ship"]["sails"] = a["sails"]
+    d["p"][player]["ship"]["sails"] = a["sails"]
 
 
 def check_move(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
@@ -1059,7 +1059,7 @@ def check_move(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, A
 
 def do_move(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     _mark_acted(d, player)
-    p = _p(d, player)
+    p = d["p"][player]
     for sq in a["path"]:
         p["ship"]["sails"] -= 1
         p["ship"]["at"] = sq
@@ -1087,7 +1087,7 @@ def do_move(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) 
 def _explore_cube(d: dict[str, Any], player: str, out: list[dict]) -> None:
     if player in d["achievements"]["explorer"]:
         return
-    p = _p(d, player)
+    p = d["p"][player]
     cubes = d["achievement_cubes"]["explorer"]
     if p["cubes"] > 0:
         p["cubes"] -= 1
@@ -1100,7 +1100,7 @@ def _explore_cube(d: dict[str, Any], player: str, out: list[dict]) -> None:
 
 def _damage(d: dict[str, Any], color: str, n: int, by: str | None, out: list[dict], in_battle: bool = False) -> bool:
     """Add Damage; outside a battle the 5th Damage sinks at once. Returns True if the ship sank."""
-    p = _p(d, color)
+    p = d["p"][color]
     p["ship"]["damage"] += n
     if not in_battle and p["ship"]["damage"] >= SINK_AT:
         _sink(d, color, by, out)
@@ -1109,7 +1109,7 @@ def _damage(d: dict[str, Any], color: str, n: int, by: str | None, out: list[dic
 
 
 def _sink(d: dict[str, Any], color: str, by: str | None, out: list[dict]) -> None:
-    p = _p(d, color)
+    p = d["p"][color]
     on_ship = ship_coins(p)
     if on_ship >= 5:
         lost = on_ship
@@ -1119,8 +1119,8 @@ def _sink(d: dict[str, Any], color: str, by: str | None, out: list[dict]) -> Non
         lost = min(5, p["chest"])
         p["chest"] -= lost
     if by and by in d["players"]:
-        _p(d, by)["chest"] += lost
-        _p(d, by)["sank"] += 1
+        d["p"][by]["chest"] += lost
+        d["p"][by]["sank"] += 1
     else:
         d["supply"]["coins"] += lost
     for h in p["ship"]["holds"]:
@@ -1185,7 +1185,7 @@ def _pay(d: dict[str, Any], p: dict[str, Any], plan: dict[str, Any]) -> None:
 
 def do_buy(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     _mark_acted(d, player)
-    p = _p(d, player)
+    p = d["p"][player]
     _pay(d, p, a["pay"])
     d["grid"][p["ship"]["at"]]["card"] = None
     p["set_aside"].append(a["card"])
@@ -1202,7 +1202,7 @@ def check_master_merchant(d: dict[str, Any], player: str, a: dict[str, Any]) -> 
 
 def do_master_merchant(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     _mark_acted(d, player)
-    _pay(d, _p(d, player), a["pay"])
+    _pay(d, d["p"][player], a["pay"])
     _place_marker(d, player, "master_merchant", out)
 
 
@@ -1210,7 +1210,7 @@ def do_master_merchant(d: dict[str, Any], player: str, a: dict[str, Any], out: l
 
 
 def find_ability(d: dict[str, Any], player: str, ability_id: Any) -> tuple[str, dict[str, Any]]:
-    p = _p(d, player)
+    p = d["p"][player]
     if not isinstance(ability_id, str) or ":" not in ability_id:
         raise Invalid("name the ability as '<card>:L<level>:<n>' or '<card>:<advancement>:<n>' (see legal actions).")
     card = ability_id.split(":", 1)[0]
@@ -1262,7 +1262,7 @@ def check_use_ability(d: dict[str, Any], player: str, a: dict[str, Any],
 def _check_effect(d: dict[str, Any], player: str, e: dict[str, Any], args: Any, icons: dict[str, int],
                   sim: dict[str, Any], norm: dict[str, Any]) -> dict[str, Any]:
     cat = catalog(d)
-    p = _p(d, player)
+    p = d["p"][player]
     args = args if isinstance(args, dict) else {}
     do = e["do"]
     if do == "gain":
@@ -1346,7 +1346,7 @@ def _ship_after(p: dict[str, Any], norm: dict[str, Any]) -> dict[str, Any]:
 
 
 def _check_influence(d: dict[str, Any], player: str, n: int, args: dict[str, Any]) -> dict[str, Any]:
-    p = _p(d, player)
+    p = d["p"][player]
     at = p["ship"]["at"]
     isl = island_at(d, at)
     if not isl:
@@ -1381,7 +1381,7 @@ def _check_influence(d: dict[str, Any], player: str, n: int, args: dict[str, Any
             raise Ambiguous(f"the island is full: say whose cube to replace ('replace'), one of {', '.join(others)}.",
                             others)
         plan.append(t)
-        if _p(d, t)["final_done"] and not strikes.get(t):
+        if d["p"][t]["final_done"] and not strikes.get(t):
             strikes[t] = 1  # doubled protection after a final turn: this placement only weakens the cube
             continue
         strikes.pop(t, None)
@@ -1391,7 +1391,7 @@ def _check_influence(d: dict[str, Any], player: str, n: int, args: dict[str, Any
 
 def do_use_ability(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     _mark_acted(d, player)
-    p = _p(d, player)
+    p = d["p"][player]
     card, ab = find_ability(d, player, a["ability"])
     if "choice" in ab:
         ab = ab["choice"][a["choice"]]
@@ -1415,7 +1415,7 @@ def _gain_to_ship(d: dict[str, Any], p: dict[str, Any], what: str, n: int) -> in
 
 def _do_effect(d: dict[str, Any], player: str, e: dict[str, Any], x: dict[str, Any], out: list[dict]) -> None:
     cat = catalog(d)
-    p = _p(d, player)
+    p = d["p"][player]
     do = e["do"]
     if do == "gain":
         what, total, ship = x["what"], x["total"], x["to_ship"]
@@ -1466,7 +1466,7 @@ def _do_effect(d: dict[str, Any], player: str, e: dict[str, Any], x: dict[str, A
 
 def _take_cube(d: dict[str, Any], player: str, avoid: str | None) -> bool:
     """A cube from the supply, or (running out) a non-permanent cube taken back from an island."""
-    p = _p(d, player)
+    p = d["p"][player]
     if p["cubes"] > 0:
         p["cubes"] -= 1
         return True
@@ -1480,7 +1480,7 @@ def _take_cube(d: dict[str, Any], player: str, avoid: str | None) -> bool:
 
 
 def _place_influence(d: dict[str, Any], player: str, plan: list[str | None], out: list[dict]) -> None:
-    sq = _p(d, player)["ship"]["at"]
+    sq = d["p"][player]["ship"]["at"]
     isl = island_at(d, sq)
     for target in plan:
         if target is None:
@@ -1488,14 +1488,14 @@ def _place_influence(d: dict[str, Any], player: str, plan: list[str | None], out
                 continue
             isl["cubes"][isl["cubes"].index(None)] = player
         else:
-            if _p(d, target)["final_done"] and not isl["strikes"].get(target):
+            if d["p"][target]["final_done"] and not isl["strikes"].get(target):
                 isl["strikes"][target] = 1
                 continue
             if target not in isl["cubes"] or not _take_cube(d, player, sq):
                 continue
             isl["strikes"].pop(target, None)
             isl["cubes"][isl["cubes"].index(target)] = player
-            _p(d, target)["cubes"] += 1
+            d["p"][target]["cubes"] += 1
         _recheck_control(d, sq, out)
 
 
@@ -1525,12 +1525,12 @@ def check_attack(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str,
     if target not in d["players"] or target == player:
         raise Invalid("'target' must be an opponent's colour.")
     at = p["ship"]["at"]
-    if _p(d, target)["ship"]["at"] != at:
+    if d["p"][target]["ship"]["at"] != at:
         raise Illegal(f"{target}'s Ship is not on your board.")
     if target in d["turn"]["battled"]:
         raise Illegal("you may never battle the same Ship more than once in a turn.")
     cat = catalog(d)
-    free = at != HARBOR and _p(d, target)["ship"]["pirate"]
+    free = at != HARBOR and d["p"][target]["ship"]["pirate"]
     if not free and played_icons(cat, p, "attack_flag") - p["flags_used"] <= 0:
         raise Illegal("attacking a Ship needs an unused Attack Flag on a card you played this turn.")
     return {"type": "attack", "target": target, "flag": not free, "cannons": a.get("cannons")}
@@ -1539,7 +1539,7 @@ def check_attack(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str,
 def do_attack(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     _mark_acted(d, player)
     if a["flag"]:
-        _p(d, player)["flags_used"] += 1
+        d["p"][player]["flags_used"] += 1
     d["battle_queue"] = [{"kind": "ship", "defender": a["target"], "provoked": False, "cannons": a["cannons"]}]
     _next_battle(d, out)
 
@@ -1558,7 +1558,7 @@ def check_attack_merchant(d: dict[str, Any], player: str, a: dict[str, Any]) -> 
 def do_attack_merchant(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     _mark_acted(d, player)
     d["turn"]["bought"] += 1
-    d["grid"][_p(d, player)["ship"]["at"]]["card"] = None
+    d["grid"][d["p"][player]["ship"]["at"]]["card"] = None
     d["battle_queue"] = [{"kind": "nonplayer", "card": a["card"], "cannons": a["cannons"]}]
     _next_battle(d, out)
 
@@ -1584,7 +1584,7 @@ def do_attack_building(d: dict[str, Any], player: str, a: dict[str, Any], out: l
 
 def _abilities_for(d: dict[str, Any], color: str, ship_battle: bool) -> tuple[BattleAbility, ...]:
     cat = catalog(d)
-    p = _p(d, color)
+    p = d["p"][color]
     out = []
     for cid in p["played"]:
         card = p["cards"][cid]
@@ -1603,7 +1603,7 @@ def _abilities_for(d: dict[str, Any], color: str, ship_battle: bool) -> tuple[Ba
 
 def _cubes_for_battle(d: dict[str, Any], color: str) -> int:
     """Cubes in supply plus the non-permanent ones on islands (taken, when short, and not put back)."""
-    n = _p(d, color)["cubes"]
+    n = d["p"][color]["cubes"]
     for sq in SQUARES:
         isl = d["grid"][sq]["island"]
         if isl:
@@ -1616,14 +1616,14 @@ def _take_island_cubes_for_battle(d: dict[str, Any], color: str, short: int, out
         isl = d["grid"][sq]["island"]
         while short > 0 and isl and color in isl["cubes"]:
             isl["cubes"][isl["cubes"].index(color)] = None
-            _p(d, color)["cubes"] += 1  # it joined the battle and now goes back to the supply
+            d["p"][color]["cubes"] += 1  # it joined the battle and now goes back to the supply
             short -= 1
             _recheck_control(d, sq, out)
 
 
 def _cannons_free(d: dict[str, Any], color: str) -> int:
     cat = catalog(d)
-    p = _p(d, color)
+    p = d["p"][color]
     return max(0, ship_icon(cat, d, color, "cannon") + played_icons(cat, p, "cannon") - p["cannons_used"])
 
 
@@ -1635,7 +1635,7 @@ def _building_bonus(d: dict[str, Any], color: str, sq: str) -> int:
 
 
 def _side(d: dict[str, Any], color: str, cannons: int, ship_battle: bool) -> BattleSide:
-    p = _p(d, color)
+    p = d["p"][color]
     extra = 2 if p["final_done"] else 0
     return BattleSide(name=color, is_player=True, cube_color=color, cubes=min(cannons + extra, _cubes_for_battle(d, color)),
                       abilities=_abilities_for(d, color, ship_battle),
@@ -1648,7 +1648,7 @@ def build_setup(d: dict[str, Any]) -> BattleSetup:
     """The BattleSetup for the pending battle, from the state as it is now (defender cards included)."""
     b = d["battle"]
     me = d["active"]
-    at = _p(d, me)["ship"]["at"]
+    at = d["p"][me]["ship"]["at"]
     free = _cannons_free(d, me)
     cannons = free if b.get("cannons") is None else min(free, b["cannons"])
     kind = b["kind"]
@@ -1705,7 +1705,7 @@ def _next_battle(d: dict[str, Any], out: list[dict]) -> None:
     while d["battle_queue"]:
         nxt = d["battle_queue"].pop(0)
         me = d["active"]
-        if nxt["kind"] == "ship" and (_p(d, nxt["defender"])["ship"]["at"] != _p(d, me)["ship"]["at"]
+        if nxt["kind"] == "ship" and (d["p"][nxt["defender"]]["ship"]["at"] != d["p"][me]["ship"]["at"]
                                       or nxt["defender"] in d["turn"]["battled"]):
             continue
         d["turn"]["battles"] += 1
@@ -1782,7 +1782,7 @@ def do_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any], out: li
     if d["turn_log"]:
         d["turn_log"][-1] = {**d["turn_log"][-1], "revealed": True}
     me = d["active"]
-    if _p(d, me)["ship"]["at"] == HARBOR and setup.location != HARBOR:
+    if d["p"][me]["ship"]["at"] == HARBOR and setup.location != HARBOR:
         d["battle_queue"] = []  # the attacker sank: no further battles
     _next_battle(d, out)
 
@@ -1797,20 +1797,20 @@ def apply_battle_outcome(d: dict[str, Any], setup: BattleSetup, outcome: BattleO
     dcol = setup.defender.name if setup.defender.is_player else None
     # cannons and Battle abilities are spent for the turn
     for color, side in ((me, setup.attacker), (dcol, setup.defender)):
-        if color and side.cubes > _p(d, color)["cubes"]:
-            _take_island_cubes_for_battle(d, color, side.cubes - _p(d, color)["cubes"], out)
-    _p(d, me)["cannons_used"] += (b or {}).get("att_cannons", 0)
+        if color and side.cubes > d["p"][color]["cubes"]:
+            _take_island_cubes_for_battle(d, color, side.cubes - d["p"][color]["cubes"], out)
+    d["p"][me]["cannons_used"] += (b or {}).get("att_cannons", 0)
     if dcol:
-        _p(d, dcol)["cannons_used"] += (b or {}).get("def_cannons", 0)
+        d["p"][dcol]["cannons_used"] += (b or {}).get("def_cannons", 0)
     for aid in outcome.abilities_used:
         color, rest = aid.split(":", 1)
         if color in d["players"]:
-            _p(d, color)["used"].append(rest)
+            d["p"][color]["used"].append(rest)
     # plunder and ability coins land in holds with room, then on the island, else back to the supply
     for side, res in ((me, outcome.attacker), (dcol, outcome.defender)):
         if side is None:
             continue
-        p = _p(d, side)
+        p = d["p"][side]
         for what, n in (("cargo", res.plunder_cargo), ("coins", res.plunder_coins + res.coins_from_abilities)):
             if setup.kind == "building" or n == 0:
                 continue
@@ -1828,14 +1828,14 @@ def apply_battle_outcome(d: dict[str, Any], setup: BattleSetup, outcome: BattleO
     loser = dcol if att_won else me
     if loser:
         _damage(d, loser, 1, me if loser == dcol else dcol, out, in_battle=True)
-        if _p(d, loser)["ship"]["pirate"]:
-            _p(d, loser)["ship"]["pirate"] = False
+        if d["p"][loser]["ship"]["pirate"]:
+            d["p"][loser]["ship"]["pirate"] = False
     winner = me if att_won else dcol
     if winner and setup.kind in ("ship", "nonplayer") and winner not in d["achievements"]["legendary"]:
         cubes = d["achievement_cubes"]["legendary"]
-        if cubes.get(winner, 0) < 4 and _p(d, winner)["cubes"] > 0:
+        if cubes.get(winner, 0) < 4 and d["p"][winner]["cubes"] > 0:
             cubes[winner] = cubes.get(winner, 0) + 1
-            _p(d, winner)["cubes"] -= 1
+            d["p"][winner]["cubes"] -= 1
     if att_won and dcol:
         d["turn"]["beaten"].append(dcol)
     if setup.kind == "nonplayer":
@@ -1847,12 +1847,12 @@ def apply_battle_outcome(d: dict[str, Any], setup: BattleSetup, outcome: BattleO
                 n = e["amount"]
                 if e["do"] == "gain" and e["to"] == "ship":
                     d["supply"][e["what"]] -= n
-                    d["supply"][e["what"]] += _gain_to_ship(d, _p(d, me), e["what"], n)
+                    d["supply"][e["what"]] += _gain_to_ship(d, d["p"][me], e["what"], n)
                 elif e["do"] == "gain":
                     d["supply"][e["what"]] -= n
-                    _p(d, me)["dock" if e["what"] == "cargo" else "chest"] += n
+                    d["p"][me]["dock" if e["what"] == "cargo" else "chest"] += n
             if enc.get("keep_on_win"):
-                _p(d, me)["set_aside"].append(card)
+                d["p"][me]["set_aside"].append(card)
             else:
                 d["buried"][row].append(card)
         else:
@@ -1865,7 +1865,7 @@ def apply_battle_outcome(d: dict[str, Any], setup: BattleSetup, outcome: BattleO
                 d["supply"][kind] += 1
     # ships with 5 or more Damage sink now
     for color, by in ((dcol, me), (me, dcol)):
-        if color and _p(d, color)["ship"]["damage"] >= SINK_AT:
+        if color and d["p"][color]["ship"]["damage"] >= SINK_AT:
             _sink(d, color, by, out)
     check_achievements(d, me, out)
 
@@ -1909,7 +1909,7 @@ def check_end_turn(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
 
 def do_end_turn(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
     cat = catalog(d)
-    p = _p(d, player)
+    p = d["p"][player]
     # 1. refill empty Advancement spaces on face-up boards
     for sq in SQUARES:
         g = d["grid"][sq]
@@ -1937,7 +1937,7 @@ def do_end_turn(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dic
 
 
 def _queue_draw(d: dict[str, Any], player: str, n: int) -> None:
-    p = _p(d, player)
+    p = d["p"][player]
     if n <= 0:
         return
     if len(p["deck"]) <= n:
@@ -1953,7 +1953,7 @@ def _queue_draw(d: dict[str, Any], player: str, n: int) -> None:
 
 def _finish_turn(d: dict[str, Any], out: list[dict]) -> None:
     me = d["active"]
-    p = _p(d, me)
+    p = d["p"][me]
     p["level_up"] = any(p["cards"][c]["level"] < 4 for c in p["hand"])
     fin = d["final"]
     if fin is None and len(achieved(d, me)) >= 4:
@@ -1988,7 +1988,7 @@ def _game_over(d: dict[str, Any], out: list[dict]) -> None:
 
 
 def _place_marker(d: dict[str, Any], color: str, ach: str, out: list[dict]) -> None:
-    p = _p(d, color)
+    p = d["p"][color]
     if color in d["achievements"][ach] or p["markers"] <= 0:
         return
     d["achievements"][ach].append(color)
@@ -2002,7 +2002,7 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
     """Place markers for achievements met; only on the player's own turn (starred ones wait for it)."""
     if d["active"] != color or d["phase"] != "main":
         return
-    p = _p(d, color)
+    p = d["p"][color]
     cubes = d["achievement_cubes"]
     achs = d["achievements"]
     if color not in achs["legendary"] and cubes["legendary"].get(color, 0) >= 4:
@@ -2045,7 +2045,7 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
 def check_choose_bonus(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Invalid("only a player keeps a Bonus Achievement token.")
-    p = _p(d, player)
+    p = d["p"][player]
     if p["bonus"] is not None or not p["bonus_offer"]:
         raise Illegal("you have no Bonus Achievement tokens to choose from.")
     if a.get("token") not in p["bonus_offer"]:
@@ -2054,7 +2054,7 @@ def check_choose_bonus(d: dict[str, Any], player: str, a: dict[str, Any]) -> dic
 
 
 def do_choose_bonus(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
-    p = _p(d, player)
+    p = d["p"][player]
     p["bonus"] = a["token"]
     for t in p["bonus_offer"]:
         if t != a["token"]:
