@@ -87,24 +87,24 @@ def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: in
         return found
     sx, sy = small.shape[1] / float(w), small.shape[0] / float(h)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.02)
+    keep: dict[int, np.ndarray] = {}
     for c, marker_id in zip(corners, ids.reshape(-1), strict=True):
-        if int(marker_id) in found:  # a duplicate id (reflection, print error): keep the first
-            continue
-        # Pixel centres: small (u + 0.5) / s - 0.5 in full-size pixels.
-        pts = ((c.reshape(4, 2) + 0.5) / np.array([sx, sy]) - 0.5).astype(np.float32)
+        keep.setdefault(int(marker_id), c)  # a duplicate id (reflection, print error): keep the first
+    # Pixel centres: small (u + 0.5) / s - 0.5 in full-size pixels. All markers' boxes at once.
+    pts_all = ((np.array([c.reshape(4, 2) for c in keep.values()]) + 0.5) / np.array([sx, sy]) - 0.5).astype(np.float32)
+    side = np.hypot(*(pts_all[:, 0] - pts_all[:, 1]).T.astype(np.float64))
+    wins = np.clip(side / 8, 2, 7).astype(int)  # large enough to pull a scaled-down corner in
+    lo = np.maximum(np.floor(pts_all.min(axis=1)).astype(int) - wins[:, None] - 3, 0)
+    hi = np.minimum(np.ceil(pts_all.max(axis=1)).astype(int) + wins[:, None] + 4, [w, h])
+    for marker_id, pts, win, (x0, y0), (x1, y1) in zip(keep, pts_all, wins.tolist(), lo.tolist(), hi.tolist(), strict=True):
         if refine:
-            side = float(np.linalg.norm(pts[0] - pts[1]))
-            win = int(max(2, min(7, side / 8)))  # large enough to pull a scaled-down corner in
-            x0, y0 = np.floor(pts.min(axis=0)).astype(int) - win - 3
-            x1, y1 = np.ceil(pts.max(axis=0)).astype(int) + win + 4
-            x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
             roi = image[y0:y1, x0:x1]
             roi = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) if roi.ndim == 3 else roi
             local = (pts - np.array([x0, y0], np.float32)).reshape(-1, 1, 2)
             if min(roi.shape[:2]) > 2 * win + 5:
                 cv2.cornerSubPix(roi, local, (win, win), (-1, -1), crit)
             pts = local.reshape(4, 2) + np.array([x0, y0], np.float32)
-        found[int(marker_id)] = pts
+        found[marker_id] = pts
     return found
 
 
