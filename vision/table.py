@@ -540,14 +540,17 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
     return found
 
 
-def _settle_corners(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """A frame marker's corners moved to the fixed point of OpenCV's sub-pixel corner search (7x7
+def _settle_corners(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarray]:
+    """Frame markers' corners moved to the fixed point of OpenCV's sub-pixel corner search (7x7
     window, as the detector's own refinement) at full resolution: from the detector's corners or from
-    the half-size pass's (up to ~4 px off) it lands within 0.001 px of the same place, so a cold and a
-    live reading of one frame fit the same homography."""
-    pts = cv2.cornerSubPix(gray, quad.astype(np.float32).reshape(-1, 1, 2), (3, 3), (-1, -1),
+    the half-size pass's (up to ~4 px off) each lands within 0.001 px of the same place, so a cold and
+    a live reading of one frame fit the same homography. (One call for all: each corner is searched
+    on its own.)"""
+    if not quads:
+        return []
+    pts = cv2.cornerSubPix(gray, np.concatenate(quads).astype(np.float32).reshape(-1, 1, 2), (3, 3), (-1, -1),
                            (cv2.TERM_CRITERIA_MAX_ITER | cv2.TERM_CRITERIA_EPS, 100, 1e-4))
-    return pts.reshape(4, 2).astype(np.float64)
+    return list(pts.reshape(-1, 4, 2).astype(np.float64))
 
 
 def _perimeters(quads: np.ndarray) -> np.ndarray:
@@ -765,7 +768,8 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     # The table frame: one homography from every frame marker seen; drop a marker that disagrees. The
     # markers used must span the table (3 or more, not in a line): two markers on one edge would let
     # a small corner error swing the far side of the table by centimetres.
-    frame = [(m, _settle_corners(gray, found[m.id][0])) for m in layout.markers if len(found.get(m.id, [])) == 1]
+    used = [m for m in layout.markers if len(found.get(m.id, [])) == 1]
+    frame = list(zip(used, _settle_corners(gray, [found[m.id][0] for m in used]), strict=True))
     H = None
     while _spread_ok(layout, [m for m, _ in frame]):
         board_pts = np.concatenate([m.corners_mm for m, _ in frame])
