@@ -24,6 +24,7 @@ from vision.geometry import (
     apply_homography,
     default_intrinsics,
     detect_markers,
+    detection_copy,
     fit_homography,
     pose_from_points,
     rasterize_polygons,
@@ -154,6 +155,8 @@ class BoardReader:
         self._marker_mask = np.zeros((self.size_px[1], self.size_px[0]), np.uint8)
         self._last_located: tuple[np.ndarray, CameraPose, list[int]] | None = None
         self._last_shape: tuple[int, ...] = ()
+        self._small: np.ndarray | None = None  # the last located frame's half-size copy
+        self._small_of: np.ndarray | None = None  # ... and that frame
         self._ref_keep = self._ref_A = self._ref_log = self._ref_chroma = None
 
     def _build_maps(self) -> None:
@@ -188,7 +191,10 @@ class BoardReader:
     def locate(self, image: np.ndarray) -> tuple[np.ndarray, CameraPose, list[int]] | str:
         """Homography (board mm -> ideal px), pose and marker ids, or the reason there is no board.
         `image` is BGR or grey."""
-        found = detect_markers(image, self.layout.aruco_dictionary, expected=self.layout.marker_points())
+        # The half-size copy the markers are found on also serves the coarse pass (`_blobs_coarse_to_fine`).
+        self._small, self._small_of = detection_copy(image), image
+        found = detect_markers(image, self.layout.aruco_dictionary, expected=self.layout.marker_points(),
+                               small=self._small)
         ids = [i for i in sorted(found) if i in self._marker_ids]
         if len(ids) < MIN_MARKERS:
             want = sorted(self._marker_ids)
@@ -391,8 +397,14 @@ class BoardReader:
         c = COARSE_PX_PER_MM / self.s
         cw, ch = int(math.ceil(self.size_px[0] * c)), int(math.ceil(self.size_px[1] * c))
         Mc = M @ np.diag([1.0 / c, 1.0 / c, 1.0])
-        # Nearest sampling: 4x cheaper than bilinear here, and the dilation below bridges its speckle.
-        coarse = cv2.warpPerspective(image, Mc, (cw, ch), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+        src = image
+        if self._small is not None and self._small.shape[:2] != image.shape[:2] and self._small_of is image:
+            # From the markers' half-size copy (area-averaged: less noise, and 4x fewer bytes to touch).
+            sx, sy = self._small.shape[1] / image.shape[1], self._small.shape[0] / image.shape[0]
+            Mc = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1.0]]) @ Mc
+            src = self._small
+        # Nearest sampling: cheaper than bilinear here, and the dilation below bridges its speckle.
+        coarse = cv2.warpPerspective(src, Mc, (cw, ch), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
         t_warp += time.perf_counter() - tw
         cand = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)

@@ -56,9 +56,18 @@ def _detector(name: str, windows: int = 2) -> cv2.aruco.ArucoDetector:
     return cv2.aruco.ArucoDetector(aruco_dictionary(name), params)
 
 
+def detection_copy(image: np.ndarray, max_detect_width: int = 960) -> np.ndarray:
+    """The copy of `image` that `detect_markers` detects on: at most `max_detect_width` px wide."""
+    h, w = image.shape[:2]
+    scale = min(1.0, max_detect_width / float(w))
+    if scale >= 0.999:
+        return image
+    return cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
+
+
 def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: int = 960,
-                   refine: bool = True, expected: Collection[int] | Mapping[int, np.ndarray] | None = None
-                   ) -> dict[int, np.ndarray]:
+                   refine: bool = True, expected: Collection[int] | Mapping[int, np.ndarray] | None = None,
+                   small: np.ndarray | None = None) -> dict[int, np.ndarray]:
     """Marker id -> its 4 corners in full-resolution pixels (ArUco order), from a grey or BGR image.
     Detection runs on a grey copy scaled down to at most `max_detect_width` px wide (speed); corners
     are then refined at full size, converting only the pixels around each marker to grey. With
@@ -66,9 +75,8 @@ def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: in
     When `expected` maps each id to its corners on the board (any unit) and the fast pass found at
     least 3 of them, a missing one is looked for only where those 3 put it (a crop, full pass)."""
     h, w = image.shape[:2]
-    scale = min(1.0, max_detect_width / float(w))
-    small = image if scale >= 0.999 else cv2.resize(image, (int(round(w * scale)), int(round(h * scale))),
-                                                    interpolation=cv2.INTER_AREA)
+    if small is None:  # (a caller that also uses the small copy passes its `detection_copy`)
+        small = detection_copy(image, max_detect_width)
     if small.ndim == 3:
         small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     corners, ids = None, None
