@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,9 @@ from vision.geometry import (
 from vision.layout import BoardLayout
 from vision.palette import Palette, load_palette
 
+# The clock of `BoardReading.timings_ms`: wall time; a benchmark may set `time.thread_time` (CPU time of
+# the reading thread, which is all of it with OpenCV held to one thread) to leave out a busy host's waits.
+CLOCK: Callable[[], float] = time.perf_counter
 PX_PER_MM = 2.0  # resolution of the rectified board image
 TOUCH_MM = 1.0  # a footprint this deep in a zone touches it; this far outside does not; between: unsure
 MIN_MARKERS = 2
@@ -272,7 +276,7 @@ class BoardReader:
         """Read one frame; `crops` also fills each cube's box in the image (for the live crops);
         `reuse_pose` skips marker detection and uses the previous frame's registration (the live loop
         does this while the scene has stayed still since that frame)."""
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError("the image must be an 8-bit BGR colour image")
         if reuse_pose and self._last_located is not None and self._last_shape == image.shape:
@@ -281,7 +285,7 @@ class BoardReader:
             located = self.locate(image)
         self._last_located = located if not isinstance(located, str) else None
         self._last_shape = image.shape
-        t1 = time.perf_counter()
+        t1 = CLOCK()
         if isinstance(located, str):
             return BoardReading(status="no-board", reason=located, timings_ms={"markers": (t1 - t0) * 1e3})
         H, pose, ids = located
@@ -290,24 +294,24 @@ class BoardReader:
         blobs = None
         if cam is None or not np.any(cam.dist):
             blobs, warp_s = self._blobs_coarse_to_fine(image, pose, cube_h)
-            t3 = time.perf_counter()
+            t3 = CLOCK()
             t2 = t1 + warp_s
         if blobs is None:  # lens distortion, or regions that kept growing: the whole board at full resolution
-            t1b = time.perf_counter()
+            t1b = CLOCK()
             rect = self.rectify(image, pose, cube_h)
             # A light blur first: sensor noise otherwise speckles dark colours (black) between classes.
             rect = cv2.blur(rect, (3, 3))
-            t2 = time.perf_counter()
+            t2 = CLOCK()
             labels = self._lut.take(_bin_index(rect))
             labels[self._on_board(pose, cube_h) == 0] = 0
             blobs = self._blobs(labels)
-            t3 = time.perf_counter()
+            t3 = CLOCK()
             t2 -= t1b - t1
         cubes, occluded = self._assign(blobs, pose, image.shape, crops)
-        t4 = time.perf_counter()
+        t4 = CLOCK()
         if not occluded and self.palette.reference is not None:
             occluded = self._foreign_object(image, pose)
-        t5 = time.perf_counter()
+        t5 = CLOCK()
         timings = {"markers": (t1 - t0) * 1e3, "warp": (t2 - t1) * 1e3, "segment": (t3 - t2) * 1e3,
                    "assign": (t4 - t3) * 1e3, "occlusion": (t5 - t4) * 1e3}
         missing = sorted(self._marker_ids - set(ids))
@@ -388,7 +392,7 @@ class BoardReader:
         resolution. A region whose blobs come near its edge inside the board is grown and redone, so
         every blob is whole. Returns (blobs, seconds spent warping), or None when regions kept growing."""
         t_warp = 0.0
-        tw = time.perf_counter()
+        tw = CLOCK()
         M = pose.plane_homography(height_mm) @ np.diag([1.0 / self.s, 1.0 / self.s, 1.0])  # rect px -> image
         outline, markers = self._board_polys(pose, height_mm)
         self._marker_mask = np.zeros(self.valid.shape, np.uint8)  # where markers hide cubes, for _assign
@@ -406,7 +410,7 @@ class BoardReader:
         # Nearest sampling: cheaper than bilinear here, and the dilation below bridges its speckle.
         coarse = cv2.warpPerspective(src, Mc, (cw, ch), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
-        t_warp += time.perf_counter() - tw
+        t_warp += CLOCK() - tw
         cand = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
         on = np.zeros((ch, cw), np.uint8)
         cv2.fillConvexPoly(on, np.round(outline * c).astype(np.int32), 1, cv2.LINE_8, 4)
@@ -437,13 +441,13 @@ class BoardReader:
                 if b in pasted:
                     continue
                 pasted.add(b)
-                tw = time.perf_counter()
+                tw = CLOCK()
                 x0, y0, x1, y1 = b
                 Mr = M @ np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
                 roi = cv2.warpPerspective(image, Mr, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
                 roi = cv2.blur(roi, (3, 3))
-                t_warp += time.perf_counter() - tw
+                t_warp += CLOCK() - tw
                 lab = self._lut.take(_bin_index(roi))
                 corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) * 16
                 inside = all(cv2.pointPolygonTest(outline_f, (float(px), float(py)), True) > 32 for px, py in corners)
