@@ -1686,13 +1686,13 @@ def to_plain(x: Any) -> Any:
     cls = type(x)
     if cls in _LEAVES:
         return x
+    if cls is dict:  # (never a dataclass: tested before the look-up in _FIELDS)
+        return {k: v if type(v) in _LEAVES else to_plain(v) for k, v in x.items()}
+    if cls is list or cls is tuple:
+        return [v if type(v) in _LEAVES else to_plain(v) for v in x]
     names = _FIELDS.get(cls)
     if names is None:
         if not hasattr(cls, "__dataclass_fields__"):
-            if cls is dict:
-                return {k: to_plain(v) for k, v in x.items()}
-            if cls is list or cls is tuple:
-                return [to_plain(v) for v in x]
             return x
         names = _FIELDS[cls] = tuple(f.name for f in fields(x))
     return {n: v if type(v := getattr(x, n)) in _LEAVES else to_plain(v) for n in names}
@@ -1770,8 +1770,23 @@ def resolved_battle(setup: BattleSetup, rec: dict[str, Any] | None, outcome: Bat
     for side in (outcome.attacker, outcome.defender):
         if min(side.plunder_cargo, side.plunder_coins, side.damage_dealt, side.coins_from_abilities) < 0:
             raise Invalid("the battle result has a negative number.")
-    return {"type": "resolve_battle", "setup": to_plain(setup), "record": plain(rec),
+    return {"type": "resolve_battle", "setup": to_plain(setup), "record": _plain_record(rec),
             "outcome": to_plain(outcome)}
+
+
+def _plain_record(rec: Any) -> Any:
+    """`plain(rec)` for a battle record, the largest part of a battle's action: a marshal copy (version 2,
+    without back-references, so nothing in it is shared) when the record is plain data without tuples,
+    which is what `plain` would produce; `plain` itself otherwise. The check for tuples is on marshal's
+    type code "(" (a string holding "(" also sends the record to `plain`)."""
+    if type(rec) is dict:
+        try:
+            b = marshal.dumps(rec, 2)
+        except ValueError:  # something marshal cannot write
+            return plain(rec)
+        if b"(" not in b:
+            return marshal.loads(b)
+    return plain(rec)
 
 
 def do_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:

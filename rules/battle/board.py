@@ -40,6 +40,16 @@ class BattleBoard:
         return [z.id for z in self.zones.values() if z.kind == kind]
 
     def to_json(self) -> dict[str, Any]:
+        """The zone model as JSON data (a fresh copy each call: the caller may keep or edit it)."""
+        got = _JSON.get(id(self))
+        if got is not None and got[0] is self:
+            return marshal.loads(got[1])
+        out = self._to_json()
+        if len(_JSON) < 64:
+            _JSON[id(self)] = (self, marshal.dumps(out))  # the board is kept: its id stays its own
+        return out
+
+    def _to_json(self) -> dict[str, Any]:
         zones: dict[str, Any] = {}
         for z in self.zones.values():
             entry: dict[str, Any] = {"kind": z.kind}
@@ -50,6 +60,9 @@ class BattleBoard:
             zones[z.id] = entry
         pairs = sorted(sorted(p) for p in self.adjacent)
         return {"zones": zones, "adjacent": pairs}
+
+
+_JSON: dict[int, tuple[BattleBoard, bytes]] = {}  # to_json of a board (frozen), as marshal bytes
 
 
 def _int_field(zone_id: str, entry: dict[str, Any], key: str) -> int:

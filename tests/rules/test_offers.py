@@ -96,3 +96,17 @@ def test_an_offered_battle_record_is_kept_with_the_result_of_its_full_check() ->
                         compared += 1
             state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
     assert compared > 50
+
+
+def test_a_battle_record_is_kept_in_its_plain_form() -> None:
+    # _plain_record: plain() of a record, by a marshal copy when the record is plain data without tuples
+    from rules.engine import _plain_record
+    from rules.state import plain
+
+    rec = {"schema": "x", "board": {"zones": {"z(1)": {"kind": "miss"}}, "adjacent": [["a", "b"]]},
+           "steps": [{"step": "drop", "board": [{"color": "red", "zone": None}]}], "n": 1.5, "ok": True}
+    for r in (rec, {**rec, "steps": [("drop", 1)]}, {**rec, "board": {"adjacent": (("a", "b"),)}}):
+        got = _plain_record(r)
+        assert got == plain(r) and type(got) is dict
+        assert got["steps"] is not r["steps"] and got["board"] is not r["board"]  # a copy, not shared
+        assert "(" not in repr(got).replace("z(1)", "")  # no tuples left
