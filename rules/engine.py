@@ -2022,8 +2022,14 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
     achs = d["achievements"]
     if color not in achs["legendary"] and cubes["legendary"].get(color, 0) >= 4:
         _place_marker(d, color, "legendary", out)
-    if color not in achs["expert_sailors"] and [c["level"] for c in p["cards"].values()].count(4) >= 3:
-        _place_marker(d, color, "expert_sailors", out)
+    # (plain loops: a comprehension is a call of its own, and this runs after most actions)
+    if color not in achs["expert_sailors"]:
+        level4 = 0
+        for c in p["cards"].values():
+            if c["level"] == 4:
+                level4 += 1
+        if level4 >= 3:
+            _place_marker(d, color, "expert_sailors", out)
     if color not in achs["terror_of_the_sea"] and p["sank"]:
         _place_marker(d, color, "terror_of_the_sea", out)
     if color not in achs["capitalist"] and p["chest"] >= 30:
@@ -2036,8 +2042,15 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
         mine = cubes["explorer"].get(color, 0)
         if mine >= need:
             _place_marker(d, color, "explorer", out)
-        elif mine + [grid[sq]["board"] for sq in SQUARES].count(None) < need:
-            p["cubes"] += cubes["explorer"].pop(color, 0)  # it can no longer be met
+        else:  # fewer face-down boards left than cubes still needed: it can no longer be met
+            short = need - mine
+            for sq in SQUARES:
+                if grid[sq]["board"] is None:
+                    short -= 1
+                    if not short:
+                        break
+            else:
+                p["cubes"] += cubes["explorer"].pop(color, 0)
     builder, settler = color not in achs["builder"], color not in achs["settler"]
     if builder or settler:
         buildings = perm = 0
