@@ -256,42 +256,58 @@ def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: d
 
 
 def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
+    # Built with plain loops and appends, in the order offered: a comprehension is a call of its own, and
+    # this runs for most states of a game.
     cat = catalog(d)
     ps = d["p"]
     p = ps[player]
     ship = p["ship"]
     at = ship["at"]
     turn = d["turn"]
+    if _OFFERED:
+        forget_offers()
     # the turn's preconditions every check of the active player's actions tests first (`_require_active`)
     sure_ok = d["phase"] == "main" and not d["pending"] and not d["battle"]
-    cands: list[dict[str, Any]] = []
     # legal by construction here (active player, main phase, nothing pending): no check needed
-    sure: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = []
+    add = out.append
+    hand = p["hand"]
     if p["level_up"]:
         cards = p["cards"]
-        sure += [{"type": "level_up", "card": c} for c in p["hand"] if cards[c]["level"] < 4]
-    sure += [{"type": "play_card", "card": c} for c in p["hand"]]
+        for c in hand:
+            if cards[c]["level"] < 4:
+                add({"type": "level_up", "card": c})
+    for c in hand:
+        add({"type": "play_card", "card": c})
     grid = d["grid"]
     isl = grid[at]["island"] if at != HARBOR else None
     # opponents' Pirate-mode ships: for moves (`pirates_at`) and the blockade at an island (`blockaded`)
     moving = turn["sails_set"] and ship["sails"] > 0
-    pirates = [c for c in d["players"] if c != player and ps[c]["ship"]["pirate"]] if moving or isl else []
+    pirates = []
+    if moving or isl:
+        for c in d["players"]:
+            if c != player and ps[c]["ship"]["pirate"]:
+                pirates.append(c)
     if not turn["sails_set"]:
-        sure.append({"type": "set_sails"})
+        add({"type": "set_sails"})
     elif moving:  # one board at a time; not onto a second unexplored board this turn
         explored = turn["explored"]
         for n in neighbours(at):
             if n == HARBOR:
-                sure.append({"type": "move", "path": [n]})
+                add({"type": "move", "path": [n]})
             elif not explored or grid[n]["board"] is not None:
-                pir = [c for c in pirates if ps[c]["ship"]["at"] == n] if pirates else []  # = pirates_at
-                sure.append({"type": "move", "path": [n], **({"fight_order": pir} if len(pir) > 1 else {})})
+                pir = []  # = pirates_at
+                for c in pirates:
+                    if ps[c]["ship"]["at"] == n:
+                        pir.append(c)
+                add({"type": "move", "path": [n], "fight_order": pir} if len(pir) > 1 else {"type": "move", "path": [n]})
     # Candidates below pass the engine's full checks: where the cheap tests in front of them are exactly
     # the check's (and `sure_ok` holds) they are offered as they are, otherwise through `offer`.
     holds = ship["holds"]
     on_ship = holds[0][0] + holds[1][0]
     here = grid[at] if at != HARBOR else None
     card_here = here["card"] if here else None
+    cands: list[dict[str, Any]] = []
     if card_here and turn["bought"] < 2:
         if cat.cards[card_here]["cost"] <= on_ship:  # check_buy: the Ship pays (pay plan from the holds)
             cands.append({"type": "buy"})
@@ -307,12 +323,15 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                 if flags <= 0:
                     continue
             cands.append({"type": "attack", "target": c})
-    # an opponent's Fort or Garrison here (`fortified_against`)
+    # an opponent's Fort or Garrison here (`fortified_against`); attacking it is left to its check, which
+    # also tests the blockade and the battles of the turn
     guarded = isl is not None and isl["controller"] not in (None, player) and \
         bool(isl["buildings"]["fort"] or isl["buildings"]["garrison"])
-    building = {"type": "attack_building"} if guarded else None  # its check also tests blockade and battled
-    # (action, (card, ability) as found for `offer`, or None: the ability's check certainly passes)
-    abil: list[tuple[dict[str, Any], tuple[str, dict[str, Any]] | None]] = []
+    if guarded:
+        cands.append({"type": "attack_building"})
+    for a in cands:  # buy, attack and attack_merchant were filtered above with exactly their checks' tests
+        if (sure_ok and a["type"] != "attack_building") or offer(d, player, a):
+            add(a)
     used = p["used"]
     cards = p["cards"]
     catid = id(cat)
@@ -325,18 +344,15 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
             if aid in used:
                 continue
             if sure_ok and sure_alt:  # never hopeless, and no arguments to choose
-                a = {"type": "use_ability", "ability": aid, "args": {}} if choice is None else \
-                    {"type": "use_ability", "ability": aid, "choice": choice, "args": {}}
-                abil.append((a, None))
+                add({"type": "use_ability", "ability": aid, "args": {}} if choice is None else
+                    {"type": "use_ability", "ability": aid, "choice": choice, "args": {}})
             elif not _hopeless(alt, at, isl, ship):
                 args = _ability_args(d, player, alt)
                 a = {"type": "use_ability", "ability": aid, "args": args} if choice is None else \
                     {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
                 verdict = _decided(d, player, p, cat, alt, args) if sure_ok else None
-                if verdict is None:
-                    abil.append((a, (cid, ab)))
-                elif verdict:
-                    abil.append((a, None))
+                if verdict or (verdict is None and offer(d, player, a, (cid, ab))):
+                    add(a)
     # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
     # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
     # Pirate-mode ship blockades it (`blockaded`), nor unloading onto an opponent's Fort or Garrison;
@@ -346,47 +362,37 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     elif isl is None:
         ok_here = False
     else:
+        ok_here = True
         beaten = turn["beaten"]
-        ok_here = not any(ps[c]["ship"]["at"] == at and c not in beaten for c in pirates)
-    cargo_ops: list[dict[str, Any]] = []
+        for c in pirates:
+            if ps[c]["ship"]["at"] == at and c not in beaten:
+                ok_here = False
+                break
     if ok_here:
         mine = isl is not None and isl["controller"] == player
-        unload_ok = not guarded
         for h in (0, 1):
             hold = holds[h]
             if hold[0] + hold[1] < HOLD_CAP[h]:
                 if at == HARBOR and p["dock"]:
-                    cargo_ops.append({"type": "load", "hold": h, "cargo": 1})
+                    add({"type": "load", "hold": h, "cargo": 1})
                 if mine:
                     if isl["cargo"]:
-                        cargo_ops.append({"type": "load", "hold": h, "cargo": 1})
+                        add({"type": "load", "hold": h, "cargo": 1})
                     if isl["coins"]:
-                        cargo_ops.append({"type": "load", "hold": h, "coins": 1})
-            if unload_ok:
+                        add({"type": "load", "hold": h, "coins": 1})
+            if not guarded:
                 if hold[0]:
-                    cargo_ops.append({"type": "unload", "hold": h, "cargo": hold[0]})
+                    add({"type": "unload", "hold": h, "cargo": hold[0]})
                 if hold[1]:
-                    cargo_ops.append({"type": "unload", "hold": h, "coins": hold[1]})
-    if _OFFERED:
-        forget_offers()
-    if sure_ok:  # buy, attack and attack_merchant were filtered above with exactly their checks' tests
-        out = sure + cands
-        if building is not None and offer(d, player, building):
-            out.append(building)
-    else:
-        if building is not None:
-            cands.append(building)
-        out = sure + [a for a in cands if offer(d, player, a)]
-    out += [a for a, f in abil if f is None or offer(d, player, a, f)]
-    out += cargo_ops  # in the order offered before (abilities, then holds, then Master Merchant)
+                    add({"type": "unload", "hold": h, "coins": hold[1]})
     if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
         mm = {"type": "master_merchant"}  # its check: Dock and Ship carry the 12 Cargo (pay plan)
         if sure_ok or offer(d, player, mm):
-            out.append(mm)
+            add(mm)
     end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player) if p["set_aside"] else []}
-    out.append(end)
+    add(end)
     if at != HARBOR:
-        out.append({**end, "pirate": True})
+        add({**end, "pirate": True})
     return out
 
 
