@@ -118,7 +118,11 @@ def card_abilities(cat: Catalog, cid: str, card: dict[str, Any]) -> list[tuple[s
 
 
 def played_icons(cat: Catalog, p: dict[str, Any], icon: str) -> int:
-    return sum(card_icons(cat, p["cards"][c]).get(icon, 0) for c in p["played"])
+    n = 0
+    cards = p["cards"]
+    for c in p["played"]:  # a plain loop: a generator costs a call per card (this runs after most actions)
+        n += card_icons(cat, cards[c]).get(icon, 0)
+    return n
 
 
 def ship_icon(cat: Catalog, d: dict[str, Any], color: str, icon: str, setting_sails: bool = False) -> int:
@@ -180,14 +184,23 @@ def fortified_against(d: dict[str, Any], square: str, color: str) -> bool:
 
 
 def pirates_at(d: dict[str, Any], square: str, color: str) -> list[str]:
+    out: list[str] = []
     if square == HARBOR:
-        return []
-    return [c for c in d["players"] if c != color and d["p"][c]["ship"]["at"] == square and d["p"][c]["ship"]["pirate"]]
+        return out
+    ps = d["p"]
+    for c in d["players"]:
+        if c != color and ps[c]["ship"]["at"] == square and ps[c]["ship"]["pirate"]:
+            out.append(c)
+    return out
 
 
 def blockaded(d: dict[str, Any], square: str, color: str) -> bool:
     """An opponent's Pirate-mode Ship at the island blocks it until the active player beats it."""
-    return any(c not in d["turn"]["beaten"] for c in pirates_at(d, square, color))
+    beaten = d["turn"]["beaten"]
+    for c in pirates_at(d, square, color):
+        if c not in beaten:
+            return True
+    return False
 
 
 def hand_limit(cat: Catalog, d: dict[str, Any], color: str) -> int:
@@ -1969,7 +1982,13 @@ def _queue_draw(d: dict[str, Any], player: str, n: int) -> None:
 def _finish_turn(d: dict[str, Any], out: list[dict]) -> None:
     me = d["active"]
     p = d["p"][me]
-    p["level_up"] = any(p["cards"][c]["level"] < 4 for c in p["hand"])
+    cards = p["cards"]
+    can = False
+    for c in p["hand"]:
+        if cards[c]["level"] < 4:
+            can = True
+            break
+    p["level_up"] = can
     fin = d["final"]
     if fin is None and len(achieved(d, me)) >= 4:
         d["final"] = fin = {"triggered_by": me, "remaining": [c for c in _seat_order_after(d, me)]}
