@@ -213,7 +213,12 @@ def hand_limit(cat: Catalog, d: dict[str, Any], color: str) -> int:
 
 
 def achieved(d: dict[str, Any], color: str) -> list[str]:
-    return [a for a in ACHIEVEMENTS if color in d["achievements"][a]]
+    out = []
+    achs = d["achievements"]
+    for a in ACHIEVEMENTS:  # a plain loop: a comprehension is a call of its own (run at every turn's end)
+        if color in achs[a]:
+            out.append(a)
+    return out
 
 
 # --------------------------------------------------------------------------- setup
@@ -1923,7 +1928,10 @@ def check_end_turn(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
             raise Illegal(f"{card}'s {slot} slot is taken: an Advancement may not cover another.")
         taken.add((card, slot))
         done.add(adv)
-    rest = [x for x in p["set_aside"] if x not in done]
+    rest = []
+    for x in p["set_aside"]:
+        if x not in done:
+            rest.append(x)
     if len(rest) > 1:
         free = {(c, s) for c in p["played"] for s in ("top", "middle", "bottom")
                 if not p["cards"][c]["slots"][s] and (c, s) not in taken}
@@ -1931,8 +1939,10 @@ def check_end_turn(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
         if sleevable:
             raise Illegal(f"at most 1 Advancement may stay set aside; sleeve {sleevable[0]} onto a played card "
                           "with that slot free.")
-    return {"type": "end_turn", "pirate": pirate, "sleeve": [{"advancement": s["advancement"], "card": s["card"]}
-                                                             for s in sleeve]}
+    norm = []
+    for s in sleeve:
+        norm.append({"advancement": s["advancement"], "card": s["card"]})
+    return {"type": "end_turn", "pirate": pirate, "sleeve": norm}
 
 
 def do_end_turn(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
