@@ -332,7 +332,7 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
     checker = CHECKS.get(atype)
     if checker is None:
         raise Invalid(f"unknown action type {atype!r}; see docs/rules-engine.md for the list.")
-    normalized = _offered_check(d, player, action)
+    normalized = _offered_check(d, player, action) if _OFFERED else None
     if normalized is None:
         normalized = checker(d, player, action)
     event = {"seq": d["seq"], "type": atype, "player": player, "action": normalized}
@@ -347,7 +347,8 @@ def apply(state: GameState, command: Any, inplace: bool = False) -> tuple[GameSt
         new = state.copy()
     out: list[dict] = []
     _fold_into(new.data, event, out)
-    return _auto_chance(new, [event, *out])
+    events = [event, *out]
+    return _auto_chance(new, events) if new.data["pending"] else (new, events)
 
 
 # Actions `legal_actions` just offered after running their full check on this very state: (state data,
@@ -463,7 +464,7 @@ def _touched_squares(d: dict[str, Any], player: str, a: dict[str, Any]) -> tuple
 
 def _auto_chance(state: GameState, events: list[dict]) -> tuple[GameState, list[dict]]:
     d = state.data
-    while d["options"].get("auto_chance") and d["pending"] and not d["battle"]:
+    while d["pending"] and not d["battle"] and d["options"].get("auto_chance"):
         action = draw_chance(d, d["pending"][0])
         event = {"seq": d["seq"], "type": action["type"], "player": "table", "action": action, "rng": d["rng"]}
         out: list[dict] = []
@@ -765,7 +766,7 @@ def _start_turn(d: dict[str, Any], color: str, out: list[dict]) -> None:
     for c in d["players"]:
         p = d["p"][c]
         p["used"], p["cannons_used"], p["flags_used"] = [], 0, 0
-    notice(out, "turn_started", player=color, turn=d["turn_no"])
+    out.append({"type": "turn_started", "player": color, "turn": d["turn_no"]})  # = notice(): no call
     check_achievements(d, color, out)
     # the turn's starting point for undo (none while `replay_turn` refolds a turn: it is thrown away)
     d["turn_base"] = None if _REPLAYING else next_base(d)
@@ -2086,7 +2087,8 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
         for g in grid.values():  # every square of the grid (order does not matter for the sums)
             isl = g["island"]
             if isl:
-                perm += isl["permanent"].get(color, 0)
+                if isl["permanent"]:
+                    perm += isl["permanent"].get(color, 0)
                 if isl["controller"] == color:
                     bs = isl["buildings"]
                     buildings += bs["fort"] + bs["garrison"] + bs["outpost"]
