@@ -63,3 +63,74 @@ def test_fast_marker_pass_agrees_and_falls_back(session) -> None:  # noqa: ANN00
     covered[y0:y1, x0:x1] = 128
     seen = detect_markers(covered, layout.aruco_dictionary, expected=ids)
     assert set(seen) == ids - {0}
+
+
+def test_second_look_finds_what_the_full_pass_finds(session) -> None:  # noqa: ANN001
+    """With the markers' board corners given, a marker the fast pass misses is looked for in a crop
+    where the others put it: found when it shows, reported missing when covered."""
+    from vision.geometry import detect_markers
+
+    layout = session.layout
+    image, _ = session.render([], seed=7)
+    points = layout.marker_points()
+    full = detect_markers(image, layout.aruco_dictionary)
+    seen = detect_markers(image, layout.aruco_dictionary, expected=points)
+    assert set(seen) == set(full)
+    assert max(float(np.abs(seen[i] - full[i]).max()) for i in seen) < 0.05
+    covered = image.copy()
+    x0, y0 = np.floor(full[0].min(axis=0)).astype(int) - 4
+    x1, y1 = np.ceil(full[0].max(axis=0)).astype(int) + 4
+    covered[y0:y1, x0:x1] = 128
+    assert set(detect_markers(covered, layout.aruco_dictionary, expected=points)) == set(full) - {0}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_coarse_to_fine_finds_the_whole_board_blobs(session, seed: int) -> None:  # noqa: ANN001
+    """Warping only the regions the 1 px/mm pass finds gives the blobs of the whole board warped at
+    2 px/mm: every blob big enough to matter (35 mm2) is there, with its area within a few pixels
+    (OpenCV's float32 warp coordinates round a translated homography a little differently)."""
+    from vision.board import BoardReader, _bin_index
+    from vision.synth.battle import random_cube_specs
+
+    rng = np.random.default_rng(100 + seed)
+    image, _ = session.render(random_cube_specs(session.layout, rng, 24), seed=200 + seed)
+    reader = BoardReader(session.layout, session.palette)
+    located = reader.locate(image)
+    assert not isinstance(located, str)
+    pose = located[1]
+    h = session.layout.cube_size_mm
+    fine, _ = reader._blobs_coarse_to_fine(image, pose, h)
+    assert fine is not None
+    labels = reader._lut.take(_bin_index(cv2.blur(reader.rectify(image, pose, h), (3, 3))))
+    labels[reader._on_board(pose, h) == 0] = 0
+    whole = reader._blobs(labels)
+    areas = {(lab, int(st[0]), int(st[1])): int(st[4]) for lab, st, _ in fine}
+    big = [(lab, st) for lab, st, _ in whole if st[4] >= 35 * reader.s ** 2]
+    assert big
+    for lab, st in big:
+        near = [a for (lb, x, y), a in areas.items() if lb == lab and abs(x - st[0]) <= 1 and abs(y - st[1]) <= 1]
+        assert near and min(abs(a - int(st[4])) for a in near) <= 4
+
+
+def test_row_ends_give_the_same_min_area_rect() -> None:
+    from vision.board import _row_ends
+
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        mask = np.zeros((60, 60), np.uint8)
+        centre = (float(rng.uniform(20, 40)), float(rng.uniform(20, 40)))
+        box = cv2.boxPoints((centre, (float(rng.uniform(8, 30)), float(rng.uniform(8, 30))), float(rng.uniform(0, 90))))
+        cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
+        ys, xs = np.nonzero(mask)
+        pts = np.stack([xs, ys], 1).astype(np.float32)
+        assert cv2.minAreaRect(_row_ends(pts)) == cv2.minAreaRect(pts)
+
+
+def test_merge_boxes_leaves_no_overlap() -> None:
+    from vision.board import _merge_boxes
+
+    merged = _merge_boxes([(0, 0, 10, 10), (5, 5, 20, 20), (30, 30, 40, 40), (19, 0, 31, 3), (50, 50, 60, 60)])
+    assert sorted(merged) == [(0, 0, 31, 20), (30, 30, 40, 40), (50, 50, 60, 60)]
+    for i, a in enumerate(merged):
+        for b in merged[i + 1:]:
+            assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])
