@@ -27,6 +27,7 @@ from vision.geometry import (
     detect_markers,
     detection_copy,
     fit_homography,
+    merge_boxes,
     pose_from_points,
     rasterize_polygons,
     square_corners,
@@ -436,7 +437,7 @@ class BoardReader:
         labels = np.zeros((H, W), np.uint8)
         pasted: set[tuple[int, int, int, int]] = set()
         for _ in range(4):
-            boxes = _merge_boxes(boxes)
+            boxes = merge_boxes(boxes)
             for b in boxes:
                 if b in pasted:
                     continue
@@ -706,25 +707,6 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
             row_out[1] += y
             out.append(((y + jy) * mask.shape[1] + x + jx + first, row_out, inside))
     out.sort(key=lambda item: item[0])
-    return out
-
-
-def _merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
-    """Boxes (x0, y0, x1, y1) with every overlapping pair replaced by their union, until none overlap."""
-    out = list(boxes)
-    merged = True
-    while merged:
-        merged = False
-        for i in range(len(out)):
-            for j in range(i + 1, len(out)):
-                a, b = out[i], out[j]
-                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
-                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
-                    del out[j]
-                    merged = True
-                    break
-            if merged:
-                break
     return out
 
 

@@ -311,3 +311,22 @@ def upsample_grid(grid: np.ndarray, step: int, size: tuple[int, int]) -> np.ndar
     (node k lands exactly on pixel k*step, unlike cv2.resize which aligns cell centres)."""
     M = np.float32([[step, 0, 0], [0, step, 0]])
     return cv2.warpAffine(grid.astype(np.float32), M, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) with every overlapping pair replaced by their union, until none overlap."""
+    out = list(boxes)
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return out

@@ -24,6 +24,7 @@ from vision.geometry import (
     aruco_dictionary,
     default_intrinsics,
     fit_homography,
+    merge_boxes,
     parallax_to_footprint,
     pose_from_points,
     undistort_pixels,
@@ -497,7 +498,7 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
                 & (per <= BOARD_PERIMETER_RANGE[1] * expect))
         boxes += list(rq[keep])
     # Pixel boxes around the candidates, merged where they overlap (a marker must not be found twice).
-    rects: list[list[int]] = []
+    raw: list[list[int]] = []
     if boxes:
         qs = np.array(boxes, dtype=np.float64).reshape(-1, 4, 2)
         qs = qs[np.isfinite(qs).all(axis=(1, 2))]
@@ -505,20 +506,8 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
         lo = np.maximum(np.floor(qs.min(axis=1)) - m, 0).astype(int)
         hi = np.minimum(np.ceil(qs.max(axis=1)) + m + 1, [w, h]).astype(int)
         ok = ((hi - lo) >= 16).all(axis=1)
-        rects = np.concatenate([lo, hi], axis=1)[ok].tolist()
-    merged = True
-    while merged:
-        merged = False
-        for a in range(len(rects)):
-            for b in range(a + 1, len(rects)):
-                ra, rb = rects[a], rects[b]
-                if ra[0] < rb[2] and rb[0] < ra[2] and ra[1] < rb[3] and rb[1] < ra[3]:
-                    rects[a] = [min(ra[0], rb[0]), min(ra[1], rb[1]), max(ra[2], rb[2]), max(ra[3], rb[3])]
-                    rects.pop(b)
-                    merged = True
-                    break
-            if merged:
-                break
+        raw = np.concatenate([lo, hi], axis=1)[ok].tolist()
+    rects = merge_boxes([(x0, y0, x1, y1) for x0, y0, x1, y1 in raw])
     if not rects:
         return found
     crops = [gray[y0:y1, x0:x1] for x0, y0, x1, y1 in rects]

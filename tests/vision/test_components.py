@@ -127,9 +127,9 @@ def test_row_ends_give_the_same_min_area_rect() -> None:
 
 
 def test_merge_boxes_leaves_no_overlap() -> None:
-    from vision.board import _merge_boxes
+    from vision.geometry import merge_boxes
 
-    merged = _merge_boxes([(0, 0, 10, 10), (5, 5, 20, 20), (30, 30, 40, 40), (19, 0, 31, 3), (50, 50, 60, 60)])
+    merged = merge_boxes([(0, 0, 10, 10), (5, 5, 20, 20), (30, 30, 40, 40), (19, 0, 31, 3), (50, 50, 60, 60)])
     assert sorted(merged) == [(0, 0, 31, 20), (30, 30, 40, 40), (50, 50, 60, 60)]
     for i, a in enumerate(merged):
         for b in merged[i + 1:]:
