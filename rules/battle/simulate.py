@@ -29,19 +29,11 @@ def new_record(setup: BattleSetup, board: dict[str, Any] | None = None) -> dict[
     }
 
 
-def random_record(
-    setup: BattleSetup,
-    rng: random.Random,
-    board: dict[str, Any] | None = None,
-    *,
-    ability_chance: float = 0.6,
-    rail_chance: float = 0.03,
-    bump_chance: float = 0.05,
-    weights: dict[str, float] | None = None,
-) -> dict[str, Any]:
-    """A finished record of `setup`: drops, re-drops and Battle abilities chosen at random."""
-    return random_record_played(setup, rng, board, ability_chance=ability_chance, rail_chance=rail_chance,
-                                bump_chance=bump_chance, weights=weights)[0]
+def random_record(setup: BattleSetup, rng: random.Random, board: dict[str, Any] | None = None,
+                  **options: Any) -> dict[str, Any]:
+    """A finished record of `setup`: drops, re-drops and Battle abilities chosen at random (`options`:
+    `random_record_played`'s chances and zone weights)."""
+    return random_record_played(setup, rng, board, **options)[0]
 
 
 def random_record_played(
