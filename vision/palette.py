@@ -24,6 +24,7 @@ SHIFT = 8 - BITS
 BACKGROUND = 0
 # Shading range: the darkest side face and the brightest highlight, relative to the learned top face.
 ALPHA_MIN, ALPHA_MAX = 0.33, 1.45
+STRONG_BGR = 10.5  # see build_lut: a bin this near a cube colour's line is that colour even if the board shows it
 
 
 class PaletteError(ValueError):
@@ -118,18 +119,25 @@ def _bin_centres() -> np.ndarray:
 
 def color_distance(pixels: np.ndarray, model: ColorModel) -> np.ndarray:
     """How many noise widths `pixels` (N,3 BGR) lie from the shading line of `model`."""
+    resid, tol = _residual(pixels, model)
+    return resid / tol
+
+
+def _residual(pixels: np.ndarray, model: ColorModel) -> tuple[np.ndarray, np.ndarray]:
+    """Distance (BGR units) of `pixels` from the shading line of `model`, and the noise width there."""
     mu = model.bgr.astype(np.float32)
     alpha = np.clip(pixels @ mu / float(mu @ mu), ALPHA_MIN, ALPHA_MAX)
     resid = np.linalg.norm(pixels - alpha[:, None] * mu[None, :], axis=1)
     # Tolerance: sensor noise plus a share of the brightness (colour shifts at edges, JPEG chroma).
     tol = 4.0 + 0.5 * model.spread + 0.05 * alpha * float(np.linalg.norm(mu))
-    return resid / tol
+    return resid, tol
 
 
 def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
     centres = _bin_centres()
     n = len(palette.colors)
-    dists = np.stack([color_distance(centres, c) for c in palette.colors], axis=1) if n else np.zeros((len(centres), 0))
+    resids = [_residual(centres, c) for c in palette.colors]
+    dists = np.stack([r / t for r, t in resids], axis=1) if n else np.zeros((len(centres), 0))
     lut = np.zeros(len(centres), np.uint8)
     if n:
         best = np.argmin(dists, axis=1)
@@ -141,8 +149,12 @@ def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
     background = np.zeros(len(centres), bool)
     background[np.asarray(palette.background_bins, np.int64)] = True
     if n:
-        # A bin the bare board shows stays background unless it sits right on a cube colour's line.
-        strong = dbest < accept * 0.35
+        # A bin the bare board shows stays background unless it sits right on a cube colour's line:
+        # within 0.35 of the acceptance width, or within STRONG_BGR units. (The width scales with
+        # brightness, so for a dark colour 0.35 of it is ~7 units: the board's shadowed ink took half
+        # of a black cube's top face, and a cube under other light than the swatch's lost it all.)
+        resid_best = np.stack([r for r, _ in resids], axis=1)[np.arange(len(centres)), best]
+        strong = (dbest < accept * 0.35) | (resid_best < STRONG_BGR)
         lut[background & ~strong] = BACKGROUND
     # Vivid colours nobody calibrated (a hand, a cube of another colour): "unknown".
     lab = cv2.cvtColor(centres.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
