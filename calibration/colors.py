@@ -5,6 +5,7 @@ the light changes. Owns the learning; the palette format and classifier are `vis
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cv2
@@ -13,6 +14,10 @@ import numpy as np
 from vision.board import BoardReader, CameraModel
 from vision.layout import BoardLayout
 from vision.palette import ColorModel, Palette, background_bins_from_pixels, color_distance
+
+# A middle square less even than this (median BGR distance) is looked for nearby (`_most_even_patch`).
+RESEARCH_SPREAD = 8.0
+SEARCH_MM = 3.0
 
 
 class CalibrationError(ValueError):
@@ -51,10 +56,11 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
         bgr = np.median(patch, axis=0)
         spread = float(np.median(np.linalg.norm(patch - bgr, axis=1)))
         surround = np.median(ring, axis=0)
-        # Swatch spots are printed mid-grey: a neutral, mid-light centre is the bare spot, no cube.
-        lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_BGR2Lab)[0, 0]
-        bare_spot = np.hypot(float(lab[1]) - 128, float(lab[2]) - 128) < 10 and 90 < lab[0] < 215
-        if bare_spot or np.linalg.norm(bgr - surround) < 12:
+        if spread > RESEARCH_SPREAD:
+            # A cube placed further off the spot, or turned: the middle square takes in a side face.
+            # The most even 5 x 5 mm square within SEARCH_MM that is neither the bare spot nor the rail.
+            bgr, spread = _most_even_patch(top, (cx, cy), r_in, SEARCH_MM * s, surround, (bgr, spread))
+        if _looks_empty(bgr, surround):
             raise CalibrationError(f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty: put one "
                                    f"{sw.color} cube on it and run again")
         if spread > 25:
@@ -90,6 +96,34 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
             raise CalibrationError(f"{m.name} cubes look like the board's own print under this light; "
                                    "change the light or the layout's art")
     return palette
+
+
+def _looks_empty(bgr: np.ndarray, surround: np.ndarray) -> bool:
+    """Swatch spots are printed mid-grey: a neutral, mid-light colour is the bare spot, no cube; the
+    rail's own colour around it is no cube either."""
+    lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_BGR2Lab)[0, 0]
+    bare_spot = np.hypot(float(lab[1]) - 128, float(lab[2]) - 128) < 10 and 90 < lab[0] < 215
+    return bool(bare_spot or np.linalg.norm(bgr - surround) < 12)
+
+
+def _most_even_patch(top: np.ndarray, centre: tuple[float, float], r_in: float, reach: float,
+                     surround: np.ndarray, fallback: tuple[np.ndarray, float]) -> tuple[np.ndarray, float]:
+    """(median, spread) of the most even square of half-side `r_in` whose centre lies within `reach`
+    pixels of `centre` and that does not look empty; `fallback` when none is more even."""
+    cx, cy = centre
+    best_score, best = fallback[1], fallback
+    for dy in range(-int(reach), int(reach) + 1):
+        for dx in range(-int(reach), int(reach) + 1):
+            x, y = cx + dx, cy + dy
+            patch = top[int(y - r_in):int(y + r_in) + 1, int(x - r_in):int(x + r_in) + 1].reshape(-1, 3)
+            if patch.size == 0:
+                continue
+            bgr = np.median(patch, axis=0)
+            spread = float(np.median(np.linalg.norm(patch - bgr, axis=1)))
+            score = spread + 0.25 * math.hypot(dx, dy)  # ties go to the square nearest the spot
+            if score < best_score and not _looks_empty(bgr, surround):
+                best_score, best = score, (bgr, spread)
+    return best
 
 
 def _ring(img: np.ndarray, centre: tuple[float, float], r0: float, r1: float) -> np.ndarray:
