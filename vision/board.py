@@ -557,7 +557,13 @@ class BoardReader:
             (_, _), (rw, rh), angle = cv2.minAreaRect(_row_ends(pts))
             tops = _tops(pts, stats, (foot - mean_px / self.s) * size / Hc * self.s) if area > 1.6 * top else None
             one_max = (top + sides) * 1.06 + 4 + 0.6 * top  # one cube, leaning or raised, all sides showing
-            short = max(rw, rh) / self.s < 1.9 * size or (tops is not None and tops[0] / self.s < 1.9 * size)
+            # Short by its box: one cube. Short only once its sides are peeled off (`tops`): one cube
+            # showing its sides, or two whose sides did not all take the colour (dark sides; the peel
+            # then eats top faces): the area must say one cube as well (else count and shape decide).
+            short = max(rw, rh) / self.s < 1.9 * size
+            if not short and tops is not None and tops[0] / self.s < 1.9 * size:
+                n1, c1 = _count(area, top, sides, frac.get(lab))
+                short = n1 == 1 and c1 >= 0.8
             if short and area <= one_max:
                 # Two cubes' top faces alone need a box 2 cubes long: this blob is one cube (leaning
                 # cubes show more of themselves, so their area alone would mislead).
