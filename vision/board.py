@@ -585,6 +585,8 @@ class BoardReader:
                         k = tops[1] / (self.s * self.s) / (top * 0.95)
                         if abs(k - round(k)) < 0.2 and round(k) == n:
                             count_conf = 0.6  # independent estimates agree
+                        elif abs(k - round(k)) < 0.2:
+                            count_conf = 0.2  # ... clearly disagree (a leaning or raised cube?): ask
             if n > 8:
                 occluded = True  # no pile of 9 touching cubes: a coloured object covers the board
                 continue

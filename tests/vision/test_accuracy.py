@@ -72,3 +72,13 @@ def test_two_touching_cubes_short_only_once_peeled_are_not_one(layout) -> None:
     out = _read(layout, learn_palette(calib, layout), image)
     exact = out["counts"] == truth["counts"] and len(out["redrop"]) == len(truth["redrop"])
     assert exact or out["status"] == "ambiguous"
+
+
+def test_unsure_count_that_the_top_faces_contradict_is_ambiguous(layout) -> None:
+    """Session 25125, scene 7: a leaning black cube touching one on the rail. Area says 3 (unsure,
+    0.46), the shape does not decide (IoU 0.78 vs 0.75), and the top faces alone say 2.2 cubes: the
+    reading took 3, sure enough not to ask (a silent error). Estimates that clearly disagree ask."""
+    calib, (image, truth) = _bench_scene(layout, 25125, 7)
+    out = _read(layout, learn_palette(calib, layout), image)
+    exact = out["counts"] == truth["counts"] and len(out["redrop"]) == len(truth["redrop"])
+    assert exact or out["status"] == "ambiguous"
