@@ -311,7 +311,7 @@ class BoardReader:
         cubes, occluded = self._assign(blobs, pose, image.shape, crops)
         t4 = CLOCK()
         if not occluded and self.palette.reference is not None:
-            occluded = self._foreign_object(image, pose)
+            occluded = self._foreign_object(image, pose, cubes)
         t5 = CLOCK()
         timings = {"markers": (t1 - t0) * 1e3, "warp": (t2 - t1) * 1e3, "segment": (t3 - t2) * 1e3,
                    "assign": (t4 - t3) * 1e3, "occlusion": (t5 - t4) * 1e3}
@@ -330,9 +330,10 @@ class BoardReader:
             reading.reason = f"read with only markers {ids}; markers {missing} were not seen"
         return reading
 
-    def _foreign_object(self, image: np.ndarray, pose: CameraPose) -> bool:
+    def _foreign_object(self, image: np.ndarray, pose: CameraPose, cubes: list[Cube] | None = None) -> bool:
         """True when something large that is neither the board nor cubes lies over it (a hand, an arm,
-        a card): compared with the bare board learned at calibration, at 3 mm per pixel (cheap)."""
+        a card): compared with the bare board learned at calibration, at 3 mm per pixel (cheap).
+        `cubes` (the reading's) are left out with their surroundings."""
         cam = self.camera.scaled_to(image.shape[1], image.shape[0]) if self.camera else None
         if cam is not None and np.any(cam.dist):
             return False  # (no distortion-aware warp here: hidden markers and blobs still pause)
@@ -377,6 +378,16 @@ class BoardReader:
                    ).astype(np.uint8).reshape(h, w)
         labels = self._lut.take(_bin_index(now))
         changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
+        if cubes:
+            # Nor their shaded sides and shadows (a 16 mm wide stroke from each cube's footprint to
+            # where its top face shows): a crowded board's cubes otherwise add up to a "hand".
+            size = self.layout.cube_size_mm
+            hc = pose.height_mm
+            for cb in cubes:
+                f = np.array(cb.center_mm)
+                t = f + (f - pose.foot_mm) * size / max(hc - size, 1.0)  # the top face, seen on the board
+                cv2.line(changed, tuple(int(round(v / REF_MM)) for v in f), tuple(int(round(v / REF_MM)) for v in t),
+                         0, int(round(1.6 * size / REF_MM)))
         changed &= self._ref_keep > 0
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
         n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)

@@ -82,3 +82,14 @@ def test_unsure_count_that_the_top_faces_contradict_is_ambiguous(layout) -> None
     out = _read(layout, learn_palette(calib, layout), image)
     exact = out["counts"] == truth["counts"] and len(out["redrop"]) == len(truth["redrop"])
     assert exact or out["status"] == "ambiguous"
+
+
+def test_crowded_board_is_not_a_hand(layout) -> None:
+    """Session 21126, scene 4: 24 blue and black cubes, their shaded sides and shadows (not in the
+    cubes' colours) joined into more than six cubes' worth of "changed" board, and the reading said a
+    hand covered the board. The cubes found, with their surroundings, are not foreign."""
+    calib, (image, truth) = _bench_scene(layout, 21126, 4)
+    out = _read(layout, learn_palette(calib, layout), image)
+    assert len(truth["cubes"]) == 24
+    assert out["counts"] == truth["counts"] and len(out["redrop"]) == len(truth["redrop"])
+    assert out["status"] != "ambiguous" and "reason" not in out
