@@ -591,6 +591,11 @@ class BoardReader:
                         n, count_conf = best_k, 0.8 if best_k == n else 0.65
                     elif best_k != n:
                         count_conf = min(count_conf, 0.2)
+                        if tops is not None and best >= 0.70:
+                            # Shape ahead, but narrowly: the top faces alone settle it when they agree.
+                            k = tops[1] / (self.s * self.s) / (top * 0.95)
+                            if abs(k - round(k)) < 0.2 and round(k) == best_k:
+                                n, count_conf = best_k, 0.6
                     if tops is not None and 0.2 < count_conf < 0.6:
                         # The top faces alone (sides peeled off along the parallax direction) agree?
                         k = tops[1] / (self.s * self.s) / (top * 0.95)
