@@ -382,12 +382,10 @@ class BoardReader:
             # Nor their shaded sides and shadows (a 16 mm wide stroke from each cube's footprint to
             # where its top face shows): a crowded board's cubes otherwise add up to a "hand".
             size = self.layout.cube_size_mm
-            hc = pose.height_mm
-            for cb in cubes:
-                f = np.array(cb.center_mm)
-                t = f + (f - pose.foot_mm) * size / max(hc - size, 1.0)  # the top face, seen on the board
-                cv2.line(changed, tuple(int(round(v / REF_MM)) for v in f), tuple(int(round(v / REF_MM)) for v in t),
-                         0, int(round(1.6 * size / REF_MM)))
+            f = np.array([cb.center_mm for cb in cubes])
+            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)  # top faces, seen on the board
+            segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)  # one polyline call for all
+            cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
         changed &= self._ref_keep > 0
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
         n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
