@@ -32,7 +32,7 @@ import vision.board as vision_board  # noqa: E402
 from calibration.colors import CalibrationError, learn_palette  # noqa: E402
 from vision.board import BoardReader  # noqa: E402
 from vision.layout import default_layout  # noqa: E402
-from vision.synth.battle import random_cube_specs, random_variation, render_battle_scene, swatch_cubes  # noqa: E402
+from vision.synth.battle import light_session  # noqa: E402
 
 PER_SESSION = 10
 
@@ -60,18 +60,14 @@ def run_session(args: tuple[int, int, tuple[int, int], bool, int, bool]) -> list
     clock = time.thread_time if cpu_time else time.perf_counter
     vision_board.CLOCK = clock
     layout = default_layout()
-    rng = np.random.default_rng(seed)
-    var = random_variation(rng)
-    fixed = {k: var[k] for k in ("lighting", "art_seed", "color_jitter", "cube_seed")}
-    calib, _ = render_battle_scene(layout, swatch_cubes(layout, rng), rng, size=size, **fixed)
+    session = light_session(layout, seed, size, max_cubes)
     try:
-        palette = learn_palette(calib, layout)
+        palette = learn_palette(session.calibration, layout)
     except CalibrationError as exc:
         return [{"session": seed, "calibration_failed": str(exc)}]
     records = []
     for i in range(n_scenes):
-        specs = random_cube_specs(layout, rng, int(rng.integers(0, max_cubes + 1)))
-        image, truth = render_battle_scene(layout, specs, rng, size=size, **fixed)
+        specs, image, truth = next(session.scenes)
         reader = BoardReader(layout, palette, truth["camera"] if with_intrinsics else None)
         reader.read(image)  # warm caches (LUT, lazily built maps) as in a running system
         w0, t0 = time.perf_counter(), clock()

@@ -11,7 +11,7 @@ import pytest
 from calibration.colors import learn_palette
 from vision.layout import BoardLayout, default_layout
 from vision.palette import Palette
-from vision.synth.battle import random_variation, render_battle_scene, swatch_cubes
+from vision.synth.battle import light_session, render_battle_scene
 
 SIZE = (1280, 720)
 
@@ -33,11 +33,8 @@ class Session:
 
 def make_session(seed: int, size: tuple[int, int] = SIZE) -> Session:
     layout = default_layout()
-    rng = np.random.default_rng(seed)
-    var = random_variation(rng)
-    fixed = {k: var[k] for k in ("lighting", "art_seed", "color_jitter", "cube_seed")}
-    image, _ = render_battle_scene(layout, swatch_cubes(layout, rng), rng, size=size, **fixed)
-    return Session(layout, fixed, learn_palette(image, layout), image)
+    light = light_session(layout, seed, size)
+    return Session(layout, light.fixed, learn_palette(light.calibration, layout), light.calibration)
 
 
 @pytest.fixture(scope="session")

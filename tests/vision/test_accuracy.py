@@ -12,7 +12,7 @@ from calibration.colors import learn_palette
 from vision.board import BoardReader
 from vision.layout import BoardLayout
 from vision.palette import Palette
-from vision.synth.battle import random_cube_specs, random_variation, render_battle_scene, swatch_cubes
+from vision.synth.battle import light_session
 
 BENCH_SIZE = (1920, 1080)
 
@@ -20,14 +20,10 @@ BENCH_SIZE = (1920, 1080)
 def _bench_scene(layout: BoardLayout, session: int, scene: int
                  ) -> tuple[np.ndarray, tuple[np.ndarray, dict[str, Any]]]:
     """(calibration image, (image, truth) of scene `scene`) of the benchmark's light session `session`."""
-    rng = np.random.default_rng(session)
-    var = random_variation(rng)
-    fixed = {k: var[k] for k in ("lighting", "art_seed", "color_jitter", "cube_seed")}
-    calib, _ = render_battle_scene(layout, swatch_cubes(layout, rng), rng, size=BENCH_SIZE, **fixed)
+    light = light_session(layout, session, BENCH_SIZE)
     for _ in range(scene + 1):
-        specs = random_cube_specs(layout, rng, int(rng.integers(0, 25)))
-        shot = render_battle_scene(layout, specs, rng, size=BENCH_SIZE, **fixed)
-    return calib, shot
+        _specs, image, truth = next(light.scenes)
+    return light.calibration, (image, truth)
 
 
 def _read(layout: BoardLayout, palette: Palette, image: np.ndarray) -> dict[str, Any]:

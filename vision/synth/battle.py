@@ -12,6 +12,7 @@ The truth is computed from that physical state, never from a reader.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -524,3 +525,31 @@ def swatch_cubes(layout: BoardLayout, rng: np.random.Generator, jitter_mm: float
     """One cube on each colour swatch, as a user places them for `calibrate colors`."""
     return [{"color": sw.color, "center_mm": (sw.center_mm + rng.normal(0, jitter_mm, 2)).tolist(),
              "yaw_deg": float(rng.uniform(-15, 15)), "state": "rail", "zone": None} for sw in layout.swatches]
+
+
+@dataclass
+class LightSession:
+    """One benchmark light session: a board print, cube paints and a light drawn from one seed, the
+    calibration image of the swatches under it, and its scenes (`scenes`: (cube specs, image, truth), each
+    with a camera of its own). The benchmark, the tests and the simulator draw them here, so a session
+    and scene number always name the same image."""
+
+    fixed: dict[str, Any]
+    calibration: np.ndarray
+    scenes: Iterator[tuple[list[dict[str, Any]], np.ndarray, dict[str, Any]]]
+
+
+def light_session(layout: BoardLayout, seed: int, size: tuple[int, int] = (1920, 1080),
+                  max_cubes: int = 24) -> LightSession:
+    rng = np.random.default_rng(seed)
+    var = random_variation(rng)
+    fixed = {k: var[k] for k in ("lighting", "art_seed", "color_jitter", "cube_seed")}
+    calibration, _ = render_battle_scene(layout, swatch_cubes(layout, rng), rng, size=size, **fixed)
+
+    def scenes() -> Iterator[tuple[list[dict[str, Any]], np.ndarray, dict[str, Any]]]:
+        while True:
+            specs = random_cube_specs(layout, rng, int(rng.integers(0, max_cubes + 1)))
+            image, truth = render_battle_scene(layout, specs, rng, size=size, **fixed)
+            yield specs, image, truth
+
+    return LightSession(fixed, calibration, scenes())
