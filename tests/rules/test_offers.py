@@ -6,6 +6,8 @@ generator chooses, and every other candidate, run through the engine's checks th
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -56,22 +58,28 @@ def _others_fully_checked(d: dict, player: str) -> list[dict]:
     return out
 
 
+def _played(players: int, seed: int) -> Iterator[tuple[Any, str, list[dict[str, Any]]]]:
+    """Each state of a random legal game (updated in place), the player to act and the actions offered."""
+    state = api.new_game(COLORS[:players], seed)
+    rng = random.Random(seed)
+    while state.phase != "over":
+        who = state.active or "table"
+        acts = api.legal_actions(state, who)
+        yield state, who, acts
+        state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
+
+
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(players=st.integers(2, 4), seed=st.integers(0, 10_000))
 def test_offers_are_the_ones_the_full_checks_accept(players: int, seed: int) -> None:
-    state = api.new_game(COLORS[:players], seed)
-    rng = random.Random(seed)
     compared = 0
-    while state.phase != "over":
+    for state, who, acts in _played(players, seed):
         d = state.data
-        who = state.active or "table"
-        acts = api.legal_actions(state, who)
         if d["phase"] == "main" and not d["pending"] and not d["battle"] and who == d["active"]:
             assert [a for a in acts if a["type"] == "use_ability"] == _fully_checked(d, who)
             kinds = ("buy", "attack_merchant", "attack", "attack_building", "load", "unload", "master_merchant")
             assert [a for a in acts if a["type"] in kinds] == _others_fully_checked(d, who)
             compared += 1
-        state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
     assert compared > 100
 
 
@@ -82,19 +90,14 @@ def test_an_offered_battle_record_is_kept_with_the_result_of_its_full_check() ->
 
     compared = 0
     for seed in range(1, 7):
-        state = api.new_game(COLORS[: 2 + seed % 3], seed)
-        rng = random.Random(seed)
-        while state.phase != "over":
+        for state, who, acts in _played(2 + seed % 3, seed):
             d = state.data
-            who = state.active or "table"
-            acts = api.legal_actions(state, who)
             if d["battle"] and not d["pending"]:
                 for a in acts:
                     if a["type"] == "resolve_battle":
                         kept = engine._OFFERED[id(a)][5]
                         assert kept == engine.check_resolve_battle(d, who, a)
                         compared += 1
-            state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
     assert compared > 50
 
 

@@ -531,8 +531,8 @@ def swatch_cubes(layout: BoardLayout, rng: np.random.Generator, jitter_mm: float
 class LightSession:
     """One benchmark light session: a board print, cube paints and a light drawn from one seed, the
     calibration image of the swatches under it, and its scenes (`scenes`: (cube specs, image, truth), each
-    with a camera of its own). The benchmark, the tests and the simulator draw them here, so a session
-    and scene number always name the same image."""
+    with a camera of its own). The benchmark and the tests draw them here, so a session and scene number
+    always name the same image."""
 
     fixed: dict[str, Any]
     calibration: np.ndarray
