@@ -108,6 +108,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         cfg.set("table.database", str(Path.cwd() / cfg["table"]["database"]))
     if not args.simulate:
         cfg.set("simulate.tower_control", "")
+    # A part that cannot start is named with `smart-table doctor`'s line and its fix; without the broker
+    # nothing reaches the tablets, so that one stops the run, the others run on (the table goes on by hand).
+    from controller import doctor
+
+    problems = doctor.preflight(cfg, args.simulate)
+    for check in problems:
+        print(f"smart-table: {check.line()}", file=sys.stderr, flush=True)
+    if any(c.name == "broker" for c in problems):
+        return 1
     limits = {"max_turns": args.max_turns, "duration": args.duration, "until_game_over": args.until_game_over}
     sup = Supervisor(cfg, args.simulate, limits)
     previous = {sig: signal.signal(sig, lambda *_: sup.stopping.set()) for sig in (signal.SIGTERM, signal.SIGINT)}

@@ -22,6 +22,7 @@ _COMMAND_MODULES = (
     "cli.ships_cmd",
     "cli.bridge_cmd",
     "cli.controller_cmd",
+    "cli.doctor_cmd",
 )
 
 _GROUPS = {

@@ -7,40 +7,86 @@ or a bad value is refused at start with one sentence that names the key. Holds n
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 
 class ConfigError(ValueError):
-    """A config that cannot be used; the message names the key."""
+    """A config that cannot be used; the message is one line naming the file, the key and what is allowed."""
 
 
-# section -> key -> (type, default). Types: str, int, float, bool, list (of str).
-SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
+@dataclass(frozen=True)
+class Range:
+    """Numbers from lo to hi (either end None: open); `lo_open`: lo itself is not allowed."""
+
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+
+    def ok(self, value: Any) -> bool:
+        if self.lo is not None and (value <= self.lo if self.lo_open else value < self.lo):
+            return False
+        return self.hi is None or value <= self.hi
+
+    def describe(self) -> str:
+        if self.lo is not None and self.hi is not None:
+            return f"more than {self.lo:g} and at most {self.hi:g}" if self.lo_open else f"{self.lo:g} to {self.hi:g}"
+        if self.lo is not None:
+            return f"{'more than' if self.lo_open else 'at least'} {self.lo:g}"
+        return f"at most {self.hi:g}"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Any other constraint on one value: a predicate and the sentence saying what is allowed."""
+
+    predicate: Callable[[Any], bool]
+    text: str
+
+    def ok(self, value: Any) -> bool:
+        return bool(self.predicate(value))
+
+    def describe(self) -> str:
+        return self.text
+
+
+PORT = Range(0, 65535)
+POSITIVE = Range(0, None, lo_open=True)
+NOT_NEGATIVE = Range(0, None)
+PROBABILITY = Range(0, 1)
+TOPIC_NAME = Rule(
+    lambda v: bool(v) and not any(c in v for c in "/+#"), "a non-empty name without '/', '+' or '#'"
+)
+
+# section -> key -> (type, default) or (type, default, allowed). Types: str, int, float, bool, list (of
+# str). `allowed` is a tuple of the values allowed, a Range or a Rule; a new key is one line here (and
+# its documentation in deploy/smart-table.example.toml, which a test holds to this table).
+SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
     "table": {
-        "id": (str, "table-1"),
+        "id": (str, "table-1", TOPIC_NAME),
         "players": (list, ["red", "blue", "green", "yellow"]),
         "seed": (int, 1),
         "database": (str, "smart-table.db"),
-        "snapshot_every": (int, 50),
+        "snapshot_every": (int, 50, Range(1, None)),
         "engine": (str, "rules.api"),
         "observed_chance": (bool, False),
     },
     "mqtt": {
         "host": (str, "127.0.0.1"),
-        "port": (int, 1883),
-        "ws_port": (int, 9001),
+        "port": (int, 1883, PORT),
+        "ws_port": (int, 9001, PORT),
         "embedded": (bool, True),
         "username": (str, "controller"),
         "password": (str, ""),
         "password_file": (str, "tablets.passwd"),
-        "protocol": (str, "auto"),
+        "protocol": (str, "auto", ("auto", "5", "3.1.1")),
     },
     "display": {
         "enabled": (bool, True),
         "host": (str, "127.0.0.1"),
-        "port": (int, 8080),
+        "port": (int, 8080, PORT),
         "public_host": (str, ""),
     },
     "bridge": {
@@ -60,25 +106,46 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
     },
     "simulate": {
         "seed": (int, 7),
-        "delay": (float, 0.05),
-        "max_turns": (int, 0),
-        "duration": (float, 0.0),
+        "delay": (float, 0.05, NOT_NEGATIVE),
+        "max_turns": (int, 0, NOT_NEGATIVE),
+        "duration": (float, 0.0, NOT_NEGATIVE),
         "until_game_over": (bool, False),
         "tower_control": (str, ""),
-        "camera": (str, "scene"),
+        "camera": (str, "scene", ("scene", "model", "process")),
         "camera_control": (str, "tcp://127.0.0.1:5593"),
-        "rail_chance": (float, 0.04),
+        "rail_chance": (float, 0.04, PROBABILITY),
     },
     "tower": {
-        "window": (int, 200),
-        "alpha": (float, 0.01),
-        "jam_timeout": (float, 3.0),
+        "window": (int, 200, Range(1, None)),
+        "alpha": (float, 0.01, Range(0, 1, lo_open=True)),
+        "jam_timeout": (float, 3.0, POSITIVE),
     },
     "supervisor": {
-        "restart_delay": (float, 1.0),
-        "max_restarts": (int, 10),
+        "restart_delay": (float, 1.0, NOT_NEGATIVE),
+        "max_restarts": (int, 10, NOT_NEGATIVE),
     },
 }
+
+_TYPE_NAMES = {
+    str: "a string in quotes",
+    int: "a whole number",
+    float: "a number",
+    bool: "true or false",
+    list: "a list of strings",
+}
+
+
+def allowed_text(section: str, key: str) -> str:
+    """What a value of section.key may be, in words (for messages and `smart-table doctor`)."""
+    spec = SCHEMA[section][key]
+    typ, allowed = spec[0], spec[2] if len(spec) > 2 else None
+    if isinstance(allowed, tuple):
+        return "one of " + ", ".join(f'"{v}"' if isinstance(v, str) else repr(v) for v in allowed)
+    if allowed is not None:
+        text = allowed.describe()
+        return text if isinstance(allowed, Rule) else f"{_TYPE_NAMES[typ]}, {text}"
+    return _TYPE_NAMES[typ]
+
 
 PLAYER_COLOURS = ("red", "blue", "green", "yellow")
 
@@ -112,12 +179,16 @@ class Config:
 
 
 def defaults() -> Config:
-    return Config({s: {k: (list(d) if isinstance(d, list) else d) for k, (_t, d) in keys.items()}
-                   for s, keys in SCHEMA.items()})
+    return Config(
+        {
+            s: {k: (list(spec[1]) if isinstance(spec[1], list) else spec[1]) for k, spec in keys.items()}
+            for s, keys in SCHEMA.items()
+        }
+    )
 
 
 def load(path: str | Path | None) -> Config:
-    """Defaults overlaid with the file; raises ConfigError naming the offending key."""
+    """Defaults overlaid with the file; raises ConfigError: one line naming the file, the key and what is allowed."""
     cfg = defaults()
     if path is None:
         return cfg
@@ -125,51 +196,64 @@ def load(path: str | Path | None) -> Config:
     try:
         data = tomllib.loads(path.read_text())
     except FileNotFoundError:
-        raise ConfigError(f"config file {path} does not exist; copy deploy/smart-table.example.toml") from None
+        raise ConfigError(
+            f"config file {path} does not exist; copy deploy/smart-table.example.toml"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"config file {path} cannot be read ({exc}); check its permissions") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
     cfg.path = path
     for section, table in data.items():
         if section not in SCHEMA:
-            raise ConfigError(f"unknown section [{section}] in {path}; known: {', '.join(SCHEMA)}")
+            raise ConfigError(f"{path}: unknown section [{section}]; known: {', '.join(SCHEMA)}")
         if not isinstance(table, dict):
-            raise ConfigError(f"{section} in {path} must be a [section] table")
+            raise ConfigError(f"{path}: {section} must be a [{section}] table, not a single value")
         for key, value in table.items():
-            cfg.values[section][key] = check(section, key, value)
+            cfg.values[section][key] = check(section, key, value, path)
     validate(cfg)
     return cfg
 
 
-def check(section: str, key: str, value: Any) -> Any:
+def check(section: str, key: str, value: Any, path: str | Path | None = None) -> Any:
+    """The value of section.key if it is allowed (an int where a float is wanted becomes a float)."""
+    where = f"{path}: " if path is not None else ""
+    if section not in SCHEMA:
+        raise ConfigError(f"{where}unknown section [{section}]; known: {', '.join(SCHEMA)}")
     if key not in SCHEMA[section]:
-        raise ConfigError(f"unknown key {section}.{key}; known keys of [{section}]: {', '.join(SCHEMA[section])}")
-    typ = SCHEMA[section][key][0]
+        raise ConfigError(
+            f"{where}unknown key {section}.{key}; known keys of [{section}]: {', '.join(SCHEMA[section])}"
+        )
+    spec = SCHEMA[section][key]
+    typ, allowed = spec[0], spec[2] if len(spec) > 2 else None
     if typ is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if typ is list:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{section}.{key} must be a list of strings, got {value!r}")
+            raise ConfigError(f"{where}{section}.{key} must be a list of strings, got {value!r}")
     elif not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
-        raise ConfigError(f"{section}.{key} must be {typ.__name__}, got {type(value).__name__} {value!r}")
+        raise ConfigError(
+            f"{where}{section}.{key} must be {typ.__name__} ({allowed_text(section, key)}), "
+            f"got {type(value).__name__} {value!r}"
+        )
+    ok = value in allowed if isinstance(allowed, tuple) else (allowed is None or allowed.ok(value))
+    if not ok:
+        raise ConfigError(
+            f"{where}{section}.{key} = {value!r} is not allowed; allowed: {allowed_text(section, key)}"
+        )
     return value
 
 
 def validate(cfg: Config) -> None:
+    """Rules between keys, or on a whole list (each key on its own is checked by `check`)."""
+    where = f"{cfg.path}: " if cfg.path is not None else ""
     players = cfg["table"]["players"]
     bad = [p for p in players if p not in PLAYER_COLOURS]
     if bad or not 2 <= len(players) <= 4 or len(set(players)) != len(players):
-        raise ConfigError(f"table.players must be 2 to 4 different colours of {', '.join(PLAYER_COLOURS)}, got {players}")
-    for key in ("mqtt.port", "mqtt.ws_port", "display.port"):
-        if not 0 <= cfg.get(key) <= 65535:
-            raise ConfigError(f"{key} must be a TCP port 0-65535, got {cfg.get(key)}")
-    if cfg["mqtt"]["protocol"] not in ("auto", "5", "3.1.1"):
-        raise ConfigError(f"mqtt.protocol must be \"auto\", \"5\" or \"3.1.1\", got {cfg['mqtt']['protocol']!r}")
-    if not cfg["table"]["id"] or "/" in cfg["table"]["id"] or "+" in cfg["table"]["id"] or "#" in cfg["table"]["id"]:
-        raise ConfigError(f"table.id must be a non-empty name without '/', '+' or '#', got {cfg['table']['id']!r}")
-    if cfg["table"]["snapshot_every"] < 1:
-        raise ConfigError("table.snapshot_every must be at least 1")
-    if cfg["simulate"]["camera"] not in ("scene", "model", "process"):
-        raise ConfigError("simulate.camera must be \"scene\", \"model\" or \"process\", "
-                          f"got {cfg['simulate']['camera']!r}")
-    if not 0 < cfg["tower"]["alpha"] < 1:
-        raise ConfigError("tower.alpha must be between 0 and 1")
+        raise ConfigError(
+            f"{where}table.players must be 2 to 4 different colours of {', '.join(PLAYER_COLOURS)}, "
+            f"got {players}"
+        )
+    for section, keys in SCHEMA.items():
+        for key in keys:
+            check(section, key, cfg.values[section][key], cfg.path)
