@@ -17,7 +17,6 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
 
 from controller import config, doctor
 from firmware_bridge.sim import FirmwareSim
