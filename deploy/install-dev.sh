@@ -48,11 +48,14 @@ fi
 # Debian starts mosquitto as a service on install; the tests start their own brokers on free ports.
 
 # -- the virtual environment -----------------------------------------------------------------------------
-# A venv made by another Python (or one whose Python was removed) is made again.
-want_py="$("$PY" -c 'import sys; print(sys.base_prefix, sys.version_info[:2])')"
-if [ -x "$VENV/bin/python" ] && [ "$("$VENV/bin/python" -c 'import sys; print(sys.base_prefix, sys.version_info[:2])' 2>/dev/null)" = "$want_py" ]; then
-  :
-else
+# An existing venv is kept (a re-run with another python3 first on the PATH changes nothing); it is made
+# again when its Python is gone or too old, or when SMART_TABLE_PYTHON names another Python.
+venv_ok() { "$VENV/bin/python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1; }
+same_python() {
+  [ "$("$VENV/bin/python" -c 'import sys; print(sys.base_prefix, sys.version_info[:2])' 2>/dev/null)" \
+    = "$("$PY" -c 'import sys; print(sys.base_prefix, sys.version_info[:2])')" ]
+}
+if ! venv_ok || { [ -n "${SMART_TABLE_PYTHON:-}" ] && ! same_python; }; then
   say "making the virtual environment $VENV with $(command -v "$PY") ($("$PY" -V 2>&1))"
   rm -rf "$VENV"
   "$PY" -m venv "$VENV"

@@ -1,0 +1,73 @@
+"""The README's two commands: `.ci/run` runs exactly the README's test command on Debian's Python, and
+`deploy/install-dev.sh` installs into a virtual environment (never `--break-system-packages`) and is quick
+and idempotent when run again."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def readme_commands() -> list[str]:
+    section = (REPO / "README.md").read_text().split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```sh\n(.*?)\n```", section, re.S)
+
+
+def test_ci_runs_exactly_the_readme_test_command_with_usr_bin_first():
+    run, test = readme_commands()
+    assert run == "bash deploy/install-dev.sh && smart-table run --simulate"
+    assert test.startswith("bash deploy/install-dev.sh && ")
+    lines = [
+        ln for ln in (REPO / ".ci/run").read_text().splitlines() if ln.strip() and not ln.startswith("#")
+    ]
+    assert lines[-1] == test, "the README's test command must be the last line of .ci/run"
+    path_line = next(ln for ln in lines if ln.startswith("export PATH="))
+    assert path_line.startswith('export PATH="/usr/bin:'), "CI must find Debian's /usr/bin/python3 first"
+
+
+def test_no_pep_668_override_anywhere():
+    for script in (REPO / "deploy").glob("*.sh"):
+        text = script.read_text()
+        assert "--break-system-packages" not in text and "PIP_BREAK_SYSTEM_PACKAGES" not in text, script
+
+
+def test_install_dev_makes_a_venv_and_links_smart_table():
+    text = (REPO / "deploy/install-dev.sh").read_text()
+    assert '-m venv "$VENV"' in text and 'VENV="$ROOT/.venv"' in text
+    assert '"$VENV/bin/python" -m pip install' in text and "python3 -m pip install" not in text
+    assert 'ln -sfn "$VENV/bin/smart-table" "$link"' in text
+
+
+@pytest.mark.skipif(
+    not (REPO / ".venv/.smart-table-installed").is_file(),
+    reason="install-dev.sh has not run in this checkout (the README's test command runs it first)",
+)
+def test_rerun_is_quick_and_changes_nothing(tmp_path):
+    stamp = (REPO / ".venv/.smart-table-installed").read_text()
+    if not stamp.endswith(f" {REPO}\n"):
+        pytest.skip("the .venv was made for another checkout")
+    env = {**os.environ, "SMART_TABLE_BIN": str(tmp_path / "bin")}
+    t0 = time.monotonic()
+    r = subprocess.run(
+        ["bash", "deploy/install-dev.sh"], cwd=REPO, capture_output=True, text=True, env=env, timeout=300
+    )
+    took = time.monotonic() - t0
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "installing the package" not in r.stdout and "apt-get install" not in r.stdout, r.stdout
+    assert os.readlink(tmp_path / "bin/smart-table") == str(REPO / ".venv/bin/smart-table")
+    assert (REPO / ".venv/.smart-table-installed").read_text() == stamp
+    assert took < 20, f"a re-run took {took:.1f} s"
+    r = subprocess.run(
+        [str(tmp_path / "bin/smart-table"), "doctor", "--only", "python"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0 and "(virtual environment)" in r.stdout, r.stdout + r.stderr
