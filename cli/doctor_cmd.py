@@ -40,10 +40,13 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     try:
         cfg = config.load(args.config)
+        # A device named on the command line is checked even where the config switches its part off.
         if args.serial is not None:
             cfg.set("bridge.serial_port", args.serial)
+            cfg.set("bridge.enabled", True)
         if args.camera is not None:
             cfg.set("vision.camera", args.camera)
+            cfg.set("vision.enabled", True)
     except config.ConfigError as exc:
         print(
             doctor.Check(

@@ -42,6 +42,8 @@ MIN_PYTHON = (3, 11)
 BLACK_MEAN = 12.0
 BLUR_VARIANCE = 40.0
 CALIBRATION_OLD_DAYS = 90
+# The board's median brightness now / at the colour calibration outside this range: the light changed.
+LIGHT_RATIO = (0.8, 1.25)
 DISK_FAIL_MB = 200
 DISK_WARN_MB = 1024
 
@@ -458,9 +460,12 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
     from vision.live import SourceError, iter_frames
 
     got: list[np.ndarray] = []
-    t0 = time.monotonic()
+    t_first = t_last = 0.0
     try:
         for frame in iter_frames(source):
+            # The rate is timed from the first frame on: opening a camera takes longer than a frame.
+            t_last = time.monotonic()
+            t_first = t_first or t_last
             got.append(frame)
             if len(got) >= frames:
                 break
@@ -473,7 +478,7 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
                 needed,
             )
         ]
-    elapsed = time.monotonic() - t0
+    elapsed = t_last - t_first
     if not got:
         return [
             _fail(
@@ -528,13 +533,17 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
         )
     else:
         out.append(_ok("image", f"mean grey {np.mean(means):.0f} of 255, sharpness {sharp:.0f}"))
+    found: set[int] = set()
+    corners: dict[int, Any] = {}
+    layout: Any = None
     try:
         from vision.geometry import detect_markers
         from vision.layout import default_layout, load_board_layout
 
         layout = load_board_layout(v["layout"]) if v["layout"] else default_layout()
         want = {m.id for m in layout.markers}
-        found = set(detect_markers(got[-1], layout.aruco_dictionary, expected=want)) & want
+        corners = detect_markers(got[-1], layout.aruco_dictionary, expected=want)
+        found = set(corners) & want
     except Exception as exc:  # noqa: BLE001 - a bad layout file is reported, not raised
         out.append(_fail("markers", f"the board layout cannot be used ({exc})", "fix vision.layout", needed))
     else:
@@ -581,7 +590,56 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
                 )
             else:
                 out.append(_ok("colours", f"colour calibration {p} is {age:.1f} days old"))
+            if layout is not None and len(found) >= 3:
+                out += _light_since_calibration(p, got[-1], layout, {i: corners[i] for i in found})
     return out
+
+
+def _light_since_calibration(
+    palette_path: Path, frame: Any, layout: Any, corners: dict[int, Any]
+) -> list[Check]:
+    """The bare board now against the bare board the colour calibration saw (the palette's reference,
+    1 px/mm): median brightness ratio over the board, swatches left out (cubes stood on them)."""
+    import cv2
+    import numpy as np
+
+    from vision.geometry import fit_homography
+    from vision.palette import PaletteError, load_palette
+
+    try:
+        palette = load_palette(palette_path)
+    except (PaletteError, OSError, ValueError) as exc:
+        return [
+            _fail(
+                "colours",
+                f"vision.palette {palette_path} cannot be used ({exc})",
+                "make it again with `smart-table calibrate colors`",
+            )
+        ]
+    ref = palette.reference
+    if ref is None:
+        return [_skip("light", "the palette holds no picture of the bare board to compare the light with")]
+    board = np.concatenate([layout.marker_points([i])[i] for i in corners])
+    image = np.concatenate([corners[i] for i in corners])
+    H = fit_homography(board, image)
+    h, w = ref.shape[:2]
+    now = cv2.warpPerspective(frame, H, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
+    keep = np.full((h, w), 255, np.uint8)
+    for sw in layout.swatches:
+        cv2.circle(keep, (int(sw.center_mm[0]), int(sw.center_mm[1])), 16, 0, -1)
+    grey_ref = cv2.cvtColor(ref, cv2.COLOR_BGR2GRAY)[keep > 0]
+    grey_now = cv2.cvtColor(now, cv2.COLOR_BGR2GRAY)[keep > 0]
+    ratio = float(np.median(grey_now) + 1) / float(np.median(grey_ref) + 1)
+    if not LIGHT_RATIO[0] <= ratio <= LIGHT_RATIO[1]:
+        return [
+            _warn(
+                "light",
+                f"the board is {abs(ratio - 1):.0%} {'darker' if ratio < 1 else 'brighter'} than at "
+                "the colour calibration",
+                "restore the table light, or recalibrate with `smart-table calibrate colors`",
+            )
+        ]
+    return [_ok("light", f"the board's brightness is {ratio:.0%} of the colour calibration's")]
 
 
 # -- disk and clock --------------------------------------------------------------------------------------------

@@ -58,6 +58,7 @@ MOSQ=/etc/mosquitto/smart-table
 USER_NAME=smart-table
 KIOSK_USER=smart-table-kiosk
 r() { echo "$ROOT$1"; }  # a path of the target system, under --root when given
+[ "$SRC" != "$(r $APP)" ] || die "run it from a checkout (git clone ...), not from $APP, which it replaces."
 
 # -- system packages ----------------------------------------------------------------------------------------
 pkgs=(mosquitto mosquitto-clients python3-venv nodejs npm)

@@ -158,6 +158,7 @@ def test_serial_device_without_permission(tmp_path):
             if pid == 0:  # the child becomes nobody and reports the check's verdict
                 try:
                     os.close(read)
+                    os.setgroups([])
                     os.setgid(65534)
                     os.setuid(65534)
                     os.write(
@@ -258,6 +259,34 @@ def test_camera_seeing_the_rendered_board(tmp_path):
     checks = {c.name: c for c in doctor.check_camera(_cfg(vision={"camera": str(video)}))}
     assert checks["image"].status == "warn" and "blurred" in checks["image"].detail
     assert checks["markers"].status != "ok"
+
+
+def test_light_changed_since_the_colour_calibration(tmp_path):
+    """The calibration image's own palette: the same light passes, the board at 60 % brightness warns."""
+    from calibration.colors import learn_palette
+    from vision.layout import default_layout
+    from vision.synth.battle import light_session
+
+    layout = default_layout()
+    light = light_session(layout, 4243, (1280, 720))
+    palette = tmp_path / "palette.json"
+    palette.write_text(json.dumps(learn_palette(light.calibration, layout).to_json()))
+    same = _video(tmp_path / "same.avi", [light.calibration] * 3, fps=30)
+    checks = {
+        c.name: c for c in doctor.check_camera(_cfg(vision={"camera": str(same), "palette": str(palette)}))
+    }
+    assert checks["colours"].status == "ok" and "0.0 days old" in checks["colours"].detail
+    assert checks["light"].status == "ok", checks["light"].line()
+    dim = (light.calibration.astype(np.float32) * 0.6).astype(np.uint8)
+    darker = _video(tmp_path / "dim.avi", [dim] * 3, fps=30)
+    checks = {
+        c.name: c for c in doctor.check_camera(_cfg(vision={"camera": str(darker), "palette": str(palette)}))
+    }
+    assert checks["markers"].status == "ok", checks["markers"].line()
+    assert (
+        checks["light"].status == "warn" and "darker than at the colour calibration" in checks["light"].detail
+    )
+    assert "calibrate colors" in checks["light"].fix
 
 
 def test_missing_camera_source(tmp_path):
