@@ -202,7 +202,8 @@ def test_firmware_simulator_answers_hello(tmp_path):
         while sim.status()["last_seq"] < 1:
             assert time.monotonic() < deadline, "the simulator did not send its drops"
             time.sleep(0.01)
-        r = st("doctor", "--only", "serial", "--serial", path)
+        # A long deadline for a loaded machine: the check returns as soon as HELLO comes.
+        r = st("doctor", "--only", "serial", "--serial", path, "--timeout", "15")
         status = sim.status()
     finally:
         sim.stop()
