@@ -40,6 +40,9 @@ if [ -n "$ROOT" ]; then
   [ "$ROOT" != "/" ] || die "--root / is the machine itself: run without --root instead."
   run() { echo "would run: $*"; }
 else
+  # The appliance is services: without systemd running (a container, a chroot) say so before changing anything.
+  [ -d /run/systemd/system ] || die "systemd is not running on this machine (a container or chroot?): the table's \
+services cannot be installed here; use --root DIR to render the files instead."
   if [ "$(id -u)" != "0" ]; then
     command -v sudo >/dev/null 2>&1 || die "run this as root (sudo is not installed)."
     exec sudo bash "$0" "$@"

@@ -202,3 +202,16 @@ def test_no_kiosk_and_bad_options(tmp_path):
     assert not (tmp_path / "r/etc/smart-table/kiosk.env").exists()
     r = subprocess.run(["bash", str(SCRIPT), "--rot", "x"], capture_output=True, text=True, timeout=30)
     assert r.returncode == 2 and "unknown option --rot" in r.stderr
+
+
+@pytest.mark.skipif(
+    Path("/run/systemd/system").is_dir(), reason="systemd runs here: the script would install for real"
+)
+def test_refuses_a_machine_without_systemd_before_changing_anything(tmp_path):
+    r = subprocess.run(["bash", str(SCRIPT)], capture_output=True, text=True, timeout=30)
+    assert (
+        r.returncode == 1
+        and "systemd is not running on this machine" in r.stderr
+        and "--root DIR" in r.stderr
+    )
+    assert r.stdout == ""  # not a single step was taken
