@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from controller import words
 from controller.gamelog import GameLog
 
 MAX_COMMAND_BYTES = 64 * 1024
@@ -310,20 +311,22 @@ class TableCore:
     # -- payloads and publishing ---------------------------------------------------------------
 
     def public_payload(self) -> dict[str, Any]:
-        return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.public_view(self.state),
-                "battle": self.battle_view, "tower": {"warning": self.tower_warning}, "ts": self.clock()}
+        return words.decorate_public(self.engine, self.state, {
+            "epoch": self.epoch, "seq": self.seq, "view": self.engine.public_view(self.state),
+            "battle": self.battle_view, "tower": {"warning": self.tower_warning}, "ts": self.clock()})
 
     def private_payload(self, player: str, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         if legal is None:
             legal = self.engine.legal_actions(self.state, player)
         pending = self._first_pending()
         legal = [a for a in legal if tablet_may_send(a, player, self.observed_chance, pending)]
-        return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.private_view(self.state, player),
-                "legal_actions": legal}
+        return words.decorate_private(self.engine, self.state, player, {
+            "epoch": self.epoch, "seq": self.seq, "view": self.engine.private_view(self.state, player),
+            "legal_actions": legal})
 
     def prompts_payload(self, player: str | None) -> dict[str, Any]:
-        return {"epoch": self.epoch, "seq": self.seq,
-                "prompts": [p.to_json() for p in self.prompts.values() if p.player == player]}
+        return words.decorate_prompts(self.state, {"epoch": self.epoch, "seq": self.seq, "prompts": [
+            p.to_json() for p in self.prompts.values() if p.player == player]}, player)
 
     def publish_state(self) -> None:
         with self.lock:
