@@ -464,7 +464,10 @@ def public_words(state: Any, view: dict[str, Any]) -> dict[str, Any]:
         for pile in ("played", "discard"):
             for cid, c in (board.get(pile) or {}).items():
                 cards[f"{color}/{cid}"] = card_words(cat, c)
-    return {"squares": squares_words(cat, view), "achievements": achievements_words(cat, view),
+    from rules.engine import BASE_HULL, HOLD_CAP, HOLD_SPACE
+
+    ship = {"hold_spaces": list(HOLD_SPACE), "hold_caps": list(HOLD_CAP), "base_icons": [icons_text(i) for i in BASE_HULL]}
+    return {"squares": squares_words(cat, view), "achievements": achievements_words(cat, view), "ship": ship,
             "players": {c: player_name(c) for c in view.get("players") or []},
             "cards": cards, "scores": score_table(view),
             "buildings": BUILDING_NAMES, "upgrades": {t: {"name": title(t), "icons": icons_text(u.get("icons")),
