@@ -126,7 +126,7 @@ export function oceanSvg(view, words, opts = {}) {
     : null);
   const harborShips = ships.harbor || [];
   const out = s("svg.ocean", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "The ocean grid", preserveAspectRatio: "xMidYMin meet" },
-    s(`g.square.harbor${moves.has("harbor") ? ".can-sail" : ""}`, { dataset: { square: "harbor" }, on: tap("harbor") },
+    s(`g.harbor${moves.has("harbor") ? ".can-sail" : ""}`, { dataset: { square: "harbor" }, on: tap("harbor") },
       s("rect", { x: 0, y: 0, width: W, height: HARBOR_H, rx: 8, fill: "#2c3e50", stroke: "#567", "stroke-width": 2 }),
       s("text", { x: 10, y: 24, "font-size": 18, "font-weight": 700, fill: "#cde" }, "Harbor"),
       shipsRow(harborShips, 110, 36, Math.min(W - 120, 60 * Math.max(1, harborShips.length))),
