@@ -11,7 +11,7 @@ const TH = 150;
 const GAP = 8;
 const HARBOR_H = 70;
 
-const INK = { red: "#fff", blue: "#000", green: "#000", yellow: "#000", black: "#fff", white: "#000" };
+const INK = { red: "#000", blue: "#000", green: "#000", yellow: "#000", black: "#fff", white: "#000" };
 
 /** A square cube with its player's initial (hollow when empty). */
 export function cubeSvg(x, y, size, color, opts = {}) {
