@@ -109,7 +109,7 @@ export function scoreTable(sc) {
     h("p.verdict", sc.verdict),
     h("table.scoretable",
       h("thead", h("tr", h("th", "Coins for"), sc.players.map((c) => h(`th.c-${safe(c)}`, { dataset: { player: c } },
-        h(`span.marker.c-${safe(c)}`, initial(c)), " ", name(c), c === sc.winner ? " 🏆" : "")))),
+        h(`span.marker.c-${safe(c)}`, initial(c)), " ", name(c), c === sc.winner ? " ★ winner" : "")))),
       h("tbody", sc.rows.map((r) => h("tr", { dataset: { category: r.key } }, h("th", r.label),
         sc.players.map((c) => h("td", { dataset: { player: c } }, String(r.values[c] ?? 0)))))),
       h("tfoot", h("tr", h("th", "Total"), sc.players.map((c) => h(`td.total${c === sc.winner ? ".winner" : ""}`, { dataset: { player: c } }, String(sc.totals[c])))))));
