@@ -457,6 +457,25 @@ def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
     return {"players": order, "rows": rows, "totals": totals, "winner": winner, "tied": tied, "verdict": verdict}
 
 
+PHASES = {"setup": "Setup", "main": "Main phase", "over": "Game over"}
+
+
+def waiting_text(view: dict[str, Any], req: dict[str, Any]) -> str:
+    """What the table waits for (the engine's pending chance), as a sentence people can act on."""
+    kind, who = req.get("kind"), player_name(req.get("player")) if req.get("player") else None
+    if kind == "reveal_board":
+        return f"the Ocean board at {square_place(req.get('square', ''))} to be turned up"
+    if kind == "draw_advancement":
+        return f"an Advancement to be turned up on {square_name(view, req.get('square', ''))}"
+    if kind == "draw_sailors":
+        return f"{who} to draw {plural(int(req.get('count') or 0), 'Sailor card')}"
+    if kind == "choose_first_player":
+        return "who goes first"
+    if kind == "deal_bonus":
+        return f"{who}'s Bonus Achievement tokens to be dealt"
+    return title(str(kind)).lower()
+
+
 def public_words(state: Any, view: dict[str, Any]) -> dict[str, Any]:
     cat = _catalog(state)
     cards: dict[str, dict[str, Any]] = {}
@@ -470,6 +489,8 @@ def public_words(state: Any, view: dict[str, Any]) -> dict[str, Any]:
     return {"squares": squares_words(cat, view), "achievements": achievements_words(cat, view), "ship": ship,
             "players": {c: player_name(c) for c in view.get("players") or []},
             "cards": cards, "scores": score_table(view),
+            "phase": PHASES.get(view.get("phase"), title(str(view.get("phase") or ""))),
+            "waiting": [waiting_text(view, r) for r in view.get("waiting_for") or []],
             "buildings": BUILDING_NAMES, "upgrades": {t: {"name": title(t), "icons": icons_text(u.get("icons")),
                                                           "category": u.get("category")}
                                                       for t, u in cat.upgrades.items()}}

@@ -168,7 +168,8 @@ function turnLine(store) {
   const active = v.active;
   const parts = [];
   if (active) parts.push(h(`span.who.c-${active}`, `${cap(active)}'s turn`));
-  if (v.phase) parts.push(h("span.phase", ` · ${v.phase === "over" ? "game over" : String(v.phase).replace(/_/g, " ")}`));
+  const phase = store.state?.words?.phase ?? (v.phase === "over" ? "game over" : String(v.phase ?? "").replace(/_/g, " "));
+  if (phase) parts.push(h("span.phase", ` · ${phase}`));
   if (typeof v.turn === "number" && v.turn > 0) parts.push(h("span.round", ` · turn ${v.turn}`));
   if (v.final_round) parts.push(h("span.final", " · final round"));
   return h("span", parts);

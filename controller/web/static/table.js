@@ -167,7 +167,7 @@ export function renderTable(root, store) {
   const devices = Object.entries(store.devices).map(([name, d]) =>
     h(`span.device.${safe(d?.state ?? d)}`, { dataset: { device: name } }, `${name}: ${d?.state ?? d}`));
   const place = (sq) => w?.squares?.[sq]?.label ?? sq;
-  const waiting = (v.waiting_for || []).map((r) => `${humanize(r.kind)}${r.square ? ` at ${place(r.square)}` : ""}${r.player ? ` (${r.player})` : ""}`);
+  const waiting = w?.waiting ?? (v.waiting_for || []).map((r) => `${humanize(r.kind)}${r.square ? ` at ${place(r.square)}` : ""}${r.player ? ` (${r.player})` : ""}`);
   const over = v.phase === "over" || v.scores;
   const battle = st.battle || v.battle ? renderBattle(st.battle, v.battle, prompts, store.board) : lastBattle(store);
   mount(root,
