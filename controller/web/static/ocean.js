@@ -7,7 +7,7 @@
 import { FILL, initial, s } from "./dom.js";
 
 const TW = 200; // tile width and height in SVG units
-const TH = 150;
+const TH = 176;
 const GAP = 8;
 const HARBOR_H = 70;
 
@@ -103,8 +103,11 @@ function islandGroup(sq, cell, w, x, y) {
     line += 19;
   }
   const goods = [isl.cargo ? `${isl.cargo} Cargo` : null, isl.coins ? `${isl.coins} Coin${isl.coins > 1 ? "s" : ""}` : null].filter(Boolean).join(" · ");
-  if (goods) out.push(s("text.goods", { x: x + 8, y: line, "font-size": 13, fill: "#e8d49a" }, goods));
-  return out;
+  if (goods) {
+    out.push(s("text.goods", { x: x + 8, y: line, "font-size": 13, fill: "#e8d49a" }, goods));
+    line += 18;
+  }
+  return { nodes: out, line };
 }
 
 /**
@@ -140,6 +143,7 @@ export function oceanSvg(view, words, opts = {}) {
       const battle = opts.battleAt === sq;
       const mine = opts.me && (ships[sq] || []).some(([c]) => c === opts.me);
       const name = up ? w.name ?? cell.board : "Unexplored";
+      const isl = isIsland ? islandGroup(sq, cell, w, x, y) : null;
       return s(`g.square${up ? ".explored" : ".unexplored"}${moves.has(sq) ? ".can-sail" : ""}${battle ? ".battle-here" : ""}`,
         { dataset: { square: sq }, on: tap(sq) },
         s("title", `${w.label ?? name}${w.text ? `: ${w.text}` : ""}`),
@@ -149,8 +153,8 @@ export function oceanSvg(view, words, opts = {}) {
         s("text.sqname", { x: x + 8, y: y + 20, "font-size": 17, "font-weight": 700, fill: up ? "#fff" : "#8aa" }, name),
         !up ? s("text", { x: x + 8, y: y + 42, "font-size": 13, fill: "#8aa" }, w.place ?? "") : null,
         up && !isIsland && w.text ? s("text", { x: x + 8, y: y + 40, "font-size": 13, fill: "#9cc" }, w.text) : null,
-        isIsland ? islandGroup(sq, cell, w, x, y) : null,
-        cell.card ? s("text.offer", { x: x + 8, y: y + TH - 48, "font-size": 13, fill: cell.card.merchant ? "#ffb3b3" : "#d9c2ff" },
+        isl ? isl.nodes : null,
+        cell.card ? s("text.offer", { x: x + 8, y: isl ? isl.line : y + TH - 52, "font-size": 13, fill: cell.card.merchant ? "#ffb3b3" : "#d9c2ff" },
           cell.card.merchant ? "⚔ Merchant ship" : `✦ ${cell.card.name} (${cell.card.cost} Cargo)`) : null,
         shipsRow(ships[sq] || [], x, y + TH - 26, TW - 30),
         battle ? s("text", { x: x + TW - 8, y: y + 20, "text-anchor": "end", "font-size": 15, fill: "#ffb020", "font-weight": 800 }, "⚔ battle") : null,
