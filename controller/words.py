@@ -533,6 +533,18 @@ def private_words(engine: Any, state: Any, player: str, view: dict[str, Any],
             "undo": undo_offer(engine, state, player, everything, view)}
 
 
+def _source_name(state: Any, player: str | None, source: Any) -> str:
+    data = getattr(state, "data", None) or {}
+    cards = ((data.get("p") or {}).get(player or "") or {}).get("cards") or {}
+    if source in cards:
+        return card_name(cards[source])
+    for p in (data.get("p") or {}).values():  # a public prompt: the card is someone's
+        if source in (p.get("cards") or {}):
+            return card_name(p["cards"][source])
+    c = _catalog(state).cards.get(source) if data else None
+    return c["name"] if c else "a card"
+
+
 def prompt_words(state: Any, view: dict[str, Any], prompt: dict[str, Any], player: str | None = None) -> dict[str, Any]:
     """Labels for a prompt's options where they are engine ids (squares, ways, cards)."""
     out: dict[str, Any] = {}
@@ -546,6 +558,8 @@ def prompt_words(state: Any, view: dict[str, Any], prompt: dict[str, Any], playe
                 labels.append(square_name(view, o))
             elif isinstance(o, str) and o in (view.get("players") or []):
                 labels.append(f"{player_name(o)}'s Ship")
+            elif isinstance(o, dict) and isinstance(o.get("effect"), str):  # a Battle ability, named by its card
+                labels.append(f"{_source_name(state, player, o.get('source'))}: {battle_text(o['effect'], o.get('params'))}")
             else:
                 labels.append(None)
         if any(labels):

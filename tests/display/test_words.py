@@ -158,3 +158,12 @@ def test_words_never_stop_the_table_publishing() -> None:
     payload = words.decorate_public(None, object(), {"view": {}})
     assert payload["words"] is None
     assert words.decorate_private(None, object(), "red", {"view": {}, "legal_actions": []})["words"] is None
+
+
+def test_battle_ability_options_are_named_by_their_card() -> None:
+    state = api.new_game(["red", "blue"], 5, None)
+    view = api.public_view(state)
+    prompt = {"kind": "battle_ability", "options": [
+        {"id": "red:gunner-1:L1:0", "source": "gunner-1", "effect": "drop_extra_cubes", "params": {"cubes": 2}, "needs": []}]}
+    w = words.prompt_words(state, view, prompt, "red")
+    assert w["option_labels"] == ["Gunner (level 1): BATTLE: drop 2 extra Battle cubes"]

@@ -164,10 +164,12 @@ function promptBox(p, store, send, mine) {
     const cubeChoices = Array.isArray(p.cubes) && p.cubes.length
       ? p.cubes.map((c) => [c.cube, `${c.cube} · ${c.color} · ${zoneName(c.zone)}`])
       : [...Array(cubeCount(store)).keys()].map((i) => [i, String(i)]);
-    box.append(h("div.abilities", (p.options || []).map((o) => {
+    box.append(h("div.abilities", (p.options || []).map((o, oi) => {
       const needs = o.needs || [];
+      const named = p.words?.option_labels?.[oi];
       return h("div.ability", { dataset: { ability: o.id } },
-        h("span.aname", humanize(o.effect), o.params && Object.keys(o.params).length ? ` (${brief(o.params)})` : "", h("small", ` · ${o.source ?? ""}`)),
+        named ? h("span.aname", named)
+          : h("span.aname", humanize(o.effect), o.params && Object.keys(o.params).length ? ` (${brief(o.params)})` : "", h("small", ` · ${o.source ?? ""}`)),
         needs.includes("cube") ? ["  cube ", select(cubeChoices, draft[`${o.id}:cube`] ?? cubeChoices[0]?.[0] ?? 0, (val) => setDraft(`${o.id}:cube`, val))] : null,
         needs.includes("to") ? ["  to ", select(zoneOptions(store).filter(([z]) => z !== "rail"), draft[`${o.id}:to`], (val) => setDraft(`${o.id}:to`, val))] : null,
         h("button.primary", { on: { click: () => {
