@@ -10,6 +10,7 @@ module only reads the catalogue (rules/data/*.json) and the views to name them.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -48,6 +49,7 @@ def cargo_coins(cargo: int = 0, coins: int = 0) -> str:
     return " and ".join(p for p in parts if p) or "nothing"
 
 
+@functools.lru_cache(maxsize=512)
 def title(key: str) -> str:
     """'first-mate' -> 'First Mate' (Sailor kinds and board names are written this way in the rulebook)."""
     return " ".join(w.capitalize() for w in re.split(r"[-_\s]+", str(key)) if w)
@@ -230,8 +232,23 @@ def advancement_words(cat: Any, adv: str) -> dict[str, Any]:
             "scoring": [scoring_text(r) for r in c.get("scoring", [])]}
 
 
+_CARD_MEMO: dict[tuple, dict[str, Any]] = {}
+
+
 def card_words(cat: Any, card: dict[str, Any]) -> dict[str, Any]:
-    """A Sailor card as the player reads it: name, level, icons (its level's and its sleeve's), ability text."""
+    """A Sailor card as the player reads it: name, level, icons (its level's and its sleeve's), ability text.
+    Memoised on what the card is (every publish names every known card; the result is read-only)."""
+    sl = card.get("slots") or {}
+    key = (id(cat), card.get("sailor"), card.get("level"), sl.get("top"), sl.get("middle"), sl.get("bottom"))
+    got = _CARD_MEMO.get(key)
+    if got is None:
+        if len(_CARD_MEMO) > 4096:
+            _CARD_MEMO.clear()
+        got = _CARD_MEMO[key] = _card_words(cat, card)
+    return got
+
+
+def _card_words(cat: Any, card: dict[str, Any]) -> dict[str, Any]:
     kind, level = card.get("sailor"), int(card.get("level") or 1)
     levels = cat.sailors.get(kind) or []
     spec = levels[level - 1] if 0 < level <= len(levels) else {}
