@@ -428,3 +428,35 @@ def test_offline_the_page_dims_and_its_buttons_stop(browser, broker, display, tm
             live(page)
             page.wait_for_function("!document.getElementById('main').inert", timeout=10_000)
             assert core.seq == seq
+
+
+def test_several_ways_to_one_square_ask_which(browser, broker, display) -> None:
+    """Where several legal moves end on the tapped square (here two fight orders against two Pirate-mode
+    ships), the page asks which one and sends exactly the action chosen."""
+    ctl = Client(broker, "controller")
+    assert ctl.wait_connected()
+    ctl.subscribe(f"{BASE}/player/+/cmd")
+    state = api.new_game(["red", "blue", "green"], 5, None)
+    me = state.active
+    state, _ = api.apply(state, {"seq": state.seq, "player": me, "action": {"type": "set_sails"}})
+    square = next(a["path"][0] for a in api.legal_actions(state, me) if a["type"] == "move" and a["path"] != ["harbor"])
+    others = [p for p in state.players if p != me]
+    ways = [{"type": "move", "path": [square], "fight_order": others},
+            {"type": "move", "path": [square], "fight_order": others[::-1]}]
+    publish_words(ctl, state)
+    view = api.private_view(state, me)
+    payload = words.decorate_private(api, state, me, {"epoch": "e1", "seq": state.seq, "view": view, "legal_actions": ways})
+    ctl.publish(f"{BASE}/player/{me}/state", json.dumps(payload), retain=True)
+    with open_page(browser, display, broker, player=me) as page:
+        live(page)
+        page.wait_for_selector(f"svg.ocean [data-square='{square}'].can-sail", timeout=5_000)
+        page.locator(f"svg.ocean [data-square='{square}']").click()
+        page.wait_for_selector("#choose button.way-option", timeout=5_000)
+        options = page.locator("#choose button.way-option")
+        assert options.count() == 2
+        second = options.nth(1).inner_text()
+        assert f"fight {others[1].capitalize()}'s Ship, then {others[0].capitalize()}'s Ship" in second
+        options.nth(1).click()
+        cmd = json.loads(ctl.wait_for(lambda m: m.topic == f"{BASE}/player/{me}/cmd", timeout=5).payload)
+        assert cmd["action"] == ways[1] and cmd["seq"] == state.seq
+    ctl.close()
