@@ -370,7 +370,8 @@ class TableCore:
         view = getattr(self.engine, "event_view", None)
         # Without the engine's filter only the event types leave the controller: a secret never does.
         shown = [view(e, None) if view else {"type": e.get("type")} for e in events if isinstance(e, dict)]
-        self.publisher.publish(f"{self.topic}/events", {"epoch": self.epoch, "seq": self.seq, "events": shown})
+        self.publisher.publish(f"{self.topic}/events", words.decorate_events(
+            self.state, {"epoch": self.epoch, "seq": self.seq, "events": shown}))
 
     def publish_all(self) -> None:
         """Everything retained, e.g. after a (re)connect to the broker."""

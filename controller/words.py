@@ -588,6 +588,88 @@ def prompt_words(state: Any, view: dict[str, Any], prompt: dict[str, Any], playe
     return out
 
 
+def _side_name(side: dict[str, Any] | None) -> str:
+    name = str((side or {}).get("name") or "?")
+    if name.startswith("merchant:"):
+        return "the Merchant ship"
+    if name.startswith("building:"):
+        return "the Buildings"
+    return f"{player_name(name)}'s Ship"
+
+
+def event_text(state: Any, view: dict[str, Any], e: dict[str, Any]) -> str:
+    """One line of the game's log as the table view lists it ('Red: Sail to Island 9 ...', 'Blue completes
+    Explorer'). `e` is the public event (rules.api.event_view: secrets already removed)."""
+    t, who = e.get("type"), player_name(e.get("player")) if e.get("player") not in (None, "table", "referee") else None
+    a = e.get("action") if isinstance(e.get("action"), dict) else {}
+    isl = lambda sq: square_name(view, sq)  # noqa: E731 - a short local alias
+    if t == "achievement":
+        return f"{who} completes {ACHIEVEMENTS.get(e.get('achievement'), (title(str(e.get('achievement'))), ''))[0]}"
+    if t == "battle_started":
+        st = e.get("setup") or {}
+        return f"Battle at {isl(st.get('location', ''))}: {_side_name(st.get('attacker'))} attacks {_side_name(st.get('defender'))}"
+    if t == "battle_resolved":
+        st, out = e.get("setup") or {}, e.get("outcome") or {}
+        return f"{_side_name(st.get(out.get('winner'))).replace(chr(39) + 's Ship', '')} wins the battle" if out.get("winner") else "The battle is over"
+    if t == "cleanup":
+        return f"{who} cleans up" + (f" and draws {plural(int(e['draw']), 'card')}" if e.get("draw") else "")
+    if t == "control_changed":
+        return (f"{player_name(e['controller'])} now controls {isl(e.get('square', ''))}" if e.get("controller")
+                else f"Nobody controls {isl(e.get('square', ''))} now")
+    if t == "game_end_triggered":
+        return f"{who} triggers the end of the game: everyone else has one final turn"
+    if t == "game_over":
+        return "The game is over: see the scores"
+    if t == "garrison_fire":
+        return f"{player_name(e.get('by'))}'s Garrison on {isl(e.get('square', ''))} fires: {who} takes 1 Damage"
+    if t == "moved":
+        path = e.get("path") or []
+        return f"{who} sails to {isl(path[-1])}" if path else f"{who} sails"
+    if t == "produced":
+        return f"{isl(e.get('square', ''))} produces {cargo_coins(int(e.get('cargo') or 0), int(e.get('coins') or 0))}"
+    if t == "ship_sunk":
+        return f"{who}'s Ship sinks" + (f" (sunk by {player_name(e['by'])})" if e.get("by") else "")
+    if t == "battle_updated":
+        return "The battle's cubes change"
+    if t == "game_created":
+        return "A new game: " + ", ".join(player_name(c) for c in a.get("players") or [])
+    if t == "draw_sailors":
+        n = len(a["cards"]) if isinstance(a.get("cards"), list) else a.get("cards_count", 0)
+        return f"{player_name(a.get('player_drawing') or e.get('player'))} draws {plural(int(n or 0), 'Sailor card')}"
+    if t == "deal_bonus":
+        return f"{player_name(a.get('player_dealt') or e.get('player'))} is dealt two Bonus Achievement tokens"
+    if t == "choose_bonus" and "token" not in a:
+        return f"{who} keeps a Bonus Achievement token"
+    if t == "level_up" and "card" not in a:
+        return f"{who} levels up a Sailor card"
+    if t == "undo":
+        return f"{who} takes back their last action"
+    if t == "correction":
+        return "A referee correction replays the game from a corrected reading"
+    if t == "resolve_battle":
+        return "The battle's result is recorded"
+    if t in ("reveal_board", "draw_advancement", "choose_first_player"):
+        return action_words(_catalog(state), view, e.get("player") or "", {"type": t, **a}, {})["label"]
+    data = getattr(state, "data", None) or {}
+    cards = ((data.get("p") or {}).get(e.get("player") or "") or {}).get("cards") or {}
+    label = action_words(_catalog(state), view, e.get("player") or "", {"type": t, **a}, cards)["label"]
+    return f"{who}: {label}" if who else label
+
+
+def decorate_events(state: Any, payload: dict[str, Any]) -> dict[str, Any]:
+    """Adds `text` to each public event of an events payload (never raises)."""
+    try:
+        from rules.views import public_view
+
+        view = public_view(state)
+        for e in payload.get("events") or []:
+            if isinstance(e, dict):
+                e["text"] = event_text(state, view, e)
+    except Exception:  # noqa: BLE001 - as decorate_public
+        pass
+    return payload
+
+
 def decorate_public(engine: Any, state: Any, payload: dict[str, Any]) -> dict[str, Any]:
     """Adds `words` to a public state payload (never raises: words are a courtesy, the state is not)."""
     try:

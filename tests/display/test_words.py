@@ -167,3 +167,38 @@ def test_battle_ability_options_are_named_by_their_card() -> None:
         {"id": "red:gunner-1:L1:0", "source": "gunner-1", "effect": "drop_extra_cubes", "params": {"cubes": 2}, "needs": []}]}
     w = words.prompt_words(state, view, prompt, "red")
     assert w["option_labels"] == ["Gunner (level 1): BATTLE: drop 2 extra Battle cubes"]
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, dict]] = []
+
+    def publish(self, topic: str, payload, retain: bool = False) -> None:
+        self.sent.append((topic, payload))
+
+
+def test_the_public_log_reads_in_words_and_keeps_secrets(tmp_path: Path) -> None:
+    log = GameLog(tmp_path / "e.db")
+    rec = Recorder()
+    core = TableCore(log, table_id="t", publisher=rec)
+    core.open_game(["red", "blue"], 8)
+    rng = random.Random(8)
+    for _ in range(400):
+        if api.is_over(core.state):
+            break
+        for pl in [core.state.active, *core.players]:
+            acts = api.legal_actions(core.state, pl)
+            if acts:
+                core.submit(pl, rng.choice(acts), core.seq)
+                break
+    events = [e for topic, p in rec.sent if topic.endswith("/events") for e in p["events"]]
+    assert len(events) > 300
+    kinds = set()
+    for e in events:
+        kinds.add(e["type"])
+        assert e.get("text"), e
+        assert not ENGINE_ID.search(e["text"]), (e["type"], e["text"])
+        if e["type"] == "level_up":  # which card was levelled is secret (rules/views.py)
+            assert e["text"].endswith("levels up a Sailor card")
+    assert {"moved", "cleanup", "play_card", "end_turn"} <= kinds, kinds
+    log.close()

@@ -183,7 +183,7 @@ export function renderTable(root, store) {
         h("div.players", players.map((p) => playerCard(p, v.active, w))),
         achievementsBox(v, w),
         store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
-          h("li", humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : "")))) : null,
+          h("li", e.text ?? [humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : ""])))) : null,
         devices.length ? h("footer.devices", devices) : null)),
   );
 }
