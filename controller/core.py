@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from controller import words
 from controller.gamelog import GameLog
 
 MAX_COMMAND_BYTES = 64 * 1024
@@ -310,20 +311,22 @@ class TableCore:
     # -- payloads and publishing ---------------------------------------------------------------
 
     def public_payload(self) -> dict[str, Any]:
-        return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.public_view(self.state),
-                "battle": self.battle_view, "tower": {"warning": self.tower_warning}, "ts": self.clock()}
+        return words.decorate_public(self.engine, self.state, {
+            "epoch": self.epoch, "seq": self.seq, "view": self.engine.public_view(self.state),
+            "battle": self.battle_view, "tower": {"warning": self.tower_warning}, "ts": self.clock()})
 
     def private_payload(self, player: str, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         if legal is None:
             legal = self.engine.legal_actions(self.state, player)
         pending = self._first_pending()
         legal = [a for a in legal if tablet_may_send(a, player, self.observed_chance, pending)]
-        return {"epoch": self.epoch, "seq": self.seq, "view": self.engine.private_view(self.state, player),
-                "legal_actions": legal}
+        return words.decorate_private(self.engine, self.state, player, {
+            "epoch": self.epoch, "seq": self.seq, "view": self.engine.private_view(self.state, player),
+            "legal_actions": legal})
 
     def prompts_payload(self, player: str | None) -> dict[str, Any]:
-        return {"epoch": self.epoch, "seq": self.seq,
-                "prompts": [p.to_json() for p in self.prompts.values() if p.player == player]}
+        return words.decorate_prompts(self.state, {"epoch": self.epoch, "seq": self.seq, "prompts": [
+            p.to_json() for p in self.prompts.values() if p.player == player]}, player)
 
     def publish_state(self) -> None:
         with self.lock:
@@ -367,7 +370,8 @@ class TableCore:
         view = getattr(self.engine, "event_view", None)
         # Without the engine's filter only the event types leave the controller: a secret never does.
         shown = [view(e, None) if view else {"type": e.get("type")} for e in events if isinstance(e, dict)]
-        self.publisher.publish(f"{self.topic}/events", {"epoch": self.epoch, "seq": self.seq, "events": shown})
+        self.publisher.publish(f"{self.topic}/events", words.decorate_events(
+            self.state, {"epoch": self.epoch, "seq": self.seq, "events": shown}))
 
     def publish_all(self) -> None:
         """Everything retained, e.g. after a (re)connect to the broker."""

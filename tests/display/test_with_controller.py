@@ -33,6 +33,8 @@ def test_a_tap_changes_the_state_and_a_refusal_shows_the_engines_sentence(browse
             # Prefer ending the turn: it always changes whose turn it is, on both views.
             end = page.locator("button.action[data-action='end_turn']")
             (end if end.count() else buttons.first).click()
+            if end.count():  # ending the turn cannot be undone: the page asks first (docs/display.md)
+                page.locator("#confirm button.confirm-yes").click()
             page.wait_for_selector("#reply.ok", timeout=5_000)
             table.wait_for_function(f"Number(document.getElementById('main').dataset.seq) > {before}", timeout=5_000)
             # A command the engine refuses: its sentence is shown, and nothing changed.

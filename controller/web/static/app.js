@@ -3,7 +3,7 @@
 // everything drawn comes from the rules engine's views and legal_actions in the payloads.
 
 import { Link } from "./conn.js";
-import { COLOURS, h } from "./dom.js";
+import { COLOURS, h, mount } from "./dom.js";
 import { renderPlayer } from "./player.js";
 import { renderTable } from "./table.js";
 
@@ -73,7 +73,7 @@ async function main() {
       mainEl.dataset.seq = seq ?? "";
       mainEl.dataset.epoch = store.state?.epoch ?? "";
       if (store.me) mainEl.dataset.mySeq = store.me.seq ?? "";
-      document.getElementById("turn").replaceChildren(turnLine(store));
+      mount(document.getElementById("turn"), turnLine(store));
     }, 0);
   };
 
@@ -104,6 +104,9 @@ async function main() {
       const c = document.getElementById("conn");
       c.dataset.status = st.code;
       c.textContent = st.text;
+      // conn.js says whether the table is there: anything but live dims the page and stops its buttons.
+      document.body.dataset.conn = st.code;
+      document.getElementById("main").inert = st.code !== "live";
       notice(st.error);
     },
   });
@@ -112,7 +115,7 @@ async function main() {
   function send(body, label) {
     const request_id = `${player}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
     const msg = { request_id, ...body };
-    if (!link.publish(`${base}/player/${player}/cmd`, msg)) {
+    if (link.status?.code !== "live" || !link.publish(`${base}/player/${player}/cmd`, msg)) {
       store.lastReply = { accepted: false, reason: "Not connected to the table: wait for “live” and tap again." };
       render();
       return;
@@ -165,7 +168,8 @@ function turnLine(store) {
   const active = v.active;
   const parts = [];
   if (active) parts.push(h(`span.who.c-${active}`, `${cap(active)}'s turn`));
-  if (v.phase) parts.push(h("span.phase", ` · ${v.phase === "over" ? "game over" : String(v.phase).replace(/_/g, " ")}`));
+  const phase = store.state?.words?.phase ?? (v.phase === "over" ? "game over" : String(v.phase ?? "").replace(/_/g, " "));
+  if (phase) parts.push(h("span.phase", ` · ${phase}`));
   if (typeof v.turn === "number" && v.turn > 0) parts.push(h("span.round", ` · turn ${v.turn}`));
   if (v.final_round) parts.push(h("span.final", " · final round"));
   return h("span", parts);

@@ -14,10 +14,47 @@ export function h(tag, props, ...children) {
   }
   for (const [k, v] of Object.entries(props || {})) {
     if (v === undefined || v === null || v === false) continue;
-    if (k === "on") for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn);
+    if (k === "on") for (const [ev, fn] of Object.entries(v)) listen(el, ev, fn);
     else if (k === "style" && typeof v === "object") Object.assign(el.style, v);
     else if (k === "dataset") Object.assign(el.dataset, v);
     else if (k in el && k !== "list" && k !== "form") el[k] = v;
+    else el.setAttribute(k, v === true ? "" : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+// Handlers live in el._on and one bound listener per event calls the current one, so an in-place update
+// (morph below) can swap a node's handlers without adding listeners.
+function listen(el, ev, fn) {
+  el._on ||= {};
+  el._bound ||= new Set();
+  el._on[ev] = fn;
+  if (!el._bound.has(ev)) {
+    el._bound.add(ev);
+    el.addEventListener(ev, (e) => el._on?.[ev]?.(e));
+  }
+}
+
+const SVGNS = "http://www.w3.org/2000/svg";
+
+/** s("rect.cls", {x: 1, on: {click}}, ...children) -> SVGElement (attributes always set as attributes). */
+export function s(tag, props, ...children) {
+  const m = /^([a-z0-9]+)?((?:[.#][\w-]+)*)$/i.exec(tag);
+  const el = document.createElementNS(SVGNS, (m && m[1]) || "g");
+  for (const part of ((m && m[2]) || "").match(/[.#][\w-]+/g) || []) {
+    if (part[0] === ".") el.classList.add(part.slice(1));
+    else el.id = part.slice(1);
+  }
+  if (props && (typeof props !== "object" || props instanceof Node || Array.isArray(props))) {
+    children.unshift(props);
+    props = null;
+  }
+  for (const [k, v] of Object.entries(props || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "on") for (const [ev, fn] of Object.entries(v)) listen(el, ev, fn);
+    else if (k === "dataset") for (const [dk, dv] of Object.entries(v)) el.dataset[dk] = dv;
+    else if (k === "style" && typeof v === "object") Object.assign(el.style, v);
     else el.setAttribute(k, v === true ? "" : String(v));
   }
   append(el, children);
@@ -66,7 +103,7 @@ export function hhmmss(date) {
 }
 
 export function cube(color, extra = "") {
-  return h(`span.cube.c-${safe(color)}${extra}`, { title: String(color ?? "") });
+  return h(`span.cube.c-${safe(color)}${extra}`, { title: String(color ?? "") }, initial(color));
 }
 
 /** A CSS-class-safe token. */
@@ -74,7 +111,54 @@ export function safe(s) {
   return String(s ?? "none").toLowerCase().replace(/[^a-z0-9-]/g, "-");
 }
 
-/** Replace an element's children, skipping null/false (views leave out what the payload lacks). */
+/** Make an element's children the given ones, skipping null/false (views leave out what the payload lacks).
+ * The page is updated in place: nodes that are still there are patched, not replaced, so the scroll
+ * position, focus, an open <details> and a half-chosen <select> survive every message. */
 export function mount(root, ...children) {
-  root.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+  const next = children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false)
+    .map((c) => (c instanceof Node ? c : document.createTextNode(String(c))));
+  patchChildren(root, next);
 }
+
+function sameKind(a, b) {
+  if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;
+  if (a.nodeType !== 1) return true;
+  return a.id === b.id && (a.dataset?.key ?? "") === (b.dataset?.key ?? "");
+}
+
+function patchChildren(parent, next) {
+  const old = [...parent.childNodes];
+  next.forEach((n, i) => {
+    const o = old[i];
+    if (!o) parent.appendChild(n);
+    else if (sameKind(o, n)) patchNode(o, n);
+    else parent.replaceChild(n, o);
+  });
+  for (let i = next.length; i < old.length; i++) old[i].remove();
+}
+
+function patchNode(o, n) {
+  if (o.nodeType !== 1) {
+    if (o.nodeValue !== n.nodeValue) o.nodeValue = n.nodeValue;
+    return;
+  }
+  for (const a of [...o.attributes]) if (!n.hasAttribute(a.name)) o.removeAttribute(a.name);
+  for (const a of [...n.attributes]) if (o.getAttribute(a.name) !== a.value) o.setAttribute(a.name, a.value);
+  for (const ev of Object.keys(o._on || {})) if (!n._on || !(ev in n._on)) delete o._on[ev];
+  for (const [ev, fn] of Object.entries(n._on || {})) listen(o, ev, fn);
+  for (const prop of ["disabled", "checked", "hidden", "open"]) if (prop in n && o[prop] !== n[prop]) o[prop] = n[prop];
+  patchChildren(o, [...n.childNodes]);
+  if (o.nodeName === "OPTION" && o.selected !== n.selected) o.selected = n.selected;
+  if (o.nodeName === "SELECT") {
+    const chosen = [...n.options].findIndex((x) => x.selected);
+    if (chosen >= 0 && o.selectedIndex !== chosen) o.selectedIndex = chosen;
+  }
+}
+
+/** The first letter of a player colour, drawn on every cube and marker (colour is never the only cue). */
+export function initial(color) {
+  return COLOURS.includes(color) ? color[0].toUpperCase() : "";
+}
+
+/** Player colours as fills for SVG (the same as style.css's variables). */
+export const FILL = { red: "#ff4d4d", blue: "#4da3ff", green: "#3ddc84", yellow: "#ffd23f", black: "#222", white: "#eee" };

@@ -6,9 +6,13 @@
 
 import { renderBattle, zoneIds, zoneLabel } from "./battle.js";
 import { brief, cube, facts, h, humanize, mount, safe } from "./dom.js";
+import { oceanSvg, shipBoardSvg } from "./ocean.js";
+import { achievementsBox, scoreTable } from "./table.js";
 
 // Choices made in a prompt but not sent yet, by prompt id (they survive re-renders).
 const drafts = new Map();
+// What waits for a second tap: {key, text, yes, send} (a confirmation) or {square, options} (which way).
+const ui = { confirm: null, choose: null };
 
 // Actions the table itself sends (the battle driver submits the refereed record); a tablet never taps them.
 const TABLE_SENT = ["resolve_battle"];
@@ -31,8 +35,17 @@ export function actionLabel(a, cards = {}) {
   return [humanize(a.type), ...bits].join(" · ");
 }
 
-function cardItem(id, c) {
+function cardItem(id, c, w) {
   c = c || {};
+  if (w) {
+    return h("li.card", { dataset: { card: id } },
+      h("span.cname", w.name), h("span.level", `level ${w.level}`),
+      w.icons_text ? h("span.icons", w.icons_text) : null,
+      w.abilities.length ? h("ul.abilities", w.abilities.map((t) => h("li", t))) : h("span.noab", "no ability"),
+      w.sleeved.map((a) => h("span.sleeve", `✦ ${a.name} (${a.slot} slot)`, a.icons ? ` · ${a.icons}` : "",
+        [...a.abilities, ...a.scoring].map((t) => h("span.adv-text", `: ${t}`)))),
+      w.next_level ? h("small.next", `Next ${w.next_level}`) : null);
+  }
   const sleeves = Object.entries(c.slots || {}).filter(([, x]) => x);
   return h("li.card", { dataset: { card: id } },
     h("span.cname", humanize(c.sailor ?? c.name ?? id)),
@@ -40,19 +53,20 @@ function cardItem(id, c) {
     sleeves.map(([slot, adv]) => h("span.sleeve", `✦ ${slot}: ${typeof adv === "object" ? adv.name ?? adv.id : adv}`)));
 }
 
-function cardSection(title, cards, cls) {
+function cardSection(title, cards, cls, words) {
   if (cards === undefined || cards === null) return null;
   const entries = Array.isArray(cards) ? cards.map((id) => [id, null]) : Object.entries(cards);
+  const named = words?.cards || {};
   return h(`section.${cls}`, h("h2", title, h("small", ` (${entries.length})`)),
-    entries.length ? h("ul.cards", entries.map(([id, c]) => (c ? cardItem(id, c) : h("li.card.plain", humanize(id))))) : h("p.hint", "none"));
+    entries.length ? h("ul.cards", entries.map(([id, c]) => (c || named[id] ? cardItem(id, c, named[id]) : h("li.card.plain", humanize(id))))) : h("p.hint", "none"));
 }
 
 function holdList(holds) {
   if (!Array.isArray(holds)) return null;
-  return h("ol.holds", holds.map((x, i) => {
+  return h("ul.holds", holds.map((x, i) => {
     const cargo = Array.isArray(x) ? x[0] : x.cargo ?? 0;
     const coins = Array.isArray(x) ? x[1] : x.coins ?? 0;
-    return h("li.hold", { dataset: { hold: i } }, cargo + coins === 0 ? "empty" : [cargo ? `${cargo} cargo` : null, coins ? `${coins} coins` : null].filter(Boolean).join(" + "));
+    return h("li.hold", { dataset: { hold: i } }, `Hold ${i + 1}: `, cargo + coins === 0 ? "empty" : [cargo ? `${cargo} Cargo` : null, coins ? `${coins} Coins` : null].filter(Boolean).join(" + "));
   }));
 }
 
@@ -139,7 +153,7 @@ function promptBox(p, store, send, mine) {
     // this square (options: ships, or "none"); answered as {"ship", "square"} (docs/mqtt.md).
     box.append(h("div.buttons", p.options.map((o, i) => {
       const ans = p.ship ? { ship: p.ship, square: o } : { ship: o, square: p.square };
-      const label = p.ship ? `On ${o}` : o === "none" ? "Not a ship" : `The ${o} ship`;
+      const label = p.ship ? `On ${sqName(store, o)}` : o === "none" ? "Not a ship" : `The ${o} ship`;
       return h("button", { dataset: { option: i }, on: { click: () => answer(ans, label) } }, label);
     })));
     return box;
@@ -150,10 +164,12 @@ function promptBox(p, store, send, mine) {
     const cubeChoices = Array.isArray(p.cubes) && p.cubes.length
       ? p.cubes.map((c) => [c.cube, `${c.cube} · ${c.color} · ${zoneName(c.zone)}`])
       : [...Array(cubeCount(store)).keys()].map((i) => [i, String(i)]);
-    box.append(h("div.abilities", (p.options || []).map((o) => {
+    box.append(h("div.abilities", (p.options || []).map((o, oi) => {
       const needs = o.needs || [];
+      const named = p.words?.option_labels?.[oi];
       return h("div.ability", { dataset: { ability: o.id } },
-        h("span.aname", humanize(o.effect), o.params && Object.keys(o.params).length ? ` (${brief(o.params)})` : "", h("small", ` · ${o.source ?? ""}`)),
+        named ? h("span.aname", named)
+          : h("span.aname", humanize(o.effect), o.params && Object.keys(o.params).length ? ` (${brief(o.params)})` : "", h("small", ` · ${o.source ?? ""}`)),
         needs.includes("cube") ? ["  cube ", select(cubeChoices, draft[`${o.id}:cube`] ?? cubeChoices[0]?.[0] ?? 0, (val) => setDraft(`${o.id}:cube`, val))] : null,
         needs.includes("to") ? ["  to ", select(zoneOptions(store).filter(([z]) => z !== "rail"), draft[`${o.id}:to`], (val) => setDraft(`${o.id}:to`, val))] : null,
         h("button.primary", { on: { click: () => {
@@ -171,11 +187,18 @@ function promptBox(p, store, send, mine) {
     const squares = Object.keys(store.state?.view?.grid || {});
     box.append(h("div.ways", p.options.map((way, i) => {
       const crossing = (p.crossings || [])[i] || [];
-      const label = way.join(" → ");
+      const label = p.words?.option_labels?.[i] ?? way.join(" → ");
       return h("button.way", { dataset: { option: i }, on: { click: () => answer({ path: way }, label) } },
         wayMap(way, crossing, squares),
         h("span.wlabel", label),
-        h("small.crossing", crossing.length ? `passes the Garrison on ${crossing.join(", ")}` : "passes no Garrison"));
+        h("small.crossing", crossing.length ? `passes the Garrison on ${crossing.map((sq) => sqName(store, sq)).join(", ")}` : "passes no Garrison"));
+    })));
+    return box;
+  }
+  if (p.kind === "level_up" && Array.isArray(p.cards) && mine) {
+    box.append(h("div.buttons", p.cards.map((c, i) => {
+      const label = p.words?.card_labels?.[i] ?? humanize(c);
+      return h("button", { dataset: { option: i }, on: { click: () => answer({ card: c }, `Level up ${label}`) } }, `Level up ${label}`);
     })));
     return box;
   }
@@ -183,7 +206,7 @@ function promptBox(p, store, send, mine) {
   if (options.length) box.append(h("div.buttons", options.map((o, i) => {
     // An option is a string (a square, a ship), a list (a path) or an object with label/answer.
     const plain = typeof o !== "object" || o === null || Array.isArray(o);
-    const label = Array.isArray(o) ? o.join(" → ") : plain ? humanize(String(o))
+    const label = p.words?.option_labels?.[i] ? p.words.option_labels[i] : Array.isArray(o) ? o.join(" → ") : plain ? humanize(String(o))
       : o.label ?? o.text ?? o.name ?? (Array.isArray(o.path) ? o.path.join(" → ") : humanize(o.id ?? `option ${i + 1}`));
     const ans = plain ? { choice: o } : o.answer !== undefined ? o.answer : { choice: o.id ?? i };
     return h("button", { dataset: { option: plain ? i : o.id ?? i }, on: { click: () => answer(ans, label) } }, label);
@@ -215,53 +238,121 @@ function wayMap(way, crossing, squares) {
 
 const ANSWERABLE_PUBLIC = ["confirm_reading", "sensor_disagree"];
 
+/** A square's name from the controller's words ("Island 9 (row 1, column 2)"), else its id. */
+function sqName(store, sq) {
+  return store.state?.words?.squares?.[sq]?.label ?? (sq === "harbor" ? "the Harbor" : sq);
+}
+
+// Without the controller's words (an older controller) ending the turn still asks first.
+const FALLBACK_CONFIRM = { end_turn: "End your turn? It cannot be undone." };
+
+function confirmBox(send) {
+  const c = ui.confirm;
+  if (!c) return null;
+  return h("section.confirm#confirm", { role: "alertdialog", dataset: { key: "confirm" } },
+    h("p.big", c.text),
+    h("div.buttons",
+      h("button.primary.confirm-yes", { on: { click: () => { ui.confirm = null; c.go(); } } }, c.yes),
+      h("button.confirm-no", { on: { click: () => { ui.confirm = null; c.rerender(); } } }, "Cancel")));
+}
+
+function chooserBox(store) {
+  const c = ui.choose;
+  if (!c) return null;
+  return h("section.prompt.choose-way#choose", { dataset: { kind: "choose_way", key: "choose" } },
+    h("h3", `Which way to ${sqName(store, c.square)}?`),
+    h("div.buttons", c.options.map((o) => h("button.way-option", { on: { click: () => { ui.choose = null; o.go(); } } }, o.label))),
+    h("button.confirm-no", { on: { click: () => { ui.choose = null; c.rerender(); } } }, "Cancel"));
+}
+
 export function renderPlayer(root, store, send) {
   const me = store.me;
   if (!me) {
     mount(root, h("p.hint", `Waiting for ${store.player}'s board…`));
     return;
   }
+  const rerender = () => renderPlayer(root, store, send);
   const v = me.view || {};
   const you = v.you || {};
   const board = v.p?.[store.player] || {};
   const ship = board.ship || {};
-  const legal = (me.legal_actions || []).filter((a) => !TABLE_SENT.includes(a.type));
+  const mw = me.words || null;
+  const pw = store.state?.words || null;
+  const all = me.legal_actions || [];
+  const legal = all.map((a, i) => [a, i, mw?.actions?.[i] || null]).filter(([a]) => !TABLE_SENT.includes(a.type));
   const prompts = [
     ...(store.myPrompts?.prompts || []).map((p) => [p, true]),
     ...(store.prompts?.prompts || []).filter((p) => ANSWERABLE_PUBLIC.includes(p.kind)).map((p) => [p, false]),
   ];
-  const groups = new Map();
-  legal.forEach((a, i) => (groups.get(a.type) || groups.set(a.type, []).get(a.type)).push([a, i]));
   const cardsKnown = { ...(board.discard || {}), ...(board.played || {}), ...(you.hand || {}) };
+  const labelOf = (a, w) => w?.label ?? actionLabel(a, cardsKnown);
+  // A tap: at once, or after a confirmation where the action cannot be undone.
+  const tap = (a, w) => {
+    const label = labelOf(a, w);
+    const go = () => send({ seq: me.seq, action: a }, label);
+    const text = w ? w.confirm : FALLBACK_CONFIRM[a.type];
+    if (text) {
+      ui.confirm = { text, yes: `Yes: ${label}`, go, rerender };
+      rerender();
+    } else go();
+  };
+  const groups = new Map();
+  for (const [a, i, w] of legal) (groups.get(a.type) || groups.set(a.type, []).get(a.type)).push([a, i, w]);
+  // The squares the engine lets this ship sail to now, each with its move action(s).
+  const moves = new Map();
+  for (const [a, , w] of legal) if (a.type === "move" && Array.isArray(a.path) && a.path.length) {
+    const sq = w?.square ?? a.path[a.path.length - 1];
+    (moves.get(sq) || moves.set(sq, []).get(sq)).push([a, w]);
+  }
+  const onTap = (sq) => {
+    const list = moves.get(sq) || [];
+    if (list.length === 1) tap(list[0][0], list[0][1]);
+    else if (list.length > 1) {
+      ui.choose = { square: sq, rerender, options: list.map(([a, w]) => ({ label: labelOf(a, w), go: () => tap(a, w) })) };
+      rerender();
+    }
+  };
+  if (ui.confirm && !legal.length) ui.confirm = null;
   const r = store.lastReply;
   const battle = store.state?.battle || v.battle;
+  const over = v.phase === "over";
+  const undo = mw?.undo;
   mount(root,
     r ? (r.pending ? h("p.reply.pending#reply", `Sent: ${r.label}…`)
       : r.accepted ? h("p.reply.ok#reply", `Done: ${r.label}`)
         : h("p.reply.refused#reply", { role: "alert", dataset: { kind: r.kind ?? "" } }, r.reason || "The table refused that.")) : null,
+    over && pw?.scores ? scoreTable(pw.scores) : null,
+    confirmBox(send),
+    chooserBox(store),
     prompts.length ? h("section.prompts", prompts.map(([p, mine]) => promptBox(p, store, send, mine))) : null,
-    h("section.actions", h("h2", v.active === store.player ? "Your turn" : "Your actions"),
+    h("section.actions", { dataset: { key: "actions" } }, h("h2", v.active === store.player ? "Your turn" : "Your actions"),
+      undo ? h("div.buttons.undo-row", h("button.undo#undo", { on: { click: () => send({ seq: me.seq, action: undo.action }, undo.label) } }, `↶ ${undo.label}`)) : null,
       legal.length ? [...groups.entries()].map(([type, list]) => h("div.buttons", { dataset: { group: type } },
-        list.map(([a, i]) => h("button.action", {
+        list.map(([a, i, w]) => h(`button.action${w?.confirm || (!w && FALLBACK_CONFIRM[a.type]) ? ".asks" : ""}`, {
           dataset: { action: a.type ?? "", index: i },
-          on: { click: () => send({ seq: me.seq, action: a }, actionLabel(a, cardsKnown)) },
-        }, actionLabel(a, cardsKnown))))) : h("p.hint", v.phase === "over" ? "The game is over." : "Nothing to do right now.")),
+          on: { click: () => tap(a, w) },
+        }, labelOf(a, w))))) : h("p.hint", over ? "The game is over." : "Nothing to do right now.")),
     battle ? renderBattle(store.state?.battle, v.battle, [], store.board) : null,
+    h("section.map", { dataset: { key: "map" } }, h("h2", "Ocean", moves.size ? h("small", " · tap a dashed square to sail there") : null),
+      oceanSvg(v, pw, { moves, onTap, me: store.player, battleAt: v.battle?.location ?? null })),
     h("div.mine",
       h("section.chest", h("h2", "Treasure chest"),
         h("p.coins#coins", { dataset: { coins: you.chest ?? "" } }, `${you.chest ?? "—"} coins`),
-        you.bonus_token ? h("p", "Bonus token: ", brief(you.bonus_token)) : null),
-      h("section.dock", h("h2", "Dock"), h("p.big", `${board.dock_cargo ?? "—"} cargo`)),
-      h("section.shipboard", h("h2", "Ship"),
-        facts({ at: ship.at, mode: ship.pirate === undefined ? undefined : ship.pirate ? "Pirate" : "Mercantile",
-          damage: ship.damage, sails: ship.sails, sails_if_set_now: you.sails_if_set_now ?? undefined,
-          upgrades: Array.isArray(ship.hull) ? ship.hull.flat().join(", ") || "none" : undefined }, [], "facts"),
-        holdList(ship.holds))),
-    cardSection(`Hand (limit ${you.hand_limit ?? "?"})${board.may_level_up ? " · you may level up a card" : ""}`, you.hand, "hand"),
-    cardSection("Played", board.played, "played"),
-    cardSection("Deck (order unknown)", you.deck, "deck"),
-    cardSection("Discard", board.discard, "discard"),
-    you.set_aside?.length ? h("section.setaside", h("h2", "Set-aside Advancements"), h("ul.cards", you.set_aside.map((a) => h("li.card", `${a.name ?? a.id} (${a.slot ?? ""})`)))) : null,
-    h("section.more", facts({ cubes: board.cubes, achievement_markers_left: board.achievement_markers_left }, [], "facts small")),
+        you.bonus_token ? h("p", "Bonus token: ", mw?.bonus?.length ? mw.bonus.join(" + ") : brief(you.bonus_token)) : null),
+      h("section.dock", h("h2", "Dock"), h("p.big", `${board.dock_cargo ?? "—"} Cargo`))),
+    h("section.shipboard", h("h2", "Ship", ship.at !== undefined ? h("small", ` · ${sqName(store, ship.at)}`) : null),
+      shipBoardSvg(ship, store.player, pw),
+      you.sails_if_set_now !== undefined && you.sails_if_set_now !== null ? h("p.hint", `Setting Sails now gives ${you.sails_if_set_now} Sails.`) : null,
+      holdList(ship.holds)),
+    cardSection(`Hand (limit ${you.hand_limit ?? "?"})${board.may_level_up ? " · you may level up a card" : ""}`, you.hand, "hand", mw),
+    cardSection("Played", board.played, "played", mw),
+    cardSection("Deck (order unknown)", you.deck, "deck", mw),
+    cardSection("Discard", board.discard, "discard", mw),
+    you.set_aside?.length ? h("section.setaside", h("h2", "Set-aside Advancements"), h("ul.cards", you.set_aside.map((a, i) => {
+      const w = mw?.set_aside?.[i];
+      return h("li.card", w ? `${w.name} (${w.slot} slot)${w.icons ? ` · ${w.icons}` : ""}${[...w.abilities, ...w.scoring].map((t) => `: ${t}`).join("")}` : `${a.name ?? a.id} (${a.slot ?? ""})`);
+    }))) : null,
+    h("section.more", h("p", `${board.cubes ?? "—"} cubes in your supply · ${board.achievement_markers_left ?? "—"} Achievement markers left`)),
+    pw?.achievements ? achievementsBox(v, pw) : null,
   );
 }

@@ -4,7 +4,8 @@
 // Drawn only from the public state payload: keys are rules/views.py public_view's (tolerant of absence).
 
 import { lastBattle, renderBattle } from "./battle.js";
-import { brief, cube, facts, h, humanize, mount, safe } from "./dom.js";
+import { brief, cube, facts, h, humanize, initial, mount, safe } from "./dom.js";
+import { oceanSvg } from "./ocean.js";
 
 /** Players in seat order as [{color, ...public board}], from `p` (colour -> board) and `players`. */
 export function playersOf(v) {
@@ -82,28 +83,49 @@ function squareCell(id, sq, ships, battleAt) {
     ships?.length ? h("div.ships", ships.map(shipChip)) : null);
 }
 
-function achievementsBox(v) {
+/** Achievements: name, requirement and value (the controller's words), markers and progress cubes with the
+ * player's initial on each. */
+export function achievementsBox(v, words) {
   const a = v?.achievements;
   if (!a || typeof a !== "object") return null;
   const cubes = v.achievement_cubes || {};
-  return h("section.achievements", h("h2", "Achievements"),
+  const aw = words?.achievements || {};
+  return h("section.achievements", { dataset: { key: "achievements" } }, h("h2", "Achievements"),
     h("ul", Object.entries(a).map(([name, who]) => h("li", { dataset: { achievement: name } },
-      h("span.aname", humanize(name)), " ",
-      (Array.isArray(who) ? who : []).map((c) => h(`span.marker.c-${safe(c)}`, { title: c }, "●")),
-      Object.keys(cubes[name] || {}).length ? h("small.progress", " ", Object.entries(cubes[name]).map(([c, n]) => [cube(c), `×${n} `])) : null))));
+      h("span.aname", aw[name]?.name ?? humanize(name)),
+      aw[name]?.coins !== undefined ? h("small.coinsval", ` (${aw[name].coins} Coins)`) : null, " ",
+      (Array.isArray(who) ? who : []).map((c) => h(`span.marker.c-${safe(c)}`, { title: `${c}: completed` }, initial(c))),
+      Object.keys(cubes[name] || {}).length ? h("small.progress", " ", Object.entries(cubes[name]).map(([c, n]) => [cube(c), `×${n} `])) : null,
+      aw[name]?.requirement ? h("span.req", aw[name].requirement) : null))));
+}
+
+/** The end of the game: every scoring category per player, the totals, the winner or the rulebook's
+ * tie-break (words.scores, built by the controller from the engine's scores). */
+export function scoreTable(sc) {
+  if (!sc) return null;
+  const name = (c) => c[0].toUpperCase() + c.slice(1);
+  return h("section.scores#scores", { dataset: { key: "scores", winner: sc.winner ?? "" } },
+    h("h2", "Final scores"),
+    h("p.verdict", sc.verdict),
+    h("table.scoretable",
+      h("thead", h("tr", h("th", "Coins for"), sc.players.map((c) => h(`th.c-${safe(c)}`, { dataset: { player: c } },
+        h(`span.marker.c-${safe(c)}`, initial(c)), " ", name(c), c === sc.winner ? " ★ winner" : "")))),
+      h("tbody", sc.rows.map((r) => h("tr", { dataset: { category: r.key } }, h("th", r.label),
+        sc.players.map((c) => h("td", { dataset: { player: c } }, String(r.values[c] ?? 0)))))),
+      h("tfoot", h("tr", h("th", "Total"), sc.players.map((c) => h(`td.total${c === sc.winner ? ".winner" : ""}`, { dataset: { player: c } }, String(sc.totals[c])))))));
 }
 
 function holdsText(holds) {
   if (!Array.isArray(holds)) return null;
-  return holds.map((x) => {
+  return holds.map((x, i) => {
     const cargo = Array.isArray(x) ? x[0] : x.cargo ?? 0;
     const coins = Array.isArray(x) ? x[1] : x.coins ?? 0;
-    return cargo + coins === 0 ? "empty" : [cargo ? `${cargo} cargo` : null, coins ? `${coins} coins` : null].filter(Boolean).join("+");
+    return `${i + 1}: ${cargo + coins === 0 ? "empty" : [cargo ? `${cargo} Cargo` : null, coins ? `${coins} Coins` : null].filter(Boolean).join(" + ")}`;
   }).join(" · ");
 }
 
 // The public board of a player, compact: the numbers people glance at, then flags worth a badge.
-function playerCard(p, active) {
+function playerCard(p, active, words) {
   const s = p.ship || {};
   const stat = (key, label, value) => (value === undefined || value === null ? null
     : h("span.stat", { dataset: { key } }, h("b", String(value)), ` ${label}`));
@@ -111,12 +133,17 @@ function playerCard(p, active) {
     "achievement_markers_left", "may_level_up", "set_aside_count", "has_bonus_token", "final_turn_taken"];
   const others = Object.fromEntries(Object.entries(p).filter(([k, v]) => !shown.includes(k) && v !== null && v !== false));
   return h(`section.pcard.c-${safe(p.color)}${p.color === active ? ".active" : ""}`, { dataset: { player: p.color } },
-    h("h3", humanize(p.color), p.color === active ? " ◀" : "", " ", s.at !== undefined ? h("small.at", s.at === "harbor" ? "in Harbor" : `at ${s.at}`) : null),
+    h("h3", h(`span.marker.c-${safe(p.color)}`, initial(p.color)), " ", humanize(p.color), p.color === active ? " ◀" : "", " ",
+      s.at !== undefined ? h("small.at", s.at === "harbor" ? "in Harbor" : `at ${words?.squares?.[s.at]?.label ?? s.at}`) : null),
     h("div.stats",
       stat("damage", "damage", s.damage), stat("sails", "sails", s.sails),
       stat("dock", "cargo on dock", p.dock_cargo), stat("hand", "in hand", p.hand_size), stat("deck", "in deck", p.deck_size),
       stat("cubes", "cubes", p.cubes), stat("markers", "markers left", p.achievement_markers_left)),
     s.holds ? h("div.holds-line", "Holds: ", holdsText(s.holds)) : null,
+    Object.keys(p.played || {}).length ? h("div.played-line", "Played: ", Object.keys(p.played).map((cid) => {
+      const w = words?.cards?.[`${p.color}/${cid}`];
+      return w ? `${w.title}${w.abilities.length ? ` (${w.abilities.join("; ")})` : ""}` : humanize(cid);
+    }).join(", ")) : null,
     h("div.badges",
       s.pirate ? h("span.badge.pirate", "☠ Pirate mode") : null,
       p.may_level_up ? h("span.badge", "may level up") : null,
@@ -132,35 +159,31 @@ export function renderTable(root, store) {
     return;
   }
   const v = st.view || {};
+  const w = st.words || null;
   const players = playersOf(v);
   const squares = squaresOf(v);
-  const { rows, cols } = gridShape(squares);
-  const ships = shipsByLocation(players);
-  const battleAt = v.battle?.location ?? null;
-  const grid = h("div.grid", { style: { gridTemplateColumns: `repeat(${cols.length || 1}, 1fr)` } });
-  for (const r of rows) for (const c of cols) grid.append(squareCell(`r${r}c${c}`, squares[`r${r}c${c}`], ships[`r${r}c${c}`], battleAt === `r${r}c${c}`));
   const warning = st.tower?.warning;
   const prompts = store.prompts?.prompts || [];
   const devices = Object.entries(store.devices).map(([name, d]) =>
     h(`span.device.${safe(d?.state ?? d)}`, { dataset: { device: name } }, `${name}: ${d?.state ?? d}`));
-  const waiting = (v.waiting_for || []).map((r) => `${humanize(r.kind)}${r.square ? ` ${r.square}` : ""}${r.player ? ` (${r.player})` : ""}`);
+  const place = (sq) => w?.squares?.[sq]?.label ?? sq;
+  const waiting = w?.waiting ?? (v.waiting_for || []).map((r) => `${humanize(r.kind)}${r.square ? ` at ${place(r.square)}` : ""}${r.player ? ` (${r.player})` : ""}`);
   const over = v.phase === "over" || v.scores;
+  const battle = st.battle || v.battle ? renderBattle(st.battle, v.battle, prompts, store.board) : lastBattle(store);
   mount(root,
     warning ? h("p.warning#tower-warning", { role: "alert" }, "⚠ Tower: ", warning) : null,
-    over && v.scores ? h("section.scores", h("h2", "Final scores"), facts(v.scores, [], "facts big")) : null,
-    st.battle || v.battle ? renderBattle(st.battle, v.battle, prompts, store.board) : lastBattle(store),
+    over && w?.scores ? scoreTable(w.scores) : over && v.scores ? h("section.scores", h("h2", "Final scores"), facts(v.scores, [], "facts big")) : null,
     !st.battle && prompts.length ? h("section.prompts", prompts.map((p) => h("p.prompt", { dataset: { kind: p.kind } }, p.text || humanize(p.kind)))) : null,
     waiting.length ? h("p.waiting", "Waiting for: ", waiting.join(", ")) : null,
-    h("div.tablelayout",
+    h(`div.tablelayout${battle ? ".in-battle" : ""}`, { dataset: { key: "layout" } },
       h("div.sea",
-        h("section.harbor", { dataset: { square: "harbor" } }, h("h2", "Harbor"),
-          h("div.ships", (ships.harbor || []).length ? ships.harbor.map(shipChip) : h("span.hint", "no ship in Harbor"))),
-        h("section.ocean", grid)),
+        h("section.ocean", Object.keys(squares).length ? oceanSvg(v, w, { battleAt: v.battle?.location ?? null }) : h("p.hint", "No ocean yet"))),
       h("div.side",
-        h("div.players", players.map((p) => playerCard(p, v.active))),
-        achievementsBox(v),
+        battle,
+        h("div.players", players.map((p) => playerCard(p, v.active, w))),
+        achievementsBox(v, w),
         store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
-          h("li", humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : "")))) : null,
+          h("li", e.text ?? [humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : ""])))) : null,
         devices.length ? h("footer.devices", devices) : null)),
   );
 }
