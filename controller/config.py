@@ -77,6 +77,7 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
     "supervisor": {
         "restart_delay": (float, 1.0),
         "max_restarts": (int, 10),
+        "restart_window": (float, 600.0),
     },
 }
 
