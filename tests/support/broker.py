@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.broker import write_broker_files
+from controller.broker import DEPLOY, render_config, write_broker_files
 from controller.credentials import ROLES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,6 +60,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _config(text: str, directory: Path, port: int, ws_port: int) -> str:
+    """The broker's mosquitto.conf for a test (loopback listeners, a log file); a hook tests may wrap."""
+    return render_config(text, directory, "127.0.0.1", port, ws_port, "127.0.0.1",
+                         extra=[f"log_dest file {directory / 'mosquitto.log'}", "log_type all"])
+
+
 @contextlib.contextmanager
 def running_mosquitto(users: dict[str, str] | None = None, timeout: float = 10.0,
                       passwd_file: Path | None = None) -> Iterator[Broker]:
@@ -68,8 +74,8 @@ def running_mosquitto(users: dict[str, str] | None = None, timeout: float = 10.0
     with tempfile.TemporaryDirectory(prefix="mosq-") as tmp:
         directory = Path(tmp)
         port, ws_port = free_port(), free_port()
-        conf = write_broker_files(directory, users, "127.0.0.1", port, ws_port, "127.0.0.1",
-                                  extra=[f"log_dest file {directory / 'mosquitto.log'}", "log_type all"])
+        conf = write_broker_files(directory, users, "127.0.0.1", port, ws_port, "127.0.0.1")
+        conf.write_text(_config((DEPLOY / "mosquitto.conf").read_text(), directory, port, ws_port))
         if passwd_file is not None:
             shutil.copy(passwd_file, directory / "passwd")
         proc = subprocess.Popen([MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
