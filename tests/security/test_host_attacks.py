@@ -146,7 +146,8 @@ def _flood(table: Table, stop: threading.Event, attempts: list[int], per_thread:
 
 def test_a_login_flood_does_not_stall_a_connected_tablet(table: Table) -> None:
     """8 parallel wrong-password login loops (bounded: 1000 tries each, 30 s) while red's tablet sends a
-    command every 0.1 s: every command is answered, none slower than 1 s (amqtt: 3-16 s, 2 of 5 lost)."""
+    command every 0.1 s: every command is answered, none slower than 1 s (or 5x the slowest quiet round trip
+on an overloaded machine); amqtt took 3-16 s and lost 2 of 5."""
     red = Login(table, "red")
     try:
         assert red.wait_connected()
@@ -179,7 +180,9 @@ def test_a_login_flood_does_not_stall_a_connected_tablet(table: Table) -> None:
               f"{statistics.median(quiet) * 1000:.1f} ms, under the flood median {statistics.median(loaded) * 1000:.1f} ms,"
               f" max {max(loaded) * 1000:.1f} ms over {len(loaded)} commands")
         assert attempts[0] >= 200, "the flood never got going"
-        assert len(loaded) >= 5 and max(loaded) < 1.0
+        # 1 s, or 5 times the slowest quiet round trip on a machine so loaded that even those are slow.
+        bound = max(1.0, 5 * max(quiet))
+        assert len(loaded) >= 5 and max(loaded) < bound, f"a round trip took {max(loaded):.2f} s (bound {bound:.2f} s)"
         refused = Login(table, "red", "not-the-password")
         try:
             assert refused.wait_connected() is False
