@@ -63,6 +63,11 @@ def test_join_screen_qr_codes_and_two_devices_on_one_seat(browser, table: Table)
         assert f"pass={table.users['red']}&" in red_link
         png = view.locator(".join-seat[data-seat=red] svg").screenshot()
         assert _decode(png) == red_link, "the QR code does not read back as red's link"
+        view.click("#join-toggle")  # folded away (the grid needs the room), and back
+        view.wait_for_selector("#join-toggle:has-text('Show join codes (4 open seats)')", timeout=5_000)
+        assert view.locator("#join .join-seat").count() == 0
+        view.click("#join-toggle")
+        view.wait_for_selector("#join .join-seat[data-seat=red] svg", timeout=5_000)
 
         # Red sits down on a tablet: live, and red's code leaves the join screen.
         a_ctx, a = _page(browser, red_link)

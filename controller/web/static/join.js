@@ -42,6 +42,14 @@ export function startJoin({ password }) {
   let seats = null; // seat -> {link, qr}
   let online = {}; // seat -> {online, since}
   let problem = null;
+  // Folded by a tap (remembered for this tab): the codes take room the ocean grid needs during play.
+  let folded = sessionStorage.getItem("smart-table-join-folded") === "1";
+
+  const fold = (value) => {
+    folded = value;
+    sessionStorage.setItem("smart-table-join-folded", value ? "1" : "0");
+    render();
+  };
 
   const render = () => {
     if (!seats) {
@@ -52,6 +60,15 @@ export function startJoin({ password }) {
     const open = Object.keys(seats).filter((s) => !online[s]?.online);
     section.hidden = open.length === 0;
     section.dataset.open = open.join(",");
+    const toggle = document.createElement("button");
+    toggle.type = "button";
+    toggle.id = "join-toggle";
+    toggle.textContent = folded ? `Show join codes (${open.length} open seat${open.length === 1 ? "" : "s"})` : "Hide join codes";
+    toggle.addEventListener("click", () => fold(!folded));
+    if (folded) {
+      section.replaceChildren(toggle);
+      return;
+    }
     const title = document.createElement("h2");
     title.textContent = "Join the game: scan your colour's code with a phone or tablet";
     const cards = document.createElement("div");
@@ -60,11 +77,11 @@ export function startJoin({ password }) {
       const card = document.createElement("figure");
       card.className = "join-seat";
       card.dataset.seat = seat;
-      card.style.cssText = "margin:0;width:11rem;text-align:center;";
+      card.style.cssText = "margin:0;width:8.5rem;text-align:center;";
       const qr = qrSvg(seats[seat].qr, `QR code to join as ${cap(seat)}`);
       qr.style.cssText = "width:100%;height:auto;display:block;";
       const cap1 = document.createElement("figcaption");
-      cap1.textContent = `${cap(seat)} (${seat[0].toUpperCase()}) · open seat`;
+      cap1.textContent = `${cap(seat)} (${seat[0].toUpperCase()})`;
       const link = document.createElement("a");
       link.href = seats[seat].link;
       link.textContent = "link";
@@ -72,7 +89,7 @@ export function startJoin({ password }) {
       card.append(qr, cap1, link);
       cards.append(card);
     }
-    section.replaceChildren(title, cards);
+    section.replaceChildren(title, cards, toggle);
   };
 
   const load = async () => {
