@@ -20,6 +20,7 @@ import ctypes
 import functools
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -427,3 +428,5 @@ class Supervisor:
         for child in self.children:
             if child.log_thread is not None:
                 child.log_thread.join(timeout=1)
+        # The run's folder (the broker's config and hashed password file, the simulator's pty link).
+        shutil.rmtree(self.tmp, ignore_errors=True)
