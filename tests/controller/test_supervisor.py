@@ -275,3 +275,20 @@ def test_restart_budget_is_per_time_window(monkeypatch):
         clock[0] += 1
         s.watch()
     assert len(spawned) == 10 and s.stopping.is_set() and s.exit_code == 1
+
+
+def test_without_mosquitto_run_says_what_to_install(monkeypatch, tmp_path):
+    from controller import broker
+    from controller.config import defaults
+    from controller.supervisor import Supervisor, SupervisorError
+
+    monkeypatch.setattr(broker, "mosquitto_binary", lambda: None)
+    cfg = defaults()
+    cfg.set("table.database", str(tmp_path / "t.db"))
+    s = Supervisor(cfg, simulate=True, limits={}, out=io.StringIO())
+    try:
+        s.plan()
+    except SupervisorError as exc:
+        assert "Mosquitto" in str(exc) and "apt-get install mosquitto" in str(exc) and "mqtt.embedded = false" in str(exc)
+    else:
+        raise AssertionError("run started without a broker")
