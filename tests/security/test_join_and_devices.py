@@ -5,7 +5,10 @@ over (the first is then told, and the two never fight), and a wrong password is 
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlencode
 
 import cv2
@@ -19,16 +22,30 @@ pytestmark = pytest.mark.integration
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
+def _in_chromium(body: Callable[[Any], None]) -> None:
+    """Run body(browser) on a thread of its own: another test package's Playwright may still hold this
+    thread's event loop (the sync API refuses to start inside one)."""
+    errors: list[BaseException] = []
 
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+    def run() -> None:
+        from playwright.sync_api import sync_playwright
+
         try:
-            yield b
-        finally:
-            b.close()
+            with sync_playwright() as pw:
+                b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+                try:
+                    body(b)
+                finally:
+                    b.close()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test's thread below
+            errors.append(exc)
+
+    t = threading.Thread(target=run, name="chromium")
+    t.start()
+    t.join(240)
+    assert not t.is_alive(), "the browser test did not finish within 240 s"
+    if errors:
+        raise errors[0]
 
 
 def _url(table: Table, user: str, password: str | None = None) -> str:
@@ -52,7 +69,11 @@ def _decode(png: bytes) -> str:
     return text
 
 
-def test_join_screen_qr_codes_and_two_devices_on_one_seat(browser, table: Table) -> None:
+def test_join_screen_qr_codes_and_two_devices_on_one_seat(table: Table) -> None:
+    _in_chromium(lambda browser: _join_and_devices(browser, table))
+
+
+def _join_and_devices(browser, table: Table) -> None:
     view_ctx, view = _page(browser, _url(table, "display"))
     a_ctx = b_ctx = None
     try:
@@ -96,7 +117,11 @@ def test_join_screen_qr_codes_and_two_devices_on_one_seat(browser, table: Table)
                 ctx.close()
 
 
-def test_a_wrong_password_page_says_why_and_what_to_do(browser, table: Table) -> None:
+def test_a_wrong_password_page_says_why_and_what_to_do(table: Table) -> None:
+    _in_chromium(lambda browser: _refused(browser, table))
+
+
+def _refused(browser, table: Table) -> None:
     ctx, page = _page(browser, _url(table, "blue", "an-old-password"))
     try:
         page.wait_for_selector("#conn-overlay[data-code=refused]", timeout=20_000)
