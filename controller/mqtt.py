@@ -1,6 +1,6 @@
 """The controller's MQTT link (paho-mqtt 2.x): publishes the table's topics, takes the tablets' commands.
 
-Owns the connection: MQTT 5 when the broker offers it, else 3.1.1 (the embedded amqtt broker); the
+Owns the connection: MQTT 5 when the broker offers it, else 3.1.1 (a broker that speaks nothing newer); the
 Last Will that marks the table offline; (re)publishing every retained topic on each connect so a
 broker restart or a controller restart brings every tablet back; subscribing to the command topics
 and publishing each command's reply; and which device holds each seat (`Seats`: a tablet's hello and
@@ -101,7 +101,7 @@ class MqttLink:
         last = ""
         refused = False
         for proto in tries:
-            # amqtt never answers an MQTT 5 CONNECT: probe briefly before falling back to 3.1.1.
+            # A 3.1.1-only broker may never answer an MQTT 5 CONNECT: probe briefly before falling back.
             ok, last = self._try_connect(proto, min(timeout, 2.0) if len(tries) > 1 and proto == "5" else timeout)
             if ok:
                 self.protocol_used = proto
