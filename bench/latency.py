@@ -1,8 +1,8 @@
 """Controller latency: from the tower's last cube and the camera's settled frame to the new state at 8 tablets.
 
-    python bench/latency.py [--drops 200] [--seed 1] [--broker mosquitto|amqtt]
+    python bench/latency.py [--drops 200] [--seed 1] [--broker mosquitto]
 
-A real broker (Mosquitto with the deploy/ ACL, or the embedded amqtt), the real controller core
+A real broker (Mosquitto with the deploy/ ACL; the embedded amqtt broker is gone), the real controller core
 (rules engine, SQLite log synced per event, battle session) and 8 subscribed tablets (paho clients).
 The bench plays a seeded simulated game; at every battle drop it publishes, over real ZeroMQ, the
 bridge's `cube_dropped` events and then the vision process's settled `vision.board` reading. t0 is
@@ -71,25 +71,13 @@ class Tablet:
 
 
 def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
-    ctx = None
-    if broker_kind == "mosquitto":
-        from tests.support.broker import running_mosquitto
+    from tests.support.broker import running_mosquitto
 
-        users = {u: f"pw-{u}" for u in ("controller", *TABLETS)}
-        ctx = running_mosquitto(users=users)
-        broker = ctx.__enter__()
-        host, port, proto = broker.host, broker.port, mqtt.MQTTv5
-        creds = users
-    else:
-        import subprocess
-
-        from tests.support.broker import free_port
-
-        port, host, proto = free_port(), "127.0.0.1", mqtt.MQTTv311
-        proc = subprocess.Popen([sys.executable, "-m", "controller.broker", "--port", str(port), "--ws-port",
-                                 str(free_port())], stdout=subprocess.DEVNULL)
-        time.sleep(4)
-        creds = {}
+    users = {u: f"pw-{u}" for u in ("controller", *TABLETS)}
+    ctx = running_mosquitto(users=users)
+    broker = ctx.__enter__()
+    host, port, proto = broker.host, broker.port, mqtt.MQTTv5
+    creds = users
     tmp = Path(tempfile.mkdtemp())
     try:
         log = GameLog(tmp / "bench.db")
@@ -214,18 +202,14 @@ def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
               f"{received / dt:.0f} messages/s in all (each sees the public topics and only its own private ones)")
         log.close()
     finally:
-        if ctx is not None:
-            ctx.__exit__(None, None, None)
-        else:
-            proc.terminate()
-            proc.wait()
+        ctx.__exit__(None, None, None)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--drops", type=int, default=150)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--broker", choices=("mosquitto", "amqtt"), default="mosquitto")
+    ap.add_argument("--broker", choices=("mosquitto",), default="mosquitto")
     args = ap.parse_args()
     run(args.broker, args.drops, args.seed)
 

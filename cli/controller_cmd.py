@@ -1,4 +1,4 @@
-"""`smart-table run`, `games list|export`, `tablets add`, `tower stats`: the controller's commands.
+"""`smart-table run`, `games list|export`, `tablets add [--rotate]`, `tower stats`: the controller's commands.
 
 Parsing, files and exit codes only; the work is in controller/ (supervisor, gamelog, credentials,
 towerhealth). Every failure is a CliError with one sentence.
@@ -42,12 +42,15 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.set_defaults(func=cmd_games_export)
 
     g = groups["tablets"]
-    p = g.add_parser("add", help="create a tablet's MQTT credentials and print its join link and QR code")
+    p = g.add_parser("add", help="print a seat's join link and QR code (its stored login, made on first use)")
     p.add_argument("player", help="player colour: red, blue, green or yellow; or 'display' for the table view")
-    p.add_argument("--config", help="TOML config (mqtt.password_file, hosts and ports)")
+    p.add_argument("--config", help="TOML config (table.database, mqtt.password_file, hosts and ports)")
+    p.add_argument("--db", help="game database holding the table's logins (overrides table.database)")
     p.add_argument("--password-file", help="mosquitto password file to update (overrides mqtt.password_file)")
     p.add_argument("--host", help="host name or address the tablets reach (overrides display.public_host)")
-    p.add_argument("--password", help="use this password instead of a random one")
+    p.add_argument("--rotate", action="store_true",
+                   help="make a new password: the seat's old link and QR code stop working")
+    p.add_argument("--password", help="use this password instead of the stored or a random one")
     p.add_argument("--no-qr", action="store_true", help="print the link only")
     p.set_defaults(func=cmd_tablets_add)
 
@@ -170,19 +173,34 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
     who = args.player
     if who not in (*credentials.PLAYER_COLOURS, "display"):
         raise CliError(f"{who!r} is not a tablet: use red, blue, green, yellow or display.")
+    if args.rotate and args.password:
+        raise CliError("give either --rotate (a new random password) or --password, not both.")
+    db = Path(args.db) if args.db else cfg.database_path()
+    table = cfg["table"]["id"]
+    try:
+        with credentials.CredentialStore(db) as store:
+            # Stable: the stored password until someone asks for a new one, so printed links keep working.
+            if args.password:
+                store.set(table, who, args.password)
+                password = args.password
+            elif args.rotate:
+                password = store.rotate(table, who)
+            else:
+                password = store.ensure(table, [who])[who]
+    except Exception as exc:  # noqa: BLE001 - sqlite3 errors on a file that is not a database
+        raise CliError(f"cannot keep the login in the game database {db} ({exc}); give --db.") from None
     path = Path(args.password_file) if args.password_file else cfg.password_file()
-    password = args.password or credentials.new_password()
     try:
         credentials.set_user(path, who, password)
     except (OSError, ValueError) as exc:
         raise CliError(f"cannot write the password file {path} ({exc}); give --password-file.") from None
     host = args.host or cfg["display"]["public_host"] or cfg["display"]["host"]
-    link = credentials.join_link(host, cfg["display"]["port"], cfg["mqtt"]["ws_port"], cfg["table"]["id"],
+    link = credentials.join_link(host, cfg["display"]["port"], cfg["mqtt"]["ws_port"], table,
                                  None if who == "display" else who, who, password)
     if host in ("127.0.0.1", "localhost", "0.0.0.0", ""):
         print(f"note: the link names {host or 'no host'}, which a tablet cannot reach; give --host with this "
               "machine's address on the table's network (or set display.public_host).", file=sys.stderr)
-    print(f"{who}: user {who}, password {password} (added to {path})")
+    print(f"{who}: user {who}, password {password} ({'new, ' if args.rotate else ''}kept in {db}; added to {path})")
     print(f"join link: {link}")
     if not args.no_qr:
         import io
@@ -194,8 +212,8 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
         buf = io.StringIO()
         qr.print_ascii(out=buf, invert=True)
         print(buf.getvalue(), end="")
-    print("Mosquitto reads the password file at start: reload it with `systemctl reload mosquitto` "
-          "(or send it SIGHUP).", file=sys.stderr)
+    print("A running `smart-table run` with its own broker takes the new login within a second; a system "
+          "Mosquitto rereads the password file on `systemctl reload mosquitto` (or SIGHUP).", file=sys.stderr)
     return 0
 
 

@@ -1,108 +1,81 @@
-"""The embedded MQTT broker (amqtt, pure Python) for `smart-table run` when no broker is configured.
+"""The embedded broker: a Mosquitto child of `smart-table run` when no system broker is configured.
 
-Owns only starting amqtt on a TCP and a WebSocket listener, bound to the host given (127.0.0.1 by
-default). amqtt speaks MQTT 3.1.1 only. Without `--passwd` it takes anonymous clients (development on
-one machine). With `--passwd FILE` (amqtt's `user:<argon2 hash>` lines, written by
-`write_amqtt_passwd`) anonymous clients and wrong passwords are refused and every user gets the same
-ACL model as deploy/mosquitto/acl, spelled out per user (amqtt has no %u patterns): `controller` reads
-and writes `table/#`; any other user subscribes only to the public tree and its own
-`table/+/player/<user>/{state,prompts,reply}`, and publishes only on `table/+/player/<user>/cmd`.
-Run as a child process: `python -m controller.broker --port 1883 --ws-port 9001 [--passwd FILE]`.
+Owns turning deploy/mosquitto/ (the production config and ACL) into the files of one run: the same
+`mosquitto.conf` with its listeners, password file and ACL paths rewritten, the same ACL copied
+unchanged, and a Mosquitto password file made from the table's stored credentials (controller.credentials),
+so the embedded broker and a system Mosquitto configured from deploy/mosquitto/ behave the same and accept
+the same logins. Every file is written 0600 into a folder only the table's user can enter; nothing
+secret reaches Mosquitto's command line (`mosquitto -c <conf>`). tests/support/broker.py uses the same
+functions, so the tests exercise the configuration the table runs.
+
+Mosquitto 2.0 binds a WebSocket listener on every interface when given an address, but honours an
+interface name: a loopback WebSocket listener is written `listener <port> lo` (see docs/mqtt.md).
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import logging
-import signal
-import sys
-import warnings
+import os
+import pwd
+import re
+import shutil
 from pathlib import Path
 
-PUBLIC_TOPICS = ("table/+/availability", "table/+/device/#", "table/+/state", "table/+/events", "table/+/prompts")
+from controller.credentials import write_passwd
+
+REPO = Path(__file__).resolve().parents[1]
+DEPLOY = REPO / "deploy" / "mosquitto"
+LOOPBACK = ("127.0.0.1", "localhost", "::1", "lo")
 
 
-def acl_for(users: list[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """(subscribe ACL, publish ACL) per user: deploy/mosquitto/acl's model with %u expanded.
-
-    amqtt matches a subscription's filter against the allowed filters literally (a `#` or `+` asked for
-    must be allowed as such), so a player subscribing to `table/#` or `table/+/player/+/state` is refused
-    rather than served another player's tree."""
-    sub: dict[str, list[str]] = {}
-    pub: dict[str, list[str]] = {}
-    for u in users:
-        if u == "controller":
-            sub[u], pub[u] = ["table/#"], ["table/#"]
-        else:
-            sub[u] = [*PUBLIC_TOPICS, *(f"table/+/player/{u}/{leaf}" for leaf in ("state", "prompts", "reply"))]
-            pub[u] = [f"table/+/player/{u}/cmd"]
-    return sub, pub
+def mosquitto_binary() -> str | None:
+    """The mosquitto program, or None when it is not installed."""
+    found = shutil.which("mosquitto")
+    if found:
+        return found
+    for path in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"):
+        if os.access(path, os.X_OK):
+            return path
+    return None
 
 
-def write_amqtt_passwd(path: Path, users: dict[str, str]) -> None:
-    """amqtt's password file: `user:<argon2 hash>` per line (not Mosquitto's format)."""
-    from pwdlib.hashers.argon2 import Argon2Hasher
-
-    hasher = Argon2Hasher()
-    path.write_text("".join(f"{u}:{hasher.hash(pw)}\n" for u, pw in users.items()), encoding="utf-8")
-    path.chmod(0o600)
+def ws_bind(host: str) -> str:
+    """What follows the WebSocket listener's port: `lo` for a loopback host (the only form Mosquitto 2.0
+    honours for WebSockets), nothing (every interface) otherwise."""
+    return "lo" if host in LOOPBACK or host.startswith("127.") else ""
 
 
-def read_users(path: Path) -> list[str]:
-    return [ln.split(":", 1)[0] for ln in path.read_text(encoding="utf-8").splitlines()
-            if ":" in ln and not ln.startswith("#")]
+def render_config(template: str, directory: Path, host: str, port: int, ws_port: int, ws_host: str,
+                  extra: list[str] | None = None) -> str:
+    """deploy/mosquitto/mosquitto.conf for one run: the TCP listener on host:port, the WebSocket listener
+    on ws_port (loopback only when ws_host is loopback), the password file and ACL in `directory`."""
+    tcp_host = "127.0.0.1" if host == "localhost" else host
+    text = re.sub(r"^listener 1883.*$", f"listener {port} {tcp_host}".rstrip(), template, flags=re.M)
+    text = re.sub(r"^listener 9001.*$", f"listener {ws_port} {ws_bind(ws_host)}".rstrip(), text, flags=re.M)
+    text = re.sub(r"^password_file .*$", f"password_file {directory / 'passwd'}", text, flags=re.M)
+    text = re.sub(r"^acl_file .*$", f"acl_file {directory / 'acl'}", text, flags=re.M)
+    lines = list(extra or [])
+    # Started as root Mosquitto drops to the `mosquitto` user, who cannot read the table's 0600 files:
+    # it stays the table's own user instead.
+    lines.append(f"user {pwd.getpwuid(os.geteuid()).pw_name}")
+    return text + "\n# Added for this run by controller/broker.py\n" + "\n".join(lines) + "\n"
 
 
-def broker_config(host: str, port: int, ws_port: int, passwd: Path | None = None) -> dict:
-    if passwd is None:
-        plugins: dict = {"amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True}}
-    else:
-        sub, pub = acl_for(read_users(passwd))
-        plugins = {"amqtt.plugins.authentication.FileAuthPlugin": {"password_file": str(passwd)},
-                   "amqtt.plugins.topic_checking.TopicAccessControlListPlugin": {"acl": sub, "publish_acl": pub}}
-    return {
-        "listeners": {
-            "default": {"type": "tcp", "bind": f"{host}:{port}"},
-            "ws": {"type": "ws", "bind": f"{host}:{ws_port}"},
-        },
-        "plugins": plugins,
-    }
+def write_broker_files(directory: Path, users: dict[str, str], host: str, port: int, ws_port: int,
+                       ws_host: str, extra: list[str] | None = None) -> Path:
+    """Write passwd, acl and mosquitto.conf (each 0600) into `directory` (made 0700); returns the conf."""
+    directory.mkdir(parents=True, exist_ok=True)
+    directory.chmod(0o700)
+    write_passwd(directory / "passwd", users)
+    acl = directory / "acl"
+    acl.write_text((DEPLOY / "acl").read_text())
+    acl.chmod(0o600)
+    conf = directory / "mosquitto.conf"
+    conf.write_text(render_config((DEPLOY / "mosquitto.conf").read_text(), directory, host, port, ws_port,
+                                  ws_host, extra))
+    conf.chmod(0o600)
+    return conf
 
 
-async def serve(host: str, port: int, ws_port: int, passwd: Path | None = None) -> None:
-    from amqtt.broker import Broker
-
-    broker = Broker(broker_config(host, port, ws_port, passwd))
-    await broker.start()
-    print(f"embedded broker listening on {host}:{port} (MQTT) and {host}:{ws_port} (WebSockets)", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
-    await broker.shutdown()
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m controller.broker")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=1883)
-    parser.add_argument("--ws-port", type=int, default=9001)
-    parser.add_argument("--passwd", type=Path, default=None,
-                        help="amqtt password file (user:argon2 hash): no anonymous access, per-user ACL")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING)
-    warnings.simplefilter("ignore", DeprecationWarning)
-    for name in ("amqtt", "transitions"):
-        logging.getLogger(name).setLevel(logging.ERROR)
-    if args.passwd is not None and not args.passwd.is_file():
-        print(f"python -m controller.broker: the password file {args.passwd} does not exist; "
-              "write it with controller.broker.write_amqtt_passwd.", file=sys.stderr)
-        return 2
-    asyncio.run(serve(args.host, args.port, args.ws_port, args.passwd))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def update_passwd(directory: Path, users: dict[str, str]) -> None:
+    """Rewrite the run's password file (Mosquitto rereads it on SIGHUP)."""
+    write_passwd(directory / "passwd", users)

@@ -123,6 +123,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
     "supervisor": {
         "restart_delay": (float, 1.0, NOT_NEGATIVE),
         "max_restarts": (int, 10, NOT_NEGATIVE),
+        "restart_window": (float, 600.0, POSITIVE),
     },
 }
 

@@ -1,7 +1,9 @@
-"""MQTT credentials for tablets, the display and the controller: mosquitto-compatible password files.
+"""MQTT credentials for tablets, the display and the controller: stored logins and Mosquitto password files.
 
 Owns the password-file format (`user:$7$<iterations>$<salt b64>$<hash b64>`, PBKDF2-SHA512, the same
-as `mosquitto_passwd` writes) and the tablet join link. It does not touch the ACL: the ACL in
+as `mosquitto_passwd` writes), the tablet join link and the table's stored credentials
+(`CredentialStore`: one login per role and table in the game database, kept across restarts until
+rotated, so a seat's link and QR code stay valid). It does not touch the ACL: the ACL in
 deploy/mosquitto/acl is pattern-based (`%u`), so a new user needs no ACL change.
 """
 
@@ -12,6 +14,8 @@ import hashlib
 import hmac
 import os
 import secrets
+import sqlite3
+import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -68,9 +72,78 @@ def set_user(path: Path, username: str, password: str) -> None:
 
 
 def write_passwd(path: Path, users: dict[str, str]) -> None:
-    """A fresh password file from username -> clear password."""
+    """A fresh password file from username -> clear password (written atomically, mode 0600)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"{u}:{hash_password(p)}\n" for u, p in users.items()))
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write("".join(f"{u}:{hash_password(p)}\n" for u, p in users.items()))
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
+
+
+def _private(path: Path) -> None:
+    """Readable by the table's user only: the database holds clear passwords (the links must be reprinted)."""
+    for p in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        try:
+            if p.exists() and p.stat().st_uid == os.geteuid():
+                os.chmod(p, 0o600)
+        except OSError:
+            pass
+
+
+class CredentialStore:
+    """Logins (user -> clear password) per table, in the game database's `credentials` table.
+
+    Clear, not hashed, because `smart-table run` prints every seat's link again after a restart and
+    the table view shows each open seat's QR code; the database file is made 0600 for that reason."""
+
+    def __init__(self, db: Path) -> None:
+        self.path = Path(db)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        self.conn = sqlite3.connect(str(self.path), timeout=10, isolation_level=None)
+        self.conn.execute("CREATE TABLE IF NOT EXISTS credentials (table_id TEXT NOT NULL, user TEXT NOT NULL, "
+                          "password TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (table_id, user))")
+        _private(self.path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> CredentialStore:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def all(self, table_id: str) -> dict[str, str]:
+        rows = self.conn.execute("SELECT user, password FROM credentials WHERE table_id = ? ORDER BY user",
+                                 (table_id,)).fetchall()
+        return dict(rows)
+
+    def get(self, table_id: str, user: str) -> str | None:
+        return self.all(table_id).get(user)
+
+    def set(self, table_id: str, user: str, password: str) -> None:
+        if not user or ":" in user or any(c.isspace() for c in user):
+            raise ValueError(f"username {user!r} must be non-empty without ':' or spaces")
+        self.conn.execute("INSERT OR REPLACE INTO credentials VALUES (?, ?, ?, ?)",
+                          (table_id, user, password, time.time()))
+        _private(self.path)
+
+    def ensure(self, table_id: str, users: list[str] | tuple[str, ...]) -> dict[str, str]:
+        """Every user's stored password, making one for a user who has none yet."""
+        have = self.all(table_id)
+        for u in users:
+            if u not in have:
+                self.set(table_id, u, new_password())
+        return self.all(table_id)
+
+    def rotate(self, table_id: str, user: str) -> str:
+        password = new_password()
+        self.set(table_id, user, password)
+        return password
 
 
 def join_link(host: str, http_port: int, ws_port: int, table_id: str, player: str | None,

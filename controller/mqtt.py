@@ -1,9 +1,11 @@
 """The controller's MQTT link (paho-mqtt 2.x): publishes the table's topics, takes the tablets' commands.
 
-Owns the connection: MQTT 5 when the broker offers it, else 3.1.1 (the embedded amqtt broker); the
+Owns the connection: MQTT 5 when the broker offers it, else 3.1.1 (a broker that speaks nothing newer); the
 Last Will that marks the table offline; (re)publishing every retained topic on each connect so a
 broker restart or a controller restart brings every tablet back; subscribing to the command topics
-and publishing each command's reply. Topics and payloads: docs/mqtt.md. Holds no game logic.
+and publishing each command's reply; and which device holds each seat (`Seats`: a tablet's hello and
+Last Will on `table/<tid>/player/<p>/presence`, the retained `table/<tid>/seats`), so two devices with one seat's link
+do not knock each other off in a loop. Topics and payloads: docs/mqtt.md. Holds no game logic.
 """
 
 from __future__ import annotations
@@ -17,6 +19,49 @@ from typing import Any
 import paho.mqtt.client as mqtt
 
 log = logging.getLogger("smart_table.mqtt")
+
+# A seat whose device dropped this recently is still taken: with one connection per login (Mosquitto's
+# use_username_as_clientid), a second device connecting knocks the first off, whose Last Will arrives just
+# before the newcomer's hello; the first device reconnects within about a second.
+SEAT_GRACE_S = 3.0
+
+
+class Seats:
+    """Which device holds each seat. A seat's login may be used by several devices (one link per seat, a
+    phone and a tablet); only one is connected at a time, and a newcomer is told the seat is taken on
+    another device (and may take it over) instead of the two reconnecting over each other forever."""
+
+    def __init__(self, clock: Any = time.time) -> None:
+        self.clock = clock
+        self.holders: dict[str, dict[str, Any]] = {}
+
+    def hello(self, seat: str, device: str, take_over: bool) -> dict[str, Any]:
+        """The answer to a device's hello: granted (it holds the seat now) or taken (another device does)."""
+        now = self.clock()
+        cur = self.holders.get(seat)
+        free = (cur is None or cur["device"] == device or take_over
+                or (not cur["online"] and now - cur["offline_at"] > SEAT_GRACE_S))
+        if not free:
+            assert cur is not None
+            return {"presence": "taken", "device": device, "seat": seat, "since": cur["since"],
+                    "reason": f"{seat.capitalize()}'s seat is open on another device; take it over here "
+                              "and that device stops."}
+        if cur is None or cur["device"] != device or not cur["online"]:
+            self.holders[seat] = {"device": device, "online": True, "since": now, "offline_at": None}
+        return {"presence": "granted", "device": device, "seat": seat, "took_over": bool(take_over and cur
+                                                                                          and cur["device"] != device)}
+
+    def offline(self, seat: str, device: str) -> bool:
+        """A device's Last Will (or goodbye); True when it changed the seat (it was the holder)."""
+        cur = self.holders.get(seat)
+        if cur is None or cur["device"] != device or not cur["online"]:
+            return False
+        cur["online"], cur["offline_at"] = False, self.clock()
+        return True
+
+    def public(self) -> dict[str, Any]:
+        """The retained `table/<tid>/seats`: no device ids, which seats have a device and since when."""
+        return {seat: {"online": h["online"], "since": h["since"]} for seat, h in sorted(self.holders.items())}
 
 
 class MqttError(RuntimeError):
@@ -40,6 +85,7 @@ class MqttLink:
         self.protocol_used: str | None = None
         self.connected = threading.Event()
         self.devices: dict[str, dict[str, Any]] = {}
+        self.seats = Seats()
         self._lock = threading.Lock()
 
     @property
@@ -55,7 +101,7 @@ class MqttLink:
         last = ""
         refused = False
         for proto in tries:
-            # amqtt never answers an MQTT 5 CONNECT: probe briefly before falling back to 3.1.1.
+            # A 3.1.1-only broker may never answer an MQTT 5 CONNECT: probe briefly before falling back.
             ok, last = self._try_connect(proto, min(timeout, 2.0) if len(tries) > 1 and proto == "5" else timeout)
             if ok:
                 self.protocol_used = proto
@@ -113,11 +159,15 @@ class MqttLink:
     def _on_connected(self, client: mqtt.Client) -> None:
         self.client = client
         client.subscribe(f"{self.base}/player/+/cmd", qos=1)
+        client.subscribe(f"{self.base}/player/+/presence", qos=1)
         self._raw_publish(client, f"{self.base}/availability", "online", retain=True)
         with self._lock:
             devices = dict(self.devices)
         for name, payload in devices.items():
             self._raw_publish(client, f"{self.base}/device/{name}/availability", payload, retain=True)
+        with self._lock:
+            seats = self.seats.public()
+        self._raw_publish(client, f"{self.base}/seats", seats, retain=True)
         if self.core is not None:
             self.core.publish_all()
         self.connected.set()
@@ -169,6 +219,9 @@ class MqttLink:
 
     def _on_message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
         parts = msg.topic.split("/")
+        if len(parts) == 5 and parts[2] == "player" and parts[4] == "presence":
+            self._presence(client, parts[3], msg.payload)
+            return
         if len(parts) != 5 or parts[2] != "player" or parts[4] != "cmd" or self.core is None:
             return
         player = parts[3]
@@ -184,3 +237,30 @@ class MqttLink:
         self._raw_publish(client, f"{self.base}/player/{player}/reply", reply, retain=False, correlation=correlation)
         if response_topic and response_topic != f"{self.base}/player/{player}/reply":
             log.debug("ignoring response topic %s: replies go to the player's reply topic (ACL)", response_topic)
+
+    def _presence(self, client: mqtt.Client, player: str, raw: bytes) -> None:
+        """A device's hello or Last Will on its seat's presence topic (the ACL lets only that seat's login
+        publish there); anything malformed is ignored."""
+        if len(raw) > 1024:
+            return
+        try:
+            msg = json.loads(raw)
+        except (ValueError, UnicodeDecodeError):
+            return
+        if not isinstance(msg, dict):
+            return
+        device = msg.get("device")
+        if not isinstance(device, str) or not device or len(device) > 100:
+            return
+        with self._lock:
+            if msg.get("presence") == "hello":
+                answer: dict[str, Any] | None = self.seats.hello(player, device, bool(msg.get("take_over")))
+            elif msg.get("presence") == "offline":
+                self.seats.offline(player, device)
+                answer = None
+            else:
+                return
+            seats = self.seats.public()
+        if answer is not None:
+            self._raw_publish(client, f"{self.base}/player/{player}/reply", answer, retain=False)
+        self._raw_publish(client, f"{self.base}/seats", seats, retain=True)

@@ -2,7 +2,8 @@
 
 Owns the wiring of one table: GameLog + TableCore + MqttLink + the ZeroMQ inputs (bridge and vision,
 see docs/controller.md) + the battle driver + in simulation the simulated players. Started by the
-supervisor (`smart-table run`) as `python -m controller.service --config-json '<effective config>'`.
+supervisor (`smart-table run`) as `python -m controller.service --config-json -`, the effective config (with
+its MQTT password) on an inherited pipe, never on the command line.
 SIGTERM/SIGINT stop it cleanly (availability "offline" published); SIGKILL loses nothing accepted.
 """
 
@@ -178,7 +179,8 @@ class ControllerService:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m controller.service")
     parser.add_argument("--config", help="TOML config file")
-    parser.add_argument("--config-json", help="the effective config as JSON (from the supervisor)")
+    parser.add_argument("--config-json", help="the effective config as JSON; '-': read it from stdin (the supervisor's "
+                                              "pipe, so no password shows in the process list)")
     parser.add_argument("--simulate", action="store_true")
     parser.add_argument("--max-turns", type=int, default=0)
     parser.add_argument("--duration", type=float, default=0.0)
@@ -190,7 +192,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.config_json:
             cfg = config_mod.defaults()
-            for section, table in json.loads(args.config_json).items():
+            text = sys.stdin.read() if args.config_json == "-" else args.config_json
+            for section, table in json.loads(text).items():
                 for key, value in table.items():
                     cfg.values[section][key] = config_mod.check(section, key, value)
             config_mod.validate(cfg)

@@ -1,18 +1,26 @@
 """`smart-table run`: starts the table's processes from one config, restarts a crashed one, stops all cleanly.
 
-Owns the child processes (embedded broker, firmware simulator, bridge, controller), their command lines,
-checking ports before anything starts (a busy port is one sentence naming the option to change), the
-display's HTTP server (in this process: it only serves files), restarts with a log line, and a clean
-stop on Ctrl-C / SIGTERM (SIGTERM to every child, SIGKILL after a grace period). On Linux each child
-also gets SIGTERM from the kernel if the supervisor dies without a chance to stop it (SIGKILL, OOM).
+Owns the child processes (the embedded Mosquitto, firmware simulator, bridge, controller), their command
+lines, checking ports before anything starts (a busy port is one sentence naming the option to change),
+the display's HTTP server (in this process: it only serves files), restarts with a log line (a budget of
+`supervisor.max_restarts` crashes per `supervisor.restart_window` seconds), and a clean stop on Ctrl-C /
+SIGTERM (SIGTERM to every child, SIGKILL after a grace period). On Linux each child also gets SIGTERM
+from the kernel if the supervisor dies without a chance to stop it (SIGKILL, OOM).
+
+Secrets never reach a command line or an environment: the controller reads its effective config (with
+its MQTT password) from an inherited pipe (`--config-json -`), Mosquitto reads 0600 files in a 0700
+folder. The table's logins are stored in the game database (controller.credentials.CredentialStore);
+when `smart-table tablets add <seat> --rotate` changes one, the embedded broker reloads within a second.
 """
 
 from __future__ import annotations
 
+import collections
 import ctypes
 import functools
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -62,8 +70,10 @@ class Child:
     name: str
     argv: list[str]
     essential: bool = False  # its clean exit (code 0) ends the run, e.g. the controller after --until-game-over
+    stdin: bytes | None = field(default=None, repr=False)  # written to its inherited pipe, then closed
     proc: subprocess.Popen | None = None
     restarts: int = 0
+    crashes: collections.deque = field(default_factory=collections.deque, repr=False)  # restart times
     started: float = 0.0
     given_up: bool = False
     log_thread: threading.Thread | None = field(default=None, repr=False)
@@ -101,8 +111,12 @@ class Supervisor:
         self.stopping = threading.Event()
         self.display: Any = None
         self.tmp = Path(tempfile.mkdtemp(prefix="smart-table-"))
-        self.embedded_users: dict[str, str] = {}  # user -> password on the embedded broker (made per run)
+        self.tmp.chmod(0o700)
+        self.embedded_users: dict[str, str] = {}  # user -> password on the embedded broker (stored in the game db)
+        self.broker_dir: Path | None = None
+        self._creds_checked = 0.0
         self.exit_code = 0
+        self.display_url: str | None = None
         self.lock = threading.Lock()
 
     def say(self, text: str) -> None:
@@ -150,19 +164,22 @@ class Supervisor:
     def plan(self) -> None:
         cfg, py = self.cfg, sys.executable
         if cfg["mqtt"]["embedded"]:
-            # Credentials made for this run (amqtt's password file, Mosquitto's ACL model): no anonymous
-            # access even on 127.0.0.1; the links printed at start carry them.
-            from controller.broker import write_amqtt_passwd
-            from controller.credentials import new_password
+            from controller.broker import mosquitto_binary, write_broker_files
 
-            users = ["controller", "display", *cfg["table"]["players"]]
-            self.embedded_users = {u: new_password() for u in users}
-            passwd = self.tmp / "amqtt.passwd"
-            write_amqtt_passwd(passwd, self.embedded_users)
-            self.children.append(Child("broker", [py, "-m", "controller.broker", "--host", cfg["mqtt"]["host"],
-                                                  "--port", str(cfg["mqtt"]["port"]),
-                                                  "--ws-port", str(cfg["mqtt"]["ws_port"]), "--passwd", str(passwd)]))
-            cfg.set("mqtt.protocol", "3.1.1")  # amqtt speaks 3.1.1 only
+            binary = mosquitto_binary()
+            if binary is None:
+                raise SupervisorError("Mosquitto, the table's broker, is not installed: install it (apt-get install "
+                                      "mosquitto, or bash deploy/install-dev.sh), or set mqtt.embedded = false and "
+                                      "mqtt.host to a running broker.")
+            if self.simulate:
+                cfg.set("mqtt.host", "127.0.0.1")  # a simulated table is reachable from this machine only
+            self.embedded_users = self.stored_logins(create=True)
+            self.broker_dir = self.tmp / "mosquitto"
+            ws_host = "127.0.0.1" if self.simulate else cfg["display"]["host"]
+            conf = write_broker_files(self.broker_dir, self.embedded_users, cfg["mqtt"]["host"], cfg["mqtt"]["port"],
+                                      cfg["mqtt"]["ws_port"], ws_host,
+                                      extra=["log_dest stderr", "log_type error", "connection_messages false"])
+            self.children.append(Child("broker", [binary, "-c", str(conf)]))
             cfg.set("mqtt.username", "controller")
             cfg.set("mqtt.password", self.embedded_users["controller"])
         if cfg["bridge"]["enabled"]:
@@ -196,7 +213,8 @@ class Supervisor:
                 argv = [py, "-m", "cli", "vision", "ships-watch", *_source(v["ships_camera"], "--video"),
                         "--pub", v["ships_events"], "--ships", ",".join(cfg["table"]["players"])]
                 self.children.append(Child("ships-camera", argv))
-        argv = [py, "-m", "controller.service", "--config-json", json.dumps(cfg.to_json())]
+        # The config carries the controller's MQTT password: through a pipe, never on the command line.
+        argv = [py, "-m", "controller.service", "--config-json", "-"]
         if self.simulate:
             argv.append("--simulate")
         for key in ("max_turns", "duration"):
@@ -204,7 +222,65 @@ class Supervisor:
                 argv += [f"--{key.replace('_', '-')}", str(self.limits[key])]
         if self.limits.get("until_game_over"):
             argv.append("--until-game-over")
-        self.children.append(Child("controller", argv, essential=True))
+        self.children.append(Child("controller", argv, essential=True, stdin=json.dumps(cfg.to_json()).encode()))
+
+    def stored_logins(self, create: bool = False) -> dict[str, str]:
+        """The table's logins from the game database; `create` makes the missing ones (controller, display,
+        each seat)."""
+        from controller.credentials import CredentialStore
+
+        table = self.cfg["table"]["id"]
+        with CredentialStore(self.cfg.database_path()) as store:
+            if create:
+                return store.ensure(table, ["controller", "display", *self.cfg["table"]["players"]])
+            return store.all(table)
+
+    def links(self, url: str) -> dict[str, str]:
+        """Join link per login (display and each seat) from the stored credentials."""
+        from controller.credentials import join_link
+
+        m = self.cfg["mqtt"]
+        host = url.split("//", 1)[1].rsplit(":", 1)[0]
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        table = self.cfg["table"]["id"]
+        users = self.stored_logins()
+        out: dict[str, str] = {}
+        for who in ("display", *self.cfg["table"]["players"]):
+            if who in users:
+                out[who] = join_link(host, port, m["ws_port"], table, None if who == "display" else who, who,
+                                     users[who])
+        return out
+
+    def join_info(self) -> dict[str, Any]:
+        """For the display's /join.json (the table view's join screen): each seat's link and the display's
+        password the page must show to read it."""
+        url = self.display_url
+        if url is None:
+            return {}
+        links = self.links(url)
+        users = self.stored_logins()
+        return {"display_password": users.get("display"), "links": {p: links[p] for p in self.cfg["table"]["players"]
+                                                                    if p in links}}
+
+    def reload_credentials(self) -> None:
+        """`tablets add <seat> --rotate` wrote a new password to the database: the embedded broker takes it."""
+        now = time.monotonic()
+        if self.broker_dir is None or now - self._creds_checked < 1.0:
+            return
+        self._creds_checked = now
+        try:
+            users = self.stored_logins()
+        except Exception:  # noqa: BLE001 - a locked or busy database: try again next second
+            return
+        if users and users != self.embedded_users and "controller" in users:
+            from controller.broker import update_passwd
+
+            self.embedded_users = users
+            update_passwd(self.broker_dir, users)
+            broker = next((c for c in self.children if c.name == "broker"), None)
+            if broker is not None and broker.proc is not None and broker.proc.poll() is None:
+                broker.proc.send_signal(signal.SIGHUP)  # Mosquitto rereads its password file
+            self.say("smart-table: the table's logins changed (tablets add --rotate); the broker has the new ones")
 
     # -- run -------------------------------------------------------------------------------------
 
@@ -220,21 +296,30 @@ class Supervisor:
         host = d["public_host"] or ("127.0.0.1" if d["host"] in ("", "0.0.0.0") else d["host"])
         ws = f"ws://{host}:{m['ws_port']}"
         try:
-            self.display = serve_display(d["host"], d["port"], {"table": self.cfg["table"]["id"], "ws": ws})
+            self.display = serve_display(d["host"], d["port"], {"table": self.cfg["table"]["id"], "ws": ws},
+                                         join=self.join_info)
         except OSError as exc:
             raise SupervisorError(f"the display cannot listen on {d['host']}:{d['port']} ({exc.strerror}); "
                                   "set display.port in the config (or --http-port) to a free port.") from None
         except Exception as exc:  # noqa: BLE001 - e.g. the display's bundle was never built
             self.say(f"display: not served: {exc}")
             return None
-        return f"http://{host}:{self.display.port}/"
+        self.display_url = f"http://{host}:{self.display.port}/"
+        return self.display_url
 
     def spawn(self, child: Child) -> None:
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
                "PYTHONUNBUFFERED": "1"}
         child.proc = subprocess.Popen(child.argv, cwd=os.getcwd(), env=env, stdout=subprocess.PIPE,
                                       stderr=subprocess.STDOUT, start_new_session=True,
+                                      stdin=subprocess.PIPE if child.stdin is not None else subprocess.DEVNULL,
                                       preexec_fn=functools.partial(_die_with_supervisor, os.getpid()) if _prctl else None)
+        if child.stdin is not None and child.proc.stdin is not None:
+            try:
+                child.proc.stdin.write(child.stdin)
+                child.proc.stdin.close()
+            except OSError:
+                pass  # it died at once; watch() sees the exit
         child.started = time.monotonic()
         self.say(f"smart-table: started {child.name} (pid {child.proc.pid})")
         child.log_thread = threading.Thread(target=self._pump, args=(child, child.proc), daemon=True)
@@ -255,17 +340,14 @@ class Supervisor:
         self.say(f"  MQTT      {m['host']}:{m['port']}" + (" (embedded broker)" if m["embedded"] else ""))
         self.say(f"  WebSocket {m['host']}:{m['ws_port']}")
         self.say(f"  game log  {self.cfg.database_path()}")
-        if url and m["embedded"]:
-            # The embedded broker's credentials are made per run: each link carries its own.
-            from controller.credentials import join_link
-
-            host = url.split("//", 1)[1].split(":", 1)[0]
-            port = int(url.rsplit(":", 1)[1].strip("/"))
-            table = self.cfg["table"]["id"]
-            users = self.embedded_users
-            self.say(f"  table view {join_link(host, port, m['ws_port'], table, None, 'display', users['display'])}")
+        if url:
+            # Stable links (stored in the game database until `smart-table tablets add <seat> --rotate`).
+            links = self.links(url)
+            if "display" in links:
+                self.say(f"  table view {links['display']}")
             for p in self.cfg["table"]["players"]:
-                self.say(f"  {p:<10} {join_link(host, port, m['ws_port'], table, p, p, users[p])}")
+                self.say(f"  {p:<10} {links[p]}" if p in links else
+                         f"  {p:<10} no login stored: `smart-table tablets add {p}` makes one")
         try:
             for child in self.children:
                 if child.name == "bridge" and self.simulate:
@@ -275,6 +357,7 @@ class Supervisor:
                 on_started()
             while not self.stopping.is_set():
                 self.watch()
+                self.reload_credentials()
                 self.stopping.wait(0.2)
         finally:
             self.stop()
@@ -299,23 +382,29 @@ class Supervisor:
                 return
             if child.given_up:
                 continue
-            if child.restarts >= sup["max_restarts"]:
+            # The budget is per time window: a table that crashed a few times an hour ago is not a lost cause.
+            now = time.monotonic()
+            window = sup["restart_window"]
+            while child.crashes and now - child.crashes[0] > window:
+                child.crashes.popleft()
+            if len(child.crashes) >= sup["max_restarts"]:
                 if child.essential:
                     self.say(f"smart-table: {child.name} exited with code {code} and was restarted "
-                             f"{child.restarts} times already; giving up and stopping the table")
+                             f"{len(child.crashes)} times in {window:g} s; giving up and stopping the table")
                     self.exit_code = 1
                     self.stopping.set()
                     return
                 child.given_up = True
-                self.say(f"smart-table: {child.name} exited with code {code} and was restarted {child.restarts} "
-                         f"times already; the table runs on without it (fix it and restart smart-table)")
+                self.say(f"smart-table: {child.name} exited with code {code} and was restarted {len(child.crashes)} "
+                         f"times in {window:g} s; the table runs on without it (fix it and restart smart-table)")
                 continue
-            # Back off: restart_delay, doubling with each restart, at most 30 s (no spinning on a dead device).
-            if time.monotonic() - child.started < min(30.0, sup["restart_delay"] * 2 ** child.restarts):
+            # Back off: restart_delay, doubling with each recent restart, at most 30 s (no spinning on a dead device).
+            if now - child.started < min(30.0, sup["restart_delay"] * 2 ** len(child.crashes)):
                 continue
             child.restarts += 1
+            child.crashes.append(now)
             self.say(f"smart-table: {child.name} exited with code {code}; restarting it "
-                     f"({child.restarts}/{sup['max_restarts']})")
+                     f"({len(child.crashes)}/{sup['max_restarts']} in {window:g} s)")
             self.spawn(child)
 
     def stop(self) -> None:
@@ -339,3 +428,5 @@ class Supervisor:
         for child in self.children:
             if child.log_thread is not None:
                 child.log_thread.join(timeout=1)
+        # The run's folder (the broker's config and hashed password file, the simulator's pty link).
+        shutil.rmtree(self.tmp, ignore_errors=True)

@@ -1,6 +1,10 @@
-"""The display's HTTP server: serves the tablets' web app, the MQTT client bundle and `/settings.json`.
+"""The display's HTTP server: serves the tablets' web app, the MQTT client bundle, `/settings.json` and
+`/join.json` (each open seat's join link and QR code, for the table view's join screen).
 
-Owns only static serving. The pages talk to the broker directly over MQTT/WebSockets with each
+Owns only static serving and the join screen's data; a request path that is not exactly a file of the
+static folder (`..`, encoded or not, a NUL byte, a backslash, a link out of the folder) is a 404.
+`/join.json` answers only a request carrying the display's password (`Authorization: Bearer <pw>`,
+the password the table view's own link holds): the seats' links carry their passwords. The pages talk to the broker directly over MQTT/WebSockets with each
 tablet's own credentials (the broker's ACL keeps secrets), so this server never sees game state.
 The MQTT client (mqtt.js) comes from the npm registry at build time into `controller/web/node_modules`
 (`npm install` in controller/web, or `bash deploy/install-dev.sh`); it is never committed.
@@ -10,14 +14,16 @@ Must not: hold a rule, touch MQTT, or write anywhere.
 
 from __future__ import annotations
 
+import hmac
 import json
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 WEB_ROOT = Path(__file__).resolve().parent
 STATIC_ROOT = WEB_ROOT / "static"
@@ -91,7 +97,29 @@ def public_settings(settings: dict[str, Any]) -> dict[str, Any]:
     return {k: merged[k] for k in _PUBLIC_SETTINGS if k in merged}
 
 
-def _make_handler(settings_body: bytes) -> type[BaseHTTPRequestHandler]:
+def qr_matrix(text: str) -> list[str]:
+    """The QR code of `text` as rows of '1' (dark) and '0', quiet zone included; join.js draws it as SVG."""
+    import qrcode
+
+    qr = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_M)
+    qr.add_data(text)
+    qr.make(fit=True)
+    return ["".join("1" if cell else "0" for cell in row) for row in qr.get_matrix()]
+
+
+def join_body(info: dict[str, Any], authorization: str | None) -> tuple[HTTPStatus, dict[str, Any]]:
+    """What /join.json answers: the seats' links and QR codes for the display's password only."""
+    expected = info.get("display_password")
+    if not expected:
+        return HTTPStatus.NOT_FOUND, {"error": "This table has no join screen (no display login is stored)."}
+    given = (authorization or "").removeprefix("Bearer ").strip()
+    if not hmac.compare_digest(given.encode(), str(expected).encode()):
+        return HTTPStatus.FORBIDDEN, {"error": "Only the table view's own link may read the seats' links."}
+    seats = {p: {"link": link, "qr": qr_matrix(link)} for p, link in info.get("links", {}).items()}
+    return HTTPStatus.OK, {"seats": seats}
+
+
+def _make_handler(settings_body: bytes, join: Callable[[], dict[str, Any]] | None = None) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "smart-table-display"
 
@@ -103,6 +131,10 @@ def _make_handler(settings_body: bytes) -> type[BaseHTTPRequestHandler]:
 
         def _serve(self, send_body: bool) -> None:
             path = urlsplit(self.path).path
+            if path == "/join.json":
+                status, data = join_body(join() if join is not None else {}, self.headers.get("Authorization"))
+                self._reply(status, "application/json", json.dumps(data).encode(), send_body)
+                return
             if path == "/settings.json":
                 self._reply(HTTPStatus.OK, "application/json", settings_body, send_body, cache=False)
                 return
@@ -134,25 +166,36 @@ def _make_handler(settings_body: bytes) -> type[BaseHTTPRequestHandler]:
 
 
 def _static_file(path: str) -> Path | None:
+    """The static file a URL path names, or None. Decoded first, so `%2e%2e/` is `../` and refused."""
+    path = unquote(path)
     if path in ("", "/"):
         path = "/index.html"
-    candidate = (STATIC_ROOT / path.lstrip("/")).resolve()
-    # Refuse anything that escapes the static folder (../ tricks).
-    if STATIC_ROOT not in candidate.parents:
+    parts = path.lstrip("/").split("/")
+    if "\x00" in path or "\\" in path or any(part in ("", ".", "..") or part.startswith(".") for part in parts):
+        return None
+    try:
+        candidate = (STATIC_ROOT / "/".join(parts)).resolve()
+    except (OSError, ValueError, RuntimeError):
+        return None
+    # Refuse anything that still escapes the static folder (a symbolic link out of it).
+    if STATIC_ROOT.resolve() not in candidate.parents:
         return None
     return candidate
 
 
-def serve_display(host: str, port: int, settings: dict[str, Any]) -> DisplayHandle:
+def serve_display(host: str, port: int, settings: dict[str, Any],
+                  join: Callable[[], dict[str, Any]] | None = None) -> DisplayHandle:
     """Serve the display on host:port in a background thread (port 0 picks a free one).
 
     `settings` gives `table` (table id), `ws` (the broker's WebSocket URL the pages use when the
-    join link does not name one) and optionally `board` (the battle board's zone model) and `title`. Raises DisplayNotBuilt when node_modules is missing and OSError
-    (e.g. port busy) from the bind.
+    join link does not name one) and optionally `board` (the battle board's zone model) and `title`.
+    `join` returns {"display_password", "links": {seat: link}} for /join.json (read on each request, so a
+    rotated password shows at once). Raises DisplayNotBuilt when node_modules is missing and OSError (e.g.
+    port busy) from the bind.
     """
     check_built()
     body = json.dumps(public_settings(settings)).encode()
-    server = ThreadingHTTPServer((host, port), _make_handler(body))
+    server = ThreadingHTTPServer((host, port), _make_handler(body, join))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, name="display-http", daemon=True)
     thread.start()

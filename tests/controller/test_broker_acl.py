@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import paho.mqtt.client as mqtt
 import pytest
 
 from tests.support.broker import Client, running_mosquitto
@@ -68,4 +69,39 @@ def test_display_reads_public_only_and_cannot_command(broker):
     assert f"{T}/events" in topics and f"{T}/player/green/prompts" not in topics
     assert not [m for m in ctl.collect(0.3) if m.topic.endswith("/cmd")]
     disp.close()
+    ctl.close()
+
+
+def test_a_seat_says_hello_only_for_itself_and_everyone_reads_the_seats(broker):
+    ctl = Client(broker, "controller")
+    red = Client(broker, "red")
+    disp = Client(broker, "display")
+    assert ctl.wait_connected() and red.wait_connected() and disp.wait_connected()
+    ctl.subscribe(f"{T}/player/+/presence")
+    disp.subscribe(f"{T}/seats")
+    red.publish(f"{T}/player/blue/presence", '{"presence": "hello", "device": "evil", "take_over": true}')
+    red.publish(f"{T}/seats", '{"blue": {"online": false}}', retain=True)
+    red.publish(f"{T}/player/red/presence", '{"presence": "hello", "device": "d1"}')
+    ctl.publish(f"{T}/seats", '{"red": {"online": true}}', retain=True)
+    assert [m.topic for m in ctl.collect(0.8)] == [f"{T}/player/red/presence"]
+    assert [m.payload for m in disp.collect(0.8)] == [b'{"red": {"online": true}}']
+    for c in (ctl, red, disp):
+        c.close()
+
+
+def test_a_client_id_is_its_username_so_no_login_takes_over_another(broker):
+    ctl = Client(broker, "controller")
+    assert ctl.wait_connected()
+    ctl.subscribe(f"{T}/player/+/cmd")
+    lost: list = []
+    ctl.client.on_disconnect = lambda *a: lost.append(a)
+    for proto in (mqtt.MQTTv5, mqtt.MQTTv311):
+        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="controller", protocol=proto)
+        c.username_pw_set("red", broker.users["red"])
+        c.connect(broker.host, broker.port)
+        c.loop_start()
+        ctl.collect(0.5)
+        c.loop_stop()
+        c.disconnect()
+    assert lost == [], "a red login with the client id `controller` closed the controller's session"
     ctl.close()

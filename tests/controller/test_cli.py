@@ -53,15 +53,24 @@ def test_games_list_and_export_replay(tmp_path):
 
 def test_tablets_add_makes_credentials_mosquitto_accepts(tmp_path):
     pw = tmp_path / "passwd"
-    r = st("tablets", "add", "red", "--password-file", str(pw), "--host", "10.0.0.5", check=True)
+    db = ("--db", str(tmp_path / "t.db"))
+    r = st("tablets", "add", "red", *db, "--password-file", str(pw), "--host", "10.0.0.5", check=True)
     link = next(line.split(": ", 1)[1] for line in r.stdout.splitlines() if line.startswith("join link"))
     assert link.startswith("http://10.0.0.5:8080/?table=table-1&player=red&user=red&pass=")
     assert link.endswith("&ws=ws://10.0.0.5:9001")
     password = link.split("pass=")[1].split("&")[0]
     assert "█" in r.stdout or "▀" in r.stdout or "▄" in r.stdout  # the QR code, drawn in the terminal
-    st("tablets", "add", "controller", "--password-file", str(pw))  # not a tablet: refused
+    st("tablets", "add", "controller", *db, "--password-file", str(pw))  # not a tablet: refused
     assert set(read_passwd(pw)) == {"red"} and check_password(password, read_passwd(pw)["red"])
-    st("tablets", "add", "display", "--password-file", str(pw), "--password", "disp-pw", "--no-qr", check=True)
+    # The same seat again: the same stored login (the printed link and QR code stay valid) ...
+    again = st("tablets", "add", "red", *db, "--password-file", str(pw), "--no-qr", check=True)
+    assert f"pass={password}&" in again.stdout
+    # ... until --rotate makes a new one.
+    rotated = st("tablets", "add", "red", *db, "--password-file", str(pw), "--no-qr", "--rotate", check=True)
+    assert f"pass={password}&" not in rotated.stdout and "join link" in rotated.stdout
+    assert not check_password(password, read_passwd(pw)["red"])
+    password = rotated.stdout.split("pass=")[1].split("&")[0]
+    st("tablets", "add", "display", *db, "--password-file", str(pw), "--password", "disp-pw", "--no-qr", check=True)
     with running_mosquitto(passwd_file=pw) as broker:
         good = Client(broker, "red", password)
         assert good.wait_connected()
@@ -71,7 +80,7 @@ def test_tablets_add_makes_credentials_mosquitto_accepts(tmp_path):
         assert disp.wait_connected()
         for c in (good, wrong, disp):
             c.close()
-    assert st("tablets", "add", "purple", "--password-file", str(pw)).returncode == 2
+    assert st("tablets", "add", "purple", *db, "--password-file", str(pw)).returncode == 2
 
 
 def test_tower_stats_flags_a_shifted_board(tmp_path):

@@ -1,92 +1,77 @@
-"""The embedded amqtt broker with a password file: the same credentials and ACL model as Mosquitto.
-
-A real `python -m controller.broker --passwd FILE` child process on free ports, real paho clients (MQTT
-3.1.1, all amqtt speaks): anonymous and wrong-password logins are refused, red cannot read blue's
-private tree nor act as blue, a tablet cannot publish state, the controller reads every command topic.
-"""
+"""The embedded broker is Mosquitto configured from deploy/mosquitto/ (controller/broker.py): the same
+config lines and ACL, private files, loopback-only listeners when asked, and the same logins as a system
+Mosquitto whose password file `smart-table tablets add` writes. Seat holding (controller.mqtt.Seats)."""
 
 from __future__ import annotations
 
-import json
-import secrets
-import socket
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from controller.broker import DEPLOY, mosquitto_binary, render_config, write_broker_files, ws_bind
+from controller.credentials import CredentialStore, set_user
+from controller.mqtt import SEAT_GRACE_S, Seats
+from tests.support.broker import Broker, Client, _wait_listening, free_port, running_mosquitto
 
-from controller.broker import write_amqtt_passwd
-from tests.support.broker import Broker, Client, free_port
+
+def test_the_embedded_config_is_the_deploy_config_with_its_paths_and_listeners(tmp_path: Path) -> None:
+    template = (DEPLOY / "mosquitto.conf").read_text()
+    text = render_config(template, tmp_path, "127.0.0.1", 1999, 2999, "127.0.0.1")
+    kept = [ln for ln in template.splitlines() if ln and not ln.startswith(("#", "listener", "password_file", "acl_file"))]
+    assert all(ln in text.splitlines() for ln in kept)  # allow_anonymous false, use_username_as_clientid, ...
+    assert "listener 1999 127.0.0.1" in text and "listener 2999 lo" in text
+    assert f"password_file {tmp_path / 'passwd'}" in text and f"acl_file {tmp_path / 'acl'}" in text
+    assert ws_bind("0.0.0.0") == "" and ws_bind("192.168.1.20") == "" and ws_bind("localhost") == "lo"
+    assert "listener 2999\n" in render_config(template, tmp_path, "127.0.0.1", 1999, 2999, "0.0.0.0")
 
 
-@pytest.fixture
-def amqtt_broker(tmp_path: Path) -> Iterator[Broker]:
-    users = {u: secrets.token_urlsafe(9) for u in ("controller", "display", "red", "blue")}
-    passwd = tmp_path / "amqtt.passwd"
-    write_amqtt_passwd(passwd, users)
-    port, ws_port = free_port(), free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "controller.broker", "--port", str(port), "--ws-port",
-                             str(ws_port), "--passwd", str(passwd)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, start_new_session=True)
-    broker = Broker("127.0.0.1", port, ws_port, users, tmp_path, proc)
+def test_embedded_and_system_mosquitto_accept_the_same_stored_logins(tmp_path: Path) -> None:
+    with CredentialStore(tmp_path / "game.db") as store:
+        users = store.ensure("table-1", ["controller", "display", "red", "blue"])
+    assert oct((tmp_path / "game.db").stat().st_mode & 0o777) == "0o600"
+    # The system broker's password file, as `smart-table tablets add red` writes it.
+    system = tmp_path / "system.passwd"
+    set_user(system, "red", users["red"])
+    # The embedded broker's files, as `smart-table run` writes them.
+    port, ws = free_port(), free_port()
+    conf = write_broker_files(tmp_path / "embedded", users, "127.0.0.1", port, ws, "127.0.0.1")
+    assert (tmp_path / "embedded").stat().st_mode & 0o077 == 0
+    assert all(f.stat().st_mode & 0o077 == 0 for f in (tmp_path / "embedded").iterdir())
+    binary = mosquitto_binary()
+    assert binary is not None
+    proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode()
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the embedded broker did not listen"
-                time.sleep(0.05)
-        yield broker
+        embedded = Broker("127.0.0.1", port, ws, users, tmp_path / "embedded", proc)
+        _wait_listening(embedded, 10)
+        with running_mosquitto(passwd_file=system) as system_broker:
+            for b in (embedded, system_broker):
+                ok = Client(b, "red", users["red"])
+                bad = Client(b, "red", users["red"] + "x")
+                assert ok.wait_connected() and bad.wait_connected() is False
+                ok.close()
+                bad.close()
     finally:
         proc.kill()
         proc.wait(timeout=5)
-        proc.stderr.close()
 
 
-def _client(broker: Broker, user: str | None, password: str | None = None) -> Client:
-    return Client(broker, user, password, protocol="3.1.1")
-
-
-def test_embedded_broker_has_no_anonymous_access_and_keeps_secrets(amqtt_broker: Broker) -> None:
-    b = amqtt_broker
-    anonymous = _client(b, None)
-    assert anonymous.wait_connected(10) is False
-    wrong = _client(b, "red", "not-the-password")
-    assert wrong.wait_connected(10) is False
-    anonymous.close()
-    wrong.close()
-
-    controller, red, blue = _client(b, "controller"), _client(b, "red"), _client(b, "blue")
-    try:
-        assert controller.wait_connected(10) and red.wait_connected(10) and blue.wait_connected(10)
-        controller.subscribe("table/t1/player/+/cmd")
-        red.subscribe("table/t1/state")
-        red.subscribe("table/t1/player/red/state")
-        for spy in ("table/t1/player/blue/state", "table/t1/player/+/state", "table/#", "#"):
-            red.subscribe(spy)  # refused by the ACL: nothing of blue's may arrive through them
-        blue.subscribe("table/t1/player/blue/state")
-        time.sleep(0.3)
-        controller.publish("table/t1/state", json.dumps({"seq": 1}))
-        controller.publish("table/t1/player/blue/state", json.dumps({"secret": "blue's hand"}))
-        controller.publish("table/t1/player/red/state", json.dumps({"mine": "red's hand"}))
-        assert blue.wait_for(lambda m: m.topic == "table/t1/player/blue/state", 5)
-        got = red.collect(1.5)
-        topics = [m.topic for m in got]
-        assert "table/t1/state" in topics and "table/t1/player/red/state" in topics
-        assert not any(b"blue's hand" in m.payload for m in got), topics
-        # Red acts only as red: its own command topic reaches the controller, blue's and the state do not.
-        red.publish("table/t1/player/blue/cmd", json.dumps({"request_id": "spoof"}))
-        red.publish("table/t1/state", json.dumps({"seq": 999}))
-        red.publish("table/t1/player/red/cmd", json.dumps({"request_id": "mine"}))
-        seen = controller.collect(1.5)
-        assert [m.topic for m in seen] == ["table/t1/player/red/cmd"], [m.topic for m in seen]
-        assert not any(m.topic == "table/t1/state" and b"999" in m.payload for m in red.collect(0.5))
-    finally:
-        for c in (controller, red, blue):
-            c.close()
+def test_a_seat_has_one_device_and_a_second_is_told_it_is_taken() -> None:
+    now = [1000.0]
+    seats = Seats(clock=lambda: now[0])
+    assert seats.hello("red", "phone", False)["presence"] == "granted"
+    assert seats.hello("red", "phone", False)["presence"] == "granted"  # a reload is the same device
+    taken = seats.hello("red", "tablet", False)
+    assert taken["presence"] == "taken" and "another device" in taken["reason"]
+    # The phone was knocked off by the tablet's connection: its Last Will arrives first; still taken.
+    assert seats.offline("red", "phone")
+    assert seats.hello("red", "tablet", False)["presence"] == "taken"
+    assert seats.hello("red", "phone", False)["presence"] == "granted"  # the phone's reconnect
+    # Taking over is always granted; the old device is then the one told.
+    assert seats.hello("red", "tablet", True)["took_over"] is True
+    assert seats.hello("red", "phone", False)["presence"] == "taken"
+    assert not seats.offline("red", "phone")  # not the holder: no change
+    # A device that left long ago leaves the seat free.
+    assert seats.offline("red", "tablet")
+    now[0] += SEAT_GRACE_S + 0.1
+    assert seats.hello("red", "phone", False)["presence"] == "granted"
+    assert seats.public() == {"red": {"online": True, "since": now[0]}}
+    assert seats.hello("blue", "x", False)["presence"] == "granted"

@@ -12,15 +12,14 @@ or as a pytest fixture (import it into the test module or a conftest)::
     def test_x(mosquitto): ...
 
 The broker config is deploy/mosquitto/mosquitto.conf with its listeners, password and ACL paths
-rewritten for a temp dir; the ACL is deploy/mosquitto/acl unchanged. Users: controller, display,
+rewritten for a temp dir by controller.broker (the same code that writes the embedded broker's files for
+`smart-table run`); the ACL is deploy/mosquitto/acl unchanged. Users: controller, display,
 red, blue, green, yellow, each with a random password. The process is killed at teardown.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import re
 import secrets
 import shutil
 import socket
@@ -33,10 +32,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.credentials import ROLES, write_passwd
+from controller.broker import DEPLOY, render_config, write_broker_files
+from controller.credentials import ROLES
 
 REPO = Path(__file__).resolve().parents[2]
-DEPLOY = REPO / "deploy" / "mosquitto"
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
@@ -62,14 +61,9 @@ def free_port() -> int:
 
 
 def _config(text: str, directory: Path, port: int, ws_port: int) -> str:
-    text = re.sub(r"^listener 1883.*$", f"listener {port} 127.0.0.1", text, flags=re.M)
-    text = re.sub(r"^listener 9001.*$", f"listener {ws_port}", text, flags=re.M)
-    text = re.sub(r"^password_file .*$", f"password_file {directory / 'passwd'}", text, flags=re.M)
-    text = re.sub(r"^acl_file .*$", f"acl_file {directory / 'acl'}", text, flags=re.M)
-    extra = [f"log_dest file {directory / 'mosquitto.log'}", "log_type all"]
-    if os.geteuid() == 0:
-        extra.append("user root")  # otherwise it drops to `mosquitto`, who cannot read our temp dir
-    return text + "\n" + "\n".join(extra) + "\n"
+    """The broker's mosquitto.conf for a test (loopback listeners, a log file); a hook tests may wrap."""
+    return render_config(text, directory, "127.0.0.1", port, ws_port, "127.0.0.1",
+                         extra=[f"log_dest file {directory / 'mosquitto.log'}", "log_type all"])
 
 
 @contextlib.contextmanager
@@ -79,14 +73,11 @@ def running_mosquitto(users: dict[str, str] | None = None, timeout: float = 10.0
     users = dict(users) if users is not None else {role: secrets.token_urlsafe(9) for role in ROLES}
     with tempfile.TemporaryDirectory(prefix="mosq-") as tmp:
         directory = Path(tmp)
+        port, ws_port = free_port(), free_port()
+        conf = write_broker_files(directory, users, "127.0.0.1", port, ws_port, "127.0.0.1")
+        conf.write_text(_config((DEPLOY / "mosquitto.conf").read_text(), directory, port, ws_port))
         if passwd_file is not None:
             shutil.copy(passwd_file, directory / "passwd")
-        else:
-            write_passwd(directory / "passwd", users)
-        shutil.copy(DEPLOY / "acl", directory / "acl")
-        port, ws_port = free_port(), free_port()
-        conf = directory / "mosquitto.conf"
-        conf.write_text(_config((DEPLOY / "mosquitto.conf").read_text(), directory, port, ws_port))
         proc = subprocess.Popen([MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, start_new_session=True)
         broker = Broker("127.0.0.1", port, ws_port, users, directory, proc)

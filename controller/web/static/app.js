@@ -3,6 +3,7 @@
 // everything drawn comes from the rules engine's views and legal_actions in the payloads.
 
 import { Link } from "./conn.js";
+import { startJoin } from "./join.js";
 import { COLOURS, h, mount } from "./dom.js";
 import { renderPlayer } from "./player.js";
 import { renderTable } from "./table.js";
@@ -48,6 +49,7 @@ async function main() {
     me: null, myPrompts: null, pending: new Map(), lastReply: null,
     board: settings.board || null, lastBattle: null,
   };
+  if (view === "table") startJoin({ password: pass }); // a QR code per open seat (join.js)
   const topics = [`${base}/availability`, `${base}/device/+/availability`, `${base}/state`, `${base}/events`, `${base}/prompts`];
   if (player) topics.push(`${base}/player/${player}/state`, `${base}/player/${player}/prompts`, `${base}/player/${player}/reply`);
 
