@@ -33,7 +33,6 @@ DEPENDENCIES = {
     "pyserial": "serial",
     "pyzmq": "zmq",
     "paho-mqtt": "paho.mqtt",
-    "amqtt": "amqtt",
     "qrcode": "qrcode",
 }
 MIN_PYTHON = (3, 11)
@@ -205,14 +204,15 @@ def check_broker(cfg: Config, timeout: float = 3.0) -> list[Check]:
     m = cfg["mqtt"]
     host, port, ws = m["host"], m["port"], m["ws_port"]
     if m["embedded"]:
-        try:
-            __import__("amqtt")
-        except ImportError:
+        from controller.broker import mosquitto_binary
+
+        if mosquitto_binary() is None:
             return [
                 _fail(
                     "broker",
-                    "mqtt.embedded = true but amqtt is not installed",
-                    "run `bash deploy/install-dev.sh`, or set mqtt.embedded = false and use Mosquitto",
+                    "mqtt.embedded = true but Mosquitto is not installed (the table starts its own)",
+                    "run `bash deploy/install-dev.sh` (it installs mosquitto with apt), "
+                    "or set mqtt.embedded = false and point mqtt.host at a running broker",
                 )
             ]
         busy = [str(p) for p in (port, ws) if not _port_free(host, p)]
@@ -228,8 +228,8 @@ def check_broker(cfg: Config, timeout: float = 3.0) -> list[Check]:
         return [
             _ok(
                 "broker",
-                f"embedded broker (amqtt): `smart-table run` starts it on {host}:{port} and "
-                f"WebSockets on {ws}, with credentials made per run",
+                f"embedded broker (Mosquitto): `smart-table run` starts it on {host}:{port} and "
+                f"WebSockets on {ws}, with the table's stored logins",
             )
         ]
     out: list[Check] = []
