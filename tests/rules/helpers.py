@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from contracts.grid import SQUARES
 from rules import api
-from rules.state import SQUARES, GameState
+from rules.core.state import GameState
 
 COLORS = ["red", "blue", "green", "yellow"]
 
@@ -32,7 +33,7 @@ def island_square(state: GameState, slots: int | None = None) -> str:
 
 def place_island(state: GameState, square: str, board: str) -> dict[str, Any]:
     """Put `board` face up at `square` (a test set-up shortcut, as a referee would lay it out)."""
-    from rules.cards import load_catalog
+    from rules.dead_reckoning.cards import load_catalog
 
     spec = load_catalog().boards[board]
     d = state.data

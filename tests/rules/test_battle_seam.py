@@ -8,7 +8,7 @@ import pytest
 
 from rules import api
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
-from rules.engine import apply_battle_outcome
+from rules.dead_reckoning.battles import apply_battle_outcome
 from rules.errors import Illegal, Invalid
 from tests.rules.helpers import act, game, give_hand, place_island
 

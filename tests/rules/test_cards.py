@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rules import api
-from rules.cards import CardFileError, load_catalog, validate_boards, validate_cards
+from rules.dead_reckoning.cards import CardFileError, load_catalog, validate_boards, validate_cards
 from rules.errors import Invalid
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from rules import api
-from rules.cards import load_catalog
-from rules.engine import compute_controller
+from rules.dead_reckoning.cards import load_catalog
+from rules.dead_reckoning.islands import compute_controller
+from rules.dead_reckoning.scoring import island_awards, score_game
 from rules.errors import Illegal
-from rules.scoring import island_awards, score_game
 from tests.rules.helpers import act, game, place_island
 
 

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules import api
-from rules.engine import CHECKS
+from rules.dead_reckoning.game import GAME
 from rules.errors import RulesError
 from tests.rules.helpers import COLORS, random_playout
 
@@ -34,7 +34,7 @@ def _state(seed: int) -> api.GameState:
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 4), atype=st.sampled_from(sorted(CHECKS) + ["undo", "nonsense"]),
+@given(seed=st.integers(0, 4), atype=st.sampled_from(sorted(GAME.actions) + ["undo", "nonsense"]),
        fields=st.dictionaries(st.sampled_from(["hold", "cargo", "coins", "card", "path", "target", "ability",
                                                "choice", "args", "pay", "sleeve", "pirate", "square", "board",
                                                "cards", "record", "outcome", "token", "from_hold", "first",

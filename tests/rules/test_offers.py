@@ -13,9 +13,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rules import api
-from rules.engine import CHECKS, card_abilities, catalog, check_use_ability
+from rules.dead_reckoning.abilities import check_use_ability
+from rules.dead_reckoning.battles import check_resolve_battle, plain_record
+from rules.dead_reckoning.cards import card_abilities, catalog
+from rules.dead_reckoning.game import GAME
+from rules.dead_reckoning.legal import _ability_args
 from rules.errors import RulesError
-from rules.legal import _ability_args
 from tests.rules.helpers import COLORS
 
 
@@ -51,7 +54,7 @@ def _others_fully_checked(d: dict, player: str) -> list[dict]:
     out = []
     for a in cands:
         try:
-            CHECKS[a["type"]](d, player, a)
+            GAME.actions[a["type"]].check(d, player, a)
         except RulesError:
             continue
         out.append(a)
@@ -86,8 +89,6 @@ def test_offers_are_the_ones_the_full_checks_accept(players: int, seed: int) -> 
 def test_an_offered_battle_record_is_kept_with_the_result_of_its_full_check() -> None:
     # battle_actions plays the random record on a tracker as it draws it and keeps the check's result for
     # apply: it must be exactly what check_resolve_battle's replay of the record gives
-    from rules import engine
-
     compared = 0
     for seed in range(1, 7):
         for state, who, acts in _played(2 + seed % 3, seed):
@@ -95,21 +96,20 @@ def test_an_offered_battle_record_is_kept_with_the_result_of_its_full_check() ->
             if d["battle"] and not d["pending"]:
                 for a in acts:
                     if a["type"] == "resolve_battle":
-                        kept = engine._OFFERED[id(a)][5]
-                        assert kept == engine.check_resolve_battle(d, who, a)
+                        kept = state.offers.kept[state.offers.key(who, a)]
+                        assert kept == check_resolve_battle(d, who, a)
                         compared += 1
     assert compared > 50
 
 
 def test_a_battle_record_is_kept_in_its_plain_form() -> None:
-    # _plain_record: plain() of a record, by a marshal copy when the record is plain data without tuples
-    from rules.engine import _plain_record
-    from rules.state import plain
+    # plain_record: plain() of a record, by a marshal copy when the record is plain data without tuples
+    from rules.core.state import plain
 
     rec = {"schema": "x", "board": {"zones": {"z(1)": {"kind": "miss"}}, "adjacent": [["a", "b"]]},
            "steps": [{"step": "drop", "board": [{"color": "red", "zone": None}]}], "n": 1.5, "ok": True}
     for r in (rec, {**rec, "steps": [("drop", 1)]}, {**rec, "board": {"adjacent": (("a", "b"),)}}):
-        got = _plain_record(r)
+        got = plain_record(r)
         assert got == plain(r) and type(got) is dict
         assert got["steps"] is not r["steps"] and got["board"] is not r["board"]  # a copy, not shared
         assert "(" not in repr(got).replace("z(1)", "")  # no tuples left

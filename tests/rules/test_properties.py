@@ -8,9 +8,10 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from contracts.grid import SQUARES
 from rules import api
+from rules.core.state import copy_data
 from rules.errors import RulesError
-from rules.state import SQUARES, copy_data
 from tests.rules.helpers import COLORS, random_playout
 
 CUBES = 30

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rules.cards import load_catalog
+from rules.dead_reckoning.cards import load_catalog
 
 S = load_catalog().sailors
 

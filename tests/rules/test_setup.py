@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from contracts.grid import SQUARES
 from rules import api
-from rules.cards import load_catalog
-from rules.engine import draw_chance
+from rules.dead_reckoning.cards import load_catalog
+from rules.dead_reckoning.chance import draw_chance
 from rules.errors import Illegal, Invalid
-from rules.state import SQUARES
 from tests.rules.helpers import COLORS, act, game
 
 

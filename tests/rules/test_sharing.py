@@ -1,14 +1,15 @@
-"""Structural sharing in `apply`: a command never changes the state it was applied to.
+"""Sharing between states: a command never changes the state it was applied to.
 
-`apply` copies only what an action may change (`engine.TOUCHES`) and shares the rest with the previous
-state, so a wrong declaration would show up here as an old state that moved."""
+`apply` copies the state (sharing only what is never edited: the turn's undo base, the game's creation
+and the copy-on-write Sailor card mappings), so an effect that edited a shared part in place would show
+up here as an old state that moved."""
 
 from __future__ import annotations
 
 import random
 
 from rules import api
-from rules.state import copy_data
+from rules.core.state import copy_data
 from tests.rules.helpers import COLORS
 
 
@@ -19,12 +20,12 @@ def test_apply_leaves_every_earlier_state_as_it_was():
         history: list[tuple[api.GameState, dict]] = []
         while state.phase != "over" and len(history) < 700:
             who = state.active or "table"
-            history.append((state, copy_data(state.data)))
+            history.append((state, api.state_to_json(state)))
             state, _ = api.apply(state, {"seq": state.seq, "player": who,
                                          "action": rng.choice(api.legal_actions(state, who))})
         # checked at the end: a later action must not reach back into a state shared with an earlier one
         for old, snapshot in history:
-            assert old.data == snapshot, f"state {snapshot['seq']} changed after later commands"
+            assert api.state_to_json(old) == snapshot, f"state {snapshot['data']['seq']} changed after later commands"
 
 
 def test_a_row_box_emptied_by_one_refill_leaves_the_other_space_empty():
@@ -41,7 +42,7 @@ def test_a_row_box_emptied_by_one_refill_leaves_the_other_space_empty():
 def test_the_turn_base_keeps_the_cards_the_turn_started_with_even_in_place():
     # the undo base holds the Sailor card mappings by reference (copy-on-write): a level-up or sleeve later
     # in the turn, applied in place, must not reach the base, and undo must bring the turn's cards back
-    from rules.state import base_data
+    from rules.core.state import base_data
 
     seed = 5
     state = api.new_game(COLORS[:3], seed)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from rules import api
-from rules.engine import compute_controller, sails_available
+from rules.core.state import base_bytes, base_data
+from rules.dead_reckoning.islands import compute_controller
+from rules.dead_reckoning.sailing import sails_available
 from rules.errors import Ambiguous, Illegal, Invalid
-from rules.state import base_bytes, base_data
 from tests.rules.helpers import act, game, give_hand, place_island
 
 

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import rules.state as state_mod
+import rules.core.state as state_mod
 from rules import api
-from rules.state import REPLAY_DEPTH, REPLAY_TAG, base_data, snapshot_base
+from rules.core.state import REPLAY_DEPTH, REPLAY_TAG, base_data, snapshot_base
 from tests.rules.helpers import COLORS
 
 
@@ -60,7 +60,7 @@ def test_replay_bases_are_used_and_bounded() -> None:
     depths = set()
     while state.phase != "over":
         tb = state.data["turn_base"]
-        if isinstance(tb, tuple) and len(tb) == 6:
+        if isinstance(tb, tuple) and len(tb) == 7:
             assert tb[0] == REPLAY_TAG
             depths.add(tb[5])
             # read twice: the second read is the remembered fold, and equal to a snapshot of now at turn start
@@ -78,7 +78,7 @@ def test_a_replay_base_at_turn_start_is_the_state_itself() -> None:
     while state.phase != "over" and seen < 30:
         d = state.data
         if d["phase"] == "main" and not d["turn_log"] and isinstance(d["turn_base"], tuple) \
-                and len(d["turn_base"]) == 6 and not d["pending"]:
+                and len(d["turn_base"]) == 7 and not d["pending"]:
             want = base_data(snapshot_base(d))
             got = base_data(d["turn_base"])
             want.pop("seq"), got.pop("seq")  # the base is taken inside the fold, before its notices are numbered

@@ -1,17 +1,15 @@
-"""What each seat may see: the public view, one private view per player, and redacted events.
-
-Owns the line between public and secret. Secret: Treasure chest coins, the cards in a hand (and
-their levels), the draw pile's contents, set-aside Advancements, Bonus Achievement tokens, the back
-of an unrevealed Merchant ship, the RNG. Everything here is built fresh from the state as JSON-ready
-dicts, so nothing secret can leak by reference.
-"""
+"""TODO docstring views."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rules.engine import blockaded, catalog, hand_limit, sails_available
-from rules.state import SQUARES, GameState
+from contracts.grid import SQUARES
+from rules.core.state import GameState
+from rules.dead_reckoning.cards import catalog
+from rules.dead_reckoning.islands import blockaded
+from rules.dead_reckoning.sailing import sails_available
+from rules.dead_reckoning.sailors import hand_limit
 
 
 def _card_public(card: dict[str, Any]) -> dict[str, Any]:

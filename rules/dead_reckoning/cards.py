@@ -1,4 +1,4 @@
-"""Card and board data: the file formats, their validation, and the loaded catalogue.
+"""Card and board data: the file formats, their validation, the loaded catalogue, and what a card shows.
 
 Owns the data side of the game (Advancements, Encounters, Ship Upgrade tiles, Ocean boards, the
 Sailor Card Reference, printed numbers such as Achievement values). Abilities are data in one small
@@ -8,13 +8,14 @@ Reads files only when asked (`load_catalog(paths)`); the engine itself never doe
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from rules.errors import Invalid
+from rules.core.errors import Invalid
 
 ICONS = ("sail", "cannon", "wheel", "attack_flag", "bonus_draw")
 SLOTS = ("top", "middle", "bottom")
@@ -63,6 +64,12 @@ class Catalog:
     explorer_needed: dict[str, int]
     bonus_tokens: list[list[str]]
     rows: dict[int, list[str]] = field(default_factory=dict)  # row -> card ids
+    # derived from the data above and kept with it, keyed by what a Sailor card is (kind, level, sleeve):
+    # icons (`card_icons`), abilities (`card_abilities`), ability offers (`legal.offer_plan`); read-only
+    icons_memo: dict[tuple[str | None, ...], dict[str, int]] = field(default_factory=dict)
+    abilities_memo: dict[tuple[Any, ...], list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
+    plan_memo: dict[tuple[Any, ...], list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]] = field(
+        default_factory=dict)
 
 
 def _fail(where: str, card: str | None, fld: str, msg: str) -> CardFileError:
@@ -286,3 +293,58 @@ def load_catalog(cards: str | Path | None = None, boards: str | Path | None = No
                   game["building_supply"], game["explorer_needed"], game["bonus_tokens"], rows)
     _CACHE[key] = cat
     return cat
+
+
+@functools.cache
+def default_catalog() -> Catalog:
+    """The sample set shipped in rules/data, read once (it is never modified)."""
+    return load_catalog()
+
+
+def catalog(d: dict[str, Any]) -> Catalog:
+    """The catalogue a game plays with: the sample set, or the user's files named in its options."""
+    o = d["options"]
+    if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
+        return default_catalog()
+    return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"])
+
+
+def card_icons(cat: Catalog, card: dict[str, Any]) -> dict[str, int]:
+    """Icons visible on one Sailor card: its level's icons plus those of the Advancements in its sleeve.
+    Memoised in the catalogue on what the card is (a read-only result: callers must not modify it)."""
+    sl = card["slots"]
+    key = (card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
+    got = cat.icons_memo.get(key)
+    if got is None:
+        got = dict(cat.sailors[card["sailor"]][card["level"] - 1].get("icons", {}))
+        for adv in sl.values():
+            if adv:
+                for k, n in cat.cards[adv].get("icons", {}).items():
+                    got[k] = got.get(k, 0) + n
+        cat.icons_memo[key] = got
+    return got
+
+
+def card_abilities(cat: Catalog, cid: str, card: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(ability id, ability) for every ability on the card: `<card>:L<level>:<i>` and `<card>:<adv>:<i>`.
+    Memoised like `card_icons` (read-only)."""
+    sl = card["slots"]
+    key = (cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
+    got = cat.abilities_memo.get(key)
+    if got is None:
+        got = [(f"{cid}:L{card['level']}:{i}", a)
+               for i, a in enumerate(cat.sailors[card["sailor"]][card["level"] - 1].get("abilities", []))]
+        for slot in ("top", "middle", "bottom"):
+            adv = sl[slot]
+            if adv:
+                got += [(f"{cid}:{adv}:{i}", a) for i, a in enumerate(cat.cards[adv].get("abilities", []))]
+        cat.abilities_memo[key] = got
+    return got
+
+
+def played_icons(cat: Catalog, p: dict[str, Any], icon: str) -> int:
+    n = 0
+    cards = p["cards"]
+    for c in p["played"]:  # a plain loop: a generator costs a call per card (this runs after most actions)
+        n += card_icons(cat, cards[c]).get(icon, 0)
+    return n

@@ -1,20 +1,20 @@
-"""The game state container, its fast copy, the seeded RNG and small geometry helpers.
+"""The game state container, its copy, the undo base of a turn, and the seeded RNG.
 
 Owns the shape of `GameState` (plain JSON data under `.data`, so saving, copying and hashing are
-trivial) and the simulation RNG (splitmix64 kept as one integer in the state, never shown in a view).
-Must not hold rules: those live in `rules.engine`.
+trivial; the game's typed view of that data is its own, e.g. `rules.dead_reckoning.model`) and the
+simulation RNG (splitmix64 kept as one integer in the state, never shown in a view). Holds no rule of
+any game: the only things it knows of the data are the keys every game keeps (`seq`, `rng`,
+`turn_base`, `turn_log`, `created`) and that each player's board under `p` has a `cards` mapping
+that is copy-on-write (replaced, never edited, by the game).
 """
 
 from __future__ import annotations
 
 import marshal
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-ROWS = 4
-COLS = 3
-SQUARES = tuple(f"r{r}c{c}" for r in range(1, ROWS + 1) for c in range(1, COLS + 1))
-HARBOR = "harbor"
 MASK = (1 << 64) - 1
 _SHARED = ("turn_base", "created", "turn_log")
 
@@ -24,6 +24,8 @@ class GameState:
     """A whole game as plain data. `seq` counts accepted events; commands carry it to detect staleness."""
 
     data: dict[str, Any]
+    # checks `legal_actions` already ran on this very state (see `Offers` below); not game data
+    offers: Offers = field(default_factory=lambda: Offers(), compare=False, repr=False)
 
     @property
     def seq(self) -> int:
@@ -59,42 +61,6 @@ class GameState:
             new["turn_log"] = list(d["turn_log"])
         return GameState(new)
 
-    def copy_touching(self, keys: tuple[str, ...], colors: tuple[str, ...], others_flat: bool = False,
-                      squares: tuple[str, ...] = (), fields: tuple[str, ...] | None = None) -> GameState:
-        """A copy for an action known to change only the top-level `keys` and the players `colors` (besides
-        seq, rng and the turn log): everything else is shared with this state (structural sharing). The
-        engine declares those sets per action type (`engine.TOUCHES`); a test checks the old state stays
-        untouched. `others_flat`: the other players' boards get a one-level copy (their own fields may be
-        reassigned, nothing inside them edited). `squares`: grid squares the action may change (when "grid"
-        itself is not in `keys`); the other squares are shared. `fields`: when given, only these fields of the
-        actor's board (the first of `colors`) are copied deep, the rest of it one level."""
-        d = self.data
-        new = dict(d)
-        for k in keys:
-            new[k] = copy_data(d[k])
-        if squares and "grid" not in keys:
-            grid = new["grid"] = dict(d["grid"])
-            for sq in squares:
-                if sq in grid:
-                    grid[sq] = copy_data(grid[sq])
-        ps = new["p"] = dict(d["p"])
-        if others_flat:
-            for c, p in ps.items():
-                ps[c] = dict(p)
-        if fields is not None and colors:
-            q = ps[colors[0]] = dict(d["p"][colors[0]])
-            for f in fields:
-                q[f] = copy_data(q[f])
-            colors = colors[1:]
-        for c in colors:
-            p = d["p"][c]
-            cards = p["cards"]
-            q = copy_data({k: v for k, v in p.items() if k != "cards"})
-            q["cards"] = cards
-            ps[c] = q
-        new["turn_log"] = list(d["turn_log"])
-        return GameState(new)
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
             return False
@@ -103,6 +69,38 @@ class GameState:
             return False
         # the turn's base is compared as data: marshal's bytes for equal data can differ in back-references
         return all(a[k] == b[k] or (k == "turn_base" and base_data(a[k]) == base_data(b[k])) for k in a)
+
+
+class Offers:
+    """The results of checks `legal_actions` ran on one state, for `apply` to take instead of checking again.
+
+    Kept per state object (never in a module), keyed by the marshalled (player, action) as offered: an
+    action edited after it was offered, or sent at another seq, simply misses and is checked afresh."""
+
+    __slots__ = ("seq", "kept")
+
+    def __init__(self) -> None:
+        self.seq = -1
+        self.kept: dict[bytes, dict[str, Any]] = {}
+
+    def start(self, seq: int) -> None:
+        """Called by `legal_actions`: results kept for an earlier seq of this state are dropped."""
+        if seq != self.seq:
+            self.kept.clear()
+            self.seq = seq
+
+    @staticmethod
+    def key(player: str, action: dict[str, Any]) -> bytes:
+        # marshal version 2 writes no back-references, so equal data always gives equal bytes
+        return marshal.dumps((player, action), 2)
+
+    def keep(self, player: str, action: dict[str, Any], normalized: dict[str, Any]) -> None:
+        self.kept[self.key(player, action)] = normalized
+
+    def take(self, seq: int, player: str, action: dict[str, Any]) -> dict[str, Any] | None:
+        if not self.kept or seq != self.seq:
+            return None
+        return self.kept.pop(self.key(player, action), None)
 
 
 def snapshot_base(d: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
@@ -126,31 +124,34 @@ def snapshot_base(d: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
 
 
 # A turn base may also be kept as the previous turn's base plus that turn's events (a "replay base"):
-# (REPLAY_TAG, previous base, the previous turn's log, seq at the turn's start, memo, depth). Taking the
+# (REPLAY_TAG, previous base, the previous turn's log, seq at the turn's start, memo, depth, the game's
+# refold). Taking the
 # full snapshot was an eighth of a playout's work, and the base is read only on an undo or a save.
 # Every REPLAY_DEPTH-th turn takes a full snapshot, so reading one folds at most that many turns.
 REPLAY_TAG = "replay"
 REPLAY_DEPTH = 8
 
 
-def next_base(d: dict[str, Any]) -> tuple:
+Refold = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
+
+
+def next_base(d: dict[str, Any], refold: Refold) -> tuple[Any, ...]:
     """The base of a turn starting now, inside the fold of the event that starts it (`d["turn_log"]` still
     holds the turn before, that event included). Undo's invariant makes it a replay base: the previous
-    base with its log folded over it is the state now (`restore_base` folds it when needed)."""
+    base with its log folded over it is the state now (`restore_base` folds it with `refold`, the game's
+    fold of one turn's events, kept in the node, when needed)."""
     prev, log = d.get("turn_base"), d.get("turn_log")
-    depth = prev[5] if type(prev) is tuple and len(prev) == 6 else 0
+    depth = prev[5] if type(prev) is tuple and len(prev) == 7 else 0
     if prev is None or not log or depth + 1 >= REPLAY_DEPTH:
         return snapshot_base(d)
-    return (REPLAY_TAG, prev, log, d["seq"], [], depth + 1)
+    return (REPLAY_TAG, prev, log, d["seq"], [], depth + 1, refold)
 
 
-def _full_base(tb: tuple) -> tuple[bytes, dict[str, Any]]:
+def _full_base(tb: tuple[Any, ...]) -> tuple[bytes, dict[str, Any]]:
     """The (bytes, cards) snapshot a replay base stands for, folded once and remembered in the node."""
     memo = tb[4]
     if not memo:
-        from rules.engine import replay_turn  # the rules live there; state only keeps the data
-
-        d = replay_turn(restore_base(tb[1]), tb[2])
+        d = tb[6](restore_base(tb[1]), tb[2])
         d["seq"], d["turn_base"], d["turn_log"] = tb[3], None, []
         memo.append(snapshot_base(d))
     return memo[0]
@@ -159,7 +160,7 @@ def _full_base(tb: tuple) -> tuple[bytes, dict[str, Any]]:
 def restore_base(tb: Any) -> dict[str, Any]:
     """The working data of a turn base in its in-memory form (Sailor card mappings shared, not copied)."""
     if isinstance(tb, tuple):
-        if len(tb) == 6:
+        if len(tb) == 7:
             tb = _full_base(tb)
         base = marshal.loads(tb[0])
         for c, cards in tb[1].items():
@@ -239,40 +240,3 @@ def rng_below(data: dict[str, Any], n: int) -> int:
 def peek_rng(seed: int) -> dict[str, int]:
     """A throwaway generator state derived from `seed`, for offers that must not advance the real one."""
     return {"rng": seed & MASK}
-
-
-def neighbours(square: str) -> list[str]:
-    """Orthogonal neighbours; the Harbor touches the three row-1 boards."""
-    got = _NEIGHBOURS.get(square)
-    return list(got) if got is not None else _neighbours(square)
-
-
-def _neighbours(square: str) -> list[str]:
-    if square == HARBOR:
-        return [f"r1c{c}" for c in range(1, COLS + 1)]
-    r, c = int(square[1]), int(square[3])
-    out = []
-    if r == 1:
-        out.append(HARBOR)
-    if r > 1:
-        out.append(f"r{r - 1}c{c}")
-    if r < ROWS:
-        out.append(f"r{r + 1}c{c}")
-    if c > 1:
-        out.append(f"r{r}c{c - 1}")
-    if c < COLS:
-        out.append(f"r{r}c{c + 1}")
-    return out
-
-
-def step(square: str, direction: str) -> str | None:
-    """The square an open-sea arrow points at (N = toward the Harbor)."""
-    r, c = int(square[1]), int(square[3])
-    dr, dc = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}[direction]
-    r, c = r + dr, c + dc
-    if 1 <= r <= ROWS and 1 <= c <= COLS:
-        return f"r{r}c{c}"
-    return None
-
-
-_NEIGHBOURS: dict[str, tuple[str, ...]] = {sq: tuple(_neighbours(sq)) for sq in (HARBOR, *SQUARES)}

@@ -1,16 +1,12 @@
-"""End-of-game scoring exactly as the rulebook's Scoring section lists it.
-
-Owns the coin count per player and the winner (or the need for the physical tie-break battle).
-Reads the state only; never changes it.
-"""
+"""TODO docstring scoring."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rules.cards import BUILDINGS
-from rules.engine import card_icons, catalog, cube_counts
-from rules.state import SQUARES
+from contracts.grid import SQUARES
+from rules.dead_reckoning.cards import BUILDINGS, card_icons, catalog
+from rules.dead_reckoning.islands import cube_counts
 
 EMPTY = "<empty>"  # empty slots rank as a player whose points are not tracked
 

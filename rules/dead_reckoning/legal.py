@@ -1,46 +1,50 @@
-"""The legal-action generator: for any state, concrete actions a seat may take now.
-
-Owns the enumeration only; legality itself is decided by the engine's checks, which every offered
-action passes (candidates are filtered through them). Chance steps are offered too, as outcomes the
-table could report; in simulation a battle can be resolved with an outcome drawn from a throwaway RNG
-derived from the state (the state's own RNG is not advanced by looking).
-"""
+"""TODO docstring legal."""
 
 from __future__ import annotations
 
 import random
 from typing import Any
 
+from contracts.grid import HARBOR, SQUARES, neighbours
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
-from rules.engine import (
-    _OFFERED,
-    BASE_HULL,
-    CHECKS,
-    HARBOR,
-    HOLD_CAP,
-    _check_influence,
-    always_passes,
-    board_choices,
-    card_abilities,
-    catalog,
-    draw_chance,
-    forget_offers,
-    island_at,
-    offer,
-    played_icons,
-    remember_offer,
-    resolved_battle,
-)
-from rules.errors import RulesError
-from rules.state import SQUARES, GameState, neighbours, peek_rng, rng_below
+from rules.battle.resolve import outcome_of
+from rules.battle.simulate import random_record_played
+from rules.core.errors import RulesError
+from rules.core.state import GameState, Offers, peek_rng, rng_below
+from rules.dead_reckoning.abilities import always_passes, check_use_ability, sure_ability
+from rules.dead_reckoning.battles import resolved_battle
+from rules.dead_reckoning.cards import card_abilities, catalog, played_icons
+from rules.dead_reckoning.chance import draw_chance
+from rules.dead_reckoning.game import GAME
+from rules.dead_reckoning.islands import check_influence, island_at
+from rules.dead_reckoning.sailing import board_choices
+from rules.dead_reckoning.ship import BASE_HULL, HOLD_CAP
 
 
 def _ok(d: dict[str, Any], player: str, action: dict[str, Any]) -> bool:
     try:
-        CHECKS[action["type"]](d, player, action)
+        GAME.actions[action["type"]].check(d, player, action)
         return True
     except RulesError:
         return False
+
+
+def offer(d: dict[str, Any], player: str, action: dict[str, Any], offers: Offers,
+          found: tuple[str, dict[str, Any]] | None = None) -> bool:
+    """Run `action`'s full check against `d`; if it passes, keep the result in `offers` so that `apply`, sent
+    the same action unchanged against the same state and seq, does not check it a second time.
+    `found`: for an ability, (card, ability) as the caller found it on a played card of `player`."""
+    if found is not None and sure_ability(d, player, action, found):
+        return True  # nothing kept: only the action chosen needs its normalised form, and apply checks it
+    try:
+        if found is not None:
+            norm = check_use_ability(d, player, action, found)
+        else:
+            norm = GAME.actions[action["type"]].check(d, player, action)
+    except RulesError:
+        return False
+    offers.keep(player, action, norm)
+    return True
 
 
 def chance_actions(d: dict[str, Any], limit: int = 40) -> list[dict[str, Any]]:
@@ -88,7 +92,7 @@ def simulated_outcome(setup: BattleSetup, seed: int) -> BattleOutcome:
                          defender=sides["defender"])
 
 
-def battle_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
+def battle_actions(d: dict[str, Any], player: str, offers: Offers) -> list[dict[str, Any]]:
     b = d["battle"]
     out: list[dict[str, Any]] = []
     if player == b.get("defender_player"):
@@ -99,21 +103,15 @@ def battle_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     if player in (d["active"], "table") and d["options"].get("auto_chance"):
         setup = BattleSetup.from_json(b["setup"])
         seed = d["rng"] ^ (d["seq"] * 0xBF58476D1CE4E5B9)
+        rec, played = random_record_played(setup, random.Random(seed))
+        a = {"type": "resolve_battle", "record": rec}
+        # The record was played on a tracker as it was drawn: its outcome is what `resolve_battle`'s
+        # replay of the record reads (tests/rules/test_offers.py), so apply need not replay it again.
         try:
-            from rules.battle.resolve import outcome_of
-            from rules.battle.simulate import random_record_played
-        except ImportError:  # battles module absent: a modelled outcome keeps simulation going
-            out.append({"type": "resolve_battle", "outcome": simulated_outcome(setup, seed).to_json()})
-        else:
-            rec, played = random_record_played(setup, random.Random(seed))
-            a = {"type": "resolve_battle", "record": rec}
-            # The record was played on a tracker as it was drawn: its outcome is what `resolve_battle`'s
-            # replay of the record reads (tests/rules/test_offers.py), so apply need not replay it again.
-            try:
-                remember_offer(d, player, a, resolved_battle(setup, rec, outcome_of(played)))
-            except RulesError:
-                pass  # left to apply's full check
-            out.append(a)
+            offers.keep(player, a, resolved_battle(setup, rec, outcome_of(played)))
+        except RulesError:
+            pass  # left to apply's full check
+        out.append(a)
     return out
 
 
@@ -173,16 +171,13 @@ def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[st
     return args
 
 
-_PLAN_MEMO: dict[tuple, list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]] = {}
-
-
-def _offer_plan(cat: Any, cid: str, card: dict[str, Any]) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
+def offer_plan(cat: Any, cid: str, card: dict[str, Any]) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
     """The ability offers a played card can make outside battle, in offer order: (ability id, ability,
     choice index or None, the effect alternative, whether `always_passes` vouches for it). Memoised on
     what the card is, like `card_abilities` (read-only)."""
     sl = card["slots"]
-    key = (id(cat), cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
-    got = _PLAN_MEMO.get(key)
+    key = (cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
+    got = cat.plan_memo.get(key)
     if got is None:
         got = []
         for aid, ab in card_abilities(cat, cid, card):
@@ -192,7 +187,7 @@ def _offer_plan(cat: Any, cid: str, card: dict[str, Any]) -> list[tuple[str, dic
                 got += [(aid, ab, i, alt, always_passes(alt)) for i, alt in enumerate(ab["choice"])]
             else:
                 got.append((aid, ab, None, ab, always_passes(ab)))
-        _PLAN_MEMO[key] = got
+        cat.plan_memo[key] = got
     return got
 
 
@@ -216,7 +211,7 @@ def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: d
     produce on (they were chosen as the check wants them: revealed, not guarded against the player), Build
     with a Building found (controlled island, free slot, in supply) whose cost Ship and Dock carry, Repair
     with Damage, Upgrade with a tile in supply and a space to cover, a gain to the Dock or Ship with no
-    'to_ship' (all to the Dock); Influence runs the effect's own check, `_check_influence`, without the
+    'to_ship' (all to the Dock); Influence runs the effect's own check, `check_influence`, without the
     rest. `tests/rules/test_offers.py` compares the offers with the full checks'."""
     effects = alt.get("effects")
     where = alt.get("where")
@@ -233,7 +228,7 @@ def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: d
             return False
     if do == "influence":
         try:
-            _check_influence(d, player, e["amount"], args)
+            check_influence(d, player, e["amount"], args)
         except RulesError:
             return False
         return True
@@ -255,7 +250,7 @@ def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: d
     return None
 
 
-def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
+def main_actions(d: dict[str, Any], player: str, offers: Offers) -> list[dict[str, Any]]:
     # Built with plain loops and appends, in the order offered: a comprehension is a call of its own, and
     # this runs for most states of a game.
     cat = catalog(d)
@@ -264,9 +259,7 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     ship = p["ship"]
     at = ship["at"]
     turn = d["turn"]
-    if _OFFERED:
-        forget_offers()
-    # the turn's preconditions every check of the active player's actions tests first (`_require_active`)
+    # the turn's preconditions every check of the active player's actions tests first (`require_active`)
     sure_ok = d["phase"] == "main" and not d["pending"] and not d["battle"]
     # legal by construction here (active player, main phase, nothing pending): no check needed
     out: list[dict[str, Any]] = []
@@ -330,16 +323,16 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
     if guarded:
         cands.append({"type": "attack_building"})
     for a in cands:  # buy, attack and attack_merchant were filtered above with exactly their checks' tests
-        if (sure_ok and a["type"] != "attack_building") or offer(d, player, a):
+        if (sure_ok and a["type"] != "attack_building") or offer(d, player, a, offers):
             add(a)
     used = p["used"]
     cards = p["cards"]
-    catid = id(cat)
+    plans = cat.plan_memo
     for cid in p["played"]:
         card = cards[cid]
         sl = card["slots"]
-        plan = _PLAN_MEMO.get((catid, cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])) \
-            or _offer_plan(cat, cid, card)
+        plan = plans.get((cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])) \
+            or offer_plan(cat, cid, card)
         for aid, ab, choice, alt, sure_alt in plan:
             if aid in used:
                 continue
@@ -351,7 +344,7 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                 a = {"type": "use_ability", "ability": aid, "args": args} if choice is None else \
                     {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
                 verdict = _decided(d, player, p, cat, alt, args) if sure_ok else None
-                if verdict or (verdict is None and offer(d, player, a, (cid, ab))):
+                if verdict or (verdict is None and offer(d, player, a, offers, (cid, ab))):
                     add(a)
     # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
     # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
@@ -387,7 +380,7 @@ def main_actions(d: dict[str, Any], player: str) -> list[dict[str, Any]]:
                     add({"type": "unload", "hold": h, "coins": hold[1]})
     if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
         mm = {"type": "master_merchant"}  # its check: Dock and Ship carry the 12 Cargo (pay plan)
-        if sure_ok or offer(d, player, mm):
+        if sure_ok or offer(d, player, mm, offers):
             add(mm)
     end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player) if p["set_aside"] else []}
     add(end)
@@ -402,12 +395,14 @@ def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     d = state.data
     if d["phase"] == "over":
         return []
+    offers = state.offers
+    offers.start(d["seq"])
     if d["pending"]:
         return chance_actions(d)
     if d["battle"]:
-        return battle_actions(d, player)
+        return battle_actions(d, player, offers)
     if player == d["active"]:
-        return main_actions(d, player)
+        return main_actions(d, player, offers)
     if player in d["players"]:
         p = d["p"][player]
         out = []

@@ -1,0 +1,23 @@
+"""TODO docstring buildings."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contracts.grid import HARBOR
+from rules.dead_reckoning.cards import BUILDINGS
+
+
+def fortified_against(d: dict[str, Any], square: str, color: str) -> bool:
+    """Forts and Garrisons keep everyone but the controller from interacting with the island."""
+    isl = d["grid"][square]["island"] if square != HARBOR else None
+    if not isl or not isl["controller"] or isl["controller"] == color:
+        return False
+    return bool(isl["buildings"]["fort"] or isl["buildings"]["garrison"])
+
+
+def building_bonus(d: dict[str, Any], color: str, sq: str) -> int:
+    isl = d["grid"][sq]["island"] if sq != HARBOR else None
+    if isl and isl["controller"] == color:
+        return sum(1 for b in BUILDINGS if isl["buildings"][b])
+    return 0

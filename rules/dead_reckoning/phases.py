@@ -1,0 +1,42 @@
+"""TODO docstring turn."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.core.errors import Illegal
+
+
+def fresh_turn() -> dict[str, Any]:
+    return {"sails_set": False, "explored": False, "bought": 0, "battled": [], "beaten": [], "extra_sails": 0,
+            "battles": 0, "acted": False}
+
+
+def need_pending(d: dict[str, Any], kind: str) -> dict[str, Any]:
+    if not d["pending"] or d["pending"][0]["kind"] != kind:
+        want = d["pending"][0]["kind"] if d["pending"] else "nothing"
+        raise Illegal(f"the table is not waiting for {kind.replace('_', ' ')} now (it waits for {want.replace('_', ' ')}).")
+    return d["pending"][0]
+
+
+def require_active(d: dict[str, Any], player: str, what: str) -> dict[str, Any]:
+    if d["phase"] == "over":
+        raise Illegal("the game is over.")
+    if d["pending"]:
+        raise Illegal(f"the table must first report {d['pending'][0]['kind'].replace('_', ' ')}.")
+    if d["battle"]:
+        raise Illegal("a battle is under way: finish it first.")
+    if d["phase"] != "main" or player != d["active"]:
+        raise Illegal(f"only the active player ({d['active']}) may {what} now.")
+    return d["p"][player]
+
+
+def mark_acted(d: dict[str, Any], player: str) -> None:
+    if not d["turn"]["acted"]:
+        d["turn"]["acted"] = True
+        d["p"][player]["level_up"] = False  # levelling must happen before the turn's first action
+
+
+def not_in_battle(d: dict[str, Any]) -> None:
+    if d["battle"] and d["battle"].get("locked"):
+        raise Illegal("the battle has begun: cargo can be rearranged or jettisoned only after it ends.")
