@@ -1,4 +1,9 @@
-"""TODO docstring abilities."""
+"""Abilities (rulebook: "Abilities" and the Sailor Card Reference): using a played card's ability once per
+turn, its cost, its choice, and each effect kind (gain, Influence, produce, build, upgrade, repair, Sails).
+
+`use_ability` checks every effect before any is applied; `always_passes`/`sure_ability` say which
+abilities no check can refuse (the legal-action generator offers those without a full check).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""TODO docstring achievements."""
+"""Achievements (rulebook: "Achievements" and the Bonus Achievement tokens): markers placed when one is met,
+the cubes that count toward Legendary, Explorer and Expert Sailors, and the optional Bonus tokens
+(`deal_bonus`, a chance outcome, and `choose_bonus`). Starred achievements wait for the player's own turn.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""TODO docstring advancements."""
+"""Advancements and Encounters (rulebook: "Advancements and Encounters"): the card drawn from a row's box
+onto a revealed board (`draw_advancement`, a chance outcome). Buying them is `buying`; fighting a
+Merchant Encounter is `battles`.
+"""
 
 from __future__ import annotations
 

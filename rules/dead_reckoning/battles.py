@@ -1,4 +1,9 @@
-"""TODO docstring battles."""
+"""Battles (rulebook: "Battles"): attacking a ship (`attack`), a Merchant (`attack_merchant`) or a Fort/
+Garrison (`attack_building`), being provoked by Pirate-mode ships when stopping, the battle setup the
+engine hands to `rules.battle` (cubes from Cannons, Buildings, Harbor and final-turn bonuses), and the
+outcome applied back (`resolve_battle`, `apply_battle_outcome`): damage, plunder, Legendary cubes,
+Merchant win effects, Buildings removed, sinking. The five steps themselves are `rules.battle`'s.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""TODO docstring buildings."""
+"""Buildings (rulebook: "Buildings"): Forts and Garrisons guard an island against everyone but its
+controller (`fortified_against`); Buildings on your controlled island add Battle cubes
+(`building_bonus`). Building them is an ability effect (`abilities`); their removal when control
+changes is `islands.recheck_control`; attacking them is `battles`.
+"""
 
 from __future__ import annotations
 

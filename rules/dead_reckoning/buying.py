@@ -1,4 +1,7 @@
-"""TODO docstring buying."""
+"""Buying (rulebook: "Buying Advancements and Encounters" and "Master Merchant"): paying a card's Cargo cost
+from the Dock and the Ship's holds (`pay_plan`), at most 2 per turn, and the Master Merchant
+achievement's 12 Cargo returned at once.
+"""
 
 from __future__ import annotations
 

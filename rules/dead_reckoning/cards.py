@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from contracts.grid import DIRECTIONS as GRID_DIRECTIONS
 from rules.core.errors import Invalid
 
 ICONS = ("sail", "cannon", "wheel", "attack_flag", "bonus_draw")
@@ -42,7 +43,7 @@ ACHIEVEMENTS = (
     "master_merchant",
 )
 BUILDINGS = ("fort", "garrison", "outpost")
-DIRECTIONS = ("N", "S", "E", "W")
+DIRECTIONS = tuple(GRID_DIRECTIONS)  # open-sea arrows
 
 
 class CardFileError(Invalid):

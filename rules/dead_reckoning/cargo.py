@@ -1,4 +1,7 @@
-"""TODO docstring cargo."""
+"""Cargo (rulebook: "Cargo and Coins"): loading and unloading at the Harbor or an island, moving between
+the two holds (`rearrange`), and throwing overboard (`jettison`). Holds are 0 (the hold of 4) and 1 (the
+hold of 3).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""TODO docstring chance."""
+"""Chance outcomes drawn from the seeded generator kept in the state (simulation and digital play only):
+which board is under a square, which card is drawn, which Sailors, who goes first, which Bonus tokens.
+The table reports them instead when `auto_chance` is off.
+"""
 
 from __future__ import annotations
 

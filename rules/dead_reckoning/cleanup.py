@@ -1,4 +1,7 @@
-"""TODO docstring cleanup."""
+"""Cleanup (rulebook: "Cleanup phase"): `end_turn` runs its five steps in order: Pirate or Mercantile,
+sleeving set-aside Advancements, discarding, refilling the empty Advancement spaces, drawing up to the
+hand limit; then the turn passes (`turn.finish_turn`).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""TODO docstring islands."""
+"""Islands and Influence (rulebook: "Islands", "Influence" and island control): whose cube is where, who
+controls an island (`compute_controller`: more cubes than anyone else and than the empty slots), Pirate-
+mode ships and blockades, placing Influence (replacing cubes when full, running out of cubes), and
+Buildings removed when control passes.
+"""
 
 from __future__ import annotations
 

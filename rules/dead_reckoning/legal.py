@@ -1,4 +1,11 @@
-"""TODO docstring legal."""
+"""The legal-action generator: for any state, concrete actions a seat may take now.
+
+Owns the enumeration only; legality itself is decided by the actions' checks, which every offered
+action passes (candidates are filtered through them, or through exactly their tests: see
+docs/rules-engine.md). Chance steps are offered too, as outcomes the table could report; in simulation
+a battle can be resolved with a record drawn from a throwaway RNG derived from the state (the state's
+own RNG is not advanced by looking). Checks run here are kept in `state.offers` for `apply`.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""TODO docstring turn."""
+"""Phases of a turn (rulebook: "Turn overview"): setup, then each player's turn in the main phase, then
+"over". Who may act now (`require_active`), what chance step the table owes (`need_pending`), that a
+battle blocks everything else (`not_in_battle`), and a turn's fresh counters (`fresh_turn`).
+"""
 
 from __future__ import annotations
 

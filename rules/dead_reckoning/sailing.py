@@ -1,4 +1,8 @@
-"""TODO docstring sailing."""
+"""Sailing and exploring (rulebook: "Set Sails", "Move", "Explore"): counting the Sails (`sails_available`,
+`set_sails`), moving square by square (`move`: Garrison fire on the way, provoked battles when stopping
+among Pirate-mode ships), and revealing a face-down board (`reveal_board`, a chance outcome) with its
+Explorer cube.
+"""
 
 from __future__ import annotations
 

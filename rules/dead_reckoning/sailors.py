@@ -1,4 +1,7 @@
-"""TODO docstring sailors."""
+"""Sailor cards and levelling (rulebook: "Sailor cards", "Level up"): drawing (`draw_sailors`, a chance
+outcome; the discards reshuffled when the deck runs short), playing a card (`play_card`, also the
+defender's Cannon cards in a battle), levelling one up after a turn (`level_up`), the hand limit.
+"""
 
 from __future__ import annotations
 

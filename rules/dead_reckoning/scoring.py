@@ -1,4 +1,7 @@
-"""TODO docstring scoring."""
+"""End of game and scoring (rulebook: "End of the game" and "Scoring"): Coins per player from the chest,
+islands (by cube ranking), Achievements, cards and Buildings; the winner, or the tie that the physical
+tie-break battle must settle. Reads the state only.
+"""
 
 from __future__ import annotations
 

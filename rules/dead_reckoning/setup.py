@@ -1,4 +1,7 @@
-"""TODO docstring setup."""
+"""Setup (rulebook: "Setup"): the supply, the ocean grid face down with the three row-1 boards to reveal,
+each player's board, deck and opening hand, the first player (`choose_first_player`, a chance outcome,
+which also gives the seats their starting Cargo) and the optional Bonus tokens.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""TODO docstring ship."""
+"""The Ship board (rulebook: "Ship board" and "Ship Upgrades"): the two holds and their room, the four hull
+spaces and the icons they give (a hold's space only while that hold is empty, except when setting Sails
+in Harbor or at your own island), gains that go onto the Ship, and the action fields that name holds.
+"""
 
 from __future__ import annotations
 

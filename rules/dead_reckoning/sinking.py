@@ -1,4 +1,6 @@
-"""TODO docstring sinking."""
+"""Sinking (rulebook: "Damage and sinking"): Damage on a Ship, and at 5 the Ship sinks: Coins lost from the
+Ship or the chest go to the one who sank it, the Ship returns to Harbor, Mercantile, with 0 Sails.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""TODO docstring flow."""
+"""The turn structure (rulebook: "Turn overview" and "End of the game"): what follows once the table has
+answered every chance step (`after_chance`: the first turn, or the rest of a cleanup), a turn's start
+(counters reset, starred achievements checked), its end (level-up allowed, the final round triggered at 4
+achievements, the next seat), and the game's end with its scores.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,10 @@
-"""TODO docstring views."""
+"""What each seat may see: the public view, one private view per player, and redacted events.
+
+Owns the line between public and secret. Secret: Treasure chest coins, the cards in a hand (and
+their levels), the draw pile's contents, set-aside Advancements, Bonus Achievement tokens, the back
+of an unrevealed Merchant ship, the RNG. Everything here is built fresh from the state as JSON-ready
+dicts, so nothing secret can leak by reference.
+"""
 
 from __future__ import annotations
 
