@@ -13,6 +13,7 @@ from typing import Any
 
 from contracts.grid import HARBOR, SQUARES
 from rules.battle.contract import BattleAbility, BattleOutcome, BattleSetup, BattleSide
+from rules.battle.helpers import battle_cubes, building_cubes, counts_for_legendary, loser_damage, sinks
 from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
@@ -23,7 +24,7 @@ from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, play
 from rules.dead_reckoning.islands import blockaded, island_at, recheck_control
 from rules.dead_reckoning.phases import mark_acted, require_active
 from rules.dead_reckoning.ship import gain_to_ship, room_in_hold, ship_icon
-from rules.dead_reckoning.sinking import SINK_AT, deal_damage, sink_ship
+from rules.dead_reckoning.sinking import deal_damage, sink_ship
 
 
 def check_attack(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
@@ -134,10 +135,15 @@ def _cannons_free(d: dict[str, Any], color: str) -> int:
     return max(0, ship_icon(cat, d, color, "cannon") + played_icons(cat, p, "cannon") - p["cannons_used"])
 
 
-def _side(d: dict[str, Any], color: str, cannons: int, ship_battle: bool) -> BattleSide:
+def _side(d: dict[str, Any], color: str, cannons: int, ship_battle: bool, *, buildings: int = 0,
+          in_harbor: bool = False, final_bonus: bool = True) -> BattleSide:
+    """A player's side: step 1's cube count by `rules.battle.battle_cubes` (Cannons, Buildings on their own
+    island, +4 defending in Harbor, +2 after their final turn; short of cubes, their island cubes)."""
     p = d["p"][color]
-    extra = 2 if p["final_done"] else 0
-    return BattleSide(name=color, is_player=True, cube_color=color, cubes=min(cannons + extra, _cubes_for_battle(d, color)),
+    count = battle_cubes(cannons, island_buildings=buildings, defender_in_harbor=in_harbor,
+                         after_final_turn=final_bonus and p["final_done"], supply=p["cubes"],
+                         from_islands=_cubes_for_battle(d, color) - p["cubes"])
+    return BattleSide(name=color, is_player=True, cube_color=color, cubes=count.cubes,
                       abilities=_abilities_for(d, color, ship_battle),
                       hold_room=(room_in_hold(p, 0), room_in_hold(p, 1)),
                       wheels=sum(card_icons(catalog(d), p["cards"][c]).get("wheel", 0) for c in p["played"]),
@@ -153,28 +159,24 @@ def build_setup(d: dict[str, Any]) -> BattleSetup:
     cannons = free if b.get("cannons") is None else min(free, b["cannons"])
     kind = b["kind"]
     b["att_cannons"] = cannons
-    att = _side(d, me, cannons + building_bonus(d, me, at), kind != "building")
     if kind == "ship":
+        att = _side(d, me, cannons, True, buildings=building_bonus(d, me, at))
         dc = b["defender"]
-        bonus = building_bonus(d, dc, at) + (4 if at == HARBOR else 0)
         b["def_cannons"] = _cannons_free(d, dc)
-        dfn = _side(d, dc, b["def_cannons"] + bonus, True)
+        dfn = _side(d, dc, b["def_cannons"], True, buildings=building_bonus(d, dc, at), in_harbor=at == HARBOR)
     elif kind == "nonplayer":
+        # against a Merchant or a Building only the Cannons count (no Building or final-turn bonus)
+        att = _side(d, me, cannons, True, final_bonus=False)
         enc = catalog(d).cards[b["card"]]["encounter"]
         dfn = BattleSide(name=f"merchant:{b['card']}", is_player=False, cube_color="black",
                          cubes=min(enc["cubes"], d["supply"]["black"]))
-        att = BattleSide(**{**_asdict(att), "cubes": min(cannons, _cubes_for_battle(d, me))})
     else:
+        att = _side(d, me, cannons, False, final_bonus=False)
         isl = island_at(d, b["square"])
-        n = (5 if isl["buildings"]["fort"] else 0) + (2 if isl["buildings"]["garrison"] else 0)
-        dfn = BattleSide(name=f"building:{b['square']}", is_player=False, cube_color="black", cubes=n)
-        att = BattleSide(**{**_asdict(att), "cubes": min(cannons, _cubes_for_battle(d, me))})
+        dfn = BattleSide(name=f"building:{b['square']}", is_player=False, cube_color="black",
+                         cubes=building_cubes(isl["buildings"]["fort"], isl["buildings"]["garrison"]))
     return BattleSetup(battle_id=b["battle_id"], kind=kind, attacker=att, defender=dfn, location=at,
                        provoked_by_pirate=bool(b.get("provoked")))
-
-
-def _asdict(side: BattleSide) -> dict[str, Any]:
-    return {f: getattr(side, f) for f in side.__slots__}
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -342,11 +344,13 @@ def apply_battle_outcome(d: dict[str, Any], setup: BattleSetup, outcome: BattleO
     deal_damage(d, me, outcome.defender.damage_dealt, dcol, out, in_battle=True)
     loser = dcol if att_won else me
     if loser:
-        deal_damage(d, loser, 1, me if loser == dcol else dcol, out, in_battle=True)
+        # 1 Damage for losing a Ship or Building battle; against a Merchant only its card's Lose effects
+        if loser_damage(setup):
+            deal_damage(d, loser, loser_damage(setup), me if loser == dcol else dcol, out, in_battle=True)
         if d["p"][loser]["ship"]["pirate"]:
             d["p"][loser]["ship"]["pirate"] = False
     winner = me if att_won else dcol
-    if winner and setup.kind in ("ship", "nonplayer") and winner not in d["achievements"]["legendary"]:
+    if winner and counts_for_legendary(setup, outcome) and winner not in d["achievements"]["legendary"]:
         cubes = d["achievement_cubes"]["legendary"]
         if cubes.get(winner, 0) < 4 and d["p"][winner]["cubes"] > 0:
             cubes[winner] = cubes.get(winner, 0) + 1
@@ -380,7 +384,7 @@ def apply_battle_outcome(d: dict[str, Any], setup: BattleSetup, outcome: BattleO
                 d["supply"][kind] += 1
     # ships with 5 or more Damage sink now
     for color, by in ((dcol, me), (me, dcol)):
-        if color and d["p"][color]["ship"]["damage"] >= SINK_AT:
+        if color and sinks(d["p"][color]["ship"]["damage"]):
             sink_ship(d, color, by, out)
     check_achievements(d, me, out)
 

@@ -7,17 +7,16 @@ from __future__ import annotations
 from typing import Any
 
 from contracts.grid import HARBOR
+from rules.battle.helpers import sinking_coin_loss, sinks
 from rules.core.events import notice
 from rules.dead_reckoning.ship import ship_coins
-
-SINK_AT = 5
 
 
 def deal_damage(d: dict[str, Any], color: str, n: int, by: str | None, out: list[dict], in_battle: bool = False) -> bool:
     """Add Damage; outside a battle the 5th Damage sinks at once. Returns True if the ship sank."""
     p = d["p"][color]
     p["ship"]["damage"] += n
-    if not in_battle and p["ship"]["damage"] >= SINK_AT:
+    if not in_battle and sinks(p["ship"]["damage"]):
         sink_ship(d, color, by, out)
         return True
     return False
@@ -25,14 +24,12 @@ def deal_damage(d: dict[str, Any], color: str, n: int, by: str | None, out: list
 
 def sink_ship(d: dict[str, Any], color: str, by: str | None, out: list[dict]) -> None:
     p = d["p"][color]
-    on_ship = ship_coins(p)
-    if on_ship >= 5:
-        lost = on_ship
+    from_ship, from_chest = sinking_coin_loss(ship_coins(p), p["chest"])
+    lost = from_ship + from_chest
+    if from_ship:
         for h in p["ship"]["holds"]:
             h[1] = 0
-    else:
-        lost = min(5, p["chest"])
-        p["chest"] -= lost
+    p["chest"] -= from_chest
     if by and by in d["players"]:
         d["p"][by]["chest"] += lost
         d["p"][by]["sank"] += 1

@@ -32,6 +32,7 @@ def walk(seed: int, steps: int) -> dict[str, object]:
     inplace = seed % 4 == 3
     h = hashlib.sha256()
     first_diff_marks: list[str] = []
+    cut = None  # the step of the first battle lost to a Merchant (the one intended change, see the test)
     for n in range(steps):
         if api.is_over(state):
             break
@@ -50,6 +51,11 @@ def walk(seed: int, steps: int) -> dict[str, object]:
             h.update(_canon(["refused", exc.kind, exc.message]).encode())
             continue
         log.extend(evs)
+        for e in evs:
+            a = e.get("action") or {}
+            if cut is None and e["type"] == "resolve_battle" and a.get("setup", {}).get("kind") == "nonplayer" \
+                    and a.get("outcome", {}).get("winner") == "defender":
+                cut = len(first_diff_marks)
         h.update(_canon(evs).encode())
         for e in evs:
             h.update(_canon([api.event_view(e, p) for p in (None, *players)]).encode())
@@ -64,7 +70,7 @@ def walk(seed: int, steps: int) -> dict[str, object]:
     saved = api.state_to_json(state)
     replayed = api.state_to_json(api.replay(log))
     loaded = api.state_to_json(api.state_from_json(json.loads(_canon(saved))))
-    return {"seed": seed, "steps": len(first_diff_marks), "over": api.is_over(state), "marks": first_diff_marks,
+    return {"seed": seed, "steps": len(first_diff_marks), "cut": cut, "over": api.is_over(state), "marks": first_diff_marks,
             "final": hashlib.sha256(_canon(saved).encode()).hexdigest(), "replay_equal": replayed == saved,
             "load_equal": loaded == saved}
 

@@ -1,5 +1,10 @@
-"""The platform refactor changed no observable behaviour: states, views, events, legal actions and
-refusals are byte-identical, as JSON, to those of the engine before it, over many random games.
+"""The platform refactor changed no observable behaviour but one: states, views, events, legal actions
+and refusals are byte-identical, as JSON, to those of the engine before it, over many random games.
+
+The one intended change: the battle helpers are now the engine's only copy of the battle-end rules, and
+`loser_damage` gives no default Damage for losing to a Merchant ("Apply the effect on the back of the
+Encounter"); the engine before gave 1. A game is compared up to its first battle lost to a Merchant
+(from there on the two engines' states differ by design), and whole when it has none.
 
 The engine before is taken from git (`BEFORE`, the last commit of `rules/engine.py`) into a temporary
 folder for the test run only; nothing generated is committed. Both engines run the same walk
@@ -52,9 +57,18 @@ def test_same_json_as_the_engine_before(tmp_path: Path) -> None:
     after = _walk(ROOT)
     assert len(before) == len(after) == GAMES
     assert sum(int(g["steps"]) for g in after) > GAMES * 300  # the walks really played (not refused at once)
+    whole = compared = 0
     for b, a in zip(before, after, strict=True):
-        assert b["steps"] == a["steps"], f"game {b['seed']}: {b['steps']} steps before, {a['steps']} after"
-        first = next((i for i, (x, y) in enumerate(zip(b["marks"], a["marks"], strict=True)) if x != y), None)  # type: ignore[arg-type]
-        assert first is None, f"game {b['seed']} differs from step {first} on"
-        assert b["final"] == a["final"]
         assert a["replay_equal"] and a["load_equal"]
+        cut = a["cut"] if a["cut"] is not None else b["cut"]
+        mb, ma = list(b["marks"]), list(a["marks"])  # type: ignore[call-overload]
+        if cut is not None:
+            mb, ma = mb[:cut], ma[:cut]
+        first = next((i for i, (x, y) in enumerate(zip(mb, ma, strict=False)) if x != y), None)
+        assert first is None, f"game {b['seed']} differs from step {first} on"
+        assert len(mb) == len(ma), f"game {b['seed']}: {len(mb)} steps before, {len(ma)} after"
+        compared += len(ma)
+        if cut is None:
+            assert b["final"] == a["final"]
+            whole += 1
+    assert whole >= 3 and compared > GAMES * 200, (whole, compared)  # enough compared to mean something

@@ -121,9 +121,11 @@ def test_merchant_battle_win_and_loss():
     won = state.copy()
     apply_battle_outcome(won.data, setup, _outcome(setup, "attacker"), [])
     assert won.data["p"][me]["ship"]["holds"][0] == [1, 3] and "r2-06" in won.data["buried"]["2"]
+    # "Apply the effect on the back of the Encounter": losing to a Merchant deals only its card's Lose
+    # effects (the Spice Merchant's are none), not the 1 Damage a lost Ship battle deals
     lost = state.copy()
     apply_battle_outcome(lost.data, setup, _outcome(setup, "defender"), [])
-    assert lost.data["p"][me]["ship"]["damage"] == 1 and "r2-06" in lost.data["buried"]["2"]
+    assert lost.data["p"][me]["ship"]["damage"] == 0 and "r2-06" in lost.data["buried"]["2"]
 
 
 def test_building_battle_removes_fort_on_win():
