@@ -56,7 +56,7 @@ def apply(state: GameState, command: dict[str, Any], *, inplace: bool = False) -
     return engine.apply(_game(state), state, command, inplace)
 
 
-def _game(state: GameState) -> Game:
+def _game(state: GameState) -> Game[Any]:
     return dead_reckoning.game_for(state.data["options"])
 
 

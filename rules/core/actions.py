@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-Data = dict[str, Any]
+Data = dict[str, Any]  # a state's data as the core holds it: plain JSON data
 Notices = list[dict[str, Any]]
-Check = Callable[[Data, str, dict[str, Any]], dict[str, Any]]
-Effect = Callable[[Data, str, dict[str, Any], Notices], None]
+# the game's typed view of that data (Dead Reckoning: rules.dead_reckoning.model.State, a TypedDict)
+D = TypeVar("D")
 
 
 @dataclass(frozen=True, slots=True)
-class Action:
+class Action(Generic[D]):
     """One action type: `check(data, player, action) -> normalised action` raises a `RulesError` and changes
     nothing when refused; `effect(data, player, normalised, notices)` applies the event to the state.
 
@@ -29,14 +29,14 @@ class Action:
     actions that reveal something to the table (a battle, the end of a turn)."""
 
     type: str
-    check: Check
-    effect: Effect
+    check: Callable[[D, str, dict[str, Any]], dict[str, Any]]
+    effect: Callable[[D, str, dict[str, Any], Notices], None]
     chance: bool = False
     undoable: bool = True
 
 
 @dataclass(frozen=True, slots=True)
-class Game:
+class Game(Generic[D]):
     """A game on the core. `setup(data, created_action, notices)` folds `game_created` into empty data;
     `draw_chance(data, request)` draws the pending request's outcome from the state's RNG (an action);
     `after_chance(data, notices)` continues once the pending chance requests are all answered;
@@ -46,19 +46,19 @@ class Game:
     `turn_notice`: the notice type that starts a turn (the core then takes the turn's undo base)."""
 
     name: str
-    actions: Mapping[str, Action]
-    setup: Callable[[Data, dict[str, Any], Notices], None]
-    draw_chance: Callable[[Data, dict[str, Any]], dict[str, Any]]
-    after_chance: Callable[[Data, Notices], None]
-    next_chance: Callable[[Data], dict[str, Any] | None]
-    undo_blocked: Callable[[Data], bool]
+    actions: Mapping[str, Action[D]]
+    setup: Callable[[D, dict[str, Any], Notices], None]
+    draw_chance: Callable[[D, dict[str, Any]], dict[str, Any]]
+    after_chance: Callable[[D, Notices], None]
+    next_chance: Callable[[D], dict[str, Any] | None]
+    undo_blocked: Callable[[D], bool]
     turn_notice: str = "turn_started"
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
-def action_table(*chapters: Iterable[Action]) -> dict[str, Action]:
+def action_table(*chapters: Iterable[Action[D]]) -> dict[str, Action[D]]:
     """The actions of a game from its chapters' `ACTIONS`; an action type defined twice is a programming error."""
-    table: dict[str, Action] = {}
+    table: dict[str, Action[D]] = {}
     for chapter in chapters:
         for a in chapter:
             if a.type in table:

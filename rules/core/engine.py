@@ -24,7 +24,7 @@ from rules.core.errors import Illegal, Invalid
 from rules.core.state import GameState, from_saved, next_base, restore_base
 
 
-def start(game: Game, created: dict[str, Any]) -> tuple[GameState, list[dict[str, Any]]]:
+def start(game: Game[Any], created: dict[str, Any]) -> tuple[GameState, list[dict[str, Any]]]:
     """A new game from its `game_created` event (already validated by the game); returns the state and
     its events (game_created, its notices, then any chance drawn in setup with `auto_chance`)."""
     d: Data = {"seq": 0}
@@ -33,7 +33,7 @@ def start(game: Game, created: dict[str, Any]) -> tuple[GameState, list[dict[str
     return auto_chance(game, GameState(d), [created, *out])
 
 
-def apply(game: Game, state: GameState, command: Any, inplace: bool = False) -> tuple[GameState, list[dict[str, Any]]]:
+def apply(game: Game[Any], state: GameState, command: Any, inplace: bool = False) -> tuple[GameState, list[dict[str, Any]]]:
     """Check a command fully, then fold its event into a copy of `state` (or into `state` itself with
     `inplace`: the check runs before anything is touched, so a refusal still changes nothing)."""
     if not isinstance(command, dict):
@@ -47,7 +47,7 @@ def apply(game: Game, state: GameState, command: Any, inplace: bool = False) -> 
     if seq != d["seq"]:
         raise Illegal(f"this command was made against state {seq} but the game is at {d['seq']}; "
                       "look again at the table and resend it.")
-    if player != "table" and player not in d["players"]:
+    if not isinstance(player, str) or (player != "table" and player not in d["players"]):
         raise Invalid(f"{player!r} is not a player in this game (players: {', '.join(d['players'])}).")
     atype = action["type"]
     if atype == "undo":
@@ -65,7 +65,7 @@ def apply(game: Game, state: GameState, command: Any, inplace: bool = False) -> 
     return auto_chance(game, new, [event, *out])
 
 
-def auto_chance(game: Game, state: GameState, events: list[dict[str, Any]]) -> tuple[GameState, list[dict[str, Any]]]:
+def auto_chance(game: Game[Any], state: GameState, events: list[dict[str, Any]]) -> tuple[GameState, list[dict[str, Any]]]:
     """With `auto_chance`, draw every chance outcome the game waits for now, each recorded as its own event."""
     d = state.data
     if not d["options"].get("auto_chance"):
@@ -82,14 +82,14 @@ def auto_chance(game: Game, state: GameState, events: list[dict[str, Any]]) -> t
     return state, events
 
 
-def fold(game: Game, state: GameState, event: dict[str, Any]) -> GameState:
+def fold(game: Game[Any], state: GameState, event: dict[str, Any]) -> GameState:
     """The state after one event (a copy). Replay is folding the log from `game_created`."""
     d: Data = {"seq": 0} if event.get("type") == "game_created" else state.copy().data
     fold_into(game, d, event, [])
     return GameState(d)
 
 
-def replay(game: Game, events: list[dict[str, Any]]) -> GameState:
+def replay(game: Game[Any], events: list[dict[str, Any]]) -> GameState:
     if not events or events[0].get("type") != "game_created":
         raise Invalid("a game log must start with its game_created event.")
     d: Data = {"seq": 0}
@@ -98,7 +98,7 @@ def replay(game: Game, events: list[dict[str, Any]]) -> GameState:
     return GameState(d)
 
 
-def fold_into(game: Game, d: Data, event: dict[str, Any], out: Notices, replaying: bool = False) -> None:
+def fold_into(game: Game[Any], d: Data, event: dict[str, Any], out: Notices, replaying: bool = False) -> None:
     """Fold one event into `d` in place; the effect's notices are numbered after it and added to `out`.
     `replaying`: refolding a turn for its undo base (`replay_turn`), which takes no base of its own."""
     if not isinstance(event, dict) or "type" not in event:
@@ -151,7 +151,7 @@ def fold_into(game: Game, d: Data, event: dict[str, Any], out: Notices, replayin
             d["seq"] += 1
 
 
-def apply_undo(game: Game, state: GameState, player: str) -> tuple[GameState, list[dict[str, Any]]]:
+def apply_undo(game: Game[Any], state: GameState, player: str) -> tuple[GameState, list[dict[str, Any]]]:
     d = state.data
     if d["phase"] != "main" or player != d["active"]:
         raise Illegal("only the active player may undo, and only during their own turn.")
@@ -170,7 +170,7 @@ def apply_undo(game: Game, state: GameState, player: str) -> tuple[GameState, li
     return new, [event]
 
 
-def replay_turn(game: Game, d: Data, log: list[dict[str, Any]]) -> Data:
+def replay_turn(game: Game[Any], d: Data, log: list[dict[str, Any]]) -> Data:
     """`d` (a turn's base) with the turn's logged events folded over it, as undo does (`state.next_base`)."""
     for e in log:
         d["seq"] = e["seq"]
@@ -178,7 +178,7 @@ def replay_turn(game: Game, d: Data, log: list[dict[str, Any]]) -> Data:
     return d
 
 
-def fold_undo(game: Game, d: Data, event: dict[str, Any]) -> None:
+def fold_undo(game: Game[Any], d: Data, event: dict[str, Any]) -> None:
     seq = d["seq"]
     keep = [e for e in d["turn_log"] if e["seq"] != event["action"]["undone"]]
     base_ref = d["turn_base"]

@@ -6,6 +6,8 @@ Owns only the error types. `kind` is a stable string the controller and the tabl
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class RulesError(Exception):
     """A refused command. Subclasses say why: it could not be understood, it is forbidden, or it is unclear."""
@@ -37,6 +39,6 @@ class Ambiguous(RulesError):
 
     kind = "ambiguous"
 
-    def __init__(self, message: str, options: list | None = None) -> None:
+    def __init__(self, message: str, options: list[Any] | None = None) -> None:
         super().__init__(message)
         self.options = options or []

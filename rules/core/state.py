@@ -13,7 +13,7 @@ from __future__ import annotations
 import marshal
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 MASK = (1 << 64) - 1
 _SHARED = ("turn_base", "created", "turn_log")
@@ -29,19 +29,19 @@ class GameState:
 
     @property
     def seq(self) -> int:
-        return self.data["seq"]
+        return cast(int, self.data["seq"])
 
     @property
     def players(self) -> list[str]:
-        return self.data["players"]
+        return cast(list[str], self.data["players"])
 
     @property
     def active(self) -> str | None:
-        return self.data["active"]
+        return cast("str | None", self.data["active"])
 
     @property
     def phase(self) -> str:
-        return self.data["phase"]
+        return cast(str, self.data["phase"])
 
     def copy(self) -> GameState:
         # turn_base and created are never mutated once written, and turn_log entries are replaced rather
@@ -154,7 +154,8 @@ def _full_base(tb: tuple[Any, ...]) -> tuple[bytes, dict[str, Any]]:
         d = tb[6](restore_base(tb[1]), tb[2])
         d["seq"], d["turn_base"], d["turn_log"] = tb[3], None, []
         memo.append(snapshot_base(d))
-    return memo[0]
+    full: tuple[bytes, dict[str, Any]] = memo[0]
+    return full
 
 
 def restore_base(tb: Any) -> dict[str, Any]:
@@ -162,11 +163,12 @@ def restore_base(tb: Any) -> dict[str, Any]:
     if isinstance(tb, tuple):
         if len(tb) == 7:
             tb = _full_base(tb)
-        base = marshal.loads(tb[0])
+        base: dict[str, Any] = marshal.loads(tb[0])
         for c, cards in tb[1].items():
             base["p"][c]["cards"] = cards
         return base
-    return marshal.loads(tb)
+    loaded: dict[str, Any] = marshal.loads(tb)
+    return loaded
 
 
 def base_data(tb: Any) -> Any:
@@ -188,15 +190,16 @@ def to_saved(d: dict[str, Any]) -> dict[str, Any]:
     """A deep copy of the state's data in its saved (JSON) form."""
     tb = d.get("turn_base")
     if not isinstance(tb, (bytes, tuple)):
-        return copy_data(d)
-    out = copy_data({k: (None if k == "turn_base" else v) for k, v in d.items()})
+        saved: dict[str, Any] = copy_data(d)
+        return saved
+    out: dict[str, Any] = copy_data({k: (None if k == "turn_base" else v) for k, v in d.items()})
     out["turn_base"] = base_data(tb)  # from the state's own base: a replay base remembers its fold
     return out
 
 
 def from_saved(d: dict[str, Any]) -> dict[str, Any]:
     """The state's working form of saved data (a deep copy)."""
-    out = copy_data(d)
+    out: dict[str, Any] = copy_data(d)
     if isinstance(out.get("turn_base"), dict):
         out["turn_base"] = base_bytes(out["turn_base"])
     return out
@@ -227,7 +230,7 @@ def rng_next(data: dict[str, Any]) -> int:
     """Advance the splitmix64 generator kept in the state and return 64 random bits."""
     x = (data["rng"] + 0x9E3779B97F4A7C15) & MASK
     data["rng"] = x
-    z = x
+    z: int = x
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
     return z ^ (z >> 31)

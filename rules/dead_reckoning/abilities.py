@@ -18,6 +18,7 @@ from rules.dead_reckoning.buildings import fortified_against
 from rules.dead_reckoning.buying import pay_from, pay_plan
 from rules.dead_reckoning.cards import BUILDINGS, card_abilities, card_icons, catalog
 from rules.dead_reckoning.islands import check_influence, place_influence
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import mark_acted, require_active
 from rules.dead_reckoning.ship import BASE_HULL, MAX_SAILS, gain_to_ship, int_field, room_in_hold, ship_after
 
@@ -30,7 +31,7 @@ def always_passes(ab: dict[str, Any]) -> bool:
             and all(e["do"] == "sails" or (e["do"] == "gain" and e.get("to") == "dock") for e in ab["effects"]))
 
 
-def sure_ability(d: dict[str, Any], player: str, a: dict[str, Any], found: tuple[str, dict[str, Any]]) -> bool:
+def sure_ability(d: State, player: str, a: dict[str, Any], found: tuple[str, dict[str, Any]]) -> bool:
     """True when `check_use_ability(d, player, a, found)` certainly passes: `a` names an ability found on a
     played card of the active player, unused this turn, of a kind `always_passes` vouches for. Most offered
     abilities are such, and their full check, re-run after every action, was the bulk of `legal_actions`."""
@@ -47,7 +48,7 @@ def sure_ability(d: dict[str, Any], player: str, a: dict[str, Any], found: tuple
     return always_passes(ab)
 
 
-def find_ability(d: dict[str, Any], player: str, ability_id: Any) -> tuple[str, dict[str, Any]]:
+def find_ability(d: State, player: str, ability_id: Any) -> tuple[str, dict[str, Any]]:
     p = d["p"][player]
     if not isinstance(ability_id, str) or ":" not in ability_id:
         raise Invalid("name the ability as '<card>:L<level>:<n>' or '<card>:<advancement>:<n>' (see legal actions).")
@@ -62,7 +63,7 @@ def find_ability(d: dict[str, Any], player: str, ability_id: Any) -> tuple[str, 
     raise Invalid(f"{ability_id} is not an ability on {card} at its current level.")
 
 
-def check_use_ability(d: dict[str, Any], player: str, a: dict[str, Any],
+def check_use_ability(d: State, player: str, a: dict[str, Any],
                       found: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """`found`: (card, ability) when the caller has just looked `a["ability"]` up on a played card."""
     p = require_active(d, player, "use an ability")
@@ -97,7 +98,7 @@ def check_use_ability(d: dict[str, Any], player: str, a: dict[str, Any],
     return norm
 
 
-def _check_effect(d: dict[str, Any], player: str, e: dict[str, Any], args: Any, icons: dict[str, int],
+def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: dict[str, int],
                   sim: dict[str, Any], norm: dict[str, Any]) -> dict[str, Any]:
     cat = catalog(d)
     p = d["p"][player]
@@ -178,7 +179,7 @@ def _check_effect(d: dict[str, Any], player: str, e: dict[str, Any], args: Any, 
     raise Invalid(f"unknown effect {do!r}.")
 
 
-def do_use_ability(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_use_ability(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     mark_acted(d, player)
     p = d["p"][player]
     card, ab = find_ability(d, player, a["ability"])
@@ -192,7 +193,7 @@ def do_use_ability(d: dict[str, Any], player: str, a: dict[str, Any], out: list[
     check_achievements(d, player, out)
 
 
-def _do_effect(d: dict[str, Any], player: str, e: dict[str, Any], x: dict[str, Any], out: list[dict]) -> None:
+def _do_effect(d: State, player: str, e: dict[str, Any], x: dict[str, Any], out: list[dict]) -> None:
     cat = catalog(d)
     p = d["p"][player]
     do = e["do"]
@@ -243,6 +244,6 @@ def _do_effect(d: dict[str, Any], player: str, e: dict[str, Any], x: dict[str, A
         p["ship"]["hull"][x["space"]].append(x["tile"])
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("use_ability", check_use_ability, do_use_ability),
 )

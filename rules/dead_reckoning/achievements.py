@@ -12,10 +12,11 @@ from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.dead_reckoning.cards import ACHIEVEMENTS, catalog
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import need_pending
 
 
-def achieved(d: dict[str, Any], color: str) -> list[str]:
+def achieved(d: State, color: str) -> list[str]:
     out = []
     achs = d["achievements"]
     for a in ACHIEVEMENTS:  # a plain loop: a comprehension is a call of its own (run at every turn's end)
@@ -24,7 +25,7 @@ def achieved(d: dict[str, Any], color: str) -> list[str]:
     return out
 
 
-def check_deal_bonus(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_deal_bonus(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     req = need_pending(d, "deal_bonus")
     toks = a.get("tokens")
     if (not isinstance(toks, list) or len(toks) != 2 or not all(isinstance(t, int) for t in toks)
@@ -33,14 +34,14 @@ def check_deal_bonus(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[
     return {"type": "deal_bonus", "player_dealt": req["player"], "tokens": list(toks)}
 
 
-def do_deal_bonus(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_deal_bonus(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     d["pending"].pop(0)
     for t in a["tokens"]:
         d["bonus_pool"].remove(t)
     d["p"][a["player_dealt"]]["bonus_offer"] = list(a["tokens"])
 
 
-def place_marker(d: dict[str, Any], color: str, ach: str, out: list[dict]) -> None:
+def place_marker(d: State, color: str, ach: str, out: list[dict]) -> None:
     p = d["p"][color]
     if color in d["achievements"][ach] or p["markers"] <= 0:
         return
@@ -51,7 +52,7 @@ def place_marker(d: dict[str, Any], color: str, ach: str, out: list[dict]) -> No
     notice(out, "achievement", player=color, achievement=ach)
 
 
-def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
+def check_achievements(d: State, color: str, out: list[dict]) -> None:
     """Place markers for achievements met; only on the player's own turn (starred ones wait for it)."""
     if d["active"] != color or d["phase"] != "main":
         return
@@ -106,7 +107,7 @@ def check_achievements(d: dict[str, Any], color: str, out: list[dict]) -> None:
             place_marker(d, color, "settler", out)
 
 
-def check_choose_bonus(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_choose_bonus(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Invalid("only a player keeps a Bonus Achievement token.")
     p = d["p"][player]
@@ -117,7 +118,7 @@ def check_choose_bonus(d: dict[str, Any], player: str, a: dict[str, Any]) -> dic
     return {"type": "choose_bonus", "token": a["token"]}
 
 
-def do_choose_bonus(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_choose_bonus(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     p = d["p"][player]
     p["bonus"] = a["token"]
     for t in p["bonus_offer"]:
@@ -126,7 +127,7 @@ def do_choose_bonus(d: dict[str, Any], player: str, a: dict[str, Any], out: list
     p["bonus_offer"] = []
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("deal_bonus", check_deal_bonus, do_deal_bonus, chance=True),
     Action("choose_bonus", check_choose_bonus, do_choose_bonus),
 )

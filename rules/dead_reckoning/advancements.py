@@ -10,10 +10,11 @@ from typing import Any
 from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.dead_reckoning.cards import catalog
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import need_pending
 
 
-def check_draw_advancement(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_draw_advancement(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     req = need_pending(d, "draw_advancement")
     if a.get("square") != req["square"]:
         raise Illegal(f"the card to draw is for {req['square']}, not {a.get('square')}.")
@@ -25,7 +26,7 @@ def check_draw_advancement(d: dict[str, Any], player: str, a: dict[str, Any]) ->
     return {"type": "draw_advancement", "square": req["square"], "card": card}
 
 
-def do_draw_advancement(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_draw_advancement(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     req = d["pending"].pop(0)
     deck = d["decks"][str(req["row"])]
     deck.remove(a["card"])
@@ -34,6 +35,6 @@ def do_draw_advancement(d: dict[str, Any], player: str, a: dict[str, Any], out: 
         d["pending"] = [r for r in d["pending"] if r["kind"] != "draw_advancement" or r["row"] != req["row"]]
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("draw_advancement", check_draw_advancement, do_draw_advancement, chance=True),
 )

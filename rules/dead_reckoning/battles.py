@@ -22,12 +22,13 @@ from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.buildings import building_bonus, fortified_against
 from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, played_icons
 from rules.dead_reckoning.islands import blockaded, island_at, recheck_control
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import mark_acted, require_active
 from rules.dead_reckoning.ship import gain_to_ship, room_in_hold, ship_icon
 from rules.dead_reckoning.sinking import deal_damage, sink_ship
 
 
-def check_attack(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_attack(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "attack")
     target = a.get("target")
     if target not in d["players"] or target == player:
@@ -44,7 +45,7 @@ def check_attack(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str,
     return {"type": "attack", "target": target, "flag": not free, "cannons": a.get("cannons")}
 
 
-def do_attack(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_attack(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     mark_acted(d, player)
     if a["flag"]:
         d["p"][player]["flags_used"] += 1
@@ -52,7 +53,7 @@ def do_attack(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]
     next_battle(d, out)
 
 
-def check_attack_merchant(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_attack_merchant(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "attack")
     at = p["ship"]["at"]
     card = d["grid"][at]["card"] if at != HARBOR else None
@@ -63,7 +64,7 @@ def check_attack_merchant(d: dict[str, Any], player: str, a: dict[str, Any]) -> 
     return {"type": "attack_merchant", "card": card, "cannons": a.get("cannons")}
 
 
-def do_attack_merchant(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_attack_merchant(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     mark_acted(d, player)
     d["turn"]["bought"] += 1
     d["grid"][d["p"][player]["ship"]["at"]]["card"] = None
@@ -71,7 +72,7 @@ def do_attack_merchant(d: dict[str, Any], player: str, a: dict[str, Any], out: l
     next_battle(d, out)
 
 
-def check_attack_building(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_attack_building(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "attack")
     at = p["ship"]["at"]
     isl = island_at(d, at)
@@ -84,13 +85,13 @@ def check_attack_building(d: dict[str, Any], player: str, a: dict[str, Any]) -> 
     return {"type": "attack_building", "square": at, "cannons": a.get("cannons")}
 
 
-def do_attack_building(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_attack_building(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     mark_acted(d, player)
     d["battle_queue"] = [{"kind": "building", "square": a["square"], "cannons": a["cannons"]}]
     next_battle(d, out)
 
 
-def _abilities_for(d: dict[str, Any], color: str, ship_battle: bool) -> tuple[BattleAbility, ...]:
+def _abilities_for(d: State, color: str, ship_battle: bool) -> tuple[BattleAbility, ...]:
     cat = catalog(d)
     p = d["p"][color]
     out = []
@@ -109,7 +110,7 @@ def _abilities_for(d: dict[str, Any], color: str, ship_battle: bool) -> tuple[Ba
     return tuple(out)
 
 
-def _cubes_for_battle(d: dict[str, Any], color: str) -> int:
+def _cubes_for_battle(d: State, color: str) -> int:
     """Cubes in supply plus the non-permanent ones on islands (taken, when short, and not put back)."""
     n = d["p"][color]["cubes"]
     for sq in SQUARES:
@@ -119,7 +120,7 @@ def _cubes_for_battle(d: dict[str, Any], color: str) -> int:
     return n
 
 
-def _take_island_cubes_for_battle(d: dict[str, Any], color: str, short: int, out: list[dict]) -> None:
+def _take_island_cubes_for_battle(d: State, color: str, short: int, out: list[dict]) -> None:
     for sq in SQUARES:
         isl = d["grid"][sq]["island"]
         while short > 0 and isl and color in isl["cubes"]:
@@ -129,13 +130,13 @@ def _take_island_cubes_for_battle(d: dict[str, Any], color: str, short: int, out
             recheck_control(d, sq, out)
 
 
-def _cannons_free(d: dict[str, Any], color: str) -> int:
+def _cannons_free(d: State, color: str) -> int:
     cat = catalog(d)
     p = d["p"][color]
     return max(0, ship_icon(cat, d, color, "cannon") + played_icons(cat, p, "cannon") - p["cannons_used"])
 
 
-def _side(d: dict[str, Any], color: str, cannons: int, ship_battle: bool, *, buildings: int = 0,
+def _side(d: State, color: str, cannons: int, ship_battle: bool, *, buildings: int = 0,
           in_harbor: bool = False, final_bonus: bool = True) -> BattleSide:
     """A player's side: step 1's cube count by `rules.battle.battle_cubes` (Cannons, Buildings on their own
     island, +4 defending in Harbor, +2 after their final turn; short of cubes, their island cubes)."""
@@ -150,7 +151,7 @@ def _side(d: dict[str, Any], color: str, cannons: int, ship_battle: bool, *, bui
                       damage=p["ship"]["damage"], pirate_mode=p["ship"]["pirate"])
 
 
-def build_setup(d: dict[str, Any]) -> BattleSetup:
+def build_setup(d: State) -> BattleSetup:
     """The BattleSetup for the pending battle, from the state as it is now (defender cards included)."""
     b = d["battle"]
     me = d["active"]
@@ -203,7 +204,7 @@ def to_plain(x: Any) -> Any:
 _LEAVES = frozenset((str, int, bool, float, type(None)))  # returned as they are by plain and to_plain
 
 
-def next_battle(d: dict[str, Any], out: list[dict]) -> None:
+def next_battle(d: State, out: list[dict]) -> None:
     while d["battle_queue"]:
         nxt = d["battle_queue"].pop(0)
         me = d["active"]
@@ -223,13 +224,13 @@ def next_battle(d: dict[str, Any], out: list[dict]) -> None:
         return
 
 
-def refresh_battle(d: dict[str, Any], out: list[dict]) -> None:
+def refresh_battle(d: State, out: list[dict]) -> None:
     setup = build_setup(d)
     d["battle"]["setup"] = to_plain(setup)
     notice(out, "battle_updated", setup=to_plain(setup))
 
 
-def check_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_resolve_battle(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if not d["battle"]:
         raise Illegal("there is no battle to resolve.")
     if player not in ("table", d["active"], d["battle"].get("defender_player")):
@@ -291,7 +292,7 @@ def plain_record(rec: Any) -> Any:
     return plain(rec)
 
 
-def do_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_resolve_battle(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     setup = BattleSetup.from_json(a["setup"])
     outcome = BattleOutcome.from_json(a["outcome"])
     apply_battle_outcome(d, setup, outcome, out)
@@ -304,7 +305,7 @@ def do_resolve_battle(d: dict[str, Any], player: str, a: dict[str, Any], out: li
     next_battle(d, out)
 
 
-def apply_battle_outcome(d: dict[str, Any], setup: BattleSetup, outcome: BattleOutcome, out: list[dict]) -> None:
+def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, out: list[dict]) -> None:
     """Everything a finished battle changes on the table (the engine's side of the seam)."""
     me = d["active"]
     b = d["battle"]
@@ -389,7 +390,7 @@ def apply_battle_outcome(d: dict[str, Any], setup: BattleSetup, outcome: BattleO
     check_achievements(d, me, out)
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("attack", check_attack, do_attack, undoable=False),
     Action("attack_merchant", check_attack_merchant, do_attack_merchant, undoable=False),
     Action("attack_building", check_attack_building, do_attack_building, undoable=False),

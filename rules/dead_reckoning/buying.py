@@ -12,10 +12,11 @@ from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.dead_reckoning.achievements import place_marker
 from rules.dead_reckoning.cards import catalog
+from rules.dead_reckoning.model import PlayerBoard, State
 from rules.dead_reckoning.phases import mark_acted, require_active
 
 
-def check_buy(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_buy(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "buy")
     at = p["ship"]["at"]
     card = d["grid"][at]["card"] if at != HARBOR else None
@@ -28,7 +29,7 @@ def check_buy(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, An
     return {"type": "buy", "card": card, "pay": pay}
 
 
-def pay_plan(p: dict[str, Any], pay: Any, cost: int, from_dock: bool) -> dict[str, Any]:
+def pay_plan(p: PlayerBoard, pay: Any, cost: int, from_dock: bool) -> dict[str, Any]:
     """Where a Cargo cost comes from: explicit {"dock": n, "holds": [a, b]}, or Dock first then holds."""
     holds = p["ship"]["holds"]
     have = holds[0][0] + holds[1][0] + (p["dock"] if from_dock else 0)
@@ -58,14 +59,14 @@ def pay_plan(p: dict[str, Any], pay: Any, cost: int, from_dock: bool) -> dict[st
     return {"dock": dock, "holds": list(hs)}
 
 
-def pay_from(d: dict[str, Any], p: dict[str, Any], plan: dict[str, Any]) -> None:
+def pay_from(d: State, p: PlayerBoard, plan: dict[str, Any]) -> None:
     p["dock"] -= plan["dock"]
     for i in (0, 1):
         p["ship"]["holds"][i][0] -= plan["holds"][i]
     d["supply"]["cargo"] += plan["dock"] + plan["holds"][0] + plan["holds"][1]
 
 
-def do_buy(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_buy(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     mark_acted(d, player)
     p = d["p"][player]
     pay_from(d, p, a["pay"])
@@ -74,7 +75,7 @@ def do_buy(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -
     d["turn"]["bought"] += 1
 
 
-def check_master_merchant(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_master_merchant(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "return Cargo for Master Merchant")
     if player in d["achievements"]["master_merchant"]:
         raise Illegal("you already have the Master Merchant achievement.")
@@ -82,13 +83,13 @@ def check_master_merchant(d: dict[str, Any], player: str, a: dict[str, Any]) -> 
     return {"type": "master_merchant", "pay": plan}
 
 
-def do_master_merchant(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_master_merchant(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     mark_acted(d, player)
     pay_from(d, d["p"][player], a["pay"])
     place_marker(d, player, "master_merchant", out)
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("buy", check_buy, do_buy),
     Action("master_merchant", check_master_merchant, do_master_merchant),
 )

@@ -17,6 +17,7 @@ from typing import Any
 
 from contracts.grid import DIRECTIONS as GRID_DIRECTIONS
 from rules.core.errors import Invalid
+from rules.dead_reckoning.model import PlayerBoard, SailorCard, State
 
 ICONS = ("sail", "cannon", "wheel", "attack_flag", "bonus_draw")
 SLOTS = ("top", "middle", "bottom")
@@ -302,7 +303,7 @@ def default_catalog() -> Catalog:
     return load_catalog()
 
 
-def catalog(d: dict[str, Any]) -> Catalog:
+def catalog(d: State) -> Catalog:
     """The catalogue a game plays with: the sample set, or the user's files named in its options."""
     o = d["options"]
     if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
@@ -310,7 +311,7 @@ def catalog(d: dict[str, Any]) -> Catalog:
     return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"])
 
 
-def card_icons(cat: Catalog, card: dict[str, Any]) -> dict[str, int]:
+def card_icons(cat: Catalog, card: SailorCard) -> dict[str, int]:
     """Icons visible on one Sailor card: its level's icons plus those of the Advancements in its sleeve.
     Memoised in the catalogue on what the card is (a read-only result: callers must not modify it)."""
     sl = card["slots"]
@@ -326,7 +327,7 @@ def card_icons(cat: Catalog, card: dict[str, Any]) -> dict[str, int]:
     return got
 
 
-def card_abilities(cat: Catalog, cid: str, card: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def card_abilities(cat: Catalog, cid: str, card: SailorCard) -> list[tuple[str, dict[str, Any]]]:
     """(ability id, ability) for every ability on the card: `<card>:L<level>:<i>` and `<card>:<adv>:<i>`.
     Memoised like `card_icons` (read-only)."""
     sl = card["slots"]
@@ -343,7 +344,7 @@ def card_abilities(cat: Catalog, cid: str, card: dict[str, Any]) -> list[tuple[s
     return got
 
 
-def played_icons(cat: Catalog, p: dict[str, Any], icon: str) -> int:
+def played_icons(cat: Catalog, p: PlayerBoard, icon: str) -> int:
     n = 0
     cards = p["cards"]
     for c in p["played"]:  # a plain loop: a generator costs a call per card (this runs after most actions)

@@ -14,11 +14,12 @@ from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.battles import refresh_battle
 from rules.dead_reckoning.buildings import fortified_against
 from rules.dead_reckoning.islands import blockaded, island_at
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import mark_acted, not_in_battle, require_active
 from rules.dead_reckoning.ship import HOLD_CAP, hold_index, hold_load, int_field, room_in_hold
 
 
-def check_load(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_load(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "load")
     h = hold_index(a)
     cargo, coins = int_field(a, "cargo"), int_field(a, "coins")
@@ -43,7 +44,7 @@ def check_load(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, A
     return {"type": "load", "hold": h, "cargo": cargo, "coins": coins}
 
 
-def do_load(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_load(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     p = d["p"][player]
     mark_acted(d, player)
     hold = p["ship"]["holds"][a["hold"]]
@@ -57,7 +58,7 @@ def do_load(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) 
     hold[1] += a["coins"]
 
 
-def check_unload(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_unload(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "unload")
     h = hold_index(a)
     cargo, coins = int_field(a, "cargo"), int_field(a, "coins")
@@ -77,7 +78,7 @@ def check_unload(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str,
     return {"type": "unload", "hold": h, "cargo": cargo, "coins": coins}
 
 
-def do_unload(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_unload(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     p = d["p"][player]
     mark_acted(d, player)
     hold = p["ship"]["holds"][a["hold"]]
@@ -93,7 +94,7 @@ def do_unload(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]
     check_achievements(d, player, out)
 
 
-def check_rearrange(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_rearrange(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Illegal("only a player can rearrange their own Ship.")
     not_in_battle(d)
@@ -111,7 +112,7 @@ def check_rearrange(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
     return {"type": "rearrange", "from_hold": src, "cargo": cargo, "coins": coins}
 
 
-def do_rearrange(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_rearrange(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     holds = d["p"][player]["ship"]["holds"]
     s, t = holds[a["from_hold"]], holds[1 - a["from_hold"]]
     s[0] -= a["cargo"]
@@ -121,13 +122,13 @@ def do_rearrange(d: dict[str, Any], player: str, a: dict[str, Any], out: list[di
     _battle_side_changed(d, player, out)
 
 
-def _battle_side_changed(d: dict[str, Any], player: str, out: list[dict]) -> None:
+def _battle_side_changed(d: State, player: str, out: list[dict]) -> None:
     b = d["battle"]
     if b and player in (d["active"], b.get("defender_player")):
         refresh_battle(d, out)  # hold room and hull benefits feed the battle setup
 
 
-def check_jettison(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_jettison(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Illegal("only a player can jettison from their own Ship.")
     not_in_battle(d)
@@ -142,7 +143,7 @@ def check_jettison(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
     return {"type": "jettison", "hold": h, "cargo": cargo, "coins": coins}
 
 
-def do_jettison(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_jettison(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     hold = d["p"][player]["ship"]["holds"][a["hold"]]
     hold[0] -= a["cargo"]
     hold[1] -= a["coins"]
@@ -151,7 +152,7 @@ def do_jettison(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dic
     _battle_side_changed(d, player, out)
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("load", check_load, do_load),
     Action("unload", check_unload, do_unload),
     Action("rearrange", check_rearrange, do_rearrange),

@@ -9,10 +9,11 @@ from typing import Any
 
 from rules.core.errors import Invalid
 from rules.core.state import rng_below
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.sailing import board_choices
 
 
-def draw_chance(d: dict[str, Any], req: dict[str, Any]) -> dict[str, Any]:
+def draw_chance(d: State, req: dict[str, Any]) -> dict[str, Any]:
     """Draw a chance outcome from the seeded RNG (simulation and digital play only). Advances d['rng']."""
     kind = req["kind"]
     if kind == "reveal_board":

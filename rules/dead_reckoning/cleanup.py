@@ -12,12 +12,13 @@ from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.dead_reckoning.cards import catalog, played_icons
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import require_active
 from rules.dead_reckoning.sailors import DRAW, hand_limit, own_card, queue_draw
 from rules.dead_reckoning.turn import after_chance
 
 
-def check_end_turn(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_end_turn(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "end the turn")
     pirate = bool(a.get("pirate", False))
     if pirate and p["ship"]["at"] == HARBOR:
@@ -56,7 +57,7 @@ def check_end_turn(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
     return {"type": "end_turn", "pirate": pirate, "sleeve": norm}
 
 
-def do_end_turn(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_end_turn(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     cat = catalog(d)
     p = d["p"][player]
     # 1. refill empty Advancement spaces on face-up boards
@@ -85,6 +86,6 @@ def do_end_turn(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dic
         after_chance(d, out)
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("end_turn", check_end_turn, do_end_turn, undoable=False),
 )

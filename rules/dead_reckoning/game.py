@@ -28,6 +28,7 @@ from rules.dead_reckoning import (
     setup,
 )
 from rules.dead_reckoning.chance import draw_chance
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.turn import after_chance
 
 # the options a game is created with, and their defaults (docs/rules-engine.md)
@@ -35,16 +36,16 @@ OPTIONS: Mapping[str, Any] = {"auto_chance": True, "bonus_tokens": False, "cards
                               "upgrades_file": None}
 
 
-def next_chance(d: dict[str, Any]) -> dict[str, Any] | None:
+def next_chance(d: State) -> dict[str, Any] | None:
     """The chance request to draw now: the first pending one, unless a battle must be finished first."""
     return d["pending"][0] if d["pending"] and not d["battle"] else None
 
 
-def undo_blocked(d: dict[str, Any]) -> bool:
+def undo_blocked(d: State) -> bool:
     return bool(d["pending"] or d["battle"])
 
 
-GAME = Game(
+GAME: Game[State] = Game(
     name="dead_reckoning",
     actions=action_table(setup.ACTIONS, sailing.ACTIONS, advancements.ACTIONS, sailors.ACTIONS, cargo.ACTIONS,
                          buying.ACTIONS, abilities.ACTIONS, battles.ACTIONS, cleanup.ACTIONS, achievements.ACTIONS),
@@ -57,7 +58,7 @@ GAME = Game(
 )
 
 
-def game_for(options: Mapping[str, Any]) -> Game:
+def game_for(options: Mapping[str, Any]) -> Game[State]:
     """The game a set of options plays: the base game (the expansions' modules will join it here)."""
     return GAME
 

@@ -1,5 +1,5 @@
 """Islands and Influence (rulebook: "Islands", "Influence" and island control): whose cube is where, who
-controls an island (`compute_controller`: more cubes than anyone else and than the empty slots), Pirate-
+controls an island (`who_controls`: more cubes than anyone else and than the empty slots), Pirate-
 mode ships and blockades, placing Influence (replacing cubes when full, running out of cubes), and
 Buildings removed when control passes.
 """
@@ -13,20 +13,21 @@ from rules.core.errors import Ambiguous, Illegal, Invalid
 from rules.core.events import notice
 from rules.dead_reckoning.buildings import fortified_against
 from rules.dead_reckoning.cards import BUILDINGS
+from rules.dead_reckoning.model import Island, State
 
 
-def island_at(d: dict[str, Any], square: str) -> dict[str, Any] | None:
+def island_at(d: State, square: str) -> Island | None:
     if square == HARBOR:
         return None
     return d["grid"][square]["island"]
 
 
-def controller_at(d: dict[str, Any], square: str) -> str | None:
+def controlled_by(d: State, square: str) -> str | None:
     isl = island_at(d, square)
     return isl["controller"] if isl else None
 
 
-def cube_counts(isl: dict[str, Any]) -> dict[str, int]:
+def cube_counts(isl: Island) -> dict[str, int]:
     counts: dict[str, int] = {}
     for c in isl["cubes"]:
         if c:
@@ -37,7 +38,7 @@ def cube_counts(isl: dict[str, Any]) -> dict[str, int]:
     return counts
 
 
-def compute_controller(isl: dict[str, Any]) -> str | None:
+def who_controls(isl: Island) -> str | None:
     """More cubes than any other player (permanent ones count) and more than the empty slots."""
     counts = cube_counts(isl)
     empty = isl["cubes"].count(None)
@@ -52,7 +53,7 @@ def compute_controller(isl: dict[str, Any]) -> str | None:
     return best
 
 
-def pirates_at(d: dict[str, Any], square: str, color: str) -> list[str]:
+def pirates_at(d: State, square: str, color: str) -> list[str]:
     out: list[str] = []
     if square == HARBOR:
         return out
@@ -63,7 +64,7 @@ def pirates_at(d: dict[str, Any], square: str, color: str) -> list[str]:
     return out
 
 
-def blockaded(d: dict[str, Any], square: str, color: str) -> bool:
+def blockaded(d: State, square: str, color: str) -> bool:
     """An opponent's Pirate-mode Ship at the island blocks it until the active player beats it."""
     beaten = d["turn"]["beaten"]
     for c in pirates_at(d, square, color):
@@ -72,7 +73,7 @@ def blockaded(d: dict[str, Any], square: str, color: str) -> bool:
     return False
 
 
-def check_influence(d: dict[str, Any], player: str, n: int, args: dict[str, Any]) -> dict[str, Any]:
+def check_influence(d: State, player: str, n: int, args: dict[str, Any]) -> dict[str, Any]:
     p = d["p"][player]
     at = p["ship"]["at"]
     isl = island_at(d, at)
@@ -116,7 +117,7 @@ def check_influence(d: dict[str, Any], player: str, n: int, args: dict[str, Any]
     return {"replace": plan}
 
 
-def _take_cube(d: dict[str, Any], player: str, avoid: str | None) -> bool:
+def _take_cube(d: State, player: str, avoid: str | None) -> bool:
     """A cube from the supply, or (running out) a non-permanent cube taken back from an island."""
     p = d["p"][player]
     if p["cubes"] > 0:
@@ -131,9 +132,10 @@ def _take_cube(d: dict[str, Any], player: str, avoid: str | None) -> bool:
     return False
 
 
-def place_influence(d: dict[str, Any], player: str, plan: list[str | None], out: list[dict]) -> None:
+def place_influence(d: State, player: str, plan: list[str | None], out: list[dict]) -> None:
     sq = d["p"][player]["ship"]["at"]
     isl = island_at(d, sq)
+    assert isl is not None  # the check allowed Influence only at an island
     for target in plan:
         if target is None:
             if None not in isl["cubes"] or not _take_cube(d, player, sq):
@@ -151,9 +153,10 @@ def place_influence(d: dict[str, Any], player: str, plan: list[str | None], out:
         recheck_control(d, sq, out)
 
 
-def recheck_control(d: dict[str, Any], sq: str, out: list[dict]) -> None:
+def recheck_control(d: State, sq: str, out: list[dict]) -> None:
     isl = d["grid"][sq]["island"]
-    new = compute_controller(isl)
+    assert isl is not None  # only islands are rechecked
+    new = who_controls(isl)
     old = isl["controller"]
     if new == old:
         return

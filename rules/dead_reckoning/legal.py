@@ -24,11 +24,12 @@ from rules.dead_reckoning.cards import card_abilities, catalog, played_icons
 from rules.dead_reckoning.chance import draw_chance
 from rules.dead_reckoning.game import GAME
 from rules.dead_reckoning.islands import check_influence, island_at
+from rules.dead_reckoning.model import Island, PlayerBoard, SailorCard, State
 from rules.dead_reckoning.sailing import board_choices
 from rules.dead_reckoning.ship import BASE_HULL, HOLD_CAP
 
 
-def _ok(d: dict[str, Any], player: str, action: dict[str, Any]) -> bool:
+def _ok(d: State, player: str, action: dict[str, Any]) -> bool:
     try:
         GAME.actions[action["type"]].check(d, player, action)
         return True
@@ -36,7 +37,7 @@ def _ok(d: dict[str, Any], player: str, action: dict[str, Any]) -> bool:
         return False
 
 
-def offer(d: dict[str, Any], player: str, action: dict[str, Any], offers: Offers,
+def offer(d: State, player: str, action: dict[str, Any], offers: Offers,
           found: tuple[str, dict[str, Any]] | None = None) -> bool:
     """Run `action`'s full check against `d`; if it passes, keep the result in `offers` so that `apply`, sent
     the same action unchanged against the same state and seq, does not check it a second time.
@@ -54,7 +55,7 @@ def offer(d: dict[str, Any], player: str, action: dict[str, Any], offers: Offers
     return True
 
 
-def chance_actions(d: dict[str, Any], limit: int = 40) -> list[dict[str, Any]]:
+def chance_actions(d: State, limit: int = 40) -> list[dict[str, Any]]:
     req = d["pending"][0]
     kind = req["kind"]
     if kind == "reveal_board":
@@ -99,7 +100,7 @@ def simulated_outcome(setup: BattleSetup, seed: int) -> BattleOutcome:
                          defender=sides["defender"])
 
 
-def battle_actions(d: dict[str, Any], player: str, offers: Offers) -> list[dict[str, Any]]:
+def battle_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
     b = d["battle"]
     out: list[dict[str, Any]] = []
     if player == b.get("defender_player"):
@@ -122,7 +123,7 @@ def battle_actions(d: dict[str, Any], player: str, offers: Offers) -> list[dict[
     return out
 
 
-def _sleeve_plan(d: dict[str, Any], player: str) -> list[dict[str, str]]:
+def _sleeve_plan(d: State, player: str) -> list[dict[str, str]]:
     cat = catalog(d)
     p = d["p"][player]
     taken: set[tuple[str, str]] = set()
@@ -137,7 +138,7 @@ def _sleeve_plan(d: dict[str, Any], player: str) -> list[dict[str, str]]:
     return plan
 
 
-def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[str, Any]:
+def _ability_args(d: State, player: str, ab: dict[str, Any]) -> dict[str, Any]:
     args: dict[str, Any] = {}
     for e in ab.get("effects", []):
         do = e["do"]
@@ -178,7 +179,7 @@ def _ability_args(d: dict[str, Any], player: str, ab: dict[str, Any]) -> dict[st
     return args
 
 
-def offer_plan(cat: Any, cid: str, card: dict[str, Any]) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
+def offer_plan(cat: Any, cid: str, card: SailorCard) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
     """The ability offers a played card can make outside battle, in offer order: (ability id, ability,
     choice index or None, the effect alternative, whether `always_passes` vouches for it). Memoised on
     what the card is, like `card_abilities` (read-only)."""
@@ -198,7 +199,7 @@ def offer_plan(cat: Any, cid: str, card: dict[str, Any]) -> list[tuple[str, dict
     return got
 
 
-def _hopeless(ab: dict[str, Any], at: str, isl: dict[str, Any] | None, ship: dict[str, Any]) -> bool:
+def _hopeless(ab: dict[str, Any], at: str, isl: Island | None, ship: dict[str, Any]) -> bool:
     """True when the engine's check would certainly refuse this ability now (Harbor-only away from Harbor,
     Influence away from an island, Repair without Damage); anything else is left to the check."""
     if ab.get("where") == "harbor" and at != HARBOR:
@@ -209,7 +210,7 @@ def _hopeless(ab: dict[str, Any], at: str, isl: dict[str, Any] | None, ship: dic
     return False
 
 
-def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: dict[str, Any],
+def _decided(d: State, player: str, p: PlayerBoard, cat: Any, alt: dict[str, Any],
              args: dict[str, Any]) -> bool | None:
     """`check_use_ability`'s verdict on an ability of one effect with the arguments `_ability_args` chose,
     once the turn's preconditions hold (`sure_ok`: they are all its check tests before the cost and the
@@ -257,7 +258,7 @@ def _decided(d: dict[str, Any], player: str, p: dict[str, Any], cat: Any, alt: d
     return None
 
 
-def main_actions(d: dict[str, Any], player: str, offers: Offers) -> list[dict[str, Any]]:
+def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
     # Built with plain loops and appends, in the order offered: a comprehension is a call of its own, and
     # this runs for most states of a game.
     cat = catalog(d)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from rules.core.errors import Illegal
+from rules.dead_reckoning.model import PlayerBoard, State
 
 
 def fresh_turn() -> dict[str, Any]:
@@ -15,14 +16,14 @@ def fresh_turn() -> dict[str, Any]:
             "battles": 0, "acted": False}
 
 
-def need_pending(d: dict[str, Any], kind: str) -> dict[str, Any]:
+def need_pending(d: State, kind: str) -> dict[str, Any]:
     if not d["pending"] or d["pending"][0]["kind"] != kind:
         want = d["pending"][0]["kind"] if d["pending"] else "nothing"
         raise Illegal(f"the table is not waiting for {kind.replace('_', ' ')} now (it waits for {want.replace('_', ' ')}).")
     return d["pending"][0]
 
 
-def require_active(d: dict[str, Any], player: str, what: str) -> dict[str, Any]:
+def require_active(d: State, player: str, what: str) -> PlayerBoard:
     if d["phase"] == "over":
         raise Illegal("the game is over.")
     if d["pending"]:
@@ -34,12 +35,12 @@ def require_active(d: dict[str, Any], player: str, what: str) -> dict[str, Any]:
     return d["p"][player]
 
 
-def mark_acted(d: dict[str, Any], player: str) -> None:
+def mark_acted(d: State, player: str) -> None:
     if not d["turn"]["acted"]:
         d["turn"]["acted"] = True
         d["p"][player]["level_up"] = False  # levelling must happen before the turn's first action
 
 
-def not_in_battle(d: dict[str, Any]) -> None:
+def not_in_battle(d: State) -> None:
     if d["battle"] and d["battle"].get("locked"):
         raise Illegal("the battle has begun: cargo can be rearranged or jettisoned only after it ends.")

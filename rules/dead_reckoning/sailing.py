@@ -16,12 +16,13 @@ from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.battles import next_battle
 from rules.dead_reckoning.cards import BUILDINGS, catalog, played_icons
 from rules.dead_reckoning.islands import island_at, pirates_at
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import mark_acted, need_pending, require_active
 from rules.dead_reckoning.ship import MAX_SAILS, ship_icon
 from rules.dead_reckoning.sinking import deal_damage
 
 
-def board_choices(d: dict[str, Any]) -> list[str]:
+def board_choices(d: State) -> list[str]:
     """Boards that may plausibly be under a face-down square. The face-down squares hold exactly
     `islands_left` island boards (which ones is unknown: the rest stayed in the box) and the in-play open seas."""
     revealed = {d["grid"][sq]["board"] for sq in SQUARES}
@@ -32,7 +33,7 @@ def board_choices(d: dict[str, Any]) -> list[str]:
     return islands + opens
 
 
-def check_reveal_board(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_reveal_board(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     req = need_pending(d, "reveal_board")
     if a.get("square") != req["square"]:
         raise Illegal(f"the board to reveal is at {req['square']}, not {a.get('square')}.")
@@ -46,7 +47,7 @@ def check_reveal_board(d: dict[str, Any], player: str, a: dict[str, Any]) -> dic
     return {"type": "reveal_board", "square": req["square"], "board": board}
 
 
-def do_reveal_board(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_reveal_board(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     cat = catalog(d)
     d["pending"].pop(0)
     sq, board = a["square"], a["board"]
@@ -61,26 +62,26 @@ def do_reveal_board(d: dict[str, Any], player: str, a: dict[str, Any], out: list
         d["pending"].insert(0, {"kind": "draw_advancement", "square": sq, "row": row})
 
 
-def sails_available(d: dict[str, Any], player: str) -> int:
+def sails_available(d: State, player: str) -> int:
     cat = catalog(d)
     p = d["p"][player]
     return min(MAX_SAILS, ship_icon(cat, d, player, "sail", True) + played_icons(cat, p, "sail") + d["turn"]["extra_sails"])
 
 
-def check_set_sails(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_set_sails(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     require_active(d, player, "set Sails")
     if d["turn"]["sails_set"]:
         raise Illegal("Sails are set once per turn, and you have already set them.")
     return {"type": "set_sails", "sails": sails_available(d, player)}
 
 
-def do_set_sails(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_set_sails(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     mark_acted(d, player)
     d["turn"]["sails_set"] = True
     d["p"][player]["ship"]["sails"] = a["sails"]
 
 
-def check_move(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_move(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "move")
     path = a.get("path")
     if isinstance(a.get("to"), str) and path is None:
@@ -115,7 +116,7 @@ def check_move(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, A
     return {"type": "move", "path": list(path), "fight_order": list(order), "cannons": a.get("cannons")}
 
 
-def do_move(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_move(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     mark_acted(d, player)
     p = d["p"][player]
     for sq in a["path"]:
@@ -142,7 +143,7 @@ def do_move(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) 
         next_battle(d, out)
 
 
-def _explore_cube(d: dict[str, Any], player: str, out: list[dict]) -> None:
+def _explore_cube(d: State, player: str, out: list[dict]) -> None:
     if player in d["achievements"]["explorer"]:
         return
     p = d["p"][player]
@@ -153,7 +154,7 @@ def _explore_cube(d: dict[str, Any], player: str, out: list[dict]) -> None:
     check_achievements(d, player, out)
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("reveal_board", check_reveal_board, do_reveal_board, chance=True),
     Action("set_sails", check_set_sails, do_set_sails),
     Action("move", check_move, do_move),

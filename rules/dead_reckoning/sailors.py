@@ -14,6 +14,7 @@ from rules.core.state import copy_data
 from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.battles import refresh_battle
 from rules.dead_reckoning.cards import Catalog, card_abilities, card_icons, catalog
+from rules.dead_reckoning.model import PlayerBoard, State
 from rules.dead_reckoning.phases import mark_acted, need_pending, require_active
 
 HAND_LIMIT = 6
@@ -22,7 +23,7 @@ HAND_LIMIT = 6
 DRAW = 4
 
 
-def hand_limit(cat: Catalog, d: dict[str, Any], color: str) -> int:
+def hand_limit(cat: Catalog, d: State, color: str) -> int:
     n = HAND_LIMIT
     for sq in SQUARES:
         isl = d["grid"][sq]["island"]
@@ -31,7 +32,7 @@ def hand_limit(cat: Catalog, d: dict[str, Any], color: str) -> int:
     return n
 
 
-def check_draw_sailors(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_draw_sailors(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     req = need_pending(d, "draw_sailors")
     who = a.get("player_drawing", req["player"])
     if who != req["player"]:
@@ -46,7 +47,7 @@ def check_draw_sailors(d: dict[str, Any], player: str, a: dict[str, Any]) -> dic
     return {"type": "draw_sailors", "player_drawing": who, "cards": list(cards)}
 
 
-def do_draw_sailors(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_draw_sailors(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     d["pending"].pop(0)
     p = d["p"][a["player_drawing"]]
     for c in a["cards"]:
@@ -54,7 +55,7 @@ def do_draw_sailors(d: dict[str, Any], player: str, a: dict[str, Any], out: list
         p["hand"].append(c)
 
 
-def check_play_card(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_play_card(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     card = a.get("card")
     p = d["p"][player] if player in d["players"] else None
     if p is None or not isinstance(card, str) or card not in p["cards"]:
@@ -72,7 +73,7 @@ def check_play_card(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
     return {"type": "play_card", "card": card}
 
 
-def do_play_card(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_play_card(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     p = d["p"][player]
     p["hand"].remove(a["card"])
     p["played"].append(a["card"])
@@ -82,7 +83,7 @@ def do_play_card(d: dict[str, Any], player: str, a: dict[str, Any], out: list[di
         mark_acted(d, player)
 
 
-def check_level_up(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_level_up(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Invalid("only a player can level up a card.")
     p = d["p"][player]
@@ -98,7 +99,7 @@ def check_level_up(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[st
     return {"type": "level_up", "card": card}
 
 
-def own_card(p: dict[str, Any], cid: str) -> dict[str, Any]:
+def own_card(p: PlayerBoard, cid: str) -> dict[str, Any]:
     """Copy-on-write: states share Sailor cards (GameState.copy), so a card is edited only after the
     player's card mapping and that one card have been replaced by copies of their own."""
     cards = p["cards"] = dict(p["cards"])
@@ -106,7 +107,7 @@ def own_card(p: dict[str, Any], cid: str) -> dict[str, Any]:
     return card
 
 
-def do_level_up(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_level_up(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     p = d["p"][player]
     p["level_up"] = False
     c = own_card(p, a["card"])
@@ -120,7 +121,7 @@ def do_level_up(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dic
         check_achievements(d, player, out)
 
 
-def queue_draw(d: dict[str, Any], player: str, n: int) -> None:
+def queue_draw(d: State, player: str, n: int) -> None:
     p = d["p"][player]
     if n <= 0:
         return
@@ -135,7 +136,7 @@ def queue_draw(d: dict[str, Any], player: str, n: int) -> None:
         d["pending"].append({"kind": "draw_sailors", "player": player, "count": n})
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("draw_sailors", check_draw_sailors, do_draw_sailors, chance=True),
     Action("play_card", check_play_card, do_play_card),
     Action("level_up", check_level_up, do_level_up),

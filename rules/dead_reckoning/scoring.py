@@ -10,11 +10,12 @@ from typing import Any
 from contracts.grid import SQUARES
 from rules.dead_reckoning.cards import BUILDINGS, card_icons, catalog
 from rules.dead_reckoning.islands import cube_counts
+from rules.dead_reckoning.model import Island, State
 
 EMPTY = "<empty>"  # empty slots rank as a player whose points are not tracked
 
 
-def island_awards(isl: dict[str, Any], values: list[int]) -> dict[str, int]:
+def island_awards(isl: Island, values: list[int]) -> dict[str, int]:
     """Coins per player for one island: majorities with ties scoring the next value down,
     no coins for a tie for 3rd, and the empty slots ranking as another player."""
     counts = cube_counts(isl)
@@ -37,7 +38,7 @@ def island_awards(isl: dict[str, Any], values: list[int]) -> dict[str, int]:
     return awards
 
 
-def score_game(d: dict[str, Any]) -> dict[str, Any]:
+def score_game(d: State) -> dict[str, Any]:
     cat = catalog(d)
     scores: dict[str, dict[str, int]] = {}
     for color in d["players"]:

@@ -12,6 +12,7 @@ from rules.core.actions import Action
 from rules.core.errors import Invalid
 from rules.core.state import copy_data
 from rules.dead_reckoning.cards import ACHIEVEMENTS, BUILDINGS, catalog
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import fresh_turn, need_pending
 from rules.dead_reckoning.sailors import DRAW
 
@@ -21,7 +22,7 @@ ISLANDS_BY_COUNT = {2: 8, 3: 9, 4: 10}
 SUPPLY_START = {"cargo": 400, "coins": 800, "black": 20}
 
 
-def set_up(d: dict[str, Any], action: dict[str, Any], out: list[dict]) -> None:
+def set_up(d: State, action: dict[str, Any], out: list[dict]) -> None:
     players, opts = action["players"], action["options"]
     d.clear()
     d.update({"seq": 0, "players": list(players), "options": opts, "rng": action["seed"] & ((1 << 64) - 1),
@@ -69,18 +70,18 @@ def set_up(d: dict[str, Any], action: dict[str, Any], out: list[dict]) -> None:
             _request(d, {"kind": "deal_bonus", "player": color})
 
 
-def _request(d: dict[str, Any], req: dict[str, Any]) -> None:
+def _request(d: State, req: dict[str, Any]) -> None:
     d["pending"].append(req)
 
 
-def check_choose_first_player(d: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def check_choose_first_player(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     need_pending(d, "choose_first_player")
     if a.get("first") not in d["players"]:
         raise Invalid(f"the first player must be one of {', '.join(d['players'])}.")
     return {"type": "choose_first_player", "first": a["first"]}
 
 
-def do_choose_first_player(d: dict[str, Any], player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_choose_first_player(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
     d["pending"].pop(0)
     d["first"] = a["first"]
     i = d["players"].index(a["first"])
@@ -94,6 +95,6 @@ def do_choose_first_player(d: dict[str, Any], player: str, a: dict[str, Any], ou
             p["level_up"] = True  # the 4th seat may level one card of the opening hand
 
 
-ACTIONS = (
+ACTIONS: tuple[Action[State], ...] = (
     Action("choose_first_player", check_choose_first_player, do_choose_first_player, chance=True),
 )

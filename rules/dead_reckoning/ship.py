@@ -10,7 +10,8 @@ from typing import Any
 from contracts.grid import HARBOR
 from rules.core.errors import Invalid
 from rules.dead_reckoning.cards import Catalog
-from rules.dead_reckoning.islands import controller_at
+from rules.dead_reckoning.islands import controlled_by
+from rules.dead_reckoning.model import PlayerBoard, State
 
 HOLD_CAP = (4, 3)
 
@@ -24,7 +25,7 @@ BASE_HULL: tuple[dict[str, int], ...] = ({"sail": 1}, {}, {}, {"sail": 1})
 MAX_SAILS = 8
 
 
-def board_of(d: dict[str, Any], color: str) -> dict[str, Any]:
+def board_of(d: State, color: str) -> PlayerBoard:
     return d["p"][color]
 
 
@@ -32,24 +33,24 @@ def hold_load(h: list[int]) -> int:
     return h[0] + h[1]
 
 
-def ship_cargo(p: dict[str, Any]) -> int:
+def ship_cargo(p: PlayerBoard) -> int:
     return sum(h[0] for h in p["ship"]["holds"])
 
 
-def ship_coins(p: dict[str, Any]) -> int:
+def ship_coins(p: PlayerBoard) -> int:
     return sum(h[1] for h in p["ship"]["holds"])
 
 
-def hull_icons(cat: Catalog, p: dict[str, Any], space: int) -> dict[str, int]:
+def hull_icons(cat: Catalog, p: PlayerBoard, space: int) -> dict[str, int]:
     tiles = p["ship"]["hull"][space]
     return cat.upgrades[tiles[-1]]["icons"] if tiles else BASE_HULL[space]
 
 
-def ship_icon(cat: Catalog, d: dict[str, Any], color: str, icon: str, setting_sails: bool = False) -> int:
+def ship_icon(cat: Catalog, d: State, color: str, icon: str, setting_sails: bool = False) -> int:
     """Icons on the Ship board: a hull space with a hold gives its benefit only while that hold is empty
     (except when setting Sails in Harbor or at an island you control)."""
     p = d["p"][color]
-    free = setting_sails and (p["ship"]["at"] == HARBOR or controller_at(d, p["ship"]["at"]) == color)
+    free = setting_sails and (p["ship"]["at"] == HARBOR or controlled_by(d, p["ship"]["at"]) == color)
     n = 1 if icon == "cannon" else 0  # the Cannon printed on the Ship board
     for space in range(4):
         if space in HOLD_SPACE and not free and hold_load(p["ship"]["holds"][HOLD_SPACE.index(space)]):
@@ -72,16 +73,16 @@ def hold_index(a: dict[str, Any], key: str = "hold") -> int:
     return h
 
 
-def room_in_hold(p: dict[str, Any], h: int) -> int:
+def room_in_hold(p: PlayerBoard, h: int) -> int:
     return HOLD_CAP[h] - hold_load(p["ship"]["holds"][h])
 
 
-def ship_after(p: dict[str, Any], norm: dict[str, Any]) -> dict[str, Any]:
+def ship_after(p: PlayerBoard, norm: dict[str, Any]) -> dict[str, Any]:
     pay = norm.get("pay", {"holds": [0, 0]})
     return {"holds": [[p["ship"]["holds"][i][0] - pay["holds"][i], 0] for i in (0, 1)]}
 
 
-def gain_to_ship(d: dict[str, Any], p: dict[str, Any], what: str, n: int) -> int:
+def gain_to_ship(d: State, p: PlayerBoard, what: str, n: int) -> int:
     """Put n Cargo/Coins into holds with room; returns what did not fit."""
     idx = 0 if what == "cargo" else 1
     for h in (0, 1):

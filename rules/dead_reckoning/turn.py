@@ -6,15 +6,14 @@ achievements, the next seat), and the game's end with its scores.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rules.core.events import notice
 from rules.dead_reckoning.achievements import achieved, check_achievements
+from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import fresh_turn
 from rules.dead_reckoning.scoring import score_game
 
 
-def after_chance(d: dict[str, Any], out: list[dict]) -> None:
+def after_chance(d: State, out: list[dict]) -> None:
     if d["pending"]:
         return
     after, d["after"] = d["after"], None
@@ -25,7 +24,7 @@ def after_chance(d: dict[str, Any], out: list[dict]) -> None:
         _finish_turn(d, out)
 
 
-def _start_turn(d: dict[str, Any], color: str, out: list[dict]) -> None:
+def _start_turn(d: State, color: str, out: list[dict]) -> None:
     d["active"] = color
     d["turn_no"] += 1
     d["turn"] = fresh_turn()
@@ -36,7 +35,7 @@ def _start_turn(d: dict[str, Any], color: str, out: list[dict]) -> None:
     check_achievements(d, color, out)
 
 
-def _finish_turn(d: dict[str, Any], out: list[dict]) -> None:
+def _finish_turn(d: State, out: list[dict]) -> None:
     me = d["active"]
     p = d["p"][me]
     cards = p["cards"]
@@ -61,12 +60,12 @@ def _finish_turn(d: dict[str, Any], out: list[dict]) -> None:
     _start_turn(d, nxt, out)
 
 
-def _seat_order_after(d: dict[str, Any], me: str) -> list[str]:
+def _seat_order_after(d: State, me: str) -> list[str]:
     i = d["players"].index(me)
     return d["players"][i + 1:] + d["players"][:i]
 
 
-def _game_over(d: dict[str, Any], out: list[dict]) -> None:
+def _game_over(d: State, out: list[dict]) -> None:
     d["phase"] = "over"
     d["active"] = None
     d["scores"] = score_game(d)

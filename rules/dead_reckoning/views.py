@@ -14,15 +14,16 @@ from contracts.grid import SQUARES
 from rules.core.state import GameState
 from rules.dead_reckoning.cards import catalog
 from rules.dead_reckoning.islands import blockaded
+from rules.dead_reckoning.model import SailorCard, State
 from rules.dead_reckoning.sailing import sails_available
 from rules.dead_reckoning.sailors import hand_limit
 
 
-def _card_public(card: dict[str, Any]) -> dict[str, Any]:
+def _card_public(card: SailorCard) -> dict[str, Any]:
     return {"sailor": card["sailor"], "level": card["level"], "slots": dict(card["slots"])}
 
 
-def _player_public(d: dict[str, Any], color: str) -> dict[str, Any]:
+def _player_public(d: State, color: str) -> dict[str, Any]:
     p = d["p"][color]
     ship = p["ship"]
     return {

@@ -6,7 +6,7 @@ import pytest
 
 from rules import api
 from rules.dead_reckoning.cards import load_catalog
-from rules.dead_reckoning.islands import compute_controller
+from rules.dead_reckoning.islands import who_controls
 from rules.dead_reckoning.scoring import island_awards, score_game
 from rules.errors import Illegal
 from tests.rules.helpers import act, game, place_island
@@ -42,7 +42,7 @@ def test_full_score_sheet():
     cat = load_catalog()
     isl = place_island(state, "r1c1", "island-07")  # 4 slots, scores 7/4/2
     isl.update({"cubes": [me, me, other, None], "coins": 3, "cargo": 2})
-    isl["controller"] = compute_controller(isl)
+    isl["controller"] = who_controls(isl)
     isl["buildings"]["fort"] = True
     p = d["p"][me]
     p["chest"], p["ship"]["holds"] = 20, [[1, 2], [0, 0]]

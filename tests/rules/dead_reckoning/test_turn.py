@@ -6,7 +6,7 @@ import pytest
 
 from rules import api
 from rules.core.state import base_bytes, base_data
-from rules.dead_reckoning.islands import compute_controller
+from rules.dead_reckoning.islands import who_controls
 from rules.dead_reckoning.sailing import sails_available
 from rules.errors import Ambiguous, Illegal, Invalid
 from tests.rules.helpers import act, game, give_hand, place_island
@@ -46,7 +46,7 @@ def test_sails_with_loaded_holds():
     # at an island you control, both count again
     isl = state.data["grid"]["r1c1"]["island"]
     isl["cubes"] = [color, color, None]
-    isl["controller"] = compute_controller(isl)
+    isl["controller"] = who_controls(isl)
     assert isl["controller"] == color
     assert sails_available(state.data, color) == 2
 
@@ -111,7 +111,7 @@ def test_explore_waits_for_the_table_when_chance_is_observed():
 def _controlled_island(state, color, cubes, slots_board="island-05"):
     isl = place_island(state, "r1c1", slots_board)
     isl["cubes"] = list(cubes) + [None] * (len(isl["cubes"]) - len(cubes))
-    isl["controller"] = compute_controller(isl)
+    isl["controller"] = who_controls(isl)
     return isl
 
 
@@ -121,16 +121,16 @@ def test_control_needs_more_cubes_than_empty_slots():
     other = [c for c in state.players if c != color][0]
     isl = place_island(state, "r1c1", "island-05")  # 3 slots
     isl["cubes"] = [color, None, None]
-    assert compute_controller(isl) is None  # 1 cube, 2 empty slots
+    assert who_controls(isl) is None  # 1 cube, 2 empty slots
     isl["cubes"] = [color, color, None]
-    assert compute_controller(isl) == color  # 2 cubes > 1 empty slot
+    assert who_controls(isl) == color  # 2 cubes > 1 empty slot
     isl["cubes"] = [color, other, None]
-    assert compute_controller(isl) is None  # tie with the other player
+    assert who_controls(isl) is None  # tie with the other player
     isl["cubes"] = [color, other, other]
     isl["permanent"] = {color: 1}
-    assert compute_controller(isl) is None  # 2 v 2: permanent cubes count
+    assert who_controls(isl) is None  # 2 v 2: permanent cubes count
     isl["permanent"] = {color: 2}
-    assert compute_controller(isl) == color
+    assert who_controls(isl) == color
 
 
 def test_influence_takes_control_with_a_permanent_cube_and_removes_buildings():
