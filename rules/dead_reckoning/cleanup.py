@@ -1,6 +1,6 @@
 """Cleanup (rulebook: "Cleanup phase"): `end_turn` runs its five steps in order: Pirate or Mercantile,
 sleeving set-aside Advancements, discarding, refilling the empty Advancement spaces, drawing up to the
-hand limit; then the turn passes (`turn.finish_turn`).
+hand limit; then the turn passes (`turn.after_chance`).
 """
 
 from __future__ import annotations
