@@ -226,8 +226,9 @@ def plain(x: Any) -> Any:
 _LEAVES = frozenset((str, int, bool, float, type(None)))
 
 
-def rng_next(data: dict[str, Any]) -> int:
-    """Advance the splitmix64 generator kept in the state and return 64 random bits."""
+def rng_next(data: Any) -> int:
+    """Advance the splitmix64 generator kept in the state (any game's data with an int "rng") and return
+    64 random bits."""
     x = (data["rng"] + 0x9E3779B97F4A7C15) & MASK
     data["rng"] = x
     z: int = x
@@ -236,7 +237,7 @@ def rng_next(data: dict[str, Any]) -> int:
     return z ^ (z >> 31)
 
 
-def rng_below(data: dict[str, Any], n: int) -> int:
+def rng_below(data: Any, n: int) -> int:
     return rng_next(data) % n
 
 

@@ -143,7 +143,7 @@ def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: di
         if not isinstance(builds, list) or not 1 <= len(builds) <= e["amount"]:
             raise Invalid(f"'builds' must list 1 to {e['amount']} buildings as {{\"square\", \"building\"}}.")
         total = 0
-        seen = set()
+        seen: set[tuple[str, str]] = set()
         for b in builds:
             sq, kind = (b.get("square"), b.get("building")) if isinstance(b, dict) else (None, None)
             if kind not in BUILDINGS or sq not in SQUARES:
@@ -218,7 +218,9 @@ def _do_effect(d: State, player: str, e: dict[str, Any], x: dict[str, Any], out:
     elif do == "produce":
         for sq in x["islands"]:
             isl = d["grid"][sq]["island"]
-            spec = cat.boards[d["grid"][sq]["board"]]
+            board = d["grid"][sq]["board"]
+            assert isl is not None and board is not None  # the check named islands only
+            spec = cat.boards[board]
             cargo = spec["production"].get("cargo", 0) + x["boost"].get("cargo", 0)
             coins = spec["production"].get("coins", 0) + x["boost"].get("coins", 0)
             for nb in neighbours(sq):
@@ -237,7 +239,9 @@ def _do_effect(d: State, player: str, e: dict[str, Any], x: dict[str, Any], out:
     elif do == "build":
         pay_from(d, p, x["pay"])
         for b in x["builds"]:
-            d["grid"][b["square"]]["island"]["buildings"][b["building"]] = True
+            built_on = d["grid"][b["square"]]["island"]
+            assert built_on is not None  # the check allowed building only on islands you control
+            built_on["buildings"][b["building"]] = True
             d["supply"][b["building"]] -= 1
     elif do == "upgrade":
         d["upgrade_supply"][x["tile"]] -= 1

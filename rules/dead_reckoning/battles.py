@@ -23,7 +23,7 @@ from rules.dead_reckoning.buildings import building_bonus, fortified_against
 from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, played_icons
 from rules.dead_reckoning.islands import blockaded, island_at, recheck_control
 from rules.dead_reckoning.model import State
-from rules.dead_reckoning.phases import mark_acted, require_active
+from rules.dead_reckoning.phases import active_player, battle_under_way, mark_acted, require_active
 from rules.dead_reckoning.ship import gain_to_ship, room_in_hold, ship_icon
 from rules.dead_reckoning.sinking import deal_damage, sink_ship
 
@@ -153,8 +153,8 @@ def _side(d: State, color: str, cannons: int, ship_battle: bool, *, buildings: i
 
 def build_setup(d: State) -> BattleSetup:
     """The BattleSetup for the pending battle, from the state as it is now (defender cards included)."""
-    b = d["battle"]
-    me = d["active"]
+    b = battle_under_way(d)
+    me = active_player(d)
     at = d["p"][me]["ship"]["at"]
     free = _cannons_free(d, me)
     cannons = free if b.get("cannons") is None else min(free, b["cannons"])
@@ -174,6 +174,7 @@ def build_setup(d: State) -> BattleSetup:
     else:
         att = _side(d, me, cannons, False, final_bonus=False)
         isl = island_at(d, b["square"])
+        assert isl is not None  # Buildings stand only on islands
         dfn = BattleSide(name=f"building:{b['square']}", is_player=False, cube_color="black",
                          cubes=building_cubes(isl["buildings"]["fort"], isl["buildings"]["garrison"]))
     return BattleSetup(battle_id=b["battle_id"], kind=kind, attacker=att, defender=dfn, location=at,
@@ -207,7 +208,7 @@ _LEAVES = frozenset((str, int, bool, float, type(None)))  # returned as they are
 def next_battle(d: State, out: list[dict]) -> None:
     while d["battle_queue"]:
         nxt = d["battle_queue"].pop(0)
-        me = d["active"]
+        me = active_player(d)
         if nxt["kind"] == "ship" and (d["p"][nxt["defender"]]["ship"]["at"] != d["p"][me]["ship"]["at"]
                                       or nxt["defender"] in d["turn"]["battled"]):
             continue
@@ -226,7 +227,7 @@ def next_battle(d: State, out: list[dict]) -> None:
 
 def refresh_battle(d: State, out: list[dict]) -> None:
     setup = build_setup(d)
-    d["battle"]["setup"] = to_plain(setup)
+    battle_under_way(d)["setup"] = to_plain(setup)
     notice(out, "battle_updated", setup=to_plain(setup))
 
 
@@ -299,7 +300,7 @@ def do_resolve_battle(d: State, player: str, a: dict[str, Any], out: list[dict])
     notice(out, "battle_resolved", setup=a["setup"], record=a["record"], outcome=a["outcome"])
     if d["turn_log"]:
         d["turn_log"][-1] = {**d["turn_log"][-1], "revealed": True}
-    me = d["active"]
+    me = active_player(d)
     if d["p"][me]["ship"]["at"] == HARBOR and setup.location != HARBOR:
         d["battle_queue"] = []  # the attacker sank: no further battles
     next_battle(d, out)
@@ -307,7 +308,7 @@ def do_resolve_battle(d: State, player: str, a: dict[str, Any], out: list[dict])
 
 def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, out: list[dict]) -> None:
     """Everything a finished battle changes on the table (the engine's side of the seam)."""
-    me = d["active"]
+    me = active_player(d)
     b = d["battle"]
     d["battle"] = None
     att_won = outcome.winner == "attacker"
@@ -325,18 +326,21 @@ def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, o
         if color in d["players"]:
             d["p"][color]["used"].append(rest)
     # plunder and ability coins land in holds with room, then on the island, else back to the supply
-    for side, res in ((me, outcome.attacker), (dcol, outcome.defender)):
-        if side is None:
+    for who, res in ((me, outcome.attacker), (dcol, outcome.defender)):
+        if who is None:
             continue
-        p = d["p"][side]
+        p = d["p"][who]
         for what, n in (("cargo", res.plunder_cargo), ("coins", res.plunder_coins + res.coins_from_abilities)):
             if setup.kind == "building" or n == 0:
                 continue
             d["supply"][what] -= n
             left = gain_to_ship(d, p, what, n)
             isl = island_at(d, at)
-            if left and isl and not fortified_against(d, at, side):
-                isl[what] += left
+            if left and isl and not fortified_against(d, at, who):
+                if what == "cargo":
+                    isl["cargo"] += left
+                else:
+                    isl["coins"] += left
             elif left:
                 d["supply"][what] += left
     # damage from the zones and abilities, then 1 Damage to the losing ship
@@ -379,6 +383,7 @@ def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, o
             d["buried"][row].append(card)
     if setup.kind == "building" and att_won:
         isl = island_at(d, at)
+        assert isl is not None  # Buildings stand only on islands
         for kind in ("fort", "garrison"):
             if isl["buildings"][kind]:
                 isl["buildings"][kind] = False

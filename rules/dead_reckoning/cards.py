@@ -68,7 +68,7 @@ class Catalog:
     rows: dict[int, list[str]] = field(default_factory=dict)  # row -> card ids
     # derived from the data above and kept with it, keyed by what a Sailor card is (kind, level, sleeve):
     # icons (`card_icons`), abilities (`card_abilities`), ability offers (`legal.offer_plan`); read-only
-    icons_memo: dict[tuple[str | None, ...], dict[str, int]] = field(default_factory=dict)
+    icons_memo: dict[tuple[Any, ...], dict[str, int]] = field(default_factory=dict)
     abilities_memo: dict[tuple[Any, ...], list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
     plan_memo: dict[tuple[Any, ...], list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]] = field(
         default_factory=dict)

@@ -52,6 +52,7 @@ def do_load(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
         p["dock"] -= a["cargo"]
     else:
         isl = island_at(d, p["ship"]["at"])
+        assert isl is not None  # the check allowed loading only at an island you control
         isl["cargo"] -= a["cargo"]
         isl["coins"] -= a["coins"]
     hold[0] += a["cargo"]
@@ -89,6 +90,7 @@ def do_unload(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None
         p["chest"] += a["coins"]
     else:
         isl = island_at(d, p["ship"]["at"])
+        assert isl is not None  # the check allowed unloading only at an island
         isl["cargo"] += a["cargo"]
         isl["coins"] += a["coins"]
     check_achievements(d, player, out)

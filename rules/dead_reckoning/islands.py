@@ -95,7 +95,7 @@ def check_influence(d: State, player: str, n: int, args: dict[str, Any]) -> dict
             sim[sim.index(None)] = player
             plan.append(None)
             continue
-        others = sorted({c for c in sim if c != player})
+        others = sorted({c for c in sim if c is not None and c != player})
         if not others:
             break  # every slot holds your cubes: nothing more can be placed
         if ti < len(targets):

@@ -10,7 +10,7 @@ own RNG is not advanced by looking). Checks run here are kept in `state.offers` 
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
 from contracts.grid import HARBOR, SQUARES, neighbours
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
@@ -400,7 +400,7 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
 def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     """Actions `player` may send now. While a chance step is pending every seat (and "table") is offered
     its outcomes; the active player always has at least one action (end_turn) until the game is over."""
-    d = state.data
+    d = cast(State, state.data)  # the JSON edge: the core keeps plain data
     if d["phase"] == "over":
         return []
     offers = state.offers

@@ -8,12 +8,27 @@ from __future__ import annotations
 from typing import Any
 
 from rules.core.errors import Illegal
-from rules.dead_reckoning.model import PlayerBoard, State
+from rules.dead_reckoning.model import PlayerBoard, State, Turn
 
 
-def fresh_turn() -> dict[str, Any]:
+def fresh_turn() -> Turn:
     return {"sails_set": False, "explored": False, "bought": 0, "battled": [], "beaten": [], "extra_sails": 0,
             "battles": 0, "acted": False}
+
+
+def active_player(d: State) -> str:
+    """The player whose turn it is: there is one throughout the main phase (None only in setup and after
+    the end), so a turn's rules may rely on it."""
+    me = d["active"]
+    assert me is not None, "a turn's rule ran outside a turn"
+    return me
+
+
+def battle_under_way(d: State) -> dict[str, Any]:
+    """The battle being fought: the battle rules run only while there is one."""
+    b = d["battle"]
+    assert b is not None, "a battle rule ran with no battle under way"
+    return b
 
 
 def need_pending(d: State, kind: str) -> dict[str, Any]:

@@ -24,7 +24,7 @@ SUPPLY_START = {"cargo": 400, "coins": 800, "black": 20}
 
 def set_up(d: State, action: dict[str, Any], out: list[dict]) -> None:
     players, opts = action["players"], action["options"]
-    d.clear()
+    d.clear()  # type: ignore[attr-defined]  # a fold into empty data: game_created starts from nothing
     d.update({"seq": 0, "players": list(players), "options": opts, "rng": action["seed"] & ((1 << 64) - 1),
               "phase": "setup", "active": None, "first": None, "turn_no": 0, "pending": [], "after": "start",
               "battle": None, "battle_queue": [], "final": None, "scores": None,

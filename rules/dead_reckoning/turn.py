@@ -9,7 +9,7 @@ from __future__ import annotations
 from rules.core.events import notice
 from rules.dead_reckoning.achievements import achieved, check_achievements
 from rules.dead_reckoning.model import State
-from rules.dead_reckoning.phases import fresh_turn
+from rules.dead_reckoning.phases import active_player, fresh_turn
 from rules.dead_reckoning.scoring import score_game
 
 
@@ -36,7 +36,7 @@ def _start_turn(d: State, color: str, out: list[dict]) -> None:
 
 
 def _finish_turn(d: State, out: list[dict]) -> None:
-    me = d["active"]
+    me = active_player(d)
     p = d["p"][me]
     cards = p["cards"]
     can = False
@@ -47,7 +47,8 @@ def _finish_turn(d: State, out: list[dict]) -> None:
     p["level_up"] = can
     fin = d["final"]
     if fin is None and len(achieved(d, me)) >= 4:
-        d["final"] = fin = {"triggered_by": me, "remaining": [c for c in _seat_order_after(d, me)]}
+        fin = {"triggered_by": me, "remaining": [c for c in _seat_order_after(d, me)]}
+        d["final"] = fin
         p["final_done"] = True
         notice(out, "game_end_triggered", player=me)
     elif fin is not None and me in fin["remaining"]:
@@ -68,5 +69,5 @@ def _seat_order_after(d: State, me: str) -> list[str]:
 def _game_over(d: State, out: list[dict]) -> None:
     d["phase"] = "over"
     d["active"] = None
-    d["scores"] = score_game(d)
-    notice(out, "game_over", **d["scores"])
+    scores = d["scores"] = score_game(d)
+    notice(out, "game_over", **scores)

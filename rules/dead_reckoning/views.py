@@ -8,7 +8,7 @@ dicts, so nothing secret can leak by reference.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from contracts.grid import SQUARES
 from rules.core.state import GameState
@@ -45,7 +45,7 @@ def _player_public(d: State, color: str) -> dict[str, Any]:
 
 
 def public_view(state: GameState) -> dict[str, Any]:
-    d = state.data
+    d = cast(State, state.data)  # the JSON edge: the core keeps plain data
     cat = catalog(d)
     grid = {}
     for sq in SQUARES:
@@ -93,7 +93,7 @@ def _public_request(r: dict[str, Any]) -> dict[str, Any]:
 
 
 def private_view(state: GameState, player: str) -> dict[str, Any]:
-    d = state.data
+    d = cast(State, state.data)  # the JSON edge: the core keeps plain data
     view = public_view(state)
     if player not in d["players"]:
         return view
