@@ -74,7 +74,7 @@ def replay(events: list[dict[str, Any]]) -> GameState:
 
 def is_over(state: GameState) -> bool:
     """True once the game has been scored (`public_view(state)["scores"]` holds the result)."""
-    return state.data["phase"] == "over"
+    return state.phase == "over"
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:

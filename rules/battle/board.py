@@ -42,7 +42,8 @@ class BattleBoard:
     def to_json(self) -> dict[str, Any]:
         """The zone model as JSON data (a fresh copy each call: the caller may keep or edit it)."""
         if self.json_bytes:
-            return marshal.loads(self.json_bytes[0])
+            again: dict[str, Any] = marshal.loads(self.json_bytes[0])
+            return again
         out = self._to_json()
         self.json_bytes.append(marshal.dumps(out))
         return out

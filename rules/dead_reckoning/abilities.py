@@ -179,7 +179,7 @@ def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: di
     raise Invalid(f"unknown effect {do!r}.")
 
 
-def do_use_ability(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_use_ability(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     mark_acted(d, player)
     p = d["p"][player]
     card, ab = find_ability(d, player, a["ability"])
@@ -193,7 +193,7 @@ def do_use_ability(d: State, player: str, a: dict[str, Any], out: list[dict]) ->
     check_achievements(d, player, out)
 
 
-def _do_effect(d: State, player: str, e: dict[str, Any], x: dict[str, Any], out: list[dict]) -> None:
+def _do_effect(d: State, player: str, e: dict[str, Any], x: dict[str, Any], out: list[dict[str, Any]]) -> None:
     cat = catalog(d)
     p = d["p"][player]
     do = e["do"]

@@ -34,14 +34,14 @@ def check_deal_bonus(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]
     return {"type": "deal_bonus", "player_dealt": req["player"], "tokens": list(toks)}
 
 
-def do_deal_bonus(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_deal_bonus(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     d["pending"].pop(0)
     for t in a["tokens"]:
         d["bonus_pool"].remove(t)
     d["p"][a["player_dealt"]]["bonus_offer"] = list(a["tokens"])
 
 
-def place_marker(d: State, color: str, ach: str, out: list[dict]) -> None:
+def place_marker(d: State, color: str, ach: str, out: list[dict[str, Any]]) -> None:
     p = d["p"][color]
     if color in d["achievements"][ach] or p["markers"] <= 0:
         return
@@ -52,7 +52,7 @@ def place_marker(d: State, color: str, ach: str, out: list[dict]) -> None:
     notice(out, "achievement", player=color, achievement=ach)
 
 
-def check_achievements(d: State, color: str, out: list[dict]) -> None:
+def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
     """Place markers for achievements met; only on the player's own turn (starred ones wait for it)."""
     if d["active"] != color or d["phase"] != "main":
         return
@@ -118,7 +118,7 @@ def check_choose_bonus(d: State, player: str, a: dict[str, Any]) -> dict[str, An
     return {"type": "choose_bonus", "token": a["token"]}
 
 
-def do_choose_bonus(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_choose_bonus(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     p = d["p"][player]
     p["bonus"] = a["token"]
     for t in p["bonus_offer"]:

@@ -26,7 +26,7 @@ def check_draw_advancement(d: State, player: str, a: dict[str, Any]) -> dict[str
     return {"type": "draw_advancement", "square": req["square"], "card": card}
 
 
-def do_draw_advancement(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_draw_advancement(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     req = d["pending"].pop(0)
     deck = d["decks"][str(req["row"])]
     deck.remove(a["card"])

@@ -45,7 +45,7 @@ def check_attack(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "attack", "target": target, "flag": not free, "cannons": a.get("cannons")}
 
 
-def do_attack(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_attack(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     mark_acted(d, player)
     if a["flag"]:
         d["p"][player]["flags_used"] += 1
@@ -64,7 +64,7 @@ def check_attack_merchant(d: State, player: str, a: dict[str, Any]) -> dict[str,
     return {"type": "attack_merchant", "card": card, "cannons": a.get("cannons")}
 
 
-def do_attack_merchant(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_attack_merchant(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     mark_acted(d, player)
     d["turn"]["bought"] += 1
     d["grid"][d["p"][player]["ship"]["at"]]["card"] = None
@@ -85,7 +85,7 @@ def check_attack_building(d: State, player: str, a: dict[str, Any]) -> dict[str,
     return {"type": "attack_building", "square": at, "cannons": a.get("cannons")}
 
 
-def do_attack_building(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_attack_building(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     mark_acted(d, player)
     d["battle_queue"] = [{"kind": "building", "square": a["square"], "cannons": a["cannons"]}]
     next_battle(d, out)
@@ -120,7 +120,7 @@ def _cubes_for_battle(d: State, color: str) -> int:
     return n
 
 
-def _take_island_cubes_for_battle(d: State, color: str, short: int, out: list[dict]) -> None:
+def _take_island_cubes_for_battle(d: State, color: str, short: int, out: list[dict[str, Any]]) -> None:
     for sq in SQUARES:
         isl = d["grid"][sq]["island"]
         while short > 0 and isl and color in isl["cubes"]:
@@ -205,7 +205,7 @@ def to_plain(x: Any) -> Any:
 _LEAVES = frozenset((str, int, bool, float, type(None)))  # returned as they are by plain and to_plain
 
 
-def next_battle(d: State, out: list[dict]) -> None:
+def next_battle(d: State, out: list[dict[str, Any]]) -> None:
     while d["battle_queue"]:
         nxt = d["battle_queue"].pop(0)
         me = active_player(d)
@@ -225,7 +225,7 @@ def next_battle(d: State, out: list[dict]) -> None:
         return
 
 
-def refresh_battle(d: State, out: list[dict]) -> None:
+def refresh_battle(d: State, out: list[dict[str, Any]]) -> None:
     setup = build_setup(d)
     battle_under_way(d)["setup"] = to_plain(setup)
     notice(out, "battle_updated", setup=to_plain(setup))
@@ -293,7 +293,7 @@ def plain_record(rec: Any) -> Any:
     return plain(rec)
 
 
-def do_resolve_battle(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_resolve_battle(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     setup = BattleSetup.from_json(a["setup"])
     outcome = BattleOutcome.from_json(a["outcome"])
     apply_battle_outcome(d, setup, outcome, out)
@@ -306,7 +306,7 @@ def do_resolve_battle(d: State, player: str, a: dict[str, Any], out: list[dict])
     next_battle(d, out)
 
 
-def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, out: list[dict]) -> None:
+def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, out: list[dict[str, Any]]) -> None:
     """Everything a finished battle changes on the table (the engine's side of the seam)."""
     me = active_player(d)
     b = d["battle"]

@@ -5,6 +5,7 @@ achievement's 12 Cargo returned at once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from contracts.grid import HARBOR
@@ -29,7 +30,7 @@ def check_buy(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "buy", "card": card, "pay": pay}
 
 
-def pay_plan(p: PlayerBoard, pay: Any, cost: int, from_dock: bool) -> dict[str, Any]:
+def pay_plan(p: Mapping[str, Any], pay: Any, cost: int, from_dock: bool) -> dict[str, Any]:
     """Where a Cargo cost comes from: explicit {"dock": n, "holds": [a, b]}, or Dock first then holds."""
     holds = p["ship"]["holds"]
     have = holds[0][0] + holds[1][0] + (p["dock"] if from_dock else 0)
@@ -66,7 +67,7 @@ def pay_from(d: State, p: PlayerBoard, plan: dict[str, Any]) -> None:
     d["supply"]["cargo"] += plan["dock"] + plan["holds"][0] + plan["holds"][1]
 
 
-def do_buy(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_buy(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     mark_acted(d, player)
     p = d["p"][player]
     pay_from(d, p, a["pay"])
@@ -83,7 +84,7 @@ def check_master_merchant(d: State, player: str, a: dict[str, Any]) -> dict[str,
     return {"type": "master_merchant", "pay": plan}
 
 
-def do_master_merchant(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_master_merchant(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     mark_acted(d, player)
     pay_from(d, d["p"][player], a["pay"])
     place_marker(d, player, "master_merchant", out)

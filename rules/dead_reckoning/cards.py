@@ -222,7 +222,8 @@ def validate_boards(doc: Any, where: str = "ocean_boards") -> dict[str, dict[str
                 raise _fail(where, name, "arrows", "must list directions among N, S, E, W")
             if b.get("players") not in (None, 2, 3):
                 raise _fail(where, name, "players", "must be null, 2 or 3")
-    return doc["boards"]
+    boards: dict[str, dict[str, Any]] = doc["boards"]
+    return boards
 
 
 def validate_upgrades(doc: Any, where: str = "upgrades") -> dict[str, dict[str, Any]]:
@@ -268,7 +269,7 @@ def _read(name: str, override: str | Path | None) -> Any:
     return json.loads(resources.files("rules.data").joinpath(name).read_text(encoding="utf-8"))
 
 
-_CACHE: dict[tuple, Catalog] = {}
+_CACHE: dict[tuple[Any, ...], Catalog] = {}
 
 
 def load_catalog(cards: str | Path | None = None, boards: str | Path | None = None,

@@ -44,7 +44,7 @@ def check_load(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "load", "hold": h, "cargo": cargo, "coins": coins}
 
 
-def do_load(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_load(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     p = d["p"][player]
     mark_acted(d, player)
     hold = p["ship"]["holds"][a["hold"]]
@@ -79,7 +79,7 @@ def check_unload(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "unload", "hold": h, "cargo": cargo, "coins": coins}
 
 
-def do_unload(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_unload(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     p = d["p"][player]
     mark_acted(d, player)
     hold = p["ship"]["holds"][a["hold"]]
@@ -114,7 +114,7 @@ def check_rearrange(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "rearrange", "from_hold": src, "cargo": cargo, "coins": coins}
 
 
-def do_rearrange(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_rearrange(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     holds = d["p"][player]["ship"]["holds"]
     s, t = holds[a["from_hold"]], holds[1 - a["from_hold"]]
     s[0] -= a["cargo"]
@@ -124,7 +124,7 @@ def do_rearrange(d: State, player: str, a: dict[str, Any], out: list[dict]) -> N
     _battle_side_changed(d, player, out)
 
 
-def _battle_side_changed(d: State, player: str, out: list[dict]) -> None:
+def _battle_side_changed(d: State, player: str, out: list[dict[str, Any]]) -> None:
     b = d["battle"]
     if b and player in (d["active"], b.get("defender_player")):
         refresh_battle(d, out)  # hold room and hull benefits feed the battle setup
@@ -145,7 +145,7 @@ def check_jettison(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "jettison", "hold": h, "cargo": cargo, "coins": coins}
 
 
-def do_jettison(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_jettison(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     hold = d["p"][player]["ship"]["holds"][a["hold"]]
     hold[0] -= a["cargo"]
     hold[1] -= a["coins"]

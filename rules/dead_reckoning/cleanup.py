@@ -57,7 +57,7 @@ def check_end_turn(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "end_turn", "pirate": pirate, "sleeve": norm}
 
 
-def do_end_turn(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_end_turn(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     cat = catalog(d)
     p = d["p"][player]
     # 1. refill empty Advancement spaces on face-up boards

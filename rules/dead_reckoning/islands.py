@@ -132,7 +132,7 @@ def _take_cube(d: State, player: str, avoid: str | None) -> bool:
     return False
 
 
-def place_influence(d: State, player: str, plan: list[str | None], out: list[dict]) -> None:
+def place_influence(d: State, player: str, plan: list[str | None], out: list[dict[str, Any]]) -> None:
     sq = d["p"][player]["ship"]["at"]
     isl = island_at(d, sq)
     assert isl is not None  # the check allowed Influence only at an island
@@ -153,7 +153,7 @@ def place_influence(d: State, player: str, plan: list[str | None], out: list[dic
         recheck_control(d, sq, out)
 
 
-def recheck_control(d: State, sq: str, out: list[dict]) -> None:
+def recheck_control(d: State, sq: str, out: list[dict[str, Any]]) -> None:
     isl = d["grid"][sq]["island"]
     assert isl is not None  # only islands are rechecked
     new = who_controls(isl)

@@ -10,7 +10,7 @@ own RNG is not advanced by looking). Checks run here are kept in `state.offers` 
 from __future__ import annotations
 
 import random
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from contracts.grid import HARBOR, SQUARES, neighbours
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
@@ -20,11 +20,12 @@ from rules.core.errors import RulesError
 from rules.core.state import GameState, Offers, peek_rng, rng_below
 from rules.dead_reckoning.abilities import always_passes, check_use_ability, sure_ability
 from rules.dead_reckoning.battles import resolved_battle
-from rules.dead_reckoning.cards import card_abilities, catalog, played_icons
+from rules.dead_reckoning.cards import Catalog, card_abilities, catalog, played_icons
 from rules.dead_reckoning.chance import draw_chance
 from rules.dead_reckoning.game import GAME
 from rules.dead_reckoning.islands import check_influence, island_at
-from rules.dead_reckoning.model import Island, PlayerBoard, SailorCard, State
+from rules.dead_reckoning.model import Island, PlayerBoard, SailorCard, Ship, State
+from rules.dead_reckoning.phases import battle_under_way
 from rules.dead_reckoning.sailing import board_choices
 from rules.dead_reckoning.ship import BASE_HULL, HOLD_CAP
 
@@ -66,7 +67,7 @@ def chance_actions(d: State, limit: int = 40) -> list[dict[str, Any]]:
     if kind == "choose_first_player":
         return [{"type": "choose_first_player", "first": c} for c in d["players"]]
     # combinatorial outcomes (hands, token pairs): offer one, drawn without advancing the state's RNG
-    tmp = {**d, "rng": (d["rng"] ^ (d["seq"] * 0x9E3779B97F4A7C15)) & ((1 << 64) - 1)}
+    tmp = cast(State, {**d, "rng": (d["rng"] ^ (d["seq"] * 0x9E3779B97F4A7C15)) & ((1 << 64) - 1)})
     return [draw_chance(tmp, req)]
 
 
@@ -93,7 +94,7 @@ def simulated_outcome(setup: BattleSetup, seed: int) -> BattleOutcome:
         if setup.kind == "building":
             cargo = coins = 0
         res[name] = (strength, dmg, cargo, coins)
-    winner = "attacker" if res["attacker"][0] >= res["defender"][0] else "defender"
+    winner: Literal["attacker", "defender"] = "attacker" if res["attacker"][0] >= res["defender"][0] else "defender"
     sides = {n: SideResult(plunder_cargo=v[2], plunder_coins=v[3], damage_dealt=v[1], strength=v[0])
              for n, v in res.items()}
     return BattleOutcome(battle_id=setup.battle_id, winner=winner, attacker=sides["attacker"],
@@ -101,11 +102,11 @@ def simulated_outcome(setup: BattleSetup, seed: int) -> BattleOutcome:
 
 
 def battle_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
-    b = d["battle"]
+    b = battle_under_way(d)
     out: list[dict[str, Any]] = []
     if player == b.get("defender_player"):
         for c in d["p"][player]["hand"]:
-            a = {"type": "play_card", "card": c}
+            a: dict[str, Any] = {"type": "play_card", "card": c}
             if _ok(d, player, a):
                 out.append(a)
     if player in (d["active"], "table") and d["options"].get("auto_chance"):
@@ -114,7 +115,7 @@ def battle_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]
         rec, played = random_record_played(setup, random.Random(seed))
         a = {"type": "resolve_battle", "record": rec}
         # The record was played on a tracker as it was drawn: its outcome is what `resolve_battle`'s
-        # replay of the record reads (tests/rules/test_offers.py), so apply need not replay it again.
+        # replay of the record reads (tests/rules/dead_reckoning/test_legal.py), so apply need not replay it again.
         try:
             offers.keep(player, a, resolved_battle(setup, rec, outcome_of(played)))
         except RulesError:
@@ -179,7 +180,7 @@ def _ability_args(d: State, player: str, ab: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
-def offer_plan(cat: Any, cid: str, card: SailorCard) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
+def offer_plan(cat: Catalog, cid: str, card: SailorCard) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
     """The ability offers a played card can make outside battle, in offer order: (ability id, ability,
     choice index or None, the effect alternative, whether `always_passes` vouches for it). Memoised on
     what the card is, like `card_abilities` (read-only)."""
@@ -196,10 +197,11 @@ def offer_plan(cat: Any, cid: str, card: SailorCard) -> list[tuple[str, dict[str
             else:
                 got.append((aid, ab, None, ab, always_passes(ab)))
         cat.plan_memo[key] = got
-    return got
+    plan: list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]] = got
+    return plan
 
 
-def _hopeless(ab: dict[str, Any], at: str, isl: Island | None, ship: dict[str, Any]) -> bool:
+def _hopeless(ab: dict[str, Any], at: str, isl: Island | None, ship: Ship) -> bool:
     """True when the engine's check would certainly refuse this ability now (Harbor-only away from Harbor,
     Influence away from an island, Repair without Damage); anything else is left to the check."""
     if ab.get("where") == "harbor" and at != HARBOR:
@@ -210,7 +212,7 @@ def _hopeless(ab: dict[str, Any], at: str, isl: Island | None, ship: dict[str, A
     return False
 
 
-def _decided(d: State, player: str, p: PlayerBoard, cat: Any, alt: dict[str, Any],
+def _decided(d: State, player: str, p: PlayerBoard, cat: Catalog, alt: dict[str, Any],
              args: dict[str, Any]) -> bool | None:
     """`check_use_ability`'s verdict on an ability of one effect with the arguments `_ability_args` chose,
     once the turn's preconditions hold (`sure_ok`: they are all its check tests before the cost and the
@@ -376,7 +378,7 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
             if hold[0] + hold[1] < HOLD_CAP[h]:
                 if at == HARBOR and p["dock"]:
                     add({"type": "load", "hold": h, "cargo": 1})
-                if mine:
+                if mine and isl is not None:
                     if isl["cargo"]:
                         add({"type": "load", "hold": h, "cargo": 1})
                     if isl["coins"]:
@@ -413,7 +415,7 @@ def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
         return main_actions(d, player, offers)
     if player in d["players"]:
         p = d["p"][player]
-        out = []
+        out: list[dict[str, Any]] = []
         if p["level_up"]:
             out += [{"type": "level_up", "card": c} for c in p["hand"] if p["cards"][c]["level"] < 4]
         if p["bonus_offer"] and p["bonus"] is None:

@@ -47,7 +47,7 @@ def check_reveal_board(d: State, player: str, a: dict[str, Any]) -> dict[str, An
     return {"type": "reveal_board", "square": req["square"], "board": board}
 
 
-def do_reveal_board(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_reveal_board(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     cat = catalog(d)
     d["pending"].pop(0)
     sq, board = a["square"], a["board"]
@@ -75,7 +75,7 @@ def check_set_sails(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "set_sails", "sails": sails_available(d, player)}
 
 
-def do_set_sails(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_set_sails(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     mark_acted(d, player)
     d["turn"]["sails_set"] = True
     d["p"][player]["ship"]["sails"] = a["sails"]
@@ -116,7 +116,7 @@ def check_move(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "move", "path": list(path), "fight_order": list(order), "cannons": a.get("cannons")}
 
 
-def do_move(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_move(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     mark_acted(d, player)
     p = d["p"][player]
     for sq in a["path"]:
@@ -143,7 +143,7 @@ def do_move(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
         next_battle(d, out)
 
 
-def _explore_cube(d: State, player: str, out: list[dict]) -> None:
+def _explore_cube(d: State, player: str, out: list[dict[str, Any]]) -> None:
     if player in d["achievements"]["explorer"]:
         return
     p = d["p"][player]

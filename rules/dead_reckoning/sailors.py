@@ -14,7 +14,7 @@ from rules.core.state import copy_data
 from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.battles import refresh_battle
 from rules.dead_reckoning.cards import Catalog, card_abilities, card_icons, catalog
-from rules.dead_reckoning.model import PlayerBoard, State
+from rules.dead_reckoning.model import PlayerBoard, SailorCard, State
 from rules.dead_reckoning.phases import mark_acted, need_pending, require_active
 
 HAND_LIMIT = 6
@@ -26,8 +26,8 @@ DRAW = 4
 def hand_limit(cat: Catalog, d: State, color: str) -> int:
     n = HAND_LIMIT
     for sq in SQUARES:
-        isl = d["grid"][sq]["island"]
-        if isl and isl["controller"] == color and cat.boards[d["grid"][sq]["board"]]["hand_limit"]:
+        isl, board = d["grid"][sq]["island"], d["grid"][sq]["board"]
+        if isl and board and isl["controller"] == color and cat.boards[board]["hand_limit"]:
             n += 1
     return n
 
@@ -47,7 +47,7 @@ def check_draw_sailors(d: State, player: str, a: dict[str, Any]) -> dict[str, An
     return {"type": "draw_sailors", "player_drawing": who, "cards": list(cards)}
 
 
-def do_draw_sailors(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_draw_sailors(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     d["pending"].pop(0)
     p = d["p"][a["player_drawing"]]
     for c in a["cards"]:
@@ -73,7 +73,7 @@ def check_play_card(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "play_card", "card": card}
 
 
-def do_play_card(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_play_card(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     p = d["p"][player]
     p["hand"].remove(a["card"])
     p["played"].append(a["card"])
@@ -99,15 +99,16 @@ def check_level_up(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "level_up", "card": card}
 
 
-def own_card(p: PlayerBoard, cid: str) -> dict[str, Any]:
+def own_card(p: PlayerBoard, cid: str) -> SailorCard:
     """Copy-on-write: states share Sailor cards (GameState.copy), so a card is edited only after the
     player's card mapping and that one card have been replaced by copies of their own."""
     cards = p["cards"] = dict(p["cards"])
-    card = cards[cid] = copy_data(cards[cid])
+    card: SailorCard = copy_data(cards[cid])
+    cards[cid] = card
     return card
 
 
-def do_level_up(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_level_up(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     p = d["p"][player]
     p["level_up"] = False
     c = own_card(p, a["card"])

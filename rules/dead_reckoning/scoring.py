@@ -76,9 +76,9 @@ def score_game(d: State) -> dict[str, Any]:
                 s["advancement_effects"] += _score_rule(rule, cat.cards[a].get("icons", {}), cargo_owned, no_cubes)
         scores[color] = s
     for sq in SQUARES:
-        isl = d["grid"][sq]["island"]
-        if isl:
-            for color, v in island_awards(isl, cat.boards[d["grid"][sq]["board"]]["scores"]).items():
+        isl, board = d["grid"][sq]["island"], d["grid"][sq]["board"]
+        if isl and board:
+            for color, v in island_awards(isl, cat.boards[board]["scores"]).items():
                 scores[color]["islands"] += v
     totals = {c: sum(s.values()) for c, s in scores.items()}
     best = max(totals.values())
@@ -89,10 +89,12 @@ def score_game(d: State) -> dict[str, Any]:
 
 def _score_rule(rule: dict[str, Any], icons: dict[str, int], cargo: int, no_cubes: int) -> int:
     kind = rule["score"]
+    coins: int = rule["coins"]
     if kind == "per_cargo":
-        return rule["coins"] * (cargo // rule["per"])
+        per: int = rule["per"]
+        return coins * (cargo // per)
     if kind == "per_island_without_cubes":
-        return rule["coins"] * no_cubes
+        return coins * no_cubes
     if kind == "per_icon":
-        return rule["coins"] * icons.get(rule["icon"], 0)
-    return rule["coins"]
+        return coins * icons.get(rule["icon"], 0)
+    return coins

@@ -12,7 +12,7 @@ from rules.core.actions import Action
 from rules.core.errors import Invalid
 from rules.core.state import copy_data
 from rules.dead_reckoning.cards import ACHIEVEMENTS, BUILDINGS, catalog
-from rules.dead_reckoning.model import State
+from rules.dead_reckoning.model import SailorCard, State
 from rules.dead_reckoning.phases import fresh_turn, need_pending
 from rules.dead_reckoning.sailors import DRAW
 
@@ -22,7 +22,7 @@ ISLANDS_BY_COUNT = {2: 8, 3: 9, 4: 10}
 SUPPLY_START = {"cargo": 400, "coins": 800, "black": 20}
 
 
-def set_up(d: State, action: dict[str, Any], out: list[dict]) -> None:
+def set_up(d: State, action: dict[str, Any], out: list[dict[str, Any]]) -> None:
     players, opts = action["players"], action["options"]
     d.clear()  # type: ignore[attr-defined]  # a fold into empty data: game_created starts from nothing
     d.update({"seq": 0, "players": list(players), "options": opts, "rng": action["seed"] & ((1 << 64) - 1),
@@ -47,7 +47,7 @@ def set_up(d: State, action: dict[str, Any], out: list[dict]) -> None:
     d["turn"] = fresh_turn()
     d["p"] = {}
     for color in players:
-        cards: dict[str, dict[str, Any]] = {}
+        cards: dict[str, SailorCard] = {}
         for kind, copies in cat.deck.items():
             for i in range(1, copies + 1):
                 cid = kind if copies == 1 else f"{kind}-{i}"
@@ -81,7 +81,7 @@ def check_choose_first_player(d: State, player: str, a: dict[str, Any]) -> dict[
     return {"type": "choose_first_player", "first": a["first"]}
 
 
-def do_choose_first_player(d: State, player: str, a: dict[str, Any], out: list[dict]) -> None:
+def do_choose_first_player(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     d["pending"].pop(0)
     d["first"] = a["first"]
     i = d["players"].index(a["first"])

@@ -70,7 +70,8 @@ def hold_index(a: dict[str, Any], key: str = "hold") -> int:
     h = a.get(key, 0)
     if isinstance(h, bool) or h not in (0, 1):
         raise Invalid(f"field {key!r} must be 0 (the hold of 4) or 1 (the hold of 3).")
-    return h
+    hold: int = h
+    return hold
 
 
 def room_in_hold(p: PlayerBoard, h: int) -> int:

@@ -4,6 +4,8 @@ Ship or the chest go to the one who sank it, the Ship returns to Harbor, Mercant
 
 from __future__ import annotations
 
+from typing import Any
+
 from contracts.grid import HARBOR
 from rules.battle.helpers import sinking_coin_loss, sinks
 from rules.core.events import notice
@@ -11,7 +13,7 @@ from rules.dead_reckoning.model import State
 from rules.dead_reckoning.ship import ship_coins
 
 
-def deal_damage(d: State, color: str, n: int, by: str | None, out: list[dict], in_battle: bool = False) -> bool:
+def deal_damage(d: State, color: str, n: int, by: str | None, out: list[dict[str, Any]], in_battle: bool = False) -> bool:
     """Add Damage; outside a battle the 5th Damage sinks at once. Returns True if the ship sank."""
     p = d["p"][color]
     p["ship"]["damage"] += n
@@ -21,7 +23,7 @@ def deal_damage(d: State, color: str, n: int, by: str | None, out: list[dict], i
     return False
 
 
-def sink_ship(d: State, color: str, by: str | None, out: list[dict]) -> None:
+def sink_ship(d: State, color: str, by: str | None, out: list[dict[str, Any]]) -> None:
     p = d["p"][color]
     from_ship, from_chest = sinking_coin_loss(ship_coins(p), p["chest"])
     lost = from_ship + from_chest

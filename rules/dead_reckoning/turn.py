@@ -6,6 +6,8 @@ achievements, the next seat), and the game's end with its scores.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rules.core.events import notice
 from rules.dead_reckoning.achievements import achieved, check_achievements
 from rules.dead_reckoning.model import State
@@ -13,7 +15,7 @@ from rules.dead_reckoning.phases import active_player, fresh_turn
 from rules.dead_reckoning.scoring import score_game
 
 
-def after_chance(d: State, out: list[dict]) -> None:
+def after_chance(d: State, out: list[dict[str, Any]]) -> None:
     if d["pending"]:
         return
     after, d["after"] = d["after"], None
@@ -24,7 +26,7 @@ def after_chance(d: State, out: list[dict]) -> None:
         _finish_turn(d, out)
 
 
-def _start_turn(d: State, color: str, out: list[dict]) -> None:
+def _start_turn(d: State, color: str, out: list[dict[str, Any]]) -> None:
     d["active"] = color
     d["turn_no"] += 1
     d["turn"] = fresh_turn()
@@ -35,7 +37,7 @@ def _start_turn(d: State, color: str, out: list[dict]) -> None:
     check_achievements(d, color, out)
 
 
-def _finish_turn(d: State, out: list[dict]) -> None:
+def _finish_turn(d: State, out: list[dict[str, Any]]) -> None:
     me = active_player(d)
     p = d["p"][me]
     cards = p["cards"]
@@ -66,7 +68,7 @@ def _seat_order_after(d: State, me: str) -> list[str]:
     return d["players"][i + 1:] + d["players"][:i]
 
 
-def _game_over(d: State, out: list[dict]) -> None:
+def _game_over(d: State, out: list[dict[str, Any]]) -> None:
     d["phase"] = "over"
     d["active"] = None
     scores = d["scores"] = score_game(d)
