@@ -222,7 +222,7 @@ def _decided(d: State, player: str, p: PlayerBoard, cat: Catalog, alt: dict[str,
     with a Building found (controlled island, free slot, in supply) whose cost Ship and Dock carry, Repair
     with Damage, Upgrade with a tile in supply and a space to cover, a gain to the Dock or Ship with no
     'to_ship' (all to the Dock); Influence runs the effect's own check, `check_influence`, without the
-    rest. `tests/rules/test_offers.py` compares the offers with the full checks'."""
+    rest. `tests/rules/dead_reckoning/test_legal.py` compares the offers with the full checks'."""
     effects = alt.get("effects")
     where = alt.get("where")
     if (where is not None and where != "harbor") or not effects or len(effects) != 1:
