@@ -60,7 +60,11 @@ def test_random_commands_are_refused_cleanly(seed, atype, fields, who):
 @given(command=_json)
 def test_garbage_commands(command):
     state = _state(0)
+    before = json.dumps(api.state_to_json(state), sort_keys=True)
     try:
-        api.apply(state, command)
-    except RulesError:
-        pass
+        new, events = api.apply(state, command)
+    except RulesError as exc:
+        assert exc.kind in ("invalid", "illegal", "ambiguous") and exc.message  # one sentence, never a crash
+    else:  # a well-formed command the rules accept: it is recorded
+        assert events and new.seq > state.seq
+    assert json.dumps(api.state_to_json(state), sort_keys=True) == before  # the old state is untouched

@@ -74,7 +74,6 @@ def test_move_before_setting_sails_is_refused():
 
 def test_exploration_limit_and_sailing_through_unexplored_boards():
     state = game(2, seed=4)
-    me = _me(state)
     state, _ = act(state, "set_sails")
     _me(state)["ship"]["sails"] = 8
     state, events = act(state, "move", path=["r1c1", "r2c1"])  # stops on an unexplored board
@@ -89,7 +88,6 @@ def test_exploration_limit_and_sailing_through_unexplored_boards():
     assert "already explored" in err.value.message
     state, _ = act(state, "move", path=["r3c1", "r2c1"])  # through an unexplored board and back
     assert _me(state)["ship"]["at"] == "r2c1" and state.data["grid"]["r3c1"]["board"] is None
-    assert me is not None
 
 
 def test_explore_waits_for_the_table_when_chance_is_observed():
