@@ -11,7 +11,7 @@ from rules.battle import resolve_battle
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
 from rules.core.state import plain
 from rules.dead_reckoning.battles import apply_battle_outcome
-from rules.errors import Illegal, Invalid
+from rules.errors import Ambiguous, Illegal, Invalid
 from tests.rules.helpers import act, game, give_hand, place_island
 
 
@@ -192,3 +192,18 @@ def test_short_of_cubes_a_battle_takes_island_cubes_that_do_not_go_back():
     apply_battle_outcome(state.data, setup, _outcome(setup, "defender"), [])
     assert state.data["grid"]["r1c1"]["island"]["cubes"] == [None, None, None]
     assert state.data["p"][me]["cubes"] == 1
+
+
+def test_stopping_among_several_pirates_asks_for_the_order():
+    state = game(3, seed=1)
+    me = state.active
+    others = [c for c in state.players if c != me]
+    for c in others:
+        state.data["p"][c]["ship"].update({"at": "r1c2", "pirate": True})
+    state, _ = act(state, "set_sails")
+    with pytest.raises(Ambiguous) as err:
+        act(state, "move", path=["r1c2"])
+    assert sorted(err.value.options) == sorted(others)
+    state, events = act(state, "move", path=["r1c2"], fight_order=[others[1], others[0]])
+    assert [e["setup"]["defender"]["name"] for e in events if e["type"] == "battle_started"] == [others[1]]
+    assert state.data["battle_queue"][0]["defender"] == others[0]
