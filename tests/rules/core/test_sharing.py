@@ -10,7 +10,7 @@ import random
 
 from rules import api
 from rules.core.state import copy_data
-from tests.rules.helpers import COLORS
+from tests.rules.helpers import COLORS, game, place_island
 
 
 def test_apply_leaves_every_earlier_state_as_it_was():
@@ -29,14 +29,22 @@ def test_apply_leaves_every_earlier_state_as_it_was():
 
 
 def test_a_row_box_emptied_by_one_refill_leaves_the_other_space_empty():
-    # seed 16, 3 players: a cleanup refills two row spaces while that row's box holds one card
-    state = api.new_game(COLORS[:3], 16)
-    rng = random.Random(16)
-    while state.phase != "over":
-        who = state.active or "table"
-        state, _ = api.apply(state, {"seq": state.seq, "player": who,
-                                     "action": rng.choice(api.legal_actions(state, who))}, inplace=True)
-    assert api.is_over(state)  # before the fix the second draw came from an empty box and the game stopped
+    # a cleanup refills two empty row-2 spaces while the row-2 box holds one card: the first draw takes it,
+    # the second space stays empty and the game goes on (before the fix the second draw came from an empty
+    # box and the game stopped)
+    state = game(3, seed=16)
+    d = state.data
+    last = d["decks"]["2"][0]
+    d["decks"]["2"] = [last]
+    for sq in ("r2c1", "r2c2"):
+        place_island(state, sq, ["island-05", "island-06"][sq == "r2c2"])
+        d["grid"][sq]["card"] = None
+    me = state.active
+    state, events = api.apply(state, {"seq": state.seq, "player": me, "action": {"type": "end_turn"}})
+    cards = [state.data["grid"][sq]["card"] for sq in ("r2c1", "r2c2")]
+    assert sorted(cards, key=str) == sorted([last, None], key=str) and state.data["decks"]["2"] == []
+    assert not state.data["pending"] and state.active != me  # the next turn started
+    assert [e["action"]["card"] for e in events if e["type"] == "draw_advancement"] == [last]
 
 
 def test_the_turn_base_keeps_the_cards_the_turn_started_with_even_in_place():
