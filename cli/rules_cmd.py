@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from cli.errors import CliError
+from contracts.grid import SQUARES
 from rules import api
 from rules.errors import RulesError
-from rules.state import SQUARES
 
 DEFAULT_COLORS = ("red", "blue", "green", "yellow")
 

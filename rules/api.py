@@ -1,19 +1,22 @@
 """The facade of the rules engine: what the controller, the tablets, the CLI and the benchmark call.
 
-Owns nothing but the stable signatures (docs/architecture.md); the work is in `rules.engine`,
-`rules.legal`, `rules.views` and `rules.scoring`. Every function takes and returns plain data
-or `GameState`; views and events are JSON-ready dicts.
+Owns nothing but the stable signatures (docs/architecture.md); the work is in the core
+(`rules.core.engine`: apply, fold, replay, undo, chance) and the game's package (`rules.dead_reckoning`:
+its chapters, `legal`, `views`). Every function takes and returns plain data or `GameState`; views and
+events are JSON-ready dicts.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rules import engine
-from rules.errors import Illegal, Invalid, RulesError
-from rules.legal import legal_actions
-from rules.state import GameState, from_saved, snapshot_base, to_saved
-from rules.views import event_view, private_view, public_view
+from rules.core import engine
+from rules.core.actions import Game
+from rules.core.errors import Illegal, Invalid, RulesError
+from rules.core.state import GameState, from_saved, snapshot_base, to_saved
+from rules.dead_reckoning import game as dead_reckoning
+from rules.dead_reckoning.legal import legal_actions
+from rules.dead_reckoning.views import event_view, private_view, public_view
 
 STATE_FORMAT = "smart-table/dead-reckoning-state@1"
 
@@ -30,19 +33,19 @@ def new_game(players: list[str], seed: int, options: dict[str, Any] | None = Non
     reports them as actions), bonus_tokens (default False), cards_file / boards_file / upgrades_file
     (a user's card data in place of the sample set). The setup's events: `setup_events(state)`.
     """
-    return engine.new_game(players, seed, options)[0]
+    return dead_reckoning.new_game(players, seed, options)[0]
 
 
 def new_game_with_events(players: list[str], seed: int,
                          options: dict[str, Any] | None = None) -> tuple[GameState, list[dict[str, Any]]]:
     """The new game and the events that built it (game_created, then any chance drawn in setup)."""
-    return engine.new_game(players, seed, options)
+    return dead_reckoning.new_game(players, seed, options)
 
 
 def setup_events(state: GameState) -> list[dict[str, Any]]:
     """The events of `state`'s setup, regenerated deterministically from its seed and options."""
     c = state.data["created"]
-    return engine.new_game(c["players"], c["seed"], c["options"])[1]
+    return dead_reckoning.new_game(c["players"], c["seed"], c["options"])[1]
 
 
 def apply(state: GameState, command: dict[str, Any], *, inplace: bool = False) -> tuple[GameState, list[dict[str, Any]]]:
@@ -50,20 +53,28 @@ def apply(state: GameState, command: dict[str, Any], *, inplace: bool = False) -
 
     Raises Invalid / Illegal / Ambiguous (all RulesError) and then changes nothing. `inplace=True` skips
     the copy (simulation and benchmarks: the old state object is then the new one)."""
-    return engine.apply(state, command, inplace)
+    return engine.apply(_game(state), state, command, inplace)
+
+
+def _game(state: GameState) -> Game[Any]:
+    return dead_reckoning.game_for(state.data["options"])
 
 
 def fold(state: GameState, event: dict[str, Any]) -> GameState:
-    return engine.fold(state, event)
+    if event.get("type") == "game_created" and isinstance(event.get("action"), dict):
+        return engine.fold(dead_reckoning.game_for(event["action"].get("options") or {}), state, event)
+    return engine.fold(_game(state), state, event)
 
 
 def replay(events: list[dict[str, Any]]) -> GameState:
-    return engine.replay(events)
+    first = events[0] if events and isinstance(events[0], dict) else {}
+    options = first.get("action", {}).get("options") if isinstance(first.get("action"), dict) else None
+    return engine.replay(dead_reckoning.game_for(options or {}), events)
 
 
 def is_over(state: GameState) -> bool:
     """True once the game has been scored (`public_view(state)["scores"]` holds the result)."""
-    return state.data["phase"] == "over"
+    return state.phase == "over"
 
 
 def state_to_json(state: GameState) -> dict[str, Any]:
@@ -108,20 +119,20 @@ def correct(events: list[dict[str, Any]], target_seq: int, action: dict[str, Any
     for ev, act in todo:
         act = {k: v for k, v in act.items()}
         try:
-            state, _ = engine.apply(state, {"seq": state.seq, "player": ev["player"], "action": act})
+            state, _ = engine.apply(_game(state), state, {"seq": state.seq, "player": ev["player"], "action": act})
         except RulesError:
             dropped.append(ev["seq"])
     state.data["options"]["auto_chance"] = auto
     state.data["rng"] = live.data["rng"]  # recorded outcomes were reused: carry on from the live generator
     if auto:
-        state, _ = engine._auto_chance(state, [])
+        state, _ = engine.auto_chance(_game(state), state, [])
     d = state.data
     d["turn_log"] = []
     d["turn_base"] = snapshot_base(d)
     event = {"seq": live.seq, "type": "correction", "player": referee,
              "action": {"type": "correction", "target_seq": target_seq, "replacement": action, "dropped": dropped},
              "state": to_saved(d)}
-    new = engine.fold(live, event)
+    new = engine.fold(_game(live), live, event)
     return new, [*events, event]
 
 

@@ -10,13 +10,11 @@ knows nothing of cameras or files (the caller reads the layout and hands over a 
 from __future__ import annotations
 
 import marshal
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any
 
+from contracts.zones import ZONE_KINDS
 from rules.battle.errors import BattleRecordError
-
-ZoneKind = Literal["exploding", "plunder", "damage", "strength", "miss"]
-ZONE_KINDS: tuple[str, ...] = ("exploding", "plunder", "damage", "strength", "miss")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +30,8 @@ class Zone:
 class BattleBoard:
     zones: dict[str, Zone]
     adjacent: frozenset[frozenset[str]]
+    # the JSON form, marshalled, made on the first `to_json` (a board never changes once built)
+    json_bytes: list[bytes] = field(default_factory=list, compare=False, repr=False)
 
     def is_adjacent(self, a: str, b: str) -> bool:
         return frozenset((a, b)) in self.adjacent
@@ -41,12 +41,11 @@ class BattleBoard:
 
     def to_json(self) -> dict[str, Any]:
         """The zone model as JSON data (a fresh copy each call: the caller may keep or edit it)."""
-        got = _JSON.get(id(self))
-        if got is not None and got[0] is self:
-            return marshal.loads(got[1])
+        if self.json_bytes:
+            again: dict[str, Any] = marshal.loads(self.json_bytes[0])
+            return again
         out = self._to_json()
-        if len(_JSON) < 64:
-            _JSON[id(self)] = (self, marshal.dumps(out))  # the board is kept: its id stays its own
+        self.json_bytes.append(marshal.dumps(out))
         return out
 
     def _to_json(self) -> dict[str, Any]:
@@ -62,7 +61,6 @@ class BattleBoard:
         return {"zones": zones, "adjacent": pairs}
 
 
-_JSON: dict[int, tuple[BattleBoard, bytes]] = {}  # to_json of a board (frozen), as marshal bytes
 
 
 def _int_field(zone_id: str, entry: dict[str, Any], key: str) -> int:

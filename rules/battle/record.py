@@ -168,8 +168,9 @@ class Tracker:
     def done(self) -> bool:
         return self.pending is None and self.next_to_act() is None
 
-    def _take_turn(self, side: str, what: str) -> None:
-        if side not in SIDES:
+    def _take_turn(self, side: object, what: str) -> str:
+        """Check that `side` (as the record gives it) may take a Battle-ability turn now; returns it."""
+        if not isinstance(side, str) or side not in SIDES:
             raise BattleRecordError(f"A {what} step needs 'side': 'attacker' or 'defender', got {side!r}.")
         if self.pending is not None:
             raise BattleRecordError(
@@ -184,7 +185,7 @@ class Tracker:
         if self.closed:
             raise BattleRecordError("The Battle abilities step is over: it ended with passes.")
         if kind != "ship":
-            return
+            return side
         while side != self.turn:
             if self.usable(self.turn):
                 raise BattleRecordError(
@@ -193,6 +194,7 @@ class Tracker:
             self._pass()  # the side to act had nothing left: that is a pass
             if self.closed:
                 raise BattleRecordError("The Battle abilities step is over: both sides passed in a row.")
+        return side
 
     def _pass(self) -> None:
         if self.setup.kind != "ship":
@@ -223,8 +225,7 @@ class Tracker:
         return cube
 
     def _ability(self, step: dict[str, Any]) -> None:
-        side = step.get("side")
-        self._take_turn(side, "Battle ability")
+        side = self._take_turn(step.get("side"), "Battle ability")
         ab_id = step.get("ability")
         ab = next((a for a in self.side(side).abilities if a.id == ab_id), None)
         if ab is None:

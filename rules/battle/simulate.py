@@ -104,7 +104,7 @@ def _random_ability(tracker: Tracker, side: str, rng: random.Random) -> dict[str
         step: dict[str, Any] = {"step": "ability", "side": side, "ability": ab.id}
         if ab.effect in ("move_cube_adjacent", "remove_cube_for_damage_and_coins", "redrop_cube"):
             whose = ab.params.get("whose", "any" if ab.effect == "move_cube_adjacent" else "own")
-            targets = []
+            targets: list[tuple[int, str | None]] = []
             for i, c in enumerate(tracker.cubes):
                 if c.removed or c.zone is None:
                     continue

@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from contracts.grid import SQUARES
 from rules import api
-from rules.state import SQUARES, GameState
+from rules.core.state import GameState
 
 COLORS = ["red", "blue", "green", "yellow"]
 
@@ -32,7 +33,7 @@ def island_square(state: GameState, slots: int | None = None) -> str:
 
 def place_island(state: GameState, square: str, board: str) -> dict[str, Any]:
     """Put `board` face up at `square` (a test set-up shortcut, as a referee would lay it out)."""
-    from rules.cards import load_catalog
+    from rules.dead_reckoning.cards import load_catalog
 
     spec = load_catalog().boards[board]
     d = state.data
@@ -68,3 +69,29 @@ def give_hand(state: GameState, player: str, cards: list[str]) -> None:
     for pile in ("hand", "deck", "discard", "played"):
         p[pile] = [c for c in p[pile] if c not in cards]
     p["hand"] += cards
+
+
+def active_board(state: GameState) -> dict[str, Any]:
+    """The active player's board in `state` (for test set-ups and checks)."""
+    board: dict[str, Any] = state.data["p"][state.active]
+    return board
+
+
+def controlled_island(state: GameState, color: str, cubes: list[str], slots_board: str = "island-05") -> dict[str, Any]:
+    """Island board `slots_board` revealed at r1c1 holding `cubes` (then empty slots), control worked out."""
+    from rules.dead_reckoning.islands import who_controls
+
+    isl = place_island(state, "r1c1", slots_board)
+    isl["cubes"] = list(cubes) + [None] * (len(isl["cubes"]) - len(cubes))
+    isl["controller"] = who_controls(isl)  # type: ignore[arg-type]
+    return isl
+
+
+def with_played(state: GameState, card: str, level: int) -> tuple[GameState, str]:
+    """`card` at `level` given to the active player and played; returns the state and that player."""
+    color = state.active
+    assert color is not None
+    give_hand(state, color, [card])
+    state.data["p"][color]["cards"][card]["level"] = level
+    state, _ = act(state, "play_card", card=card)
+    return state, color

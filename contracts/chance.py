@@ -1,0 +1,9 @@
+"""The actions that report a chance outcome (a board flipped, a card drawn, a first player, tokens dealt).
+
+Sent by the table (or drawn by the rules engine from its seeded generator in simulation); the controller
+accepts them only from the table, never from a player's tablet.
+"""
+
+from __future__ import annotations
+
+CHANCE_TYPES: tuple[str, ...] = ("reveal_board", "draw_advancement", "draw_sailors", "choose_first_player", "deal_bonus")

@@ -1,0 +1,1 @@
+"""The core every game runs on; it knows no game (see `rules.core.engine`)."""

@@ -1,0 +1,133 @@
+"""Achievements (rulebook: "Achievements" and the Bonus Achievement tokens): markers placed when one is met,
+the cubes that count toward Legendary, Explorer and Expert Sailors, and the optional Bonus tokens
+(`deal_bonus`, a chance outcome, and `choose_bonus`). Starred achievements wait for the player's own turn.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contracts.grid import SQUARES
+from rules.core.actions import Action
+from rules.core.errors import Illegal, Invalid
+from rules.core.events import notice
+from rules.dead_reckoning.cards import ACHIEVEMENTS, catalog
+from rules.dead_reckoning.model import State
+from rules.dead_reckoning.phases import need_pending
+
+
+def achieved(d: State, color: str) -> list[str]:
+    out = []
+    achs = d["achievements"]
+    for a in ACHIEVEMENTS:  # a plain loop: a comprehension is a call of its own (run at every turn's end)
+        if color in achs[a]:
+            out.append(a)
+    return out
+
+
+def check_deal_bonus(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    req = need_pending(d, "deal_bonus")
+    toks = a.get("tokens")
+    if (not isinstance(toks, list) or len(toks) != 2 or not all(isinstance(t, int) for t in toks)
+            or len(set(toks)) != 2) or any(t not in d["bonus_pool"] for t in toks):
+        raise Illegal("deal two different Bonus Achievement tokens that are still in the pool.")
+    return {"type": "deal_bonus", "player_dealt": req["player"], "tokens": list(toks)}
+
+
+def do_deal_bonus(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    d["pending"].pop(0)
+    for t in a["tokens"]:
+        d["bonus_pool"].remove(t)
+    d["p"][a["player_dealt"]]["bonus_offer"] = list(a["tokens"])
+
+
+def place_marker(d: State, color: str, ach: str, out: list[dict[str, Any]]) -> None:
+    p = d["p"][color]
+    if color in d["achievements"][ach] or p["markers"] <= 0:
+        return
+    d["achievements"][ach].append(color)
+    p["markers"] -= 1
+    if ach in d["achievement_cubes"]:
+        p["cubes"] += d["achievement_cubes"][ach].pop(color, 0)
+    notice(out, "achievement", player=color, achievement=ach)
+
+
+def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
+    """Place markers for achievements met; only on the player's own turn (starred ones wait for it)."""
+    if d["active"] != color or d["phase"] != "main":
+        return
+    p = d["p"][color]
+    cubes = d["achievement_cubes"]
+    achs = d["achievements"]
+    if color not in achs["legendary"] and cubes["legendary"].get(color, 0) >= 4:
+        place_marker(d, color, "legendary", out)
+    # (plain loops: a comprehension is a call of its own, and this runs after most actions)
+    if color not in achs["expert_sailors"]:
+        level4 = 0
+        for c in p["cards"].values():
+            if c["level"] == 4:
+                level4 += 1
+        if level4 >= 3:
+            place_marker(d, color, "expert_sailors", out)
+    if color not in achs["terror_of_the_sea"] and p["sank"]:
+        place_marker(d, color, "terror_of_the_sea", out)
+    if color not in achs["capitalist"] and p["chest"] >= 30:
+        place_marker(d, color, "capitalist", out)
+    if color not in achs["elite_vessel"] and sum(map(len, p["ship"]["hull"])) >= 4:
+        place_marker(d, color, "elite_vessel", out)
+    grid = d["grid"]
+    if color not in achs["explorer"]:
+        need = catalog(d).explorer_needed[str(len(d["players"]))]
+        mine = cubes["explorer"].get(color, 0)
+        if mine >= need:
+            place_marker(d, color, "explorer", out)
+        else:  # fewer face-down boards left than cubes still needed: it can no longer be met
+            short = need - mine
+            for sq in SQUARES:
+                if grid[sq]["board"] is None:
+                    short -= 1
+                    if not short:
+                        break
+            else:
+                p["cubes"] += cubes["explorer"].pop(color, 0)
+    builder, settler = color not in achs["builder"], color not in achs["settler"]
+    if builder or settler:
+        buildings = perm = 0
+        for g in grid.values():  # every square of the grid (order does not matter for the sums)
+            isl = g["island"]
+            if isl:
+                if isl["permanent"]:
+                    perm += isl["permanent"].get(color, 0)
+                if isl["controller"] == color:
+                    bs = isl["buildings"]
+                    buildings += bs["fort"] + bs["garrison"] + bs["outpost"]
+        if builder and buildings >= 5:
+            place_marker(d, color, "builder", out)
+        if settler and perm >= 6:
+            place_marker(d, color, "settler", out)
+
+
+def check_choose_bonus(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    if player not in d["players"]:
+        raise Invalid("only a player keeps a Bonus Achievement token.")
+    p = d["p"][player]
+    if p["bonus"] is not None or not p["bonus_offer"]:
+        raise Illegal("you have no Bonus Achievement tokens to choose from.")
+    if a.get("token") not in p["bonus_offer"]:
+        raise Illegal(f"choose one of your two dealt tokens: {p['bonus_offer']}.")
+    return {"type": "choose_bonus", "token": a["token"]}
+
+
+def do_choose_bonus(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    p = d["p"][player]
+    p["bonus"] = a["token"]
+    for t in p["bonus_offer"]:
+        if t != a["token"]:
+            d["bonus_pool"].append(t)
+    p["bonus_offer"] = []
+
+
+ACTIONS: tuple[Action[State], ...] = (
+    Action("deal_bonus", check_deal_bonus, do_deal_bonus, chance=True),
+    Action("choose_bonus", check_choose_bonus, do_choose_bonus),
+)

@@ -1,0 +1,427 @@
+"""The legal-action generator: for any state, concrete actions a seat may take now.
+
+Owns the enumeration only; legality itself is decided by the actions' checks, which every offered
+action passes (candidates are filtered through them, or through exactly their tests: see
+docs/rules-engine.md). Chance steps are offered too, as outcomes the table could report; in simulation
+a battle can be resolved with a record drawn from a throwaway RNG derived from the state (the state's
+own RNG is not advanced by looking). Checks run here are kept in `state.offers` for `apply`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Literal, cast
+
+from contracts.grid import HARBOR, SQUARES, neighbours
+from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
+from rules.battle.resolve import outcome_of
+from rules.battle.simulate import random_record_played
+from rules.core.errors import RulesError
+from rules.core.state import GameState, Offers, peek_rng, rng_below
+from rules.dead_reckoning.abilities import always_passes, check_use_ability, sure_ability
+from rules.dead_reckoning.battles import resolved_battle
+from rules.dead_reckoning.cards import Catalog, card_abilities, catalog, played_icons
+from rules.dead_reckoning.chance import draw_chance
+from rules.dead_reckoning.game import GAME
+from rules.dead_reckoning.islands import check_influence, island_at
+from rules.dead_reckoning.model import Island, PlayerBoard, SailorCard, Ship, State
+from rules.dead_reckoning.phases import battle_under_way
+from rules.dead_reckoning.sailing import board_choices
+from rules.dead_reckoning.ship import BASE_HULL, HOLD_CAP
+
+
+def _ok(d: State, player: str, action: dict[str, Any]) -> bool:
+    try:
+        GAME.actions[action["type"]].check(d, player, action)
+        return True
+    except RulesError:
+        return False
+
+
+def offer(d: State, player: str, action: dict[str, Any], offers: Offers,
+          found: tuple[str, dict[str, Any]] | None = None) -> bool:
+    """Run `action`'s full check against `d`; if it passes, keep the result in `offers` so that `apply`, sent
+    the same action unchanged against the same state and seq, does not check it a second time.
+    `found`: for an ability, (card, ability) as the caller found it on a played card of `player`."""
+    if found is not None and sure_ability(d, player, action, found):
+        return True  # nothing kept: only the action chosen needs its normalised form, and apply checks it
+    try:
+        if found is not None:
+            norm = check_use_ability(d, player, action, found)
+        else:
+            norm = GAME.actions[action["type"]].check(d, player, action)
+    except RulesError:
+        return False
+    offers.keep(player, action, norm)
+    return True
+
+
+def chance_actions(d: State, limit: int = 40) -> list[dict[str, Any]]:
+    req = d["pending"][0]
+    kind = req["kind"]
+    if kind == "reveal_board":
+        return [{"type": "reveal_board", "square": req["square"], "board": b} for b in board_choices(d)][:limit]
+    if kind == "draw_advancement":
+        return [{"type": "draw_advancement", "square": req["square"], "card": c}
+                for c in d["decks"][str(req["row"])]][:limit]
+    if kind == "choose_first_player":
+        return [{"type": "choose_first_player", "first": c} for c in d["players"]]
+    # combinatorial outcomes (hands, token pairs): offer one, drawn without advancing the state's RNG
+    tmp = cast(State, {**d, "rng": (d["rng"] ^ (d["seq"] * 0x9E3779B97F4A7C15)) & ((1 << 64) - 1)})
+    return [draw_chance(tmp, req)]
+
+
+def simulated_outcome(setup: BattleSetup, seed: int) -> BattleOutcome:
+    """A plausible battle result for simulation: each cube lands in a random zone of a small model board."""
+    r = peek_rng(seed)
+    res = {}
+    for name, side in (("attacker", setup.attacker), ("defender", setup.defender)):
+        strength = dmg = cargo = coins = 0
+        for _ in range(side.cubes):
+            z = rng_below(r, 10)
+            if z < 4:
+                strength += 1
+            elif z < 6:
+                strength += 2
+            elif z < 8:
+                dmg += 1
+            elif z == 8:
+                cargo += 1
+            else:
+                coins += 1
+        if not side.is_player:
+            cargo = coins = 0
+        if setup.kind == "building":
+            cargo = coins = 0
+        res[name] = (strength, dmg, cargo, coins)
+    winner: Literal["attacker", "defender"] = "attacker" if res["attacker"][0] >= res["defender"][0] else "defender"
+    sides = {n: SideResult(plunder_cargo=v[2], plunder_coins=v[3], damage_dealt=v[1], strength=v[0])
+             for n, v in res.items()}
+    return BattleOutcome(battle_id=setup.battle_id, winner=winner, attacker=sides["attacker"],
+                         defender=sides["defender"])
+
+
+def battle_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
+    b = battle_under_way(d)
+    out: list[dict[str, Any]] = []
+    if player == b.get("defender_player"):
+        for c in d["p"][player]["hand"]:
+            a: dict[str, Any] = {"type": "play_card", "card": c}
+            if _ok(d, player, a):
+                out.append(a)
+    if player in (d["active"], "table") and d["options"].get("auto_chance"):
+        setup = BattleSetup.from_json(b["setup"])
+        seed = d["rng"] ^ (d["seq"] * 0xBF58476D1CE4E5B9)
+        rec, played = random_record_played(setup, random.Random(seed))
+        a = {"type": "resolve_battle", "record": rec}
+        # The record was played on a tracker as it was drawn: its outcome is what `resolve_battle`'s
+        # replay of the record reads (tests/rules/dead_reckoning/test_legal.py), so apply need not replay it again.
+        try:
+            offers.keep(player, a, resolved_battle(setup, rec, outcome_of(played)))
+        except RulesError:
+            pass  # left to apply's full check
+        out.append(a)
+    return out
+
+
+def _sleeve_plan(d: State, player: str) -> list[dict[str, str]]:
+    cat = catalog(d)
+    p = d["p"][player]
+    taken: set[tuple[str, str]] = set()
+    plan = []
+    for adv in p["set_aside"]:
+        slot = cat.cards[adv]["slot"]
+        for c in p["played"]:
+            if not p["cards"][c]["slots"][slot] and (c, slot) not in taken:
+                taken.add((c, slot))
+                plan.append({"advancement": adv, "card": c})
+                break
+    return plan
+
+
+def _ability_args(d: State, player: str, ab: dict[str, Any]) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    for e in ab.get("effects", []):
+        do = e["do"]
+        if do == "produce":
+            grid = d["grid"]
+            mine, others = [], []  # own islands first, then those no opponent's Fort or Garrison guards
+            for sq in SQUARES:
+                isl = grid[sq]["island"]
+                if isl:
+                    if isl["controller"] == player:
+                        mine.append(sq)
+                    elif not (isl["controller"] and (isl["buildings"]["fort"] or isl["buildings"]["garrison"])):
+                        others.append(sq)  # not guarded: `engine.fortified_against` is False
+            args["islands"] = (mine + others)[: e["amount"]]
+        elif do == "build":
+            for sq in SQUARES:
+                isl = d["grid"][sq]["island"]
+                if isl and isl["controller"] == player:
+                    for kind in ("outpost", "garrison", "fort"):
+                        if not isl["buildings"][kind] and d["supply"][kind] > 0:
+                            args["builds"] = [{"square": sq, "building": kind}]
+                            break
+                if "builds" in args:
+                    break
+        elif do == "upgrade":
+            cat = catalog(d)
+            tiles = [t for t, s in cat.upgrades.items() if s["category"] == e["category"] and d["upgrade_supply"][t] > 0]
+            if tiles:
+                args["tile"] = tiles[0]
+            if all(d["p"][player]["ship"]["hull"][i] for i in (1, 2)):
+                args["space"] = 1
+        elif do == "influence":
+            isl = island_at(d, d["p"][player]["ship"]["at"])
+            if isl:
+                others = [c for c in isl["cubes"] if c and c != player]
+                if others:
+                    args["replace"] = [others[0]] * e["amount"]
+    return args
+
+
+def offer_plan(cat: Catalog, cid: str, card: SailorCard) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
+    """The ability offers a played card can make outside battle, in offer order: (ability id, ability,
+    choice index or None, the effect alternative, whether `always_passes` vouches for it). Memoised on
+    what the card is, like `card_abilities` (read-only)."""
+    sl = card["slots"]
+    key = (cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
+    got = cat.plan_memo.get(key)
+    if got is None:
+        got = []
+        for aid, ab in card_abilities(cat, cid, card):
+            if "battle" in ab:
+                continue
+            if "choice" in ab:
+                got += [(aid, ab, i, alt, always_passes(alt)) for i, alt in enumerate(ab["choice"])]
+            else:
+                got.append((aid, ab, None, ab, always_passes(ab)))
+        cat.plan_memo[key] = got
+    plan: list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]] = got
+    return plan
+
+
+def _hopeless(ab: dict[str, Any], at: str, isl: Island | None, ship: Ship) -> bool:
+    """True when the engine's check would certainly refuse this ability now (Harbor-only away from Harbor,
+    Influence away from an island, Repair without Damage); anything else is left to the check."""
+    if ab.get("where") == "harbor" and at != HARBOR:
+        return True
+    for e in ab.get("effects", ()):
+        if (e["do"] == "influence" and isl is None) or (e["do"] == "repair" and ship["damage"] == 0):
+            return True
+    return False
+
+
+def _decided(d: State, player: str, p: PlayerBoard, cat: Catalog, alt: dict[str, Any],
+             args: dict[str, Any]) -> bool | None:
+    """`check_use_ability`'s verdict on an ability of one effect with the arguments `_ability_args` chose,
+    once the turn's preconditions hold (`sure_ok`: they are all its check tests before the cost and the
+    effect) and `_hopeless` has let it through (so a Harbor clause holds); None where only the full check
+    can tell. A cost passes when Ship (and Dock, if it may pay) carry it. Produce passes with an island to
+    produce on (they were chosen as the check wants them: revealed, not guarded against the player), Build
+    with a Building found (controlled island, free slot, in supply) whose cost Ship and Dock carry, Repair
+    with Damage, Upgrade with a tile in supply and a space to cover, a gain to the Dock or Ship with no
+    'to_ship' (all to the Dock); Influence runs the effect's own check, `check_influence`, without the
+    rest. `tests/rules/dead_reckoning/test_legal.py` compares the offers with the full checks'."""
+    effects = alt.get("effects")
+    where = alt.get("where")
+    if (where is not None and where != "harbor") or not effects or len(effects) != 1:
+        return None
+    e = effects[0]
+    do = e["do"]
+    holds = p["ship"]["holds"]
+    cost = alt["pay"].get("cargo", 0) if "pay" in alt else 0
+    if cost:
+        if do not in ("repair", "upgrade"):
+            return None  # effects that read what the payment leaves: the full check
+        if holds[0][0] + holds[1][0] + (p["dock"] if alt["pay"]["from"] == "ship_or_dock" else 0) < cost:
+            return False
+    if do == "influence":
+        try:
+            check_influence(d, player, e["amount"], args)
+        except RulesError:
+            return False
+        return True
+    if do == "produce":
+        return bool(args.get("islands"))
+    if do == "build":
+        if "builds" not in args or e["amount"] < 1:
+            return False
+        return holds[0][0] + holds[1][0] + p["dock"] >= cat.building_costs[args["builds"][0]["building"]]
+    if do == "repair":
+        return p["ship"]["damage"] > 0
+    if do == "upgrade":
+        if "tile" not in args:
+            return False  # no tile of the category in supply
+        hull = p["ship"]["hull"]
+        return "space" in args or any(not hull[i] and not BASE_HULL[i] for i in range(4))
+    if do == "gain" and e["to"] == "dock_or_ship":
+        return True
+    return None
+
+
+def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
+    # Built with plain loops and appends, in the order offered: a comprehension is a call of its own, and
+    # this runs for most states of a game.
+    cat = catalog(d)
+    ps = d["p"]
+    p = ps[player]
+    ship = p["ship"]
+    at = ship["at"]
+    turn = d["turn"]
+    # the turn's preconditions every check of the active player's actions tests first (`require_active`)
+    sure_ok = d["phase"] == "main" and not d["pending"] and not d["battle"]
+    # legal by construction here (active player, main phase, nothing pending): no check needed
+    out: list[dict[str, Any]] = []
+    add = out.append
+    hand = p["hand"]
+    if p["level_up"]:
+        cards = p["cards"]
+        for c in hand:
+            if cards[c]["level"] < 4:
+                add({"type": "level_up", "card": c})
+    for c in hand:
+        add({"type": "play_card", "card": c})
+    grid = d["grid"]
+    isl = grid[at]["island"] if at != HARBOR else None
+    # opponents' Pirate-mode ships: for moves (`pirates_at`) and the blockade at an island (`blockaded`)
+    moving = turn["sails_set"] and ship["sails"] > 0
+    pirates = []
+    if moving or isl:
+        for c in d["players"]:
+            if c != player and ps[c]["ship"]["pirate"]:
+                pirates.append(c)
+    if not turn["sails_set"]:
+        add({"type": "set_sails"})
+    elif moving:  # one board at a time; not onto a second unexplored board this turn
+        explored = turn["explored"]
+        for n in neighbours(at):
+            if n == HARBOR:
+                add({"type": "move", "path": [n]})
+            elif not explored or grid[n]["board"] is not None:
+                pir = []  # = pirates_at
+                for c in pirates:
+                    if ps[c]["ship"]["at"] == n:
+                        pir.append(c)
+                add({"type": "move", "path": [n], "fight_order": pir} if len(pir) > 1 else {"type": "move", "path": [n]})
+    # Candidates below pass the engine's full checks: where the cheap tests in front of them are exactly
+    # the check's (and `sure_ok` holds) they are offered as they are, otherwise through `offer`.
+    holds = ship["holds"]
+    on_ship = holds[0][0] + holds[1][0]
+    here = grid[at] if at != HARBOR else None
+    card_here = here["card"] if here else None
+    cands: list[dict[str, Any]] = []
+    if card_here and turn["bought"] < 2:
+        if cat.cards[card_here]["cost"] <= on_ship:  # check_buy: the Ship pays (pay plan from the holds)
+            cands.append({"type": "buy"})
+        if "encounter" in cat.cards[card_here]:
+            cands.append({"type": "attack_merchant"})
+    flags = -1
+    battled = turn["battled"]
+    for c in d["players"]:
+        if c != player and ps[c]["ship"]["at"] == at and c not in battled:
+            if at == HARBOR or not ps[c]["ship"]["pirate"]:  # attacking a Mercantile ship takes a flag
+                if flags < 0:
+                    flags = played_icons(cat, p, "attack_flag") - p["flags_used"]
+                if flags <= 0:
+                    continue
+            cands.append({"type": "attack", "target": c})
+    # an opponent's Fort or Garrison here (`fortified_against`); attacking it is left to its check, which
+    # also tests the blockade and the battles of the turn
+    guarded = isl is not None and isl["controller"] not in (None, player) and \
+        bool(isl["buildings"]["fort"] or isl["buildings"]["garrison"])
+    if guarded:
+        cands.append({"type": "attack_building"})
+    for a in cands:  # buy, attack and attack_merchant were filtered above with exactly their checks' tests
+        if (sure_ok and a["type"] != "attack_building") or offer(d, player, a, offers):
+            add(a)
+    used = p["used"]
+    cards = p["cards"]
+    plans = cat.plan_memo
+    for cid in p["played"]:
+        card = cards[cid]
+        sl = card["slots"]
+        plan = plans.get((cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])) \
+            or offer_plan(cat, cid, card)
+        for aid, ab, choice, alt, sure_alt in plan:
+            if aid in used:
+                continue
+            if sure_ok and sure_alt:  # never hopeless, and no arguments to choose
+                add({"type": "use_ability", "ability": aid, "args": {}} if choice is None else
+                    {"type": "use_ability", "ability": aid, "choice": choice, "args": {}})
+            elif not _hopeless(alt, at, isl, ship):
+                args = _ability_args(d, player, alt)
+                a = {"type": "use_ability", "ability": aid, "args": args} if choice is None else \
+                    {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
+                verdict = _decided(d, player, p, cat, alt, args) if sure_ok else None
+                if verdict or (verdict is None and offer(d, player, a, offers, (cid, ab))):
+                    add(a)
+    # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
+    # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
+    # Pirate-mode ship blockades it (`blockaded`), nor unloading onto an opponent's Fort or Garrison;
+    # never on open sea.
+    if at == HARBOR:
+        ok_here = True
+    elif isl is None:
+        ok_here = False
+    else:
+        ok_here = True
+        beaten = turn["beaten"]
+        for c in pirates:
+            if ps[c]["ship"]["at"] == at and c not in beaten:
+                ok_here = False
+                break
+    if ok_here:
+        mine = isl is not None and isl["controller"] == player
+        for h in (0, 1):
+            hold = holds[h]
+            if hold[0] + hold[1] < HOLD_CAP[h]:
+                if at == HARBOR and p["dock"]:
+                    add({"type": "load", "hold": h, "cargo": 1})
+                if mine and isl is not None:
+                    if isl["cargo"]:
+                        add({"type": "load", "hold": h, "cargo": 1})
+                    if isl["coins"]:
+                        add({"type": "load", "hold": h, "coins": 1})
+            if not guarded:
+                if hold[0]:
+                    add({"type": "unload", "hold": h, "cargo": hold[0]})
+                if hold[1]:
+                    add({"type": "unload", "hold": h, "coins": hold[1]})
+    if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
+        mm = {"type": "master_merchant"}  # its check: Dock and Ship carry the 12 Cargo (pay plan)
+        if sure_ok or offer(d, player, mm, offers):
+            add(mm)
+    end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player) if p["set_aside"] else []}
+    add(end)
+    if at != HARBOR:
+        add({**end, "pirate": True})
+    return out
+
+
+def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
+    """Actions `player` may send now. While a chance step is pending every seat (and "table") is offered
+    its outcomes; the active player always has at least one action (end_turn) until the game is over."""
+    d = cast(State, state.data)  # the JSON edge: the core keeps plain data
+    if d["phase"] == "over":
+        return []
+    offers = state.offers
+    offers.start(d["seq"])
+    if d["pending"]:
+        return chance_actions(d)
+    if d["battle"]:
+        return battle_actions(d, player, offers)
+    if player == d["active"]:
+        return main_actions(d, player, offers)
+    if player in d["players"]:
+        p = d["p"][player]
+        out: list[dict[str, Any]] = []
+        if p["level_up"]:
+            out += [{"type": "level_up", "card": c} for c in p["hand"] if p["cards"][c]["level"] < 4]
+        if p["bonus_offer"] and p["bonus"] is None:
+            out += [{"type": "choose_bonus", "token": t} for t in p["bonus_offer"]]
+        return out
+    return []
+
+
+__all__ = ["legal_actions", "simulated_outcome", "chance_actions"]
