@@ -429,7 +429,7 @@ def action_words(cat: Any, view: dict[str, Any], player: str, a: dict[str, Any],
 
 
 def _catalog(state: Any) -> Any:
-    from rules.engine import catalog
+    from rules.dead_reckoning.cards import catalog
 
     return catalog(state.data)
 
@@ -500,7 +500,7 @@ def public_words(state: Any, view: dict[str, Any]) -> dict[str, Any]:
         for pile in ("played", "discard"):
             for cid, c in (board.get(pile) or {}).items():
                 cards[f"{color}/{cid}"] = card_words(cat, c)
-    from rules.engine import BASE_HULL, HOLD_CAP, HOLD_SPACE
+    from rules.dead_reckoning.ship import BASE_HULL, HOLD_CAP, HOLD_SPACE
 
     ship = {"hold_spaces": list(HOLD_SPACE), "hold_caps": list(HOLD_CAP), "base_icons": [icons_text(i) for i in BASE_HULL]}
     return {"squares": squares_words(cat, view), "achievements": achievements_words(cat, view), "ship": ship,
@@ -659,7 +659,7 @@ def event_text(state: Any, view: dict[str, Any], e: dict[str, Any]) -> str:
 def decorate_events(state: Any, payload: dict[str, Any]) -> dict[str, Any]:
     """Adds `text` to each public event of an events payload (never raises)."""
     try:
-        from rules.views import public_view
+        from rules.api import public_view
 
         view = public_view(state)
         for e in payload.get("events") or []:
@@ -692,7 +692,7 @@ def decorate_prompts(state: Any, payload: dict[str, Any], player: str | None = N
     if state is None:
         return payload
     try:
-        from rules.views import public_view
+        from rules.api import public_view
 
         view = public_view(state)
         for p in payload.get("prompts") or []:
