@@ -117,15 +117,15 @@ hellos = st.builds(
 @given(st.lists(st.one_of(frames, quiet_events, quiet_events, hellos), max_size=60))
 @settings(max_examples=300, deadline=None)
 def test_the_host_survives_any_device_frames_and_delivers_only_in_order(sequence: list[tuple]) -> None:
-    from firmware_bridge.host import Bridge
+    from firmware_bridge.session import LinkSession
 
     got: list[dict] = []
-    bridge = Bridge("/nonexistent", on_event=got.append)  # never started: frames go straight in
+    session = LinkSession(lambda data: True, got.append)  # no port: frames go straight in
+    session.opened(0.0)
     first = (wire.HELLO, 0, 2, 0, wire.pack_hello((1, 0, 0), 1, 3, b"u" * 8, 2, 0x7F, 0, 64))
     for i, (t, flags, epoch, seq, payload) in enumerate([first, *sequence]):
-        (frame,) = wire.FrameReader().feed(wire.encode_frame(t, seq, payload, flags, epoch))
-        bridge._on_frame(frame, float(i))
-        bridge._periodic(float(i))
+        session.feed(wire.encode_frame(t, seq, payload, flags, epoch), float(i))
+        session.tick(float(i))
     kinds = ("cube_dropped", "tower_quiet", "zone_state", "fault")
     events = [m for m in got if m["type"] in kinds]
     previous = None
