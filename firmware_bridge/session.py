@@ -424,9 +424,11 @@ class LinkSession:
             return
         if now > cur.deadline:
             state = "link down" if not synced else "no acknowledgement"
-            self._finish(cur, {"ok": False, "cmd": cur.name, "attempts": cur.attempts,
-                               "error": f"{cur.name} not acknowledged by the device in time ({state}); "
-                                        f"check the cable and the bridge's health"}, now)
+            error = (f"{cur.name} not acknowledged by the device in time ({state}); check the cable and the "
+                     f"bridge's health") if cur.attempts else (
+                     f"{cur.name} not sent in time: the link was {'down' if not synced else 'busy'}; check the "
+                     f"bridge's health")
+            self._finish(cur, {"ok": False, "cmd": cur.name, "attempts": cur.attempts, "error": error}, now)
         elif synced and now - cur.last_sent >= self.command_retry:
             if cur.attempts:
                 self.h.command_retries += 1
