@@ -36,6 +36,11 @@ def _endpoint(line: str, what: str) -> str:
     return match.group(1)
 
 
+def _printed_events(path: Path) -> int:
+    """Events in the complete lines a running bridge has printed so far."""
+    return sum(json.loads(line)["type"] in EVENT_TYPES for line in path.read_text().split("\n")[:-1])
+
+
 @pytest.fixture
 def procs() -> Iterator[list[subprocess.Popen]]:
     started: list[subprocess.Popen] = []
@@ -132,6 +137,7 @@ def test_sim_control_socket_drives_the_device_from_another_process(tmp_path: Pat
         if status["acked"] >= 5:
             break
         time.sleep(0.05)
+    assert status["acked"] >= 5, status
     assert status["led"] == [0, 0, 255, "spin", 300]
     bridge.terminate()
     out, _ = bridge.communicate(timeout=10)
@@ -195,7 +201,11 @@ def test_a_script_with_an_unplug_and_a_reboot_plays_through_the_bridge(tmp_path:
                   "--zmq-cmd", "tcp://127.0.0.1:*", stdout=printed_file)
     procs.append(bridge)
     assert sim.wait(30) == 0
-    time.sleep(0.3)
+    sent_count = len(log.read_text().splitlines())
+    # The sim exits once everything is acknowledged; wait until the bridge has printed all of it too.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _printed_events(tmp_path / "printed.jsonl") < sent_count:
+        time.sleep(0.02)
     bridge.terminate()
     bridge.wait(10)
     printed_file.close()

@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+import queue
 import time
 
 import pytest
 
 from firmware_bridge.sim import Faults, SimError
+
+
+def _wait_for_type(q: queue.Queue[dict], kind: str, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while (left := deadline - time.monotonic()) > 0:
+        try:
+            if q.get(timeout=left)["type"] == kind:
+                return True
+        except queue.Empty:
+            return False
+    return False
 
 
 def test_ten_thousand_events_on_a_lossy_line_arrive_once_in_order_uncorrupted(make_link) -> None:
@@ -32,7 +44,7 @@ def test_unplug_and_replug_in_the_middle_loses_nothing(make_link) -> None:
     link.sim.play_random(800)
     assert link.wait_for(lambda: len(link.events()) >= 150, 10)
     link.sim.unplug(700)
-    assert link.wait_for(lambda: link.bridge.health()["link"] == "down", 2), "unplug not noticed"
+    assert link.wait_for(lambda: "down" in link.link_states, 2), "unplug not noticed"
     assert link.wait_for(lambda: link.sim.status()["plugged"], 3)
     replugged = time.monotonic()
     assert link.wait_for(lambda: link.bridge.health()["link"] == "up", 2), "link not back within 2 s"
@@ -128,7 +140,7 @@ def test_a_command_waits_for_the_link_and_fails_clearly_when_it_never_comes(make
     link = make_link(seed=9)
     assert link.bridge.wait_synced(5)
     link.sim.unplug(5000)
-    assert link.wait_for(lambda: link.bridge.health()["link"] == "down", 2)
+    assert link.wait_for(lambda: link.bridge.health()["link"] == "down", 2)  # down for 5 s: polling sees it
     r = link.bridge.command({"cmd": "buzzer"}, timeout=0.5)
     assert not r["ok"] and "down" in r["error"]
 
@@ -182,10 +194,13 @@ def test_the_port_is_found_by_usb_id(tmp_path, monkeypatch) -> None:
     assert resolve_device("usb:2e8a:0005:E661") == path
     with pytest.raises(BridgeError, match="no USB serial device 2e8a:0006"):
         resolve_device("usb:2e8a:0006")
-    bridge = Bridge("usb:2e8a:0005").start()
+    got: queue.Queue[dict] = queue.Queue()
+    bridge = Bridge("usb:2e8a:0005", events=got).start()
     try:
         assert bridge.wait_synced(5)
         sim.drop({"purple": 1})
+        # The state is asked only once the cube's event has arrived: before it, 0 would be the right answer.
+        assert _wait_for_type(got, "tower_quiet", 5)
         assert bridge.command({"cmd": "request_state"})["state"]["totals"]["purple"] == 1
     finally:
         bridge.stop()
@@ -227,7 +242,7 @@ def test_the_sim_speaks_on_an_existing_tty(tmp_path) -> None:
     try:
         assert bridge.wait_synced(5)
         sim.drop({"black": 2})
-        assert sim.wait_done(5)
+        assert sim.wait_done(5)  # every event acknowledged, so the bridge has delivered them
         assert bridge.health()["events"] == 3
     finally:
         bridge.stop()
