@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import zmq
 
@@ -55,7 +56,7 @@ def run(events: int, baud: int | None, interval_ms: float, faults: Faults | None
         bridge = subprocess.Popen([sys.executable, "-m", "cli", "bridge", "--device", path, "--zmq-pub",
                                    "tcp://127.0.0.1:*", "--zmq-cmd", "tcp://127.0.0.1:*"], cwd=REPO, env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        ctx = zmq.Context.instance()
+        ctx: zmq.Context[Any] = zmq.Context.instance()
         sub = ctx.socket(zmq.SUB)
         try:
             banner = bridge.stderr.readline() if bridge.stderr else ""

@@ -10,7 +10,7 @@ every call. It must not know the game's rules.
 try:
     from firmware_bridge import wire
 except ImportError:  # on the board, wire.py sits next to this file
-    import wire  # type: ignore[no-redef]
+    import wire  # type: ignore[no-redef, import-not-found]
 
 
 class DeviceState:
@@ -65,13 +65,13 @@ class DeviceLink:
         self.rto_ms = rto_ms
         self.last_seq = 0  # last sequence number given to an event
         self.acked = 0  # every event up to here is acknowledged
-        self.unacked = []  # [seq, encoded frame, last sent ms], oldest first
+        self.unacked = []  # type: list[list]  # [seq, encoded frame, last sent ms], oldest first
         self.last_cmd_id = -1
         self.last_cmd_status = 0
-        self.last_cmd_reply = None  # the frame answering the last command, resent on a repeat
+        self.last_cmd_reply = None  # type: tuple[int, int] | None  # resent on a repeated command
         self._hello_sent_ms = -100000
         self.retransmissions = 0
-        self.commands = []  # (type, cmd_id, payload) waiting for the application
+        self.commands = []  # type: list[tuple[int, int, bytes]]  # (type, cmd_id, payload) for the application
 
     # -- sending ---------------------------------------------------------------------------------------
     def _send(self, msg_type: int, payload: bytes) -> bytes:
@@ -104,9 +104,8 @@ class DeviceLink:
         return self.last_seq
 
     def _retransmit(self, entry: list, now_ms: int) -> None:
-        frame = bytearray(entry[1])
         # Re-encode with the RETRANSMIT flag so the host can count them; cheap, frames are small.
-        body = wire.cobs_decode(bytes(frame[:-1]))
+        body = wire.cobs_decode(bytes(entry[1][:-1]))
         head = wire.HEADER.unpack_from(body, 0)
         frame = wire.encode_frame(head[3], head[4], body[wire.HEADER_SIZE:-2],
                                   wire.FLAG_EVENT | wire.FLAG_RETRANSMIT, self.epoch)

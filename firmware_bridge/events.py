@@ -103,8 +103,9 @@ def decode(frame: Frame, boot: int) -> dict[str, Any]:
         if len(frame.payload) < size:
             raise PayloadError("full_state payload too short")
         cmd_id, boot_counter, uptime, in_tower, *rest = wire.P_STATE_HEAD.unpack_from(frame.payload, 0)
-        totals, faults = tuple(rest[:-1]), rest[-1]
-        base.update(boot=boot_counter, cmd_id=cmd_id, uptime_ms=uptime, in_tower=in_tower, totals=_totals(totals),
+        faults = rest[-1]
+        base.update(boot=boot_counter, cmd_id=cmd_id, uptime_ms=uptime, in_tower=in_tower,
+                    totals=_totals(tuple(rest[:-1])),
                     faults={"jam": bool(faults & 1), "sensor": bool(faults & 2)})
         base.update(_zones(frame.payload, size))
     elif t == wire.CMD_ACK:

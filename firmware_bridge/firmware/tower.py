@@ -18,8 +18,8 @@ try:
     from firmware_bridge import wire
     from firmware_bridge.device import DeviceLink, DeviceState, emit_item, run_commands
 except ImportError:  # on the board the modules sit side by side
-    import wire  # type: ignore[no-redef]
-    from device import DeviceLink, DeviceState, emit_item, run_commands  # type: ignore[no-redef]
+    import wire  # type: ignore[no-redef, import-not-found]
+    from device import DeviceLink, DeviceState, emit_item, run_commands  # type: ignore[no-redef, import-not-found]
 
 # Typical TCS34725 readings (r, g, b, clear) of each colour class under the tower's LED, gain 4x,
 # 24 ms integration; replaced per class by CMD_CALIBRATE.
@@ -91,7 +91,7 @@ class Tower:
         self.link = DeviceLink(write, boot, uid, kind=3, sensors=0x7F, window=window, rto_ms=rto_ms)
         self.reader = wire.FrameReader()
         self.classifier = ColourClassifier(references)
-        self.queue = []
+        self.queue = []  # type: list[tuple]
         self.queue_max = queue_max
         self.overflows = 0
         self.quiet_ms, self.jam_ms = quiet_ms, jam_ms
@@ -99,17 +99,17 @@ class Tower:
         self.heartbeat_ms = heartbeat_ms
         self._entry = False
         self._exit = False
-        self._entries = []  # entry times of cubes not yet out
+        self._entries = []  # type: list[int]  # entry times of cubes not yet out
         self._last_cube_ms = 0
         self._cubes_since_quiet = 0
         self._jam = False
         self._sensor_fault = False
         self._calibrate = -1  # colour class the next cube calibrates
         self._next_zone_poll = 0
-        self._candidate = None
+        self._candidate = None  # type: tuple[list[bool], list[bool]] | None
         self._candidate_count = 0
         self._next_heartbeat = 0
-        self._zones_known = None
+        self._zones_known = None  # type: tuple[list[bool], list[bool]] | None
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     def boot(self, now_ms: int) -> None:

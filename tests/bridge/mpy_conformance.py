@@ -6,9 +6,9 @@ try:
     from firmware_bridge import device, wire
     from firmware_bridge.firmware import tower
 except ImportError:  # MicroPython: the modules sit side by side, as on the board
-    import device  # type: ignore[no-redef]
-    import tower  # type: ignore[no-redef]
-    import wire  # type: ignore[no-redef]
+    import device  # type: ignore[no-redef, import-not-found]
+    import tower  # type: ignore[no-redef, import-not-found]
+    import wire  # type: ignore[no-redef, import-not-found]
 
 
 def hexs(data) -> str:
@@ -49,7 +49,7 @@ show("errors", sorted(reader.errors.items()))
 show("zones", wire.unpack_zones(payloads[4][1], 4))
 
 # The device link: window, acknowledgements, resend, epoch check, commands, timeouts.
-out = []
+out = []  # type: list[bytes]
 link = device.DeviceLink(out.append, boot=300, uid=b"12345678", window=3, rto_ms=50)
 state = device.DeviceState(2, 2, 1)
 
@@ -132,7 +132,7 @@ class Hal:
 
 
 hal = Hal()
-tout = []
+tout = []  # type: list[bytes]
 tw = tower.Tower(hal, tout.append, boot=5, uid=b"abcdefgh", quiet_ms=100, jam_ms=300)
 tw.boot(0)
 script = {

@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 import zmq
@@ -28,6 +29,11 @@ def _run(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run([sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True,
                           capture_output=True, timeout=30)
+
+
+def _line(stream: IO[str] | None) -> str:
+    assert stream is not None, "the process was started without a pipe"
+    return stream.readline()
 
 
 def _endpoint(line: str, what: str) -> str:
@@ -60,14 +66,14 @@ def test_bridge_prints_what_the_sim_logged_and_publishes_it_on_zeromq(tmp_path: 
     sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--random", "--seed", "21",
                "--count", "400", "--log", str(log), "--drop", "0.005", "--flip", "0.005", "--dup", "0.02")
     procs.append(sim)
-    path = sim.stdout.readline().strip()
+    path = _line(sim.stdout).strip()
     assert path == str(tmp_path / "tower")
     printed_file = (tmp_path / "printed.jsonl").open("w")
     bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
                   "--zmq-cmd", "tcp://127.0.0.1:*", stdout=printed_file)
     procs.append(bridge)
-    banner = bridge.stderr.readline()
-    ctx = zmq.Context.instance()
+    banner = _line(bridge.stderr)
+    ctx: zmq.Context[Any] = zmq.Context.instance()
     sub = ctx.socket(zmq.SUB)
     sub.setsockopt(zmq.LINGER, 0)
     sub.setsockopt(zmq.SUBSCRIBE, b"bridge.")
@@ -107,13 +113,13 @@ def test_bridge_prints_what_the_sim_logged_and_publishes_it_on_zeromq(tmp_path: 
 def test_sim_control_socket_drives_the_device_from_another_process(tmp_path: Path, procs) -> None:
     sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--control", "tcp://127.0.0.1:*")
     procs.append(sim)
-    path = sim.stdout.readline().strip()
-    control = _endpoint(sim.stderr.readline(), "control")
+    path = _line(sim.stdout).strip()
+    control = _endpoint(_line(sim.stderr), "control")
     bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
                   "--zmq-cmd", "tcp://127.0.0.1:*")
     procs.append(bridge)
-    cmd_endpoint = _endpoint(bridge.stderr.readline(), "commands on")
-    ctx = zmq.Context.instance()
+    cmd_endpoint = _endpoint(_line(bridge.stderr), "commands on")
+    ctx: zmq.Context[Any] = zmq.Context.instance()
     req = ctx.socket(zmq.REQ)
     req.setsockopt(zmq.LINGER, 0)
     req.connect(control)
@@ -195,7 +201,7 @@ def test_a_script_with_an_unplug_and_a_reboot_plays_through_the_bridge(tmp_path:
     log = tmp_path / "sent.jsonl"
     sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--script", str(script), "--log", str(log))
     procs.append(sim)
-    path = sim.stdout.readline().strip()
+    path = _line(sim.stdout).strip()
     printed_file = (tmp_path / "printed.jsonl").open("w")
     bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
                   "--zmq-cmd", "tcp://127.0.0.1:*", stdout=printed_file)

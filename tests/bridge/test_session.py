@@ -309,9 +309,13 @@ def test_a_device_and_a_session_over_a_lossy_line_deliver_every_event_once_in_or
     device = DeviceLink(lambda b: to_host.append(lossy(b)), boot=3, uid=UID, window=32, rto_ms=400)
     state, app, device_reader = DeviceState(), App(), wire.FrameReader()
     got: list[dict[str, Any]] = []
-    session = LinkSession(lambda b: to_device.append(lossy(b)) is None, got.append, first_cmd_id=1)
+    def host_writes(data: bytes) -> bool:
+        to_device.append(lossy(data))
+        return True
+
+    session = LinkSession(host_writes, got.append, first_cmd_id=1)
     session.opened(0.0)
-    commands = []
+    commands: list[Command] = []
     for ms in range(60_000):
         now = ms / 1000
         if session.synced and device.has_room() and device.last_seq < 2000 and ms % 2 == 0:
