@@ -38,8 +38,18 @@ class DeviceState:
         return wire.pack_zone_state(t_ms, self.rows, self.cols, self.squares, self.harbor)
 
     def full_state_payload(self, cmd_id: int, boot: int, uptime_ms: int) -> bytes:
-        return wire.pack_full_state(cmd_id, boot, uptime_ms, self.in_tower, self.totals, self.faults,
-                                    self.rows, self.cols, self.squares, self.harbor)
+        return wire.pack_full_state(
+            cmd_id,
+            boot,
+            uptime_ms,
+            self.in_tower,
+            self.totals,
+            self.faults,
+            self.rows,
+            self.cols,
+            self.squares,
+            self.harbor,
+        )
 
 
 class DeviceLink:
@@ -52,8 +62,17 @@ class DeviceLink:
     repeated command is acknowledged again but not executed twice.
     """
 
-    def __init__(self, write, boot: int, uid: bytes, kind: int = 3, sensors: int = 0x7F,
-                 fw: tuple = (1, 0, 0), window: int = 64, rto_ms: int = 400) -> None:
+    def __init__(
+        self,
+        write,
+        boot: int,
+        uid: bytes,
+        kind: int = 3,
+        sensors: int = 0x7F,
+        fw: tuple = (1, 0, 0),
+        window: int = 64,
+        rto_ms: int = 400,
+    ) -> None:
         self.write = write
         self.boot = boot
         self.epoch = boot & 0xFF
@@ -81,8 +100,19 @@ class DeviceLink:
 
     def send_hello(self, now_ms: int) -> None:
         self._hello_sent_ms = now_ms
-        self._send(wire.HELLO, wire.pack_hello(self.fw, wire.PROTOCOL_VERSION, self.kind, self.uid, self.boot,
-                                               self.sensors, self.acked, self.window))
+        self._send(
+            wire.HELLO,
+            wire.pack_hello(
+                self.fw,
+                wire.PROTOCOL_VERSION,
+                self.kind,
+                self.uid,
+                self.boot,
+                self.sensors,
+                self.acked,
+                self.window,
+            ),
+        )
 
     def send_heartbeat(self, uptime_ms: int, state: DeviceState) -> None:
         self._send(wire.HEARTBEAT, wire.pack_heartbeat(uptime_ms, self.boot, state.in_tower, state.totals))
@@ -107,8 +137,9 @@ class DeviceLink:
         # Re-encode with the RETRANSMIT flag so the host can count them; cheap, frames are small.
         body = wire.cobs_decode(bytes(entry[1][:-1]))
         head = wire.HEADER.unpack_from(body, 0)
-        frame = wire.encode_frame(head[3], head[4], body[wire.HEADER_SIZE:-2],
-                                  wire.FLAG_EVENT | wire.FLAG_RETRANSMIT, self.epoch)
+        frame = wire.encode_frame(
+            head[3], head[4], body[wire.HEADER_SIZE : -2], wire.FLAG_EVENT | wire.FLAG_RETRANSMIT, self.epoch
+        )
         entry[2] = now_ms
         self.retransmissions += 1
         self.write(frame)

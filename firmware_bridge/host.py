@@ -21,8 +21,18 @@ import zmq
 from firmware_bridge.port import BridgeError, PortLink, check_device, resolve_device
 from firmware_bridge.session import Command, Health, LinkSession, parse_command
 
-__all__ = ["DEFAULT_CMD", "DEFAULT_PUB", "TOPIC_EVENT", "TOPIC_HEALTH", "Bridge", "BridgeError", "Health",
-           "check_device", "parse_command", "resolve_device"]
+__all__ = [
+    "DEFAULT_CMD",
+    "DEFAULT_PUB",
+    "TOPIC_EVENT",
+    "TOPIC_HEALTH",
+    "Bridge",
+    "BridgeError",
+    "Health",
+    "check_device",
+    "parse_command",
+    "resolve_device",
+]
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +81,17 @@ class Bridge:
         self._stop = threading.Event()
         self._cmd_thread: threading.Thread | None = None
         self.session = LinkSession(
-            self._write, self._emit, self._publish_health, port=device, health_interval=health_interval,
-            hello_interval=hello_interval, resend_interval=resend_interval, command_retry=command_retry,
-            stale_after=stale_after, ack_repeat=ack_repeat)
+            self._write,
+            self._emit,
+            self._publish_health,
+            port=device,
+            health_interval=health_interval,
+            hello_interval=hello_interval,
+            resend_interval=resend_interval,
+            command_retry=command_retry,
+            stale_after=stale_after,
+            ack_repeat=ack_repeat,
+        )
         self.port = PortLink(device, self.session, baudrate=baudrate, reopen_interval=reopen_interval)
         self._started = False
 
@@ -95,8 +113,10 @@ class Bridge:
                     self._rep.bind(self._zmq_cmd_addr)
             except zmq.ZMQError as exc:
                 self._close_sockets()
-                raise BridgeError(f"cannot bind ZeroMQ socket ({exc}): pick a free address with --zmq-pub/--zmq-cmd "
-                                  f"or stop the other bridge") from None
+                raise BridgeError(
+                    f"cannot bind ZeroMQ socket ({exc}): pick a free address with --zmq-pub/--zmq-cmd "
+                    f"or stop the other bridge"
+                ) from None
         self._started = True
         self.port.start()
         if self._rep is not None:
@@ -153,11 +173,17 @@ class Bridge:
             result: dict[str, Any] = {"ok": False, "error": str(exc)}
         else:
             if threading.current_thread() is self.port.thread:
-                raise RuntimeError("Bridge.command() called from on_event would wait for itself; "
-                                   "hand the event to another thread first")
+                raise RuntimeError(
+                    "Bridge.command() called from on_event would wait for itself; "
+                    "hand the event to another thread first"
+                )
             pending = self.session.submit(Command(name, msg_type, args, time.monotonic() + timeout))
             pending.done.wait(timeout + 1.0)
-            result = pending.result or {"ok": False, "cmd": name, "error": "the bridge stopped before an answer"}
+            result = pending.result or {
+                "ok": False,
+                "cmd": name,
+                "error": "the bridge stopped before an answer",
+            }
         if isinstance(cmd, dict) and "id" in cmd:
             result["id"] = cmd["id"]
         return result
@@ -199,8 +225,11 @@ class Bridge:
             try:
                 cmd = json.loads(raw)
             except (ValueError, UnicodeDecodeError):
-                reply: dict[str, Any] = {"ok": False, "error": "the command is not valid JSON; send an object "
-                                                               "such as {\"cmd\": \"buzzer\", \"ms\": 200}"}
+                reply: dict[str, Any] = {
+                    "ok": False,
+                    "error": "the command is not valid JSON; send an object "
+                    'such as {"cmd": "buzzer", "ms": 200}',
+                }
             else:
                 timeout = cmd.get("timeout_s", 3.0) if isinstance(cmd, dict) else 3.0
                 if not isinstance(timeout, int | float) or not 0 < timeout <= 60:

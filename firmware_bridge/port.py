@@ -34,11 +34,15 @@ def resolve_device(device: str) -> str:
     if device.startswith("usb:"):
         parts = device.split(":")
         if len(parts) not in (3, 4):
-            raise BridgeError(f"--device {device!r}: write a USB id as usb:VID:PID or usb:VID:PID:SERIAL (hex)")
+            raise BridgeError(
+                f"--device {device!r}: write a USB id as usb:VID:PID or usb:VID:PID:SERIAL (hex)"
+            )
         try:
             vid, pid = int(parts[1], 16), int(parts[2], 16)
         except ValueError:
-            raise BridgeError(f"--device {device!r}: VID and PID are hexadecimal, e.g. usb:2e8a:000a") from None
+            raise BridgeError(
+                f"--device {device!r}: VID and PID are hexadecimal, e.g. usb:2e8a:000a"
+            ) from None
         for port in serial.tools.list_ports.comports():
             if port.vid == vid and port.pid == pid and (len(parts) == 3 or port.serial_number == parts[3]):
                 return str(port.device)
@@ -52,16 +56,22 @@ def check_device(device: str) -> str:
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise BridgeError(f"no serial device at {path}: plug the board in, check its udev name "
-                          f"(ls -l /dev/serial/by-id), or use --device usb:VID:PID") from None
+        raise BridgeError(
+            f"no serial device at {path}: plug the board in, check its udev name "
+            f"(ls -l /dev/serial/by-id), or use --device usb:VID:PID"
+        ) from None
     except OSError as exc:
         raise BridgeError(f"cannot look at {path}: {exc.strerror}") from None
     if not stat.S_ISCHR(mode):
-        raise BridgeError(f"{path} is not a serial port (not a character device): pass the board's tty, "
-                          f"e.g. /dev/ttyACM0 or /dev/battle-tower")
+        raise BridgeError(
+            f"{path} is not a serial port (not a character device): pass the board's tty, "
+            f"e.g. /dev/ttyACM0 or /dev/battle-tower"
+        )
     if not os.access(path, os.R_OK | os.W_OK):
-        raise BridgeError(f"no permission to open {path}: add your user to the dialout group (or install "
-                          f"deploy/udev/99-smart-table.rules) and log in again")
+        raise BridgeError(
+            f"no permission to open {path}: add your user to the dialout group (or install "
+            f"deploy/udev/99-smart-table.rules) and log in again"
+        )
     return path
 
 
@@ -71,8 +81,9 @@ class PortLink:
     `synced` mirrors the session's state as a threading.Event so other threads can wait on it.
     """
 
-    def __init__(self, device: str, session: LinkSession, *, baudrate: int = 115200,
-                 reopen_interval: float = 0.1) -> None:
+    def __init__(
+        self, device: str, session: LinkSession, *, baudrate: int = 115200, reopen_interval: float = 0.1
+    ) -> None:
         self.device = device
         self.baudrate = baudrate
         self.reopen_interval = reopen_interval

@@ -70,17 +70,23 @@ class Command:
 def _hex_rgb(value: Any) -> tuple[int, int, int]:
     if isinstance(value, str) and value.startswith("#") and len(value) == 7:
         return int(value[1:3], 16), int(value[3:5], 16), int(value[5:7], 16)
-    if isinstance(value, list | tuple) and len(value) == 3 and all(isinstance(v, int) and 0 <= v <= 255 for v in value):
+    if (
+        isinstance(value, list | tuple)
+        and len(value) == 3
+        and all(isinstance(v, int) and 0 <= v <= 255 for v in value)
+    ):
         return int(value[0]), int(value[1]), int(value[2])
-    raise ValueError(f"LED colour {value!r} must be [r, g, b] with 0..255 each or \"#rrggbb\"")
+    raise ValueError(f'LED colour {value!r} must be [r, g, b] with 0..255 each or "#rrggbb"')
 
 
 def parse_command(cmd: Any) -> tuple[str, int, bytes]:
     """Validate a command object from the controller; returns (name, message type, arguments) or raises
     ValueError with a sentence saying what is wrong."""
     if not isinstance(cmd, dict) or not isinstance(cmd.get("cmd"), str):
-        raise ValueError('a command is a JSON object with "cmd": one of led, buzzer, reset_counters, calibrate, '
-                         'request_state')
+        raise ValueError(
+            'a command is a JSON object with "cmd": one of led, buzzer, reset_counters, calibrate, '
+            "request_state"
+        )
     name = cmd["cmd"]
 
     def num(key: str, default: int, hi: int) -> int:
@@ -95,7 +101,11 @@ def parse_command(cmd: Any) -> tuple[str, int, bytes]:
         if pattern not in wire.LED_PATTERNS:
             raise ValueError(f"LED pattern {pattern!r} is not one of {list(wire.LED_PATTERNS)}")
         period = num("period_ms", 0, 0xFFFF)
-        return name, wire.CMD_LED, bytes([r, g, b, wire.LED_PATTERNS.index(pattern)]) + period.to_bytes(2, "little")
+        return (
+            name,
+            wire.CMD_LED,
+            bytes([r, g, b, wire.LED_PATTERNS.index(pattern)]) + period.to_bytes(2, "little"),
+        )
     if name == "buzzer":
         freq, ms = num("freq_hz", 880, 20000), num("ms", 200, 10000)
         return name, wire.CMD_BUZZER, freq.to_bytes(2, "little") + ms.to_bytes(2, "little")
@@ -104,7 +114,7 @@ def parse_command(cmd: Any) -> tuple[str, int, bytes]:
     if name == "calibrate":
         colour = cmd.get("colour")
         if colour not in events.COLOUR_INDEX:
-            raise ValueError(f"calibrate needs \"colour\": one of {list(wire.COLOURS)}, not {colour!r}")
+            raise ValueError(f'calibrate needs "colour": one of {list(wire.COLOURS)}, not {colour!r}')
         return name, wire.CMD_CALIBRATE, bytes([events.COLOUR_INDEX[colour]])
     if name == "request_state":
         return name, wire.CMD_REQUEST_STATE, b""
@@ -166,7 +176,9 @@ class LinkSession:
         self._commands: collections.deque[Command] = collections.deque()
         self._current: Command | None = None
         # Not game chance: a fresh id space per run, so a device never mistakes a new command for a repeat.
-        self._next_cmd_id = first_cmd_id if first_cmd_id is not None else random.SystemRandom().randrange(1, 2**31)
+        self._next_cmd_id = (
+            first_cmd_id if first_cmd_id is not None else random.SystemRandom().randrange(1, 2**31)
+        )
 
     # -- driven by the port shell ------------------------------------------------------------------------
     def opened(self, now: float, port: str | None = None) -> None:
@@ -188,8 +200,12 @@ class LinkSession:
         self._ooo.clear()
         # The resynchronisation is asked again after the next HELLO.
         if self._current is not None and self._current.internal:
-            self._finish(self._current, {"ok": False, "cmd": "request_state", "error": "link lost"}, now, count=False)
-        for cmd in [c for c in list(self._commands) if c.internal]:  # list(): a snapshot, other threads append
+            self._finish(
+                self._current, {"ok": False, "cmd": "request_state", "error": "link lost"}, now, count=False
+            )
+        for cmd in [
+            c for c in list(self._commands) if c.internal
+        ]:  # list(): a snapshot, other threads append
             self._commands.remove(cmd)
         self._set_link("down", now)
 
@@ -231,8 +247,12 @@ class LinkSession:
         self._run_commands(now)
         if synced and self._known_last > self._delivered:
             self._recover(now)
-        if (synced and self._last_rx is not None and now - self._last_rx < 0.5
-                and now - self._last_ack >= self.ack_repeat):
+        if (
+            synced
+            and self._last_rx is not None
+            and now - self._last_rx < 0.5
+            and now - self._last_ack >= self.ack_repeat
+        ):
             self._write(wire.ACK, now)  # repeat it while traffic flows: a lost ACK would stall a full window
         if synced and now - self._last_ping >= self.health_interval:
             self._last_ping = now
@@ -403,8 +423,9 @@ class LinkSession:
         self._recover(now)
         # Resynchronise from a full state; it jumps the queue of controller commands.
         if not (self._current is not None and self._current.msg_type == wire.CMD_REQUEST_STATE):
-            self._commands.appendleft(Command("request_state", wire.CMD_REQUEST_STATE, b"", now + 10.0,
-                                              internal=True))
+            self._commands.appendleft(
+                Command("request_state", wire.CMD_REQUEST_STATE, b"", now + 10.0, internal=True)
+            )
 
     # -- commands -----------------------------------------------------------------------------------------
     def _run_commands(self, now: float) -> None:
@@ -412,9 +433,17 @@ class LinkSession:
         synced = self.synced
         for cmd in [c for c in list(self._commands) if now > c.deadline]:
             self._commands.remove(cmd)
-            self._finish(cmd, {"ok": False, "cmd": cmd.name, "attempts": 0,
-                               "error": f"{cmd.name} not sent in time: the link was "
-                                        f"{'down' if not synced else 'busy'}; check the bridge's health"}, now)
+            self._finish(
+                cmd,
+                {
+                    "ok": False,
+                    "cmd": cmd.name,
+                    "attempts": 0,
+                    "error": f"{cmd.name} not sent in time: the link was "
+                    f"{'down' if not synced else 'busy'}; check the bridge's health",
+                },
+                now,
+            )
         if self._current is None and self._commands:
             self._current = self._commands.popleft()
             self._current.cmd_id = self._next_cmd_id
@@ -424,10 +453,17 @@ class LinkSession:
             return
         if now > cur.deadline:
             state = "link down" if not synced else "no acknowledgement"
-            error = (f"{cur.name} not acknowledged by the device in time ({state}); check the cable and the "
-                     f"bridge's health") if cur.attempts else (
-                     f"{cur.name} not sent in time: the link was {'down' if not synced else 'busy'}; check the "
-                     f"bridge's health")
+            error = (
+                (
+                    f"{cur.name} not acknowledged by the device in time ({state}); check the cable and the "
+                    f"bridge's health"
+                )
+                if cur.attempts
+                else (
+                    f"{cur.name} not sent in time: the link was {'down' if not synced else 'busy'}; check the "
+                    f"bridge's health"
+                )
+            )
             self._finish(cur, {"ok": False, "cmd": cur.name, "attempts": cur.attempts, "error": error}, now)
         elif synced and now - cur.last_sent >= self.command_retry:
             if cur.attempts:

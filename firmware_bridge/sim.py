@@ -212,10 +212,14 @@ class FirmwareSim:
     # -- device lifecycle -------------------------------------------------------------------------------
     def _boot_device(self) -> None:
         self._t0 = time.monotonic()
-        self.state = self._rebooted_state() if hasattr(self, "state") else DeviceState(self.rows, self.cols,
-                                                                                         self.harbor_slots)
-        self.link = DeviceLink(self._write_frame, self.boot, self.uid, kind=3, window=self.window,
-                               rto_ms=self.rto_ms)
+        self.state = (
+            self._rebooted_state()
+            if hasattr(self, "state")
+            else DeviceState(self.rows, self.cols, self.harbor_slots)
+        )
+        self.link = DeviceLink(
+            self._write_frame, self.boot, self.uid, kind=3, window=self.window, rto_ms=self.rto_ms
+        )
         self._next_heartbeat = 0
 
     def _rebooted_state(self) -> DeviceState:
@@ -291,8 +295,14 @@ class FirmwareSim:
     def done(self) -> bool:
         """Every queued event sent and acknowledged, and the script/random source exhausted."""
         with self._lock:
-            return (self._source_done and not self._pending and self._controls.empty()
-                    and self.link.all_acked() and self._replug_at is None and self._quiet_at is None)
+            return (
+                self._source_done
+                and not self._pending
+                and self._controls.empty()
+                and self.link.all_acked()
+                and self._replug_at is None
+                and self._quiet_at is None
+            )
 
     def wait_done(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -305,10 +315,18 @@ class FirmwareSim:
     def status(self) -> dict[str, Any]:
         with self._lock:
             return {
-                "path": self.path, "boot": self.boot, "last_seq": self.link.last_seq, "acked": self.link.acked,
-                "pending": len(self._pending), "unacked": len(self.link.unacked), "plugged": self._port is not None,
-                "unplugs": self.unplugs, "reboots": self.reboots, "retransmissions": self.link.retransmissions,
-                "led": self.outputs.led, "totals": events._totals(tuple(self.state.totals)),
+                "path": self.path,
+                "boot": self.boot,
+                "last_seq": self.link.last_seq,
+                "acked": self.link.acked,
+                "pending": len(self._pending),
+                "unacked": len(self.link.unacked),
+                "plugged": self._port is not None,
+                "unplugs": self.unplugs,
+                "reboots": self.reboots,
+                "retransmissions": self.link.retransmissions,
+                "led": self.outputs.led,
+                "totals": events._totals(tuple(self.state.totals)),
             }
 
     def serve_control(self, address: str, context: Any = None) -> str:
@@ -350,7 +368,7 @@ class FirmwareSim:
     # -- validation and sources -------------------------------------------------------------------------
     def _validate(self, cmd: Any) -> None:
         if not isinstance(cmd, dict) or len(cmd) == 0:
-            raise SimError(f"control command {cmd!r} is not a JSON object such as {{\"drop\": {{\"red\": 3}}}}")
+            raise SimError(f'control command {cmd!r} is not a JSON object such as {{"drop": {{"red": 3}}}}')
         known = {"drop", "zones", "move", "jam", "sensor_fault", "unplug", "reboot", "wait", "quiet"}
         keys = set(cmd) - {"reboot"} if "unplug" in cmd else set(cmd)
         unknown = keys - known
@@ -438,7 +456,11 @@ class FirmwareSim:
                     self._pending.append(self._cube_item(self._rng, events.COLOUR_INDEX[colour]))
             self._quiet_at = time.monotonic() + self.quiet_ms / 1000
         elif "zones" in cmd:
-            changes = {events.square_index(k, self.rows, self.cols): v for k, v in cmd["zones"].items() if k != "harbor"}
+            changes = {
+                events.square_index(k, self.rows, self.cols): v
+                for k, v in cmd["zones"].items()
+                if k != "harbor"
+            }
             self._pending.append(("zones", changes, cmd["zones"].get("harbor")))
         elif "move" in cmd:
             a = events.square_index(cmd["move"]["from"], self.rows, self.cols)
@@ -513,7 +535,9 @@ class FirmwareSim:
         now_ms = self._now_ms()
         seq, msg_type, payload = emit_item(self.link, self.state, item, now_ms)
         self.write_times[(self.boot, seq)] = time.monotonic()
-        message = events.decode(wire.Frame(wire.FLAG_EVENT, self.boot & 0xFF, msg_type, seq, payload), self.boot)
+        message = events.decode(
+            wire.Frame(wire.FLAG_EVENT, self.boot & 0xFF, msg_type, seq, payload), self.boot
+        )
         self.sent.append(message)
         if self._log is not None:
             self._log.write(json.dumps(message, separators=(",", ":")) + "\n")

@@ -68,7 +68,12 @@ class ColourClassifier:
         best, best_d, second_d = 0, 1e9, 1e9
         for i in range(1, len(self._features)):
             ref = self._features[i]
-            d = (f[0] - ref[0]) ** 2 + (f[1] - ref[1]) ** 2 + (f[2] - ref[2]) ** 2 + 0.5 * (f[3] - ref[3]) ** 2
+            d = (
+                (f[0] - ref[0]) ** 2
+                + (f[1] - ref[1]) ** 2
+                + (f[2] - ref[2]) ** 2
+                + 0.5 * (f[3] - ref[3]) ** 2
+            )
             if d < best_d:
                 best, best_d, second_d = i, d, best_d
             elif d < second_d:
@@ -82,10 +87,25 @@ class ColourClassifier:
 class Tower:
     """One board: the battle tower's beams and colour sensor plus the squares' hall sensors."""
 
-    def __init__(self, hal, write, boot: int, uid: bytes, rows: int = 4, cols: int = 4, harbor_slots: int = 4,
-                 window: int = 64, rto_ms: int = 400, queue_max: int = 64, quiet_ms: int = 400,
-                 jam_ms: int = 2000, zone_poll_ms: int = 20, zone_stable: int = 3, heartbeat_ms: int = 1000,
-                 references=None) -> None:
+    def __init__(
+        self,
+        hal,
+        write,
+        boot: int,
+        uid: bytes,
+        rows: int = 4,
+        cols: int = 4,
+        harbor_slots: int = 4,
+        window: int = 64,
+        rto_ms: int = 400,
+        queue_max: int = 64,
+        quiet_ms: int = 400,
+        jam_ms: int = 2000,
+        zone_poll_ms: int = 20,
+        zone_stable: int = 3,
+        heartbeat_ms: int = 1000,
+        references=None,
+    ) -> None:
         self.hal = hal
         self.state = DeviceState(rows, cols, harbor_slots)
         self.link = DeviceLink(write, boot, uid, kind=3, sensors=0x7F, window=window, rto_ms=rto_ms)

@@ -21,14 +21,21 @@ EVENT_TYPES = ("cube_dropped", "tower_quiet", "zone_state", "fault")
 
 def _cli(*args: str, stdout=subprocess.PIPE) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True,
-                            stdout=stdout, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli", *args],
+        cwd=REPO,
+        env=env,
+        text=True,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True,
-                          capture_output=True, timeout=30)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True, capture_output=True, timeout=30
+    )
 
 
 def _line(stream: IO[str] | None) -> str:
@@ -63,14 +70,40 @@ def procs() -> Iterator[list[subprocess.Popen]]:
 
 def test_bridge_prints_what_the_sim_logged_and_publishes_it_on_zeromq(tmp_path: Path, procs) -> None:
     log = tmp_path / "sent.jsonl"
-    sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--random", "--seed", "21",
-               "--count", "400", "--log", str(log), "--drop", "0.005", "--flip", "0.005", "--dup", "0.02")
+    sim = _cli(
+        "firmware-sim",
+        "--pty",
+        "--link",
+        str(tmp_path / "tower"),
+        "--random",
+        "--seed",
+        "21",
+        "--count",
+        "400",
+        "--log",
+        str(log),
+        "--drop",
+        "0.005",
+        "--flip",
+        "0.005",
+        "--dup",
+        "0.02",
+    )
     procs.append(sim)
     path = _line(sim.stdout).strip()
     assert path == str(tmp_path / "tower")
     printed_file = (tmp_path / "printed.jsonl").open("w")
-    bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
-                  "--zmq-cmd", "tcp://127.0.0.1:*", stdout=printed_file)
+    bridge = _cli(
+        "bridge",
+        "--device",
+        path,
+        "--print",
+        "--zmq-pub",
+        "tcp://127.0.0.1:*",
+        "--zmq-cmd",
+        "tcp://127.0.0.1:*",
+        stdout=printed_file,
+    )
     procs.append(bridge)
     banner = _line(bridge.stderr)
     ctx: zmq.Context[Any] = zmq.Context.instance()
@@ -104,7 +137,7 @@ def test_bridge_prints_what_the_sim_logged_and_publishes_it_on_zeromq(tmp_path: 
         topics[topic].append(json.loads(body))
     # The subscriber joined a moment after the bridge started: what it got is the log's tail, in order.
     zmq_events = [m for m in topics[b"bridge.event"] if m["type"] in EVENT_TYPES]
-    assert zmq_events and zmq_events == sent[-len(zmq_events):]
+    assert zmq_events and zmq_events == sent[-len(zmq_events) :]
     assert topics[b"bridge.health"] and {"link", "crc_errors", "resyncs"} <= set(topics[b"bridge.health"][-1])
     sub.close()
     req.close()
@@ -115,8 +148,16 @@ def test_sim_control_socket_drives_the_device_from_another_process(tmp_path: Pat
     procs.append(sim)
     path = _line(sim.stdout).strip()
     control = _endpoint(_line(sim.stderr), "control")
-    bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
-                  "--zmq-cmd", "tcp://127.0.0.1:*")
+    bridge = _cli(
+        "bridge",
+        "--device",
+        path,
+        "--print",
+        "--zmq-pub",
+        "tcp://127.0.0.1:*",
+        "--zmq-cmd",
+        "tcp://127.0.0.1:*",
+    )
     procs.append(bridge)
     cmd_endpoint = _endpoint(_line(bridge.stderr), "commands on")
     ctx: zmq.Context[Any] = zmq.Context.instance()
@@ -149,20 +190,27 @@ def test_sim_control_socket_drives_the_device_from_another_process(tmp_path: Pat
     out, _ = bridge.communicate(timeout=10)
     events = [json.loads(line) for line in out.splitlines()]
     kinds = [(m["type"], m.get("colour")) for m in events if m["type"] in EVENT_TYPES]
-    assert sorted(kinds[:3], key=str) == [("cube_dropped", "black"), ("cube_dropped", "red"), ("cube_dropped", "red")]
+    assert sorted(kinds[:3], key=str) == [
+        ("cube_dropped", "black"),
+        ("cube_dropped", "red"),
+        ("cube_dropped", "red"),
+    ]
     assert ("zone_state", None) in kinds and ("tower_quiet", None) in kinds
     req.close()
     cmd.close()
 
 
-@pytest.mark.parametrize("args, says", [
-    (["bridge", "--device", "/nonexistent/tower"], "no serial device at /nonexistent/tower"),
-    (["bridge", "--device", "/etc/hostname"], "is not a serial port"),
-    (["bridge", "--device", "usb:zz:01"], "hexadecimal"),
-    (["firmware-sim", "--device", "/nonexistent/tty"], "cannot open /nonexistent/tty"),
-    (["firmware-sim", "--pty", "--random"], "--random needs --count"),
-    (["firmware-sim", "--pty", "--drop", "1.5"], "--drop is a probability"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["bridge", "--device", "/nonexistent/tower"], "no serial device at /nonexistent/tower"),
+        (["bridge", "--device", "/etc/hostname"], "is not a serial port"),
+        (["bridge", "--device", "usb:zz:01"], "hexadecimal"),
+        (["firmware-sim", "--device", "/nonexistent/tty"], "cannot open /nonexistent/tty"),
+        (["firmware-sim", "--pty", "--random"], "--random needs --count"),
+        (["firmware-sim", "--pty", "--drop", "1.5"], "--drop is a probability"),
+    ],
+)
 def test_bad_input_gives_one_clear_line_and_a_non_zero_exit(args: list[str], says: str) -> None:
     result = _run(*args)
     assert result.returncode != 0
@@ -184,27 +232,43 @@ def test_a_bad_script_line_is_named(tmp_path: Path) -> None:
 
 def test_a_script_with_an_unplug_and_a_reboot_plays_through_the_bridge(tmp_path: Path, procs) -> None:
     script = tmp_path / "play.jsonl"
-    script.write_text("\n".join([
-        '# a battle, a ship move, the cable pulled, a reset, another battle',
-        '{"wait": 1000}',
-        '{"drop": {"red": 2, "blue": 1}}',
-        '{"wait": 600}',
-        '{"move": {"from": "r1c1", "to": "r2c2"}}',
-        '{"unplug": 400}',
-        '{"drop": {"black": 1}}',
-        '{"wait": 900}',
-        '{"reboot": true}',
-        '{"wait": 300}',
-        '{"drop": {"green": 1}}',
-        '{"wait": 600}',
-    ]) + "\n")
+    script.write_text(
+        "\n".join(
+            [
+                "# a battle, a ship move, the cable pulled, a reset, another battle",
+                '{"wait": 1000}',
+                '{"drop": {"red": 2, "blue": 1}}',
+                '{"wait": 600}',
+                '{"move": {"from": "r1c1", "to": "r2c2"}}',
+                '{"unplug": 400}',
+                '{"drop": {"black": 1}}',
+                '{"wait": 900}',
+                '{"reboot": true}',
+                '{"wait": 300}',
+                '{"drop": {"green": 1}}',
+                '{"wait": 600}',
+            ]
+        )
+        + "\n"
+    )
     log = tmp_path / "sent.jsonl"
-    sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--script", str(script), "--log", str(log))
+    sim = _cli(
+        "firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--script", str(script), "--log", str(log)
+    )
     procs.append(sim)
     path = _line(sim.stdout).strip()
     printed_file = (tmp_path / "printed.jsonl").open("w")
-    bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
-                  "--zmq-cmd", "tcp://127.0.0.1:*", stdout=printed_file)
+    bridge = _cli(
+        "bridge",
+        "--device",
+        path,
+        "--print",
+        "--zmq-pub",
+        "tcp://127.0.0.1:*",
+        "--zmq-cmd",
+        "tcp://127.0.0.1:*",
+        stdout=printed_file,
+    )
     procs.append(bridge)
     assert sim.wait(30) == 0
     sent_count = len(log.read_text().splitlines())
@@ -219,10 +283,21 @@ def test_a_script_with_an_unplug_and_a_reboot_plays_through_the_bridge(tmp_path:
     sent = [json.loads(line) for line in log.read_text().splitlines()]
     assert [m for m in printed if m["type"] in EVENT_TYPES] == sent
     assert [(m["boot"], m["seq"], m["type"]) for m in sent] == [
-        (1, 1, "cube_dropped"), (1, 2, "cube_dropped"), (1, 3, "cube_dropped"), (1, 4, "tower_quiet"),
-        (1, 5, "zone_state"), (1, 6, "cube_dropped"), (1, 7, "tower_quiet"),
-        (2, 1, "cube_dropped"), (2, 2, "tower_quiet")]
+        (1, 1, "cube_dropped"),
+        (1, 2, "cube_dropped"),
+        (1, 3, "cube_dropped"),
+        (1, 4, "tower_quiet"),
+        (1, 5, "zone_state"),
+        (1, 6, "cube_dropped"),
+        (1, 7, "tower_quiet"),
+        (2, 1, "cube_dropped"),
+        (2, 2, "tower_quiet"),
+    ]
     hellos = [m for m in printed if m["type"] == "hello"]
     # start, replug (unless the bridge process came up only after it), reboot
     assert [h["rebooted"] for h in hellos] in ([False, False, True], [False, True])
-    assert sent[5]["totals"]["black"] == 1 and sent[7]["totals"] == {**sent[7]["totals"], "green": 1, "red": 0}
+    assert sent[5]["totals"]["black"] == 1 and sent[7]["totals"] == {
+        **sent[7]["totals"],
+        "green": 1,
+        "red": 0,
+    }

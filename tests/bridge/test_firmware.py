@@ -73,8 +73,9 @@ class Rig:
         self.t0 = time.monotonic()
         self.skip_ms = 0  # firmware time that steps() played ahead of the wall clock
         self.lock = threading.Lock()
-        self.tower = Tower(self.hal, lambda b: os.write(self.master, b), boot=7, uid=b"\x01" * 8,
-                           quiet_ms=150, jam_ms=300)
+        self.tower = Tower(
+            self.hal, lambda b: os.write(self.master, b), boot=7, uid=b"\x01" * 8, quiet_ms=150, jam_ms=300
+        )
         self.tower.boot(0)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True)
@@ -107,8 +108,12 @@ class Rig:
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
         while not self.q.empty():
             self.got.append(self.q.get())
-        return [m for m in self.got if m["type"] in ("cube_dropped", "tower_quiet", "zone_state", "fault")
-                and (kind is None or m["type"] == kind)]
+        return [
+            m
+            for m in self.got
+            if m["type"] in ("cube_dropped", "tower_quiet", "zone_state", "fault")
+            and (kind is None or m["type"] == kind)
+        ]
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
@@ -128,10 +133,13 @@ class Rig:
             def enter(colour: tuple[int, int, int, int] | None = colour) -> None:
                 hal.colour, hal.entry = colour, True
 
-            pins += [(t, enter), (t + 15, lambda: setattr(hal, "entry", False)),
-                     (t + 15 + transit_ms, lambda: setattr(hal, "exit", True)),
-                     (t + 30 + transit_ms, lambda: setattr(hal, "exit", False)),
-                     (t + 45 + transit_ms, lambda: None)]
+            pins += [
+                (t, enter),
+                (t + 15, lambda: setattr(hal, "entry", False)),
+                (t + 15 + transit_ms, lambda: setattr(hal, "exit", True)),
+                (t + 30 + transit_ms, lambda: setattr(hal, "exit", False)),
+                (t + 45 + transit_ms, lambda: None),
+            ]
         self.steps(*pins)
 
     def close(self) -> None:
@@ -176,13 +184,20 @@ def test_a_cube_that_does_not_come_out_is_a_jam_until_it_does(rig: Rig) -> None:
 
 def test_hall_sensors_report_a_stable_move_and_ignore_a_flicker(rig: Rig) -> None:
     # A flicker seen by at most 2 polls (they are 20 ms apart), fewer than the 3 a report needs: no event.
-    rig.steps((0, lambda: rig.hal.squares.__setitem__(0, True)), (20, lambda: None),
-              (40, lambda: rig.hal.squares.__setitem__(0, False)))
+    rig.steps(
+        (0, lambda: rig.hal.squares.__setitem__(0, True)),
+        (20, lambda: None),
+        (40, lambda: rig.hal.squares.__setitem__(0, False)),
+    )
     rig.hal.squares[5] = True
     rig.hal.harbor[2] = True
     assert rig.wait_for(lambda: len(rig.events("zone_state")) == 1)
     zone = rig.events("zone_state")[0]  # events come in order: a reported flicker would be this one
-    assert zone["squares"]["r2c2"] and not zone["squares"]["r1c1"] and zone["harbor"] == [False, False, True, False]
+    assert (
+        zone["squares"]["r2c2"]
+        and not zone["squares"]["r1c1"]
+        and zone["harbor"] == [False, False, True, False]
+    )
 
 
 def test_commands_reach_the_pins_and_calibration_sets_a_reference(rig: Rig) -> None:
@@ -204,8 +219,12 @@ def test_a_silent_colour_sensor_is_a_fault_and_the_cube_still_counts(rig: Rig) -
     rig.cube(None, RED)
     assert rig.wait_for(lambda: len(rig.events("fault")) == 2)
     kinds = [(m["type"], m.get("sensor"), m.get("active"), m.get("colour")) for m in rig.events()]
-    assert kinds[:4] == [("fault", "colour", True, None), ("cube_dropped", None, None, "unknown"),
-                         ("fault", "colour", False, None), ("cube_dropped", None, None, "red")]
+    assert kinds[:4] == [
+        ("fault", "colour", True, None),
+        ("cube_dropped", None, None, "unknown"),
+        ("fault", "colour", False, None),
+        ("cube_dropped", None, None, "red"),
+    ]
     state = rig.bridge.command({"cmd": "request_state"})["state"]
     assert state["totals"]["unknown"] == 1 and state["totals"]["red"] == 1
 

@@ -76,7 +76,10 @@ def test_a_reboot_is_noticed_and_resynchronised_from_a_full_state(make_link) -> 
     assert link.wait_for(lambda: len(link.events()) == 8, 5)
     after = link.events()[5:]
     assert [(m["boot"], m["seq"], m["type"]) for m in after] == [
-        (2, 1, "cube_dropped"), (2, 2, "cube_dropped"), (2, 3, "tower_quiet")]
+        (2, 1, "cube_dropped"),
+        (2, 2, "cube_dropped"),
+        (2, 3, "tower_quiet"),
+    ]
     assert after[1]["totals"]["blue"] == 2
     assert link.events() == link.sim.sent
     health = link.bridge.health()
@@ -89,7 +92,9 @@ def test_unplug_with_a_power_cycle_resynchronises(make_link) -> None:
     link.sim.drop({"green": 2})
     assert link.wait_for(lambda: len(link.events()) == 3, 5)
     link.sim.unplug(300, reboot=True)
-    assert link.wait_for(lambda: link.bridge.health()["boot"] == 2 and link.bridge.health()["link"] == "up", 4)
+    assert link.wait_for(
+        lambda: link.bridge.health()["boot"] == 2 and link.bridge.health()["link"] == "up", 4
+    )
     link.sim.control({"move": {"from": "r1c1", "to": "r4c4"}})
     assert link.wait_for(lambda: len(link.events()) == 4, 5)
     last = link.events()[-1]
@@ -99,7 +104,9 @@ def test_unplug_with_a_power_cycle_resynchronises(make_link) -> None:
 def test_commands_are_acknowledged_and_executed_once_on_a_noisy_line(make_link) -> None:
     link = make_link(Faults(drop=0.01, flip=0.01), seed=6)
     assert link.bridge.wait_synced(10)
-    results = [link.bridge.command({"cmd": "buzzer", "freq_hz": 440 + i, "ms": 50}, timeout=10) for i in range(12)]
+    results = [
+        link.bridge.command({"cmd": "buzzer", "freq_hz": 440 + i, "ms": 50}, timeout=10) for i in range(12)
+    ]
     assert all(r["ok"] for r in results), results
     assert link.sim.outputs.buzzes == [(440 + i, 50) for i in range(12)]  # retries never execute twice
     assert sum(r["attempts"] for r in results) > 12
@@ -275,5 +282,10 @@ def test_a_restarted_bridge_picks_up_what_the_device_kept(make_link) -> None:
         except queue_mod.Empty:
             pass
     events = [m for m in got if m["type"] in ("cube_dropped", "tower_quiet")]
-    assert [(m["seq"], m.get("colour")) for m in events] == [(4, "yellow"), (5, "yellow"), (6, "yellow"), (7, None)]
+    assert [(m["seq"], m.get("colour")) for m in events] == [
+        (4, "yellow"),
+        (5, "yellow"),
+        (6, "yellow"),
+        (7, None),
+    ]
     assert events == link.sim.sent[3:]

@@ -54,7 +54,9 @@ def cmd_ack(cmd_id: int, status: int = 0, last: int = 0, boot: int = 1) -> bytes
 
 
 def full_state(cmd_id: int, last: int = 0, boot: int = 1) -> bytes:
-    payload = wire.pack_full_state(cmd_id, boot, 1000, 0, [0, 3] + [0] * 6, 0, 4, 4, [False] * 16, [False] * 4)
+    payload = wire.pack_full_state(
+        cmd_id, boot, 1000, 0, [0, 3] + [0] * 6, 0, 4, 4, [False] * 16, [False] * 4
+    )
     return wire.encode_frame(wire.FULL_STATE, last, payload, 0, boot)
 
 
@@ -154,7 +156,9 @@ def test_a_command_is_retried_until_acknowledged_and_reports_its_attempts() -> N
     cmd_id = wire.P_U32.unpack_from(first.payload, 0)[0]
     assert first.payload == wire.P_BUZZER.pack(cmd_id, 440, 50)
     host.s.tick(1.05)
-    assert not [f for f in host.sent() if f.type == wire.CMD_BUZZER]  # stop-and-wait: not before command_retry
+    assert not [
+        f for f in host.sent() if f.type == wire.CMD_BUZZER
+    ]  # stop-and-wait: not before command_retry
     host.s.tick(1.11)
     (again,) = [f for f in host.sent() if f.type == wire.CMD_BUZZER]
     assert again.payload == first.payload  # the same id, so the device executes it once
@@ -179,7 +183,11 @@ def test_commands_go_one_at_a_time_and_an_old_acknowledgement_is_ignored() -> No
     (sent_b,) = [f for f in host.sent() if f.type in wire.COMMAND_TYPES]
     assert sent_b.type == wire.CMD_CALIBRATE and wire.P_U32.unpack_from(sent_b.payload, 0)[0] == id_a + 1
     host.s.feed(cmd_ack(id_a + 1, status=2), 1.04)
-    assert b.result is not None and not b.result["ok"] and "refused calibrate: bad_arguments" in b.result["error"]
+    assert (
+        b.result is not None
+        and not b.result["ok"]
+        and "refused calibrate: bad_arguments" in b.result["error"]
+    )
     assert host.s.health(1.04)["commands_failed"] == 1
 
 
@@ -189,7 +197,11 @@ def test_a_command_waits_while_the_link_is_down_and_fails_at_its_deadline() -> N
     host.s.tick(0.2)
     assert not cmd.done.is_set() and host.sent() == []
     host.s.tick(0.6)
-    assert cmd.result is not None and not cmd.result["ok"] and "not sent in time: the link was down" in cmd.result["error"]
+    assert (
+        cmd.result is not None
+        and not cmd.result["ok"]
+        and "not sent in time: the link was down" in cmd.result["error"]
+    )
     assert host.s.health(0.6)["commands_failed"] == 1
 
 
@@ -309,6 +321,7 @@ def test_a_device_and_a_session_over_a_lossy_line_deliver_every_event_once_in_or
     device = DeviceLink(lambda b: to_host.append(lossy(b)), boot=3, uid=UID, window=32, rto_ms=400)
     state, app, device_reader = DeviceState(), App(), wire.FrameReader()
     got: list[dict[str, Any]] = []
+
     def host_writes(data: bytes) -> bool:
         to_device.append(lossy(data))
         return True
@@ -321,8 +334,11 @@ def test_a_device_and_a_session_over_a_lossy_line_deliver_every_event_once_in_or
         if session.synced and device.has_room() and device.last_seq < 2000 and ms % 2 == 0:
             emit_item(device, state, ("quiet", 400), ms)
         if ms % 500 == 250 and len(commands) < 10:
-            commands.append(session.submit(Command(*parse_command({"cmd": "buzzer", "freq_hz": 100 + ms // 500}),
-                                                   now + 20)))
+            commands.append(
+                session.submit(
+                    Command(*parse_command({"cmd": "buzzer", "freq_hz": 100 + ms // 500}), now + 20)
+                )
+            )
         for chunk in to_device:
             for frame in device_reader.feed(chunk):
                 device.on_frame(frame, ms)
