@@ -143,8 +143,8 @@ def main() -> None:
     )
     print(f"line limit at {BAUD} baud: {line:.0f} B/s = {limit:.0f} events/s")
     print(
-        f"throughput at {BAUD} baud (paced sim -> pty -> bridge -> ZeroMQ): {t115['events_per_s']:.0f} events/s "
-        f"= {t115['events_per_s'] / limit:.2f} of the line limit"
+        f"throughput at {BAUD} baud (paced sim -> pty -> bridge -> ZeroMQ): "
+        f"{t115['events_per_s']:.0f} events/s = {t115['events_per_s'] / limit:.2f} of the line limit"
     )
     fast = run(args.events, None, 0)
     print(f"throughput on an unpaced pty (CPU-bound): {fast['events_per_s']:.0f} events/s")
@@ -155,8 +155,8 @@ def main() -> None:
     )
     lat = run(args.latency_events, BAUD, 20)
     print(
-        f"latency device write -> ZeroMQ publish at {BAUD} baud, 50 events/s: median {lat['median_ms']:.2f} ms, "
-        f"p99 {lat['p99_ms']:.2f} ms (goal p99 < 20 ms)"
+        f"latency device write -> ZeroMQ publish at {BAUD} baud, 50 events/s: "
+        f"median {lat['median_ms']:.2f} ms, p99 {lat['p99_ms']:.2f} ms (goal p99 < 20 ms)"
     )
     lat_fast = run(args.latency_events, None, 20)
     print(

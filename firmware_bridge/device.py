@@ -90,7 +90,8 @@ class DeviceLink:
         self.last_cmd_reply = None  # type: tuple[int, int] | None  # resent on a repeated command
         self._hello_sent_ms = -100000
         self.retransmissions = 0
-        self.commands = []  # type: list[tuple[int, int, bytes]]  # (type, cmd_id, payload) for the application
+        # (type, cmd_id, payload) waiting for the application
+        self.commands = []  # type: list[tuple[int, int, bytes]]
 
     # -- sending ---------------------------------------------------------------------------------------
     def _send(self, msg_type: int, payload: bytes) -> bytes:

@@ -460,8 +460,8 @@ class LinkSession:
                 )
                 if cur.attempts
                 else (
-                    f"{cur.name} not sent in time: the link was {'down' if not synced else 'busy'}; check the "
-                    f"bridge's health"
+                    f"{cur.name} not sent in time: the link was {'down' if not synced else 'busy'}; "
+                    f"check the bridge's health"
                 )
             )
             self._finish(cur, {"ok": False, "cmd": cur.name, "attempts": cur.attempts, "error": error}, now)

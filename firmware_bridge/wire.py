@@ -4,8 +4,8 @@ payload layout, and a resynchronising frame reader.
 This module is the ONE copy of the protocol: the host (`firmware_bridge.host`), the simulator
 (`firmware_bridge.sim`) and the reference firmware (`firmware_bridge/firmware/`, copied onto the board
 next to `device.py`) all import it. It is therefore written in the subset of Python that MicroPython
-runs: no dataclasses, enum, typing or format-spec-heavy f-strings, no imports beyond `struct`, annotations only as
-plain names. It owns bytes only; it must not do I/O, read clocks or know the game's rules.
+runs: no dataclasses, enum, typing or format-spec-heavy f-strings, no imports beyond `struct`,
+annotations only as plain names. It owns bytes only; it must not do I/O, read clocks or know the game's rules.
 See docs/protocol.md for the normative description.
 """
 

@@ -19,7 +19,12 @@ try:
     from firmware_bridge.device import DeviceLink, DeviceState, emit_item, run_commands
 except ImportError:  # on the board the modules sit side by side
     import wire  # type: ignore[no-redef, import-not-found]
-    from device import DeviceLink, DeviceState, emit_item, run_commands  # type: ignore[no-redef, import-not-found]
+    from device import (  # type: ignore[no-redef, import-not-found]
+        DeviceLink,
+        DeviceState,
+        emit_item,
+        run_commands,
+    )
 
 # Typical TCS34725 readings (r, g, b, clear) of each colour class under the tower's LED, gain 4x,
 # 24 ms integration; replaced per class by CMD_CALIBRATE.
