@@ -221,6 +221,7 @@ class FirmwareSim:
             self._write_frame, self.boot, self.uid, kind=3, window=self.window, rto_ms=self.rto_ms
         )
         self._next_heartbeat = 0
+        self._host_synced = False  # a host has answered this boot's HELLO (a script's wait_host)
 
     def _rebooted_state(self) -> DeviceState:
         # RAM is gone, but the ships still sit on their squares: the hall sensors read them again.
@@ -244,6 +245,7 @@ class FirmwareSim:
             self._port.close()
             self._port = None
             self._out.clear()
+        self._host_synced = False
 
     # -- public API (thread-safe) -----------------------------------------------------------------------
     def start(self) -> str:
@@ -369,7 +371,18 @@ class FirmwareSim:
     def _validate(self, cmd: Any) -> None:
         if not isinstance(cmd, dict) or len(cmd) == 0:
             raise SimError(f'control command {cmd!r} is not a JSON object such as {{"drop": {{"red": 3}}}}')
-        known = {"drop", "zones", "move", "jam", "sensor_fault", "unplug", "reboot", "wait", "quiet"}
+        known = {
+            "drop",
+            "zones",
+            "move",
+            "jam",
+            "sensor_fault",
+            "unplug",
+            "reboot",
+            "wait",
+            "wait_host",
+            "quiet",
+        }
         keys = set(cmd) - {"reboot"} if "unplug" in cmd else set(cmd)
         unknown = keys - known
         if unknown or len(keys) != 1:
@@ -407,7 +420,7 @@ class FirmwareSim:
                     events.square_index(str(name), self.rows, self.cols)
                 except ValueError as exc:
                     raise SimError(str(exc)) from None
-        for key in ("unplug", "wait"):
+        for key in ("unplug", "wait", "wait_host"):
             if key in cmd and (not isinstance(cmd[key], int | float) or not 0 <= cmd[key] <= 60000):
                 raise SimError(f'"{key}" takes a duration in milliseconds, 0..60000')
 
@@ -441,6 +454,8 @@ class FirmwareSim:
         for item in lines:
             if "wait" in item:
                 yield ("wait", float(item["wait"]))
+            elif "wait_host" in item:
+                yield ("wait_host", float(item["wait_host"]))
             else:
                 yield ("command", item)
 
@@ -560,6 +575,7 @@ class FirmwareSim:
         self._tokens, self._tokens_at = 0.0, time.monotonic()
         reader = wire.FrameReader()
         wait_until = 0.0
+        wait_for_host = False  # a script's wait_host: the wait ends early once a host is in sync
         while not self._stop.is_set():
             now = time.monotonic()
             with self._lock:
@@ -577,12 +593,16 @@ class FirmwareSim:
                     self._open_port()
                     reader = wire.FrameReader()
                 # Pull from the script/random source while nothing is waiting.
+                if wait_for_host and self._host_synced:
+                    wait_until, wait_for_host = now, False
                 while self._source is not None and len(self._pending) < 2 * self.window and now >= wait_until:
                     item = next(self._source, None)
                     if item is None:
                         self._source, self._source_done = None, True
                     elif item[0] == "wait":
                         wait_until = now + item[1] / 1000
+                    elif item[0] == "wait_host":
+                        wait_until, wait_for_host = now + item[1] / 1000, not self._host_synced
                     elif item[0] == "command":
                         self._apply_command(item[1])
                     else:
@@ -624,4 +644,7 @@ class FirmwareSim:
                 now_ms = self._now_ms()
                 for frame in reader.feed(data):
                     self.link.on_frame(frame, now_ms)
+                    # A host frame of this boot's epoch: the host has taken our HELLO and is in sync.
+                    if frame.flags & wire.FLAG_FROM_HOST and frame.epoch == self.link.epoch:
+                        self._host_synced = True
                 run_commands(self.link, self.state, self, now_ms)
