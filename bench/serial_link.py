@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import zmq
 
@@ -37,7 +38,11 @@ def frame_sizes(sim: FirmwareSim) -> tuple[float, float]:
     """Mean (payload bytes, bytes on the wire incl. COBS and delimiter) over the events the sim sent."""
     payload, wire_bytes = [], []
     for msg in sim.sent:
-        sizes = {"cube_dropped": wire.P_CUBE.size, "tower_quiet": wire.P_QUIET.size, "fault": wire.P_FAULT.size}
+        sizes = {
+            "cube_dropped": wire.P_CUBE.size,
+            "tower_quiet": wire.P_QUIET.size,
+            "fault": wire.P_FAULT.size,
+        }
         n = sizes.get(msg["type"])
         if n is None:  # zone_state: t_ms + rows, cols, square bits, harbor count, harbor bits
             n = 4 + 2 + (msg["rows"] * msg["cols"] + 7) // 8 + 1 + (len(msg["harbor"]) + 7) // 8
@@ -48,14 +53,31 @@ def frame_sizes(sim: FirmwareSim) -> tuple[float, float]:
 
 def run(events: int, baud: int | None, interval_ms: float, faults: Faults | None = None) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
-        sim = FirmwareSim(link=os.path.join(tmp, "tower"), seed=42, baud=baud, interval_ms=interval_ms,
-                          faults=faults)
+        sim = FirmwareSim(
+            link=os.path.join(tmp, "tower"), seed=42, baud=baud, interval_ms=interval_ms, faults=faults
+        )
         path = sim.start()
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        bridge = subprocess.Popen([sys.executable, "-m", "cli", "bridge", "--device", path, "--zmq-pub",
-                                   "tcp://127.0.0.1:*", "--zmq-cmd", "tcp://127.0.0.1:*"], cwd=REPO, env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        ctx = zmq.Context.instance()
+        bridge = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "cli",
+                "bridge",
+                "--device",
+                path,
+                "--zmq-pub",
+                "tcp://127.0.0.1:*",
+                "--zmq-cmd",
+                "tcp://127.0.0.1:*",
+            ],
+            cwd=REPO,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        ctx: zmq.Context[Any] = zmq.Context.instance()
         sub = ctx.socket(zmq.SUB)
         try:
             banner = bridge.stderr.readline() if bridge.stderr else ""
@@ -91,8 +113,13 @@ def run(events: int, baud: int | None, interval_ms: float, faults: Faults | None
             lat = sorted((arrivals[seq] - sim.write_times[(1, seq)]) * 1000 for seq in arrivals)
             span = max(arrivals.values()) - min(sim.write_times.values())
             payload, wire_bytes = frame_sizes(sim)
-            return {"events_per_s": events / span, "median_ms": statistics.median(lat),
-                    "p99_ms": lat[min(len(lat) - 1, int(0.99 * len(lat)))], "payload": payload, "wire": wire_bytes}
+            return {
+                "events_per_s": events / span,
+                "median_ms": statistics.median(lat),
+                "p99_ms": lat[min(len(lat) - 1, int(0.99 * len(lat)))],
+                "payload": payload,
+                "wire": wire_bytes,
+            }
         finally:
             sub.close(0)
             bridge.terminate()
@@ -110,22 +137,32 @@ def main() -> None:
     t115 = run(args.events, BAUD, 0)
     payload, wire_bytes = t115["payload"], t115["wire"]
     limit = line / wire_bytes
-    print(f"bytes per event: payload {payload:.1f}, on the wire {wire_bytes:.1f} "
-          f"(header 8 + CRC 2 + COBS + delimiter; overhead ratio {wire_bytes / payload:.2f})")
+    print(
+        f"bytes per event: payload {payload:.1f}, on the wire {wire_bytes:.1f} "
+        f"(header 8 + CRC 2 + COBS + delimiter; overhead ratio {wire_bytes / payload:.2f})"
+    )
     print(f"line limit at {BAUD} baud: {line:.0f} B/s = {limit:.0f} events/s")
-    print(f"throughput at {BAUD} baud (paced sim -> pty -> bridge -> ZeroMQ): {t115['events_per_s']:.0f} events/s "
-          f"= {t115['events_per_s'] / limit:.2f} of the line limit")
+    print(
+        f"throughput at {BAUD} baud (paced sim -> pty -> bridge -> ZeroMQ): "
+        f"{t115['events_per_s']:.0f} events/s = {t115['events_per_s'] / limit:.2f} of the line limit"
+    )
     fast = run(args.events, None, 0)
     print(f"throughput on an unpaced pty (CPU-bound): {fast['events_per_s']:.0f} events/s")
     lossy = run(args.events, None, 0, Faults(drop=0.005, flip=0.005, dup=0.02))
-    print(f"throughput on an unpaced pty with 1% bytes dropped/flipped, 2% frames duplicated: "
-          f"{lossy['events_per_s']:.0f} events/s")
+    print(
+        f"throughput on an unpaced pty with 1% bytes dropped/flipped, 2% frames duplicated: "
+        f"{lossy['events_per_s']:.0f} events/s"
+    )
     lat = run(args.latency_events, BAUD, 20)
-    print(f"latency device write -> ZeroMQ publish at {BAUD} baud, 50 events/s: median {lat['median_ms']:.2f} ms, "
-          f"p99 {lat['p99_ms']:.2f} ms (goal p99 < 20 ms)")
+    print(
+        f"latency device write -> ZeroMQ publish at {BAUD} baud, 50 events/s: "
+        f"median {lat['median_ms']:.2f} ms, p99 {lat['p99_ms']:.2f} ms (goal p99 < 20 ms)"
+    )
     lat_fast = run(args.latency_events, None, 20)
-    print(f"latency on an unpaced pty, 50 events/s: median {lat_fast['median_ms']:.2f} ms, "
-          f"p99 {lat_fast['p99_ms']:.2f} ms")
+    print(
+        f"latency on an unpaced pty, 50 events/s: median {lat_fast['median_ms']:.2f} ms, "
+        f"p99 {lat_fast['p99_ms']:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ every call. It must not know the game's rules.
 try:
     from firmware_bridge import wire
 except ImportError:  # on the board, wire.py sits next to this file
-    import wire  # type: ignore[no-redef]
+    import wire  # type: ignore[no-redef, import-not-found]
 
 
 class DeviceState:
@@ -38,8 +38,18 @@ class DeviceState:
         return wire.pack_zone_state(t_ms, self.rows, self.cols, self.squares, self.harbor)
 
     def full_state_payload(self, cmd_id: int, boot: int, uptime_ms: int) -> bytes:
-        return wire.pack_full_state(cmd_id, boot, uptime_ms, self.in_tower, self.totals, self.faults,
-                                    self.rows, self.cols, self.squares, self.harbor)
+        return wire.pack_full_state(
+            cmd_id,
+            boot,
+            uptime_ms,
+            self.in_tower,
+            self.totals,
+            self.faults,
+            self.rows,
+            self.cols,
+            self.squares,
+            self.harbor,
+        )
 
 
 class DeviceLink:
@@ -52,8 +62,17 @@ class DeviceLink:
     repeated command is acknowledged again but not executed twice.
     """
 
-    def __init__(self, write, boot: int, uid: bytes, kind: int = 3, sensors: int = 0x7F,
-                 fw: tuple = (1, 0, 0), window: int = 64, rto_ms: int = 400) -> None:
+    def __init__(
+        self,
+        write,
+        boot: int,
+        uid: bytes,
+        kind: int = 3,
+        sensors: int = 0x7F,
+        fw: tuple = (1, 0, 0),
+        window: int = 64,
+        rto_ms: int = 400,
+    ) -> None:
         self.write = write
         self.boot = boot
         self.epoch = boot & 0xFF
@@ -65,13 +84,14 @@ class DeviceLink:
         self.rto_ms = rto_ms
         self.last_seq = 0  # last sequence number given to an event
         self.acked = 0  # every event up to here is acknowledged
-        self.unacked = []  # [seq, encoded frame, last sent ms], oldest first
+        self.unacked = []  # type: list[list]  # [seq, encoded frame, last sent ms], oldest first
         self.last_cmd_id = -1
         self.last_cmd_status = 0
-        self.last_cmd_reply = None  # the frame answering the last command, resent on a repeat
+        self.last_cmd_reply = None  # type: tuple[int, int] | None  # resent on a repeated command
         self._hello_sent_ms = -100000
         self.retransmissions = 0
-        self.commands = []  # (type, cmd_id, payload) waiting for the application
+        # (type, cmd_id, payload) waiting for the application
+        self.commands = []  # type: list[tuple[int, int, bytes]]
 
     # -- sending ---------------------------------------------------------------------------------------
     def _send(self, msg_type: int, payload: bytes) -> bytes:
@@ -81,8 +101,19 @@ class DeviceLink:
 
     def send_hello(self, now_ms: int) -> None:
         self._hello_sent_ms = now_ms
-        self._send(wire.HELLO, wire.pack_hello(self.fw, wire.PROTOCOL_VERSION, self.kind, self.uid, self.boot,
-                                               self.sensors, self.acked, self.window))
+        self._send(
+            wire.HELLO,
+            wire.pack_hello(
+                self.fw,
+                wire.PROTOCOL_VERSION,
+                self.kind,
+                self.uid,
+                self.boot,
+                self.sensors,
+                self.acked,
+                self.window,
+            ),
+        )
 
     def send_heartbeat(self, uptime_ms: int, state: DeviceState) -> None:
         self._send(wire.HEARTBEAT, wire.pack_heartbeat(uptime_ms, self.boot, state.in_tower, state.totals))
@@ -104,12 +135,12 @@ class DeviceLink:
         return self.last_seq
 
     def _retransmit(self, entry: list, now_ms: int) -> None:
-        frame = bytearray(entry[1])
         # Re-encode with the RETRANSMIT flag so the host can count them; cheap, frames are small.
-        body = wire.cobs_decode(bytes(frame[:-1]))
+        body = wire.cobs_decode(bytes(entry[1][:-1]))
         head = wire.HEADER.unpack_from(body, 0)
-        frame = wire.encode_frame(head[3], head[4], body[wire.HEADER_SIZE:-2],
-                                  wire.FLAG_EVENT | wire.FLAG_RETRANSMIT, self.epoch)
+        frame = wire.encode_frame(
+            head[3], head[4], body[wire.HEADER_SIZE : -2], wire.FLAG_EVENT | wire.FLAG_RETRANSMIT, self.epoch
+        )
         entry[2] = now_ms
         self.retransmissions += 1
         self.write(frame)

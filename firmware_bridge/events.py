@@ -28,7 +28,7 @@ def square_name(index: int, cols: int) -> str:
 
 
 def square_index(name: str, rows: int, cols: int) -> int:
-    """"r2c3" -> its bit index; raises ValueError with a sentence if malformed or off the grid."""
+    """ "r2c3" -> its bit index; raises ValueError with a sentence if malformed or off the grid."""
     try:
         r_text, c_text = name[1:].split("c")
         r, c = int(r_text), int(c_text)
@@ -41,7 +41,9 @@ def square_index(name: str, rows: int, cols: int) -> int:
 
 def _exact(frame: Frame, layout: Any) -> tuple:
     if len(frame.payload) != layout.size:
-        raise PayloadError(f"{len(frame.payload)}-byte payload for message type 0x{frame.type:02x}, expected {layout.size}")
+        raise PayloadError(
+            f"{len(frame.payload)}-byte payload for message type 0x{frame.type:02x}, expected {layout.size}"
+        )
     return layout.unpack(frame.payload)
 
 
@@ -70,11 +72,21 @@ def _zones(payload: bytes, offset: int) -> dict[str, Any]:
 def decode(frame: Frame, boot: int) -> dict[str, Any]:
     """The JSON message of a device frame; raises PayloadError if the payload does not fit its type."""
     t = frame.type
-    base: dict[str, Any] = {"type": EVENT_NAMES.get(t) or SNAPSHOT_NAMES.get(t, ""), "seq": frame.seq, "boot": boot}
+    base: dict[str, Any] = {
+        "type": EVENT_NAMES.get(t) or SNAPSHOT_NAMES.get(t, ""),
+        "seq": frame.seq,
+        "boot": boot,
+    }
     if t == wire.CUBE_DROPPED:
         t_ms, colour, r, g, b, c, conf, transit, *totals = _exact(frame, wire.P_CUBE)
-        base.update(t_ms=t_ms, colour=_colour(colour), raw={"r": r, "g": g, "b": b, "c": c},
-                    confidence=round(conf / 255, 3), transit_ms=transit, totals=_totals(tuple(totals)))
+        base.update(
+            t_ms=t_ms,
+            colour=_colour(colour),
+            raw={"r": r, "g": g, "b": b, "c": c},
+            confidence=round(conf / 255, 3),
+            transit_ms=transit,
+            totals=_totals(tuple(totals)),
+        )
     elif t == wire.TOWER_QUIET:
         t_ms, quiet_ms, cubes = _exact(frame, wire.P_QUIET)
         base.update(t_ms=t_ms, quiet_ms=quiet_ms, cubes=cubes)
@@ -87,14 +99,27 @@ def decode(frame: Frame, boot: int) -> dict[str, Any]:
         t_ms, kind, sensor, active, detail = _exact(frame, wire.P_FAULT)
         if kind not in wire.FAULT_KINDS or sensor not in wire.FAULT_SENSORS or active > 1:
             raise PayloadError(f"fault kind {kind} / sensor {sensor} / active {active} not defined")
-        base.update(t_ms=t_ms, kind=wire.FAULT_KINDS[kind], sensor=wire.FAULT_SENSORS[sensor],
-                    active=bool(active), detail=detail)
+        base.update(
+            t_ms=t_ms,
+            kind=wire.FAULT_KINDS[kind],
+            sensor=wire.FAULT_SENSORS[sensor],
+            active=bool(active),
+            detail=detail,
+        )
     elif t == wire.HELLO:
-        major, minor, patch, proto, kind, uid, boot_counter, sensors, acked, window = _exact(frame, wire.P_HELLO)
-        base.update(boot=boot_counter, firmware=f"{major}.{minor}.{patch}", protocol=proto,
-                    kind=wire.DEVICE_KINDS.get(kind, f"kind-{kind}"), uid=uid.hex(),
-                    sensors=[name for i, name in enumerate(wire.SENSOR_BITS) if sensors & (1 << i)],
-                    acked=acked, window=window)
+        major, minor, patch, proto, kind, uid, boot_counter, sensors, acked, window = _exact(
+            frame, wire.P_HELLO
+        )
+        base.update(
+            boot=boot_counter,
+            firmware=f"{major}.{minor}.{patch}",
+            protocol=proto,
+            kind=wire.DEVICE_KINDS.get(kind, f"kind-{kind}"),
+            uid=uid.hex(),
+            sensors=[name for i, name in enumerate(wire.SENSOR_BITS) if sensors & (1 << i)],
+            acked=acked,
+            window=window,
+        )
     elif t == wire.HEARTBEAT:
         uptime, boot_counter, in_tower, *totals = _exact(frame, wire.P_HEARTBEAT)
         base.update(boot=boot_counter, uptime_ms=uptime, in_tower=in_tower, totals=_totals(tuple(totals)))
@@ -103,9 +128,15 @@ def decode(frame: Frame, boot: int) -> dict[str, Any]:
         if len(frame.payload) < size:
             raise PayloadError("full_state payload too short")
         cmd_id, boot_counter, uptime, in_tower, *rest = wire.P_STATE_HEAD.unpack_from(frame.payload, 0)
-        totals, faults = tuple(rest[:-1]), rest[-1]
-        base.update(boot=boot_counter, cmd_id=cmd_id, uptime_ms=uptime, in_tower=in_tower, totals=_totals(totals),
-                    faults={"jam": bool(faults & 1), "sensor": bool(faults & 2)})
+        faults = rest[-1]
+        base.update(
+            boot=boot_counter,
+            cmd_id=cmd_id,
+            uptime_ms=uptime,
+            in_tower=in_tower,
+            totals=_totals(tuple(rest[:-1])),
+            faults={"jam": bool(faults & 1), "sensor": bool(faults & 2)},
+        )
         base.update(_zones(frame.payload, size))
     elif t == wire.CMD_ACK:
         cmd_id, status = _exact(frame, wire.P_CMD_ACK)

@@ -212,11 +212,16 @@ class FirmwareSim:
     # -- device lifecycle -------------------------------------------------------------------------------
     def _boot_device(self) -> None:
         self._t0 = time.monotonic()
-        self.state = self._rebooted_state() if hasattr(self, "state") else DeviceState(self.rows, self.cols,
-                                                                                         self.harbor_slots)
-        self.link = DeviceLink(self._write_frame, self.boot, self.uid, kind=3, window=self.window,
-                               rto_ms=self.rto_ms)
+        self.state = (
+            self._rebooted_state()
+            if hasattr(self, "state")
+            else DeviceState(self.rows, self.cols, self.harbor_slots)
+        )
+        self.link = DeviceLink(
+            self._write_frame, self.boot, self.uid, kind=3, window=self.window, rto_ms=self.rto_ms
+        )
         self._next_heartbeat = 0
+        self._host_synced = False  # a host has answered this boot's HELLO (a script's wait_host)
 
     def _rebooted_state(self) -> DeviceState:
         # RAM is gone, but the ships still sit on their squares: the hall sensors read them again.
@@ -240,6 +245,7 @@ class FirmwareSim:
             self._port.close()
             self._port = None
             self._out.clear()
+        self._host_synced = False
 
     # -- public API (thread-safe) -----------------------------------------------------------------------
     def start(self) -> str:
@@ -291,8 +297,14 @@ class FirmwareSim:
     def done(self) -> bool:
         """Every queued event sent and acknowledged, and the script/random source exhausted."""
         with self._lock:
-            return (self._source_done and not self._pending and self._controls.empty()
-                    and self.link.all_acked() and self._replug_at is None and self._quiet_at is None)
+            return (
+                self._source_done
+                and not self._pending
+                and self._controls.empty()
+                and self.link.all_acked()
+                and self._replug_at is None
+                and self._quiet_at is None
+            )
 
     def wait_done(self, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -305,10 +317,18 @@ class FirmwareSim:
     def status(self) -> dict[str, Any]:
         with self._lock:
             return {
-                "path": self.path, "boot": self.boot, "last_seq": self.link.last_seq, "acked": self.link.acked,
-                "pending": len(self._pending), "unacked": len(self.link.unacked), "plugged": self._port is not None,
-                "unplugs": self.unplugs, "reboots": self.reboots, "retransmissions": self.link.retransmissions,
-                "led": self.outputs.led, "totals": events._totals(tuple(self.state.totals)),
+                "path": self.path,
+                "boot": self.boot,
+                "last_seq": self.link.last_seq,
+                "acked": self.link.acked,
+                "pending": len(self._pending),
+                "unacked": len(self.link.unacked),
+                "plugged": self._port is not None,
+                "unplugs": self.unplugs,
+                "reboots": self.reboots,
+                "retransmissions": self.link.retransmissions,
+                "led": self.outputs.led,
+                "totals": events._totals(tuple(self.state.totals)),
             }
 
     def serve_control(self, address: str, context: Any = None) -> str:
@@ -350,8 +370,19 @@ class FirmwareSim:
     # -- validation and sources -------------------------------------------------------------------------
     def _validate(self, cmd: Any) -> None:
         if not isinstance(cmd, dict) or len(cmd) == 0:
-            raise SimError(f"control command {cmd!r} is not a JSON object such as {{\"drop\": {{\"red\": 3}}}}")
-        known = {"drop", "zones", "move", "jam", "sensor_fault", "unplug", "reboot", "wait", "quiet"}
+            raise SimError(f'control command {cmd!r} is not a JSON object such as {{"drop": {{"red": 3}}}}')
+        known = {
+            "drop",
+            "zones",
+            "move",
+            "jam",
+            "sensor_fault",
+            "unplug",
+            "reboot",
+            "wait",
+            "wait_host",
+            "quiet",
+        }
         keys = set(cmd) - {"reboot"} if "unplug" in cmd else set(cmd)
         unknown = keys - known
         if unknown or len(keys) != 1:
@@ -389,7 +420,7 @@ class FirmwareSim:
                     events.square_index(str(name), self.rows, self.cols)
                 except ValueError as exc:
                     raise SimError(str(exc)) from None
-        for key in ("unplug", "wait"):
+        for key in ("unplug", "wait", "wait_host"):
             if key in cmd and (not isinstance(cmd[key], int | float) or not 0 <= cmd[key] <= 60000):
                 raise SimError(f'"{key}" takes a duration in milliseconds, 0..60000')
 
@@ -423,6 +454,8 @@ class FirmwareSim:
         for item in lines:
             if "wait" in item:
                 yield ("wait", float(item["wait"]))
+            elif "wait_host" in item:
+                yield ("wait_host", float(item["wait_host"]))
             else:
                 yield ("command", item)
 
@@ -438,7 +471,11 @@ class FirmwareSim:
                     self._pending.append(self._cube_item(self._rng, events.COLOUR_INDEX[colour]))
             self._quiet_at = time.monotonic() + self.quiet_ms / 1000
         elif "zones" in cmd:
-            changes = {events.square_index(k, self.rows, self.cols): v for k, v in cmd["zones"].items() if k != "harbor"}
+            changes = {
+                events.square_index(k, self.rows, self.cols): v
+                for k, v in cmd["zones"].items()
+                if k != "harbor"
+            }
             self._pending.append(("zones", changes, cmd["zones"].get("harbor")))
         elif "move" in cmd:
             a = events.square_index(cmd["move"]["from"], self.rows, self.cols)
@@ -513,7 +550,9 @@ class FirmwareSim:
         now_ms = self._now_ms()
         seq, msg_type, payload = emit_item(self.link, self.state, item, now_ms)
         self.write_times[(self.boot, seq)] = time.monotonic()
-        message = events.decode(wire.Frame(wire.FLAG_EVENT, self.boot & 0xFF, msg_type, seq, payload), self.boot)
+        message = events.decode(
+            wire.Frame(wire.FLAG_EVENT, self.boot & 0xFF, msg_type, seq, payload), self.boot
+        )
         self.sent.append(message)
         if self._log is not None:
             self._log.write(json.dumps(message, separators=(",", ":")) + "\n")
@@ -536,6 +575,7 @@ class FirmwareSim:
         self._tokens, self._tokens_at = 0.0, time.monotonic()
         reader = wire.FrameReader()
         wait_until = 0.0
+        wait_for_host = False  # a script's wait_host: the wait ends early once a host is in sync
         while not self._stop.is_set():
             now = time.monotonic()
             with self._lock:
@@ -553,12 +593,16 @@ class FirmwareSim:
                     self._open_port()
                     reader = wire.FrameReader()
                 # Pull from the script/random source while nothing is waiting.
+                if wait_for_host and self._host_synced:
+                    wait_until, wait_for_host = now, False
                 while self._source is not None and len(self._pending) < 2 * self.window and now >= wait_until:
                     item = next(self._source, None)
                     if item is None:
                         self._source, self._source_done = None, True
                     elif item[0] == "wait":
                         wait_until = now + item[1] / 1000
+                    elif item[0] == "wait_host":
+                        wait_until, wait_for_host = now + item[1] / 1000, not self._host_synced
                     elif item[0] == "command":
                         self._apply_command(item[1])
                     else:
@@ -600,4 +644,7 @@ class FirmwareSim:
                 now_ms = self._now_ms()
                 for frame in reader.feed(data):
                     self.link.on_frame(frame, now_ms)
+                    # A host frame of this boot's epoch: the host has taken our HELLO and is in sync.
+                    if frame.flags & wire.FLAG_FROM_HOST and frame.epoch == self.link.epoch:
+                        self._host_synced = True
                 run_commands(self.link, self.state, self, now_ms)

@@ -4,8 +4,8 @@ payload layout, and a resynchronising frame reader.
 This module is the ONE copy of the protocol: the host (`firmware_bridge.host`), the simulator
 (`firmware_bridge.sim`) and the reference firmware (`firmware_bridge/firmware/`, copied onto the board
 next to `device.py`) all import it. It is therefore written in the subset of Python that MicroPython
-runs: no dataclasses, enum, typing or format-spec-heavy f-strings, no imports beyond `struct`, annotations only as
-plain names. It owns bytes only; it must not do I/O, read clocks or know the game's rules.
+runs: no dataclasses, enum, typing or format-spec-heavy f-strings, no imports beyond `struct`,
+annotations only as plain names. It owns bytes only; it must not do I/O, read clocks or know the game's rules.
 See docs/protocol.md for the normative description.
 """
 
@@ -178,8 +178,19 @@ class Frame:
         self.payload = payload
 
     def __repr__(self) -> str:
-        return "Frame(type=" + hex(self.type) + ", seq=" + str(self.seq) + ", flags=" + hex(self.flags) + \
-            ", epoch=" + str(self.epoch) + ", " + str(len(self.payload)) + " bytes)"
+        return (
+            "Frame(type="
+            + hex(self.type)
+            + ", seq="
+            + str(self.seq)
+            + ", flags="
+            + hex(self.flags)
+            + ", epoch="
+            + str(self.epoch)
+            + ", "
+            + str(len(self.payload))
+            + " bytes)"
+        )
 
 
 def encode_frame(msg_type: int, seq: int, payload=b"", flags: int = 0, epoch: int = 0) -> bytes:
@@ -292,7 +303,9 @@ def unpack_zones(data, offset: int = 0) -> tuple:
     return rows, cols, squares, _bits_unpack(data[pos + 1 : end], nh), end
 
 
-def pack_hello(fw, proto: int, kind: int, uid: bytes, boot: int, sensors: int, acked: int, window: int) -> bytes:
+def pack_hello(
+    fw, proto: int, kind: int, uid: bytes, boot: int, sensors: int, acked: int, window: int
+) -> bytes:
     return P_HELLO.pack(fw[0], fw[1], fw[2], proto, kind, uid, boot, sensors, acked, window)
 
 
@@ -301,7 +314,9 @@ def pack_heartbeat(uptime_ms: int, boot: int, in_tower: int, totals) -> bytes:
 
 
 def pack_cube(t_ms: int, colour: int, raw, confidence: int, transit_ms: int, totals) -> bytes:
-    return P_CUBE.pack(t_ms & 0xFFFFFFFF, colour, raw[0], raw[1], raw[2], raw[3], confidence, transit_ms, *totals)
+    return P_CUBE.pack(
+        t_ms & 0xFFFFFFFF, colour, raw[0], raw[1], raw[2], raw[3], confidence, transit_ms, *totals
+    )
 
 
 def pack_quiet(t_ms: int, quiet_ms: int, cubes: int) -> bytes:
@@ -316,7 +331,17 @@ def pack_fault(t_ms: int, kind: int, sensor: int, active: int, detail: int) -> b
     return P_FAULT.pack(t_ms & 0xFFFFFFFF, kind, sensor, active, detail)
 
 
-def pack_full_state(cmd_id: int, boot: int, uptime_ms: int, in_tower: int, totals, faults: int,
-                    rows: int, cols: int, squares, harbor) -> bytes:
+def pack_full_state(
+    cmd_id: int,
+    boot: int,
+    uptime_ms: int,
+    in_tower: int,
+    totals,
+    faults: int,
+    rows: int,
+    cols: int,
+    squares,
+    harbor,
+) -> bytes:
     head = P_STATE_HEAD.pack(cmd_id, boot, uptime_ms & 0xFFFFFFFF, in_tower, *totals, faults)
     return head + pack_zones(rows, cols, squares, harbor)

@@ -18,8 +18,13 @@ try:
     from firmware_bridge import wire
     from firmware_bridge.device import DeviceLink, DeviceState, emit_item, run_commands
 except ImportError:  # on the board the modules sit side by side
-    import wire  # type: ignore[no-redef]
-    from device import DeviceLink, DeviceState, emit_item, run_commands  # type: ignore[no-redef]
+    import wire  # type: ignore[no-redef, import-not-found]
+    from device import (  # type: ignore[no-redef, import-not-found]
+        DeviceLink,
+        DeviceState,
+        emit_item,
+        run_commands,
+    )
 
 # Typical TCS34725 readings (r, g, b, clear) of each colour class under the tower's LED, gain 4x,
 # 24 ms integration; replaced per class by CMD_CALIBRATE.
@@ -68,7 +73,12 @@ class ColourClassifier:
         best, best_d, second_d = 0, 1e9, 1e9
         for i in range(1, len(self._features)):
             ref = self._features[i]
-            d = (f[0] - ref[0]) ** 2 + (f[1] - ref[1]) ** 2 + (f[2] - ref[2]) ** 2 + 0.5 * (f[3] - ref[3]) ** 2
+            d = (
+                (f[0] - ref[0]) ** 2
+                + (f[1] - ref[1]) ** 2
+                + (f[2] - ref[2]) ** 2
+                + 0.5 * (f[3] - ref[3]) ** 2
+            )
             if d < best_d:
                 best, best_d, second_d = i, d, best_d
             elif d < second_d:
@@ -82,16 +92,31 @@ class ColourClassifier:
 class Tower:
     """One board: the battle tower's beams and colour sensor plus the squares' hall sensors."""
 
-    def __init__(self, hal, write, boot: int, uid: bytes, rows: int = 4, cols: int = 4, harbor_slots: int = 4,
-                 window: int = 64, rto_ms: int = 400, queue_max: int = 64, quiet_ms: int = 400,
-                 jam_ms: int = 2000, zone_poll_ms: int = 20, zone_stable: int = 3, heartbeat_ms: int = 1000,
-                 references=None) -> None:
+    def __init__(
+        self,
+        hal,
+        write,
+        boot: int,
+        uid: bytes,
+        rows: int = 4,
+        cols: int = 4,
+        harbor_slots: int = 4,
+        window: int = 64,
+        rto_ms: int = 400,
+        queue_max: int = 64,
+        quiet_ms: int = 400,
+        jam_ms: int = 2000,
+        zone_poll_ms: int = 20,
+        zone_stable: int = 3,
+        heartbeat_ms: int = 1000,
+        references=None,
+    ) -> None:
         self.hal = hal
         self.state = DeviceState(rows, cols, harbor_slots)
         self.link = DeviceLink(write, boot, uid, kind=3, sensors=0x7F, window=window, rto_ms=rto_ms)
         self.reader = wire.FrameReader()
         self.classifier = ColourClassifier(references)
-        self.queue = []
+        self.queue = []  # type: list[tuple]
         self.queue_max = queue_max
         self.overflows = 0
         self.quiet_ms, self.jam_ms = quiet_ms, jam_ms
@@ -99,17 +124,17 @@ class Tower:
         self.heartbeat_ms = heartbeat_ms
         self._entry = False
         self._exit = False
-        self._entries = []  # entry times of cubes not yet out
+        self._entries = []  # type: list[int]  # entry times of cubes not yet out
         self._last_cube_ms = 0
         self._cubes_since_quiet = 0
         self._jam = False
         self._sensor_fault = False
         self._calibrate = -1  # colour class the next cube calibrates
         self._next_zone_poll = 0
-        self._candidate = None
+        self._candidate = None  # type: tuple[list[bool], list[bool]] | None
         self._candidate_count = 0
         self._next_heartbeat = 0
-        self._zones_known = None
+        self._zones_known = None  # type: tuple[list[bool], list[bool]] | None
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     def boot(self, now_ms: int) -> None:

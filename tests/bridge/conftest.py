@@ -24,7 +24,12 @@ class Link:
         self.path = self.sim.start()
         self.q: queue.Queue[dict[str, Any]] = queue.Queue()
         self.got: list[dict[str, Any]] = []
-        self.bridge = Bridge(self.path, events=self.q).start()
+        self.link_states: list[str] = []  # every state the link went through, so a short one is not missed
+        self.bridge = Bridge(self.path, events=self.q, on_health=self._on_health).start()
+
+    def _on_health(self, health: dict[str, Any]) -> None:
+        if not self.link_states or self.link_states[-1] != health["link"]:
+            self.link_states.append(health["link"])
 
     def drain(self) -> list[dict[str, Any]]:
         while True:

@@ -6,9 +6,9 @@ try:
     from firmware_bridge import device, wire
     from firmware_bridge.firmware import tower
 except ImportError:  # MicroPython: the modules sit side by side, as on the board
-    import device  # type: ignore[no-redef]
-    import tower  # type: ignore[no-redef]
-    import wire  # type: ignore[no-redef]
+    import device  # type: ignore[no-redef, import-not-found]
+    import tower  # type: ignore[no-redef, import-not-found]
+    import wire  # type: ignore[no-redef, import-not-found]
 
 
 def hexs(data) -> str:
@@ -49,7 +49,7 @@ show("errors", sorted(reader.errors.items()))
 show("zones", wire.unpack_zones(payloads[4][1], 4))
 
 # The device link: window, acknowledgements, resend, epoch check, commands, timeouts.
-out = []
+out = []  # type: list[bytes]
 link = device.DeviceLink(out.append, boot=300, uid=b"12345678", window=3, rto_ms=50)
 state = device.DeviceState(2, 2, 1)
 
@@ -72,8 +72,13 @@ def host(t, ack, payload=b"", epoch=300 & 0xFF):
 
 
 link.send_hello(0)
-items = [("cube", 2, (1, 2, 3, 4), 200, 90), ("cube", 5, (5, 6, 7, 8), 100, 70), ("quiet", 400),
-         ("zones", {1: True, 3: True}, [True]), ("fault", 2, 3, 1, 0)]
+items = [
+    ("cube", 2, (1, 2, 3, 4), 200, 90),
+    ("cube", 5, (5, 6, 7, 8), 100, 70),
+    ("quiet", 400),
+    ("zones", {1: True, 3: True}, [True]),
+    ("fault", 2, 3, 1, 0),
+]
 now = 0
 for item in items:
     while not link.has_room():
@@ -132,14 +137,25 @@ class Hal:
 
 
 hal = Hal()
-tout = []
+tout = []  # type: list[bytes]
 tw = tower.Tower(hal, tout.append, boot=5, uid=b"abcdefgh", quiet_ms=100, jam_ms=300)
 tw.boot(0)
 script = {
-    10: ("entry", True), 20: ("entry", False), 80: ("exit", True), 90: ("exit", False),
-    100: ("colour", (300, 600, 1700, 2600)), 110: ("entry", True), 115: ("entry", False),
-    170: ("exit", True), 175: ("exit", False), 400: ("square", 5), 600: ("entry", True),
-    610: ("entry", False), 1000: ("colour", None), 1010: ("exit", True), 1020: ("exit", False),
+    10: ("entry", True),
+    20: ("entry", False),
+    80: ("exit", True),
+    90: ("exit", False),
+    100: ("colour", (300, 600, 1700, 2600)),
+    110: ("entry", True),
+    115: ("entry", False),
+    170: ("exit", True),
+    175: ("exit", False),
+    400: ("square", 5),
+    600: ("entry", True),
+    610: ("entry", False),
+    1000: ("colour", None),
+    1010: ("exit", True),
+    1020: ("exit", False),
 }
 for t in range(0, 1400):
     if t in script:
@@ -153,7 +169,9 @@ for t in range(0, 1400):
         else:
             hal.squares[value] = True
     if t == 700:
-        tw.feed(wire.encode_frame(wire.CMD_CALIBRATE, 2, wire.P_CALIBRATE.pack(11, 3), wire.FLAG_FROM_HOST, 5), t)
+        tw.feed(
+            wire.encode_frame(wire.CMD_CALIBRATE, 2, wire.P_CALIBRATE.pack(11, 3), wire.FLAG_FROM_HOST, 5), t
+        )
     if t % 50 == 0:
         tw.feed(wire.encode_frame(wire.ACK, tw.link.last_seq, b"", wire.FLAG_FROM_HOST, 5), t)
     tw.step(t)

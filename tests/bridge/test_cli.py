@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 import zmq
@@ -20,20 +21,37 @@ EVENT_TYPES = ("cube_dropped", "tower_quiet", "zone_state", "fault")
 
 def _cli(*args: str, stdout=subprocess.PIPE) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True,
-                            stdout=stdout, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli", *args],
+        cwd=REPO,
+        env=env,
+        text=True,
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True,
-                          capture_output=True, timeout=30)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True, capture_output=True, timeout=30
+    )
+
+
+def _line(stream: IO[str] | None) -> str:
+    assert stream is not None, "the process was started without a pipe"
+    return stream.readline()
 
 
 def _endpoint(line: str, what: str) -> str:
     match = re.search(rf"{what} (tcp://[\d.]+:\d+)", line)
     assert match, line
     return match.group(1)
+
+
+def _printed_events(path: Path) -> int:
+    """Events in the complete lines a running bridge has printed so far."""
+    return sum(json.loads(line)["type"] in EVENT_TYPES for line in path.read_text().split("\n")[:-1])
 
 
 @pytest.fixture
@@ -52,17 +70,43 @@ def procs() -> Iterator[list[subprocess.Popen]]:
 
 def test_bridge_prints_what_the_sim_logged_and_publishes_it_on_zeromq(tmp_path: Path, procs) -> None:
     log = tmp_path / "sent.jsonl"
-    sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--random", "--seed", "21",
-               "--count", "400", "--log", str(log), "--drop", "0.005", "--flip", "0.005", "--dup", "0.02")
+    sim = _cli(
+        "firmware-sim",
+        "--pty",
+        "--link",
+        str(tmp_path / "tower"),
+        "--random",
+        "--seed",
+        "21",
+        "--count",
+        "400",
+        "--log",
+        str(log),
+        "--drop",
+        "0.005",
+        "--flip",
+        "0.005",
+        "--dup",
+        "0.02",
+    )
     procs.append(sim)
-    path = sim.stdout.readline().strip()
+    path = _line(sim.stdout).strip()
     assert path == str(tmp_path / "tower")
     printed_file = (tmp_path / "printed.jsonl").open("w")
-    bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
-                  "--zmq-cmd", "tcp://127.0.0.1:*", stdout=printed_file)
+    bridge = _cli(
+        "bridge",
+        "--device",
+        path,
+        "--print",
+        "--zmq-pub",
+        "tcp://127.0.0.1:*",
+        "--zmq-cmd",
+        "tcp://127.0.0.1:*",
+        stdout=printed_file,
+    )
     procs.append(bridge)
-    banner = bridge.stderr.readline()
-    ctx = zmq.Context.instance()
+    banner = _line(bridge.stderr)
+    ctx: zmq.Context[Any] = zmq.Context.instance()
     sub = ctx.socket(zmq.SUB)
     sub.setsockopt(zmq.LINGER, 0)
     sub.setsockopt(zmq.SUBSCRIBE, b"bridge.")
@@ -93,7 +137,7 @@ def test_bridge_prints_what_the_sim_logged_and_publishes_it_on_zeromq(tmp_path: 
         topics[topic].append(json.loads(body))
     # The subscriber joined a moment after the bridge started: what it got is the log's tail, in order.
     zmq_events = [m for m in topics[b"bridge.event"] if m["type"] in EVENT_TYPES]
-    assert zmq_events and zmq_events == sent[-len(zmq_events):]
+    assert zmq_events and zmq_events == sent[-len(zmq_events) :]
     assert topics[b"bridge.health"] and {"link", "crc_errors", "resyncs"} <= set(topics[b"bridge.health"][-1])
     sub.close()
     req.close()
@@ -102,13 +146,21 @@ def test_bridge_prints_what_the_sim_logged_and_publishes_it_on_zeromq(tmp_path: 
 def test_sim_control_socket_drives_the_device_from_another_process(tmp_path: Path, procs) -> None:
     sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--control", "tcp://127.0.0.1:*")
     procs.append(sim)
-    path = sim.stdout.readline().strip()
-    control = _endpoint(sim.stderr.readline(), "control")
-    bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
-                  "--zmq-cmd", "tcp://127.0.0.1:*")
+    path = _line(sim.stdout).strip()
+    control = _endpoint(_line(sim.stderr), "control")
+    bridge = _cli(
+        "bridge",
+        "--device",
+        path,
+        "--print",
+        "--zmq-pub",
+        "tcp://127.0.0.1:*",
+        "--zmq-cmd",
+        "tcp://127.0.0.1:*",
+    )
     procs.append(bridge)
-    cmd_endpoint = _endpoint(bridge.stderr.readline(), "commands on")
-    ctx = zmq.Context.instance()
+    cmd_endpoint = _endpoint(_line(bridge.stderr), "commands on")
+    ctx: zmq.Context[Any] = zmq.Context.instance()
     req = ctx.socket(zmq.REQ)
     req.setsockopt(zmq.LINGER, 0)
     req.connect(control)
@@ -132,25 +184,33 @@ def test_sim_control_socket_drives_the_device_from_another_process(tmp_path: Pat
         if status["acked"] >= 5:
             break
         time.sleep(0.05)
+    assert status["acked"] >= 5, status
     assert status["led"] == [0, 0, 255, "spin", 300]
     bridge.terminate()
     out, _ = bridge.communicate(timeout=10)
     events = [json.loads(line) for line in out.splitlines()]
     kinds = [(m["type"], m.get("colour")) for m in events if m["type"] in EVENT_TYPES]
-    assert sorted(kinds[:3], key=str) == [("cube_dropped", "black"), ("cube_dropped", "red"), ("cube_dropped", "red")]
+    assert sorted(kinds[:3], key=str) == [
+        ("cube_dropped", "black"),
+        ("cube_dropped", "red"),
+        ("cube_dropped", "red"),
+    ]
     assert ("zone_state", None) in kinds and ("tower_quiet", None) in kinds
     req.close()
     cmd.close()
 
 
-@pytest.mark.parametrize("args, says", [
-    (["bridge", "--device", "/nonexistent/tower"], "no serial device at /nonexistent/tower"),
-    (["bridge", "--device", "/etc/hostname"], "is not a serial port"),
-    (["bridge", "--device", "usb:zz:01"], "hexadecimal"),
-    (["firmware-sim", "--device", "/nonexistent/tty"], "cannot open /nonexistent/tty"),
-    (["firmware-sim", "--pty", "--random"], "--random needs --count"),
-    (["firmware-sim", "--pty", "--drop", "1.5"], "--drop is a probability"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["bridge", "--device", "/nonexistent/tower"], "no serial device at /nonexistent/tower"),
+        (["bridge", "--device", "/etc/hostname"], "is not a serial port"),
+        (["bridge", "--device", "usb:zz:01"], "hexadecimal"),
+        (["firmware-sim", "--device", "/nonexistent/tty"], "cannot open /nonexistent/tty"),
+        (["firmware-sim", "--pty", "--random"], "--random needs --count"),
+        (["firmware-sim", "--pty", "--drop", "1.5"], "--drop is a probability"),
+    ],
+)
 def test_bad_input_gives_one_clear_line_and_a_non_zero_exit(args: list[str], says: str) -> None:
     result = _run(*args)
     assert result.returncode != 0
@@ -172,30 +232,51 @@ def test_a_bad_script_line_is_named(tmp_path: Path) -> None:
 
 def test_a_script_with_an_unplug_and_a_reboot_plays_through_the_bridge(tmp_path: Path, procs) -> None:
     script = tmp_path / "play.jsonl"
-    script.write_text("\n".join([
-        '# a battle, a ship move, the cable pulled, a reset, another battle',
-        '{"wait": 1000}',
-        '{"drop": {"red": 2, "blue": 1}}',
-        '{"wait": 600}',
-        '{"move": {"from": "r1c1", "to": "r2c2"}}',
-        '{"unplug": 400}',
-        '{"drop": {"black": 1}}',
-        '{"wait": 900}',
-        '{"reboot": true}',
-        '{"wait": 300}',
-        '{"drop": {"green": 1}}',
-        '{"wait": 600}',
-    ]) + "\n")
+    script.write_text(
+        "\n".join(
+            [
+                "# a battle, a ship move, the cable pulled, a reset, another battle",
+                '{"wait_host": 30000}',
+                '{"wait": 300}',
+                '{"drop": {"red": 2, "blue": 1}}',
+                '{"wait": 600}',
+                '{"move": {"from": "r1c1", "to": "r2c2"}}',
+                '{"unplug": 400}',
+                '{"drop": {"black": 1}}',
+                '{"wait": 900}',
+                '{"reboot": true}',
+                '{"wait": 300}',
+                '{"drop": {"green": 1}}',
+                '{"wait": 600}',
+            ]
+        )
+        + "\n"
+    )
     log = tmp_path / "sent.jsonl"
-    sim = _cli("firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--script", str(script), "--log", str(log))
+    sim = _cli(
+        "firmware-sim", "--pty", "--link", str(tmp_path / "tower"), "--script", str(script), "--log", str(log)
+    )
     procs.append(sim)
-    path = sim.stdout.readline().strip()
+    path = _line(sim.stdout).strip()
     printed_file = (tmp_path / "printed.jsonl").open("w")
-    bridge = _cli("bridge", "--device", path, "--print", "--zmq-pub", "tcp://127.0.0.1:*",
-                  "--zmq-cmd", "tcp://127.0.0.1:*", stdout=printed_file)
+    bridge = _cli(
+        "bridge",
+        "--device",
+        path,
+        "--print",
+        "--zmq-pub",
+        "tcp://127.0.0.1:*",
+        "--zmq-cmd",
+        "tcp://127.0.0.1:*",
+        stdout=printed_file,
+    )
     procs.append(bridge)
     assert sim.wait(30) == 0
-    time.sleep(0.3)
+    sent_count = len(log.read_text().splitlines())
+    # The sim exits once everything is acknowledged; wait until the bridge has printed all of it too.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _printed_events(tmp_path / "printed.jsonl") < sent_count:
+        time.sleep(0.02)
     bridge.terminate()
     bridge.wait(10)
     printed_file.close()
@@ -203,10 +284,21 @@ def test_a_script_with_an_unplug_and_a_reboot_plays_through_the_bridge(tmp_path:
     sent = [json.loads(line) for line in log.read_text().splitlines()]
     assert [m for m in printed if m["type"] in EVENT_TYPES] == sent
     assert [(m["boot"], m["seq"], m["type"]) for m in sent] == [
-        (1, 1, "cube_dropped"), (1, 2, "cube_dropped"), (1, 3, "cube_dropped"), (1, 4, "tower_quiet"),
-        (1, 5, "zone_state"), (1, 6, "cube_dropped"), (1, 7, "tower_quiet"),
-        (2, 1, "cube_dropped"), (2, 2, "tower_quiet")]
+        (1, 1, "cube_dropped"),
+        (1, 2, "cube_dropped"),
+        (1, 3, "cube_dropped"),
+        (1, 4, "tower_quiet"),
+        (1, 5, "zone_state"),
+        (1, 6, "cube_dropped"),
+        (1, 7, "tower_quiet"),
+        (2, 1, "cube_dropped"),
+        (2, 2, "tower_quiet"),
+    ]
     hellos = [m for m in printed if m["type"] == "hello"]
-    # start, replug (unless the bridge process came up only after it), reboot
-    assert [h["rebooted"] for h in hellos] in ([False, False, True], [False, True])
-    assert sent[5]["totals"]["black"] == 1 and sent[7]["totals"] == {**sent[7]["totals"], "green": 1, "red": 0}
+    # start, replug, reboot: wait_host holds the script until the bridge process is up, however slow
+    assert [h["rebooted"] for h in hellos] == [False, False, True]
+    assert sent[5]["totals"]["black"] == 1 and sent[7]["totals"] == {
+        **sent[7]["totals"],
+        "green": 1,
+        "red": 0,
+    }

@@ -85,7 +85,10 @@ def test_a_repeated_command_is_answered_but_not_executed_twice() -> None:
 frames = st.builds(
     lambda t, flags, epoch, seq, payload: (t, flags, epoch, seq, payload),
     st.sampled_from([*range(0x00, 0x0A), *range(0x40, 0x44), *range(0x50, 0x56), 0xFF]),
-    st.integers(0, 255), st.sampled_from([2, 3]), st.integers(0, 2**32 - 1), st.binary(max_size=24),
+    st.integers(0, 255),
+    st.sampled_from([2, 3]),
+    st.integers(0, 2**32 - 1),
+    st.binary(max_size=24),
 )
 
 
@@ -105,27 +108,35 @@ def test_the_device_survives_any_host_frames(sequence: list[tuple]) -> None:
 
 quiet_events = st.builds(
     lambda seq, flags: (wire.TOWER_QUIET, flags, 2, seq, wire.pack_quiet(seq, 400, 1)),
-    st.integers(1, 8), st.sampled_from([wire.FLAG_EVENT, wire.FLAG_EVENT | wire.FLAG_RETRANSMIT]),
+    st.integers(1, 8),
+    st.sampled_from([wire.FLAG_EVENT, wire.FLAG_EVENT | wire.FLAG_RETRANSMIT]),
 )
 hellos = st.builds(
-    lambda boot, acked, last: (wire.HELLO, 0, boot & 0xFF, last, wire.pack_hello((1, 0, 0), 1, 3, b"u" * 8, boot,
-                                                                               0x7F, acked, 64)),
-    st.sampled_from([2, 3]), st.integers(0, 4), st.integers(0, 12),
+    lambda boot, acked, last: (
+        wire.HELLO,
+        0,
+        boot & 0xFF,
+        last,
+        wire.pack_hello((1, 0, 0), 1, 3, b"u" * 8, boot, 0x7F, acked, 64),
+    ),
+    st.sampled_from([2, 3]),
+    st.integers(0, 4),
+    st.integers(0, 12),
 )
 
 
 @given(st.lists(st.one_of(frames, quiet_events, quiet_events, hellos), max_size=60))
 @settings(max_examples=300, deadline=None)
 def test_the_host_survives_any_device_frames_and_delivers_only_in_order(sequence: list[tuple]) -> None:
-    from firmware_bridge.host import Bridge
+    from firmware_bridge.session import LinkSession
 
     got: list[dict] = []
-    bridge = Bridge("/nonexistent", on_event=got.append)  # never started: frames go straight in
+    session = LinkSession(lambda data: True, got.append)  # no port: frames go straight in
+    session.opened(0.0)
     first = (wire.HELLO, 0, 2, 0, wire.pack_hello((1, 0, 0), 1, 3, b"u" * 8, 2, 0x7F, 0, 64))
     for i, (t, flags, epoch, seq, payload) in enumerate([first, *sequence]):
-        (frame,) = wire.FrameReader().feed(wire.encode_frame(t, seq, payload, flags, epoch))
-        bridge._on_frame(frame, float(i))
-        bridge._periodic(float(i))
+        session.feed(wire.encode_frame(t, seq, payload, flags, epoch), float(i))
+        session.tick(float(i))
     kinds = ("cube_dropped", "tower_quiet", "zone_state", "fault")
     events = [m for m in got if m["type"] in kinds]
     previous = None

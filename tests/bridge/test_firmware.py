@@ -71,9 +71,11 @@ class Rig:
         self.link = os.path.join(tmp, "tower")
         os.symlink(os.ttyname(self.slave), self.link)
         self.t0 = time.monotonic()
+        self.skip_ms = 0  # firmware time that steps() played ahead of the wall clock
         self.lock = threading.Lock()
-        self.tower = Tower(self.hal, lambda b: os.write(self.master, b), boot=7, uid=b"\x01" * 8,
-                           quiet_ms=150, jam_ms=300)
+        self.tower = Tower(
+            self.hal, lambda b: os.write(self.master, b), boot=7, uid=b"\x01" * 8, quiet_ms=150, jam_ms=300
+        )
         self.tower.boot(0)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._loop, daemon=True)
@@ -83,7 +85,17 @@ class Rig:
         self.bridge = Bridge(self.link, events=self.q).start()
 
     def now(self) -> int:
-        return int((time.monotonic() - self.t0) * 1000)
+        return int((time.monotonic() - self.t0) * 1000) + self.skip_ms
+
+    def steps(self, *pins: tuple[int, Callable[[], None]]) -> None:
+        """Set pins and step the firmware at exact firmware times (ms after now), holding the loop off, so
+        a loaded machine cannot stretch a 15 ms beam into a jam or a gap between cubes into a quiet."""
+        with self.lock:
+            start = self.now()
+            for at, change in pins:
+                change()
+                self.tower.step(start + at)
+            self.skip_ms = max(self.skip_ms, self.skip_ms + start + pins[-1][0] - self.now())
 
     def _loop(self) -> None:
         while not self.stop.is_set():
@@ -96,8 +108,12 @@ class Rig:
     def events(self, kind: str | None = None) -> list[dict[str, Any]]:
         while not self.q.empty():
             self.got.append(self.q.get())
-        return [m for m in self.got if m["type"] in ("cube_dropped", "tower_quiet", "zone_state", "fault")
-                and (kind is None or m["type"] == kind)]
+        return [
+            m
+            for m in self.got
+            if m["type"] in ("cube_dropped", "tower_quiet", "zone_state", "fault")
+            and (kind is None or m["type"] == kind)
+        ]
 
     def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
@@ -107,16 +123,24 @@ class Rig:
             time.sleep(0.01)
         return predicate()
 
-    def cube(self, colour: tuple[int, int, int, int] | None, transit_s: float = 0.06) -> None:
-        self.hal.colour = colour
-        self.hal.entry = True
-        time.sleep(0.015)
-        self.hal.entry = False
-        time.sleep(transit_s)
-        self.hal.exit = True
-        time.sleep(0.015)
-        self.hal.exit = False
-        time.sleep(0.015)
+    def cube(self, *colours: tuple[int, int, int, int] | None, transit_ms: int = 60) -> None:
+        """Cubes through the tower one after another: beam 15 ms, transit, exit beam 15 ms, 15 ms gap."""
+        hal = self.hal
+        pins: list[tuple[int, Callable[[], None]]] = []
+        for i, colour in enumerate(colours):
+            t = i * (transit_ms + 45)
+
+            def enter(colour: tuple[int, int, int, int] | None = colour) -> None:
+                hal.colour, hal.entry = colour, True
+
+            pins += [
+                (t, enter),
+                (t + 15, lambda: setattr(hal, "entry", False)),
+                (t + 15 + transit_ms, lambda: setattr(hal, "exit", True)),
+                (t + 30 + transit_ms, lambda: setattr(hal, "exit", False)),
+                (t + 45 + transit_ms, lambda: None),
+            ]
+        self.steps(*pins)
 
     def close(self) -> None:
         self.bridge.stop()
@@ -135,8 +159,7 @@ def rig(tmp_path) -> Iterator[Rig]:
 
 
 def test_cubes_are_classified_counted_and_followed_by_quiet(rig: Rig) -> None:
-    for colour in (RED, BLUE, YELLOW, RED):
-        rig.cube(colour)
+    rig.cube(RED, BLUE, YELLOW, RED)
     assert rig.wait_for(lambda: len(rig.events("tower_quiet")) == 1)
     cubes = rig.events("cube_dropped")
     assert [c["colour"] for c in cubes] == ["red", "blue", "yellow", "red"]
@@ -148,9 +171,7 @@ def test_cubes_are_classified_counted_and_followed_by_quiet(rig: Rig) -> None:
 
 
 def test_a_cube_that_does_not_come_out_is_a_jam_until_it_does(rig: Rig) -> None:
-    rig.hal.entry = True
-    time.sleep(0.02)
-    rig.hal.entry = False
+    rig.steps((0, lambda: setattr(rig.hal, "entry", True)), (20, lambda: setattr(rig.hal, "entry", False)))
     assert rig.wait_for(lambda: len(rig.events("fault")) == 1)
     jam = rig.events("fault")[0]
     assert (jam["kind"], jam["active"], jam["detail"]) == ("jam", True, 1)
@@ -162,17 +183,21 @@ def test_a_cube_that_does_not_come_out_is_a_jam_until_it_does(rig: Rig) -> None:
 
 
 def test_hall_sensors_report_a_stable_move_and_ignore_a_flicker(rig: Rig) -> None:
-    with rig.lock:
-        rig.hal.squares[0] = True  # a flicker shorter than 3 polls (60 ms): no event
-        rig.tower.step(rig.now())
-    rig.hal.squares[0] = False
-    time.sleep(0.15)
-    assert rig.events("zone_state") == []
+    # A flicker seen by at most 2 polls (they are 20 ms apart), fewer than the 3 a report needs: no event.
+    rig.steps(
+        (0, lambda: rig.hal.squares.__setitem__(0, True)),
+        (20, lambda: None),
+        (40, lambda: rig.hal.squares.__setitem__(0, False)),
+    )
     rig.hal.squares[5] = True
     rig.hal.harbor[2] = True
     assert rig.wait_for(lambda: len(rig.events("zone_state")) == 1)
-    zone = rig.events("zone_state")[0]
-    assert zone["squares"]["r2c2"] and not zone["squares"]["r1c1"] and zone["harbor"] == [False, False, True, False]
+    zone = rig.events("zone_state")[0]  # events come in order: a reported flicker would be this one
+    assert (
+        zone["squares"]["r2c2"]
+        and not zone["squares"]["r1c1"]
+        and zone["harbor"] == [False, False, True, False]
+    )
 
 
 def test_commands_reach_the_pins_and_calibration_sets_a_reference(rig: Rig) -> None:
@@ -191,12 +216,15 @@ def test_commands_reach_the_pins_and_calibration_sets_a_reference(rig: Rig) -> N
 
 
 def test_a_silent_colour_sensor_is_a_fault_and_the_cube_still_counts(rig: Rig) -> None:
-    rig.cube(None)
-    rig.cube(RED)
+    rig.cube(None, RED)
     assert rig.wait_for(lambda: len(rig.events("fault")) == 2)
     kinds = [(m["type"], m.get("sensor"), m.get("active"), m.get("colour")) for m in rig.events()]
-    assert kinds[:4] == [("fault", "colour", True, None), ("cube_dropped", None, None, "unknown"),
-                         ("fault", "colour", False, None), ("cube_dropped", None, None, "red")]
+    assert kinds[:4] == [
+        ("fault", "colour", True, None),
+        ("cube_dropped", None, None, "unknown"),
+        ("fault", "colour", False, None),
+        ("cube_dropped", None, None, "red"),
+    ]
     state = rig.bridge.command({"cmd": "request_state"})["state"]
     assert state["totals"]["unknown"] == 1 and state["totals"]["red"] == 1
 

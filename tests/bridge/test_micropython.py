@@ -14,22 +14,34 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 HOST = REPO / "firmware_bridge" / "firmware" / "mpy_host"
 SCRIPT = Path(__file__).with_name("mpy_conformance.py")
-MODULES = [REPO / "firmware_bridge" / "wire.py", REPO / "firmware_bridge" / "device.py",
-           REPO / "firmware_bridge" / "firmware" / "tower.py"]
+MODULES = [
+    REPO / "firmware_bridge" / "wire.py",
+    REPO / "firmware_bridge" / "device.py",
+    REPO / "firmware_bridge" / "firmware" / "tower.py",
+]
 
 
 def _micropython_available() -> bool:
     return shutil.which("node") is not None and (HOST / "node_modules" / "@micropython").is_dir()
 
 
-@pytest.mark.skipif(not _micropython_available(),
-                    reason="MicroPython for the host is not installed: (cd firmware_bridge/firmware/mpy_host && npm install)")
+@pytest.mark.skipif(
+    not _micropython_available(),
+    reason="MicroPython for the host is not installed: (cd firmware_bridge/firmware/mpy_host && npm install)",
+)
 def test_firmware_protocol_code_behaves_identically_under_micropython() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    cpython = subprocess.run([sys.executable, str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60)
+    cpython = subprocess.run(
+        [sys.executable, str(SCRIPT)], env=env, capture_output=True, text=True, timeout=60
+    )
     assert cpython.returncode == 0, cpython.stderr
-    mpy = subprocess.run(["node", "run.mjs", *map(str, MODULES), str(SCRIPT)], cwd=HOST, capture_output=True,
-                         text=True, timeout=60)
+    mpy = subprocess.run(
+        ["node", "run.mjs", *map(str, MODULES), str(SCRIPT)],
+        cwd=HOST,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert mpy.returncode == 0, mpy.stderr
     assert "micropython" not in cpython.stdout  # two different interpreters really ran
     lines = cpython.stdout.splitlines()
@@ -41,11 +53,15 @@ def test_firmware_protocol_code_behaves_identically_under_micropython() -> None:
 
 def test_the_runner_really_is_micropython(tmp_path: Path) -> None:
     if not _micropython_available():
-        pytest.skip("MicroPython for the host is not installed: (cd firmware_bridge/firmware/mpy_host && npm install)")
+        pytest.skip(
+            "MicroPython for the host is not installed: (cd firmware_bridge/firmware/mpy_host && npm install)"
+        )
     probe = tmp_path / "probe_impl.py"
     probe.write_text("import sys\nprint(sys.implementation.name)\n")
     try:
-        result = subprocess.run(["node", "run.mjs", str(probe)], cwd=HOST, capture_output=True, text=True, timeout=60)
+        result = subprocess.run(
+            ["node", "run.mjs", str(probe)], cwd=HOST, capture_output=True, text=True, timeout=60
+        )
     finally:
         probe.unlink()
     assert result.stdout.strip() == "micropython"
@@ -54,7 +70,9 @@ def test_the_runner_really_is_micropython(tmp_path: Path) -> None:
 def test_the_board_only_files_compile_under_micropython(tmp_path: Path) -> None:
     # main.py and tcs34725.py need the board's pins to run; MicroPython's own compiler still checks them.
     if not _micropython_available():
-        pytest.skip("MicroPython for the host is not installed: (cd firmware_bridge/firmware/mpy_host && npm install)")
+        pytest.skip(
+            "MicroPython for the host is not installed: (cd firmware_bridge/firmware/mpy_host && npm install)"
+        )
     firmware = REPO / "firmware_bridge" / "firmware"
     broken = tmp_path / "broken.py"
     broken.write_text("def f(:\n    pass\n")
@@ -66,7 +84,15 @@ def test_the_board_only_files_compile_under_micropython(tmp_path: Path) -> None:
         "        compile(open('/' + name).read(), name, 'exec')\n"
         "        print(name + ' ok')\n"
         "    except SyntaxError:\n"
-        "        print(name + ' syntax error')\n")
-    result = subprocess.run(["node", "run.mjs", *map(str, files), str(script)], cwd=HOST, capture_output=True,
-                            text=True, timeout=60)
-    assert result.stdout.split("\n")[:3] == ["main.py ok", "tcs34725.py ok", "broken.py syntax error"], result.stderr
+        "        print(name + ' syntax error')\n"
+    )
+    result = subprocess.run(
+        ["node", "run.mjs", *map(str, files), str(script)],
+        cwd=HOST,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.split("\n")[:3] == ["main.py ok", "tcs34725.py ok", "broken.py syntax error"], (
+        result.stderr
+    )

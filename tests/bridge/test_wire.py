@@ -57,8 +57,9 @@ def test_overlong_frames_are_dropped_before_decoding() -> None:
 
 
 def test_every_flipped_byte_is_caught() -> None:
-    enc = wire.encode_frame(wire.CUBE_DROPPED, 9, wire.pack_cube(1, 1, (1, 2, 3, 4), 9, 9, [1] * 8),
-                            wire.FLAG_EVENT, 1)
+    enc = wire.encode_frame(
+        wire.CUBE_DROPPED, 9, wire.pack_cube(1, 1, (1, 2, 3, 4), 9, 9, [1] * 8), wire.FLAG_EVENT, 1
+    )
     for i in range(len(enc) - 1):
         for mask in (0x01, 0x80, 0xFF):
             bad = bytearray(enc)
@@ -86,10 +87,12 @@ def test_arbitrary_bytes_never_crash_and_never_yield_a_bad_frame(chunks: list[by
 @settings(max_examples=300, deadline=None)
 def test_valid_frames_mixed_with_noise_come_through(noise: bytes, data: st.DataObject) -> None:
     seqs = data.draw(st.lists(st.integers(0, 2**32 - 1), min_size=1, max_size=5))
-    frames = [wire.encode_frame(wire.TOWER_QUIET, s, wire.pack_quiet(1, 2, 3), wire.FLAG_EVENT, 1) for s in seqs]
+    frames = [
+        wire.encode_frame(wire.TOWER_QUIET, s, wire.pack_quiet(1, 2, 3), wire.FLAG_EVENT, 1) for s in seqs
+    ]
     stream = noise + b"\x00" + b"".join(frames)
     got = FrameReader().feed(stream)
-    assert [f.seq for f in got][-len(seqs):] == seqs
+    assert [f.seq for f in got][-len(seqs) :] == seqs
 
 
 @given(st.integers(0, 255), st.integers(0, 255), st.binary(max_size=wire.MAX_PAYLOAD))
