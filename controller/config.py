@@ -26,6 +26,10 @@ SCHEMA: dict[str, dict[str, tuple[type, Any]]] = {
         "snapshot_every": (int, 50),
         "engine": (str, "rules.api"),
         "observed_chance": (bool, False),
+        "bots": (list, []),
+        "bot_delay": (float, 1.5),
+        "demo": (bool, False),
+        "referees": (list, []),
     },
     "mqtt": {
         "host": (str, "127.0.0.1"),
