@@ -247,11 +247,15 @@ class BattleDriver:
         session = self.session
         counted = dict(session._tower)
         base = {c: totals.get(c, 0) - counted.get(c, 0) for c in set(totals) | set(counted)}
-        log.warning("battle %s: the tower restarted during the drop (boot %s -> %s); re-baselined, %s counted so far",
-                    self.setup_json["battle_id"], self.baseline_boot, boot, counted)
-        self.input("baseline", {"totals": base, "boot": boot, "rebased": True})
+        # A drop owed before the tower's first report (the controller just started) takes that report as its
+        # start; a tower that truly restarted may have let cubes through uncounted.
+        first_report = self.baseline_boot is None and not self.baseline
+        if not first_report:
+            log.warning("battle %s: the tower restarted during the drop (boot %s -> %s); re-baselined, %s counted",
+                        self.setup_json["battle_id"], self.baseline_boot, boot, counted)
+        self.input("baseline", {"totals": base, "boot": boot, "rebased": not first_report})
         owed = {c: n for c, n in session.owed.dropped.items() if n}
-        if counted != owed:
+        if counted != owed and not first_report:
             # Cubes may have gone through while it was down: this drop's counts come from the board.
             self.input("tower_uncertain", {"counted": counted, "boot": boot})
 
