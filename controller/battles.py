@@ -38,7 +38,8 @@ OPS = ("tower", "camera", "use_ability", "pass_turn", "correct", "cube_lost", "a
 # Driver operations a logged input may name (they change what the driver asks for, not the session):
 # a hand entry waiting for the other side's confirmation, its end, a drop whose camera part goes by hand,
 # a drop whose tower counts come from the board (the tower restarted in the middle of it).
-DRIVER_OPS = ("baseline", "entry", "entry_done", "hand_entry", "tower_uncertain", "manual_tower")
+DRIVER_OPS = ("baseline", "entry", "entry_done", "hand_entry", "tower_uncertain", "manual_tower", "proposal",
+              "proposal_done")
 # Seconds without a sign of life after which the tower counts as unplugged (its bridge reports every second).
 TOWER_STALE_S = 5.0
 # Seconds a drop may wait for the camera, once the tower has counted it, before it is entered by hand.
@@ -54,7 +55,7 @@ class BattleDriver:
         self.core, self.clock, self.board = core, clock, board
         # Which sensors this table has at all (config: bridge.enabled, vision.enabled); one that is present
         # still counts as entered by hand until it shows a sign of life, and again once it goes quiet.
-        self.present = {name: bool((sensors or {}).get(name, False)) for name in SENSORS}
+        self.present = {name: bool((sensors or {}).get(name, True)) for name in SENSORS}
         self.seen: dict[str, float] = {}  # sensor -> clock of its last sign of life
         self.simulated: set[str] = set()  # sensors simulated inside this process: live while it runs
         self.down: set[str] = set()  # sensors that said they are offline
@@ -63,6 +64,7 @@ class BattleDriver:
         self.baseline_boot: Any = None  # the tower boot the baseline's totals come from
         self.last_boot: Any = None
         self.entry: dict[str, Any] | None = None  # a hand entry waiting for the other side: key, by, cubes
+        self.proposal: dict[str, Any] | None = None  # a correction of the live reading waiting for the other side
         self.hand_keys: set[tuple[Any, ...]] = set()  # owed drops whose camera part is entered by hand
         self.tower_keys: set[tuple[Any, ...]] = set()  # owed drops whose tower counts come from the board
         self.manual_counts: set[tuple[Any, ...]] = set()  # owed drops whose tower counts were entered already
@@ -129,7 +131,7 @@ class BattleDriver:
             self.session = BattleSession(BattleSetup.from_json(setup), board=self.board, now=self.clock())
             self.setup_json, self.inputs, self.baseline, self.owed_key = setup, 0, None, None
             self.crops, self.last_reading = {}, None
-            self.entry, self.baseline_boot, self.ready_since = None, None, None
+            self.entry, self.proposal, self.baseline_boot, self.ready_since = None, None, None, None
             self.hand_keys, self.tower_keys, self.manual_counts, self.hand_reading = set(), set(), set(), {}
             self.step_crops = self.core.log.step_crops(self.core.game_id, battle_id)  # empty for a new battle
             for entry in self.core.log.session_inputs(self.core.game_id, battle_id):
@@ -193,6 +195,10 @@ class BattleDriver:
                 self.entry = {"key": key, "by": args["by"], "cubes": list(args["cubes"])}
             elif op == "entry_done":
                 self.entry = None
+            elif op == "proposal":
+                self.proposal = {"key": key, "by": args["by"], "args": dict(args["args"])}
+            elif op == "proposal_done":
+                self.proposal = None
             elif op == "hand_entry" and key is not None:
                 self.hand_keys.add(key)
             elif op == "tower_uncertain" and key is not None:
@@ -457,7 +463,39 @@ class BattleDriver:
             self.input("manual_tower", {"counts": {c: n for c, n in owed.dropped.items() if n}, "from": "hand"})
         self.input("camera", {"reading": reading, "settled": True})
 
+    def _asked(self, args: dict[str, Any]) -> bool:
+        """Whether a correction answers a cube the camera flagged (unsure, or in no zone) in the live reading."""
+        reading = self.session._reading or {}
+        cubes = reading.get("cubes") or []
+        i = args.get("cube")
+        if args.get("step") is not None or "add" in args or not isinstance(i, int) or not 0 <= i < len(cubes):
+            return False
+        c = cubes[i]
+        return (i in (reading.get("ambiguous") or []) or float(c.get("confidence", 1.0)) < 0.5
+                or (c.get("zone") is None and not c.get("on_rail")))
+
+    def _answer_proposal(self, player: str, answer: dict[str, Any]) -> None:
+        with self.core.lock:
+            prop = self.proposal
+            if prop is None or prop["key"] != self._key():
+                raise Refusal("stale", "That correction is no longer waiting for an answer.")
+            if player == prop["by"] or not self.may_referee(player):
+                raise Refusal("illegal", "The other side of the battle answers a correction, not who made it.")
+            if answer.get("accept") is True:
+                self.input("proposal_done", {"by": player, "result": "accepted"})
+                self.input("correct", prop["args"])
+            elif answer.get("contest") is True:
+                # Back to the people: this drop's cubes are entered by hand and confirmed.
+                self.input("proposal_done", {"by": player, "result": "contested"})
+                self.core.log.record_incident(self.core.table_id, self.core.game_id, self.setup_json["battle_id"],
+                                              "contested", {**prop["args"], "contested_by": player})
+                self.input("hand_entry", {"why": "contested", "by": player})
+            else:
+                raise Refusal("invalid", "Answer {\"accept\": true} or {\"contest\": true}.")
+
     def _answer(self, player: str, answer: dict[str, Any]) -> None:
+        from rules.battle.errors import BattleRecordError
+
         if any(k in answer for k in ("cube_lost", "adjust_tower", "cube", "add")) and not self.may_referee(player):
             raise Refusal("illegal", "Only the players in this battle (or a referee) correct its cubes.")
         if answer.get("pass"):
@@ -474,7 +512,18 @@ class BattleDriver:
         elif "cube" in answer or "add" in answer:
             args = {"cube": answer.get("cube"), "by": player}
             args.update({k: answer[k] for k in ("zone", "step", "color", "remove", "add") if k in answer})
-            self.input("correct", args)
+            others = [p for p in self.fighters() if p != player and p not in self.bots]
+            if player in self.referees or not others or self._key() is None or self._asked(args):
+                self.input("correct", args)
+                return
+            # Overriding what the camera read with confidence: the other side sees it before it counts, and
+            # may contest it (a cube the camera itself asked about is answered at once).
+            trial = copy.deepcopy(self.session)
+            try:
+                trial.correct(**args, now=self.clock())
+            except BattleRecordError as exc:
+                raise Refusal("illegal", exc.message) from None
+            self.input("proposal", {"by": player, "args": args})
         else:
             raise Refusal("invalid", "A battle answer needs one of: pass, ability, cube_lost, adjust_tower, cube.")
 
@@ -506,6 +555,7 @@ class BattleDriver:
                 data["cubes"] = steps[-1]["cubes"] if steps else []
             self.core.prompts[pid] = Prompt(pid, kind, p.text, player, data, handler=self._answer)
         self._hand_prompts(battle_id)
+        self._proposal_prompts(battle_id)
         owed = session.owed
         key = None if owed is None else (battle_id, len(session.record["steps"]), owed.reason)
         if key != self.owed_key:
@@ -553,6 +603,22 @@ class BattleDriver:
                 self.core.prompts[pid] = Prompt(pid, "confirm_drop", text, player,
                                                 {**data, "by": entry["by"], "entered": entry["cubes"]},
                                                 handler=self._answer_hand)
+
+    def _proposal_prompts(self, battle_id: str) -> None:
+        prop = self.proposal
+        if prop is None or prop["key"] != self._key():
+            return
+        a = prop["args"]
+        what = ("is not a battle cube" if a.get("remove") else f"lies {zone_words(self.session.record['board'], a.get('zone'))}")
+        subject = f"cube {a['cube']}" if a.get("cube") is not None else "a hidden cube"
+        text = f"{prop['by'].capitalize()} says {subject} {what}. Accept, or contest it to enter the cubes by hand."
+        crop = self.crops.get(a["cube"]) if isinstance(a.get("cube"), int) else None
+        for player in self.fighters():
+            if player != prop["by"] and player not in self.bots:
+                pid = f"{battle_id}:{self.inputs}:proposal:{player}"
+                self.core.prompts[pid] = Prompt(pid, "battle_correction", text, player,
+                                                {"battle_id": battle_id, "correction": {**a}, "crop": crop,
+                                                 "live": True}, handler=self._answer_proposal)
 
     def _answer_hand(self, player: str, answer: dict[str, Any]) -> None:
         if "cubes" in answer:
@@ -648,10 +714,10 @@ class BattleDriver:
             if last is not None and player != last["by"] and not last.get("answered"):
                 # The other side sees the correction first and may contest it (it is then undone).
                 c = last
-                was = "on a rail" if c["from"] is None else c["from"]
-                now_ = "not a battle cube" if c.get("remove") else "on a rail" if c["zone"] is None else c["zone"]
-                ctext = (f"{c['by'].capitalize()} corrected cube {c['cube']} of drop {c['step'] + 1}: from {was} to "
-                         f"{now_}. Accept it, or contest it to put the cube back as it was.")
+                board = session.record["board"]
+                now_ = "not a battle cube" if c.get("remove") else zone_words(board, c["zone"])
+                ctext = (f"{c['by'].capitalize()} corrected cube {c['cube']} of drop {c['step'] + 1}: it lay "
+                         f"{zone_words(board, c['from'])}, now {now_}. Accept it, or contest it to put the cube back.")
                 cid = f"{fin['battle_id']}:contest:{n}:{player}"
                 self.core.prompts[cid] = Prompt(cid, "battle_correction", ctext, player,
                                                 {"battle_id": fin["battle_id"], "correction": c,
@@ -803,6 +869,21 @@ def _cube_at(session: Any, step: int, cube: int) -> dict[str, Any] | None:
         return None
     board = steps[step].get("board", [])
     return dict(board[cube]) if 0 <= cube < len(board) else None
+
+
+def zone_words(board: dict[str, Any], zone: str | None) -> str:
+    """Where a cube lies, in the board's words ("in Strength 2", "on a rail"), never a zone id alone."""
+    if zone is None:
+        return "on a rail"
+    z = (board.get("zones") or {}).get(zone) or {}
+    kind = z.get("kind")
+    if kind == "strength":
+        return f"in a Strength {z.get('strength', '')} zone"
+    if kind == "plunder":
+        bits = [f"{z['cargo']} Cargo" if z.get("cargo") else "", f"{z['coins']} coins" if z.get("coins") else ""]
+        return f"in a Plunder zone ({' + '.join(b for b in bits if b)})"
+    names = {"exploding": "the Exploding shot zone", "damage": "a Damage zone", "miss": "a Miss zone"}
+    return f"in {names.get(kind, 'zone ' + zone)}"
 
 
 def _owed_words(counts: dict[str, int]) -> str:

@@ -225,3 +225,70 @@ def test_a_bystander_cannot_correct_or_answer_a_disagreement(tmp_path: Path) -> 
     r = answer(core, bystander, ask[0], {"cube": 0, "zone": "str-2"})
     assert (r["accepted"], r["kind"]) == (False, "illegal") and "battle" in r["reason"]
     assert answer(core, setup.attacker.name, ask[0], {"cube": 0, "zone": "str-2"})["accepted"]
+
+
+def test_after_the_result_only_the_battles_players_correct_and_the_other_side_may_contest(tmp_path: Path) -> None:
+    core, driver = to_battle(tmp_path / "m.db", 2, {"tower": False, "camera": False})
+    setup = driver.session.setup
+    attacker, defender = setup.attacker.name, setup.defender.name
+    bystander = next(p for p in PLAYERS if p not in (attacker, defender))
+    finish_by_hand(core, driver, setup.battle_id)
+    review = {p.player: p for p in prompts(core, "confirm_reading") if p.data.get("resolved")}
+    # "the correction form only for the players in that battle"
+    assert set(review) == {attacker, defender}
+    step = review[attacker].data["steps"][0]
+    cube = step["cubes"][0]
+    assert cube["zone"] == "str-2"
+    # A correction that changes nothing is refused and logs nothing.
+    r = answer(core, attacker, review[attacker], {"step": step["step"], "cube": cube["cube"], "zone": "str-2"})
+    assert (r["accepted"], r["kind"]) == (False, "invalid") and "change" in r["reason"]
+    seq = core.seq
+    r = answer(core, attacker, review[attacker], {"step": step["step"], "cube": cube["cube"], "zone": "miss"})
+    assert r["accepted"], r
+    assert core.seq == seq + 1  # the game gained a referee correction
+    fixed = current(driver).record
+    # The other side sees it and may contest it; the one who made it gets no such prompt.
+    contest = prompts(core, "battle_correction")
+    assert [p.player for p in contest] == [defender]
+    assert contest[0].data["correction"]["by"] == attacker and contest[0].data["correction"]["zone"] == "miss"
+    assert not [p for p in core.prompts.values() if p.player == bystander and "battle_id" in p.data]
+    r = answer(core, defender, contest[0], {"contest": True})
+    assert r["accepted"], r
+    assert driver.finished["session"].record != fixed
+    again = {p.player: p for p in prompts(core, "confirm_reading") if p.data.get("resolved")}
+    assert again[attacker].data["steps"][0]["cubes"][0]["zone"] == "str-2"  # put back as it was
+    assert not prompts(core, "battle_correction")
+    # Every correction is logged with who, what and the evidence (no camera crop for a hand entry).
+    kinds = [(k, d.get("by"), d.get("from"), d.get("zone")) for _t, k, d in core.log.incidents("m")
+             if d.get("after_result")]
+    assert kinds == [("misread", attacker, "str-2", "miss"), ("contested", defender, "miss", "str-2")]
+    assert all("crop" in d for _t, _k, d in core.log.incidents("m") if d.get("after_result"))
+
+
+def test_a_correction_of_the_live_reading_waits_for_the_other_side_who_may_contest_it(tmp_path: Path) -> None:
+    core, driver = to_battle(tmp_path / "m.db", 2, {"tower": True, "camera": True})
+    driver.sensor_seen("tower")
+    driver.sensor_seen("camera")
+    setup = driver.session.setup
+    attacker, defender = setup.attacker.name, setup.defender.name
+    owed = setup_cubes(driver)
+    driver.tower_totals({}, boot=1)
+    driver.tower_totals({c: n for c, n in owed.items() if n}, boot=1)
+    reading = {"status": "ok", "redrop": [], "ambiguous": [0],
+               "cubes": [{"color": c, "zone": "str-1a", "on_rail": False, "confidence": 0.3 if i == 0 else 0.99}
+                         for i, c in enumerate(c for c, n in sorted(owed.items()) for _ in range(n))]}
+    driver.camera(reading, settled=True)
+    ask = prompts(core, "confirm_reading", None)[0]
+    # Cube 1 was read with confidence: overriding the camera waits for the other side's answer.
+    assert answer(core, attacker, ask, {"cube": 1, "zone": "str-2"})["accepted"]
+    assert driver.session._pending_corrections == []
+    contest = prompts(core, "battle_correction", defender)
+    assert len(contest) == 1 and "Strength 2" in contest[0].text and "str-2" not in contest[0].text
+    assert not prompts(core, "battle_correction", attacker)
+    # Contested: this drop goes back to the people, entered by hand.
+    assert answer(core, defender, contest[0], {"contest": True})["accepted"]
+    assert core.battle_view["sensors"]["camera"] == "manual"
+    assert {p.player for p in prompts(core, "enter_drop")} == {attacker, defender}
+    assert answer(core, attacker, prompts(core, "enter_drop", attacker)[0], {"cubes": landed(driver)})["accepted"]
+    assert answer(core, defender, prompts(core, "confirm_drop", defender)[0], {"confirm": True})["accepted"]
+    assert [c["zone"] for c in current(driver).record["steps"][0]["board"]] == ["str-2"] * sum(owed.values())
