@@ -51,8 +51,9 @@ class BattleDriver:
     def __init__(self, core: TableCore, clock: Callable[[], float] = time.time, board: dict[str, Any] | None = None,
                  on_change: Callable[[], None] | None = None, on_resolved: Callable[[], None] | None = None,
                  sensors: dict[str, bool] | None = None, referees: list[str] | tuple[str, ...] = (),
-                 bots: list[str] | tuple[str, ...] = ()) -> None:
+                 bots: list[str] | tuple[str, ...] = (), layout: dict[str, Any] | None = None) -> None:
         self.core, self.clock, self.board = core, clock, board
+        self.layout = layout  # the zones' outlines (size_mm, zones: id -> polygon) for the tablets' drawing
         # Which sensors this table has at all (config: bridge.enabled, vision.enabled); one that is present
         # still counts as entered by hand until it shows a sign of life, and again once it goes quiet.
         self.present = {name: bool((sensors or {}).get(name, True)) for name in SENSORS}
@@ -535,6 +536,7 @@ class BattleDriver:
         self.core.battle_view = session.view()
         self.sensor_modes = self.sensors()
         self.core.battle_view["sensors"] = dict(self.sensor_modes)
+        self.core.battle_view.update(self._drawing(session))
         self._drop_battle_prompts()
         for i, p in enumerate(session.prompts()):
             kind = _KINDS.get(p.kind, p.kind)
@@ -563,7 +565,8 @@ class BattleDriver:
             if key is not None and live:
                 # The tower's running totals now are where this drop's counts start; logged so a restart
                 # mid-drop counts from the same place (a replay restores it in order).
-                entry = {"op": "baseline", "args": {"totals": dict(self.last_totals)}, "now": self.clock()}
+                entry = {"op": "baseline", "args": {"totals": dict(self.last_totals), "boot": self.last_boot},
+                         "now": self.clock()}
                 self._feed(entry)
                 self.core.log.add_session_input(self.core.game_id, battle_id, entry)
         if session.outcome is not None:
@@ -583,7 +586,7 @@ class BattleDriver:
             return
         owed = session.owed
         data = {"battle_id": battle_id, "reason": owed.reason, "cubes": {c: n for c, n in owed.dropped.items() if n},
-                "kept": self.kept_cubes(), "board": session.record["board"], "sensors": dict(self.sensor_modes)}
+                "kept": self.kept_cubes(), "sensors": dict(self.sensor_modes), **self._drawing(session)}
         if key in self.hand_reading and session._reading is not None:
             return  # entered and confirmed: the session is checking it against the tower now
         entry = self.entry if self.entry is not None and self.entry["key"] == key else None
@@ -619,6 +622,13 @@ class BattleDriver:
                 self.core.prompts[pid] = Prompt(pid, "battle_correction", text, player,
                                                 {"battle_id": battle_id, "correction": {**a}, "crop": crop,
                                                  "live": True}, handler=self._answer_proposal)
+
+    def _drawing(self, session: Any) -> dict[str, Any]:
+        """What a tablet needs to draw the battle board: the zone model and, when known, the outlines."""
+        out: dict[str, Any] = {"board": session.record["board"]}
+        if self.layout is not None:
+            out["layout"] = self.layout
+        return out
 
     def _answer_hand(self, player: str, answer: dict[str, Any]) -> None:
         if "cubes" in answer:
@@ -666,7 +676,8 @@ class BattleDriver:
         # Kept before submitting: the core's listener (sync) ends the session inside submit and must find the
         # result to show, and a correction later replaces this very event (its seq is the state's now).
         self.finished = {"session": self.session, "setup": self.setup_json, "battle_id": battle_id,
-                         "target_seq": self.core.seq, "view": final_view(self.session, self.setup_json), "turn": None}
+                         "target_seq": self.core.seq, "view": {**final_view(self.session, self.setup_json),
+                                                              **self._drawing(self.session)}, "turn": None}
         try:
             # The engine ends the battle; sync() (a core listener) then clears it or starts the next one.
             self.core.submit("table", {"type": "resolve_battle", "record": record})
@@ -787,7 +798,7 @@ class BattleDriver:
             fin["last_correction"] = None if contested is not None else {
                 "by": player, "step": step, "cube": cube, "zone": zone, "remove": remove,
                 "from": before.get("zone"), "was_ghost": bool(before.get("ghost")), "crop": crop}
-            fin["view"] = final_view(session, fin["setup"])
+            fin["view"] = {**final_view(session, fin["setup"]), **self._drawing(session)}
             self.core.battle_view = fin["view"]
             self._drop_battle_prompts()
             self._review_prompts()
@@ -842,7 +853,8 @@ class BattleDriver:
             return
         self.step_crops = self.core.log.step_crops(self.core.game_id, battle_id)
         self.finished = {"session": session, "setup": args["setup"], "battle_id": battle_id,
-                         "target_seq": args["target_seq"], "view": final_view(session, args["setup"]),
+                         "target_seq": args["target_seq"],
+                         "view": {**final_view(session, args["setup"]), **self._drawing(session)},
                          "turn": _turn_key(public)}
         self.core.battle_view = self.finished["view"]
         self._review_prompts()

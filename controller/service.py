@@ -58,6 +58,7 @@ class ControllerService:
         self.inputs: ZmqInputs | None = None
         self.ships: ShipWatcher | None = None
         self.leds: TowerLeds | None = None
+        self.board_shapes: dict[str, Any] | None = None
 
     def open(self) -> None:
         t = self.cfg["table"]
@@ -73,7 +74,8 @@ class ControllerService:
             sensors = {"tower": self.cfg["bridge"]["enabled"], "camera": self.cfg["vision"]["enabled"]}
             self.battles = BattleDriver(self.core, board=self.battle_board(), on_resolved=self.refresh_tower_warning,
                                         on_change=self._battle_changed, sensors=sensors,
-                                        referees=self.cfg["table"]["referees"], bots=self.bots)
+                                        referees=self.cfg["table"]["referees"], bots=self.bots,
+                                        layout=self.board_shapes)
             if self.simulate:
                 # The simulated hardware lives here: a tower counted in-process (no firmware simulator attached)
                 # and the synthetic camera are live for as long as the controller runs.
@@ -105,7 +107,9 @@ class ControllerService:
 
         path = self.cfg["vision"]["layout"] or None
         try:
-            return board_from_layout(battle_board_json(path))
+            data = battle_board_json(path)
+            self.board_shapes = board_shapes(data)
+            return board_from_layout(data)
         except (OSError, ValueError) as exc:
             where = f"vision.layout {path}" if path else "vision's default battle board"
             raise config_mod.ConfigError(f"{where} cannot be used as the battle board ({exc})") from None
@@ -194,6 +198,15 @@ class ControllerService:
         if self.mqtt is not None:
             self.mqtt.stop()
         self.gamelog.close()
+
+
+def board_shapes(layout: dict[str, Any]) -> dict[str, Any] | None:
+    """The zones' outlines of a board layout (millimetres), for the tablets to draw the board as it is."""
+    try:
+        return {"size_mm": list(layout["size_mm"]),
+                "zones": {z["id"]: [list(p) for p in z["polygon_mm"]] for z in layout["zones"]}}
+    except (KeyError, TypeError):
+        return None  # a layout without outlines: the tablets draw the zones as a grid
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -241,7 +241,8 @@ class SimTable:
             view = session.view()
             if isinstance(self.camera, RemoteCamera):
                 return self._remote_step(view, owed)
-            if view["tower_counts"] == {c: n for c, n in owed.dropped.items() if n} and not view["provisional"]:
+            counted = view["tower_counts"] == {c: n for c, n in owed.dropped.items() if n}
+            if (counted or self.driver.sensors()["tower"] == "manual") and not view["provisional"]:
                 corrections: list[dict[str, Any]] = []
                 if hasattr(self.camera, "read_with_corrections"):
                     reading, corrections = self.camera.read_with_corrections(self.board)
@@ -288,8 +289,8 @@ class SimTable:
                 self._correct(fixes)
                 return True
             return False
-        if view["tower_counts"] != {c: n for c, n in owed.dropped.items() if n}:
-            return False
+        if view["tower_counts"] != {c: n for c, n in owed.dropped.items() if n} and self.driver.sensors()["tower"] != "manual":
+            return False  # the camera looks once the tower has counted the drop (unless its counts come from the board)
         if self.photo_at is not None and now - self.photo_at < 5.0:
             return False  # the photograph is on its way over ZeroMQ
         try:
