@@ -134,6 +134,13 @@ export function boardSvg(board, layout, cubes = [], opts = {}) {
   return root;
 }
 
+/** A square in words: "r1c3" -> "row 1, column 3"; the Harbor by its name. */
+export function placeName(loc) {
+  const m = /^r(\d+)c(\d+)$/.exec(String(loc ?? ""));
+  if (m) return `row ${m[1]}, column ${m[2]}`;
+  return loc === "harbor" ? "the Harbor" : String(loc ?? "");
+}
+
 /** "Tower: live · Camera: entered by hand". */
 export function sensorLine(sensors) {
   if (!sensors) return null;
@@ -197,7 +204,7 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
   const tablePrompts = sessionPrompts.length ? sessionPrompts : publicPrompts.filter((p) => p.battle_id);
   const toAct = view.to_act ? view.sides?.[view.to_act]?.name ?? view.to_act : null;
   return h(`section#battle.battle${opts.over ? ".over" : ""}`, { dataset: { battleId: view.battle_id ?? setup.battle_id ?? "", phase: view.phase ?? "" } },
-    h("h2", opts.over ? "Battle over" : "Battle", ` · ${humanize(view.kind ?? setup.kind ?? "")}`, setup.location ? ` at ${setup.location}` : ""),
+    h("h2", opts.over ? "Battle over" : "Battle", ` · ${humanize(view.kind ?? setup.kind ?? "")}`, setup.location ? ` at ${placeName(setup.location)}` : ""),
     view.provisional ? h("p.provisional", "Reading the board… (not yet accepted)") : null,
     opts.over ? null : tablePrompts.map((p) => h(`p.redrop.k-${safe(p.kind)}`, { role: "alert", dataset: { kind: p.kind } }, p.text || humanize(p.kind))),
     toAct && !opts.over ? h("p.toact", `${humanize(toAct)}: Battle ability or pass`) : null,
@@ -239,7 +246,7 @@ export function lastBattle(store) {
   const name = (side) => humanize(String(side?.name ?? "?").replace(/^merchant:.*/, "Merchant ship").replace(/^building:.*/, "Buildings"));
   return h("section#battle.battle.over.compact", { dataset: { battleId: lb.setup?.battle_id ?? lb.view?.battle_id ?? "" } },
     h("h2", "Battle over"), h("p.big", `${name(lb.setup?.attacker)} against ${name(lb.setup?.defender)}`,
-      lb.setup?.location ? ` at ${lb.setup.location}` : "", ": see the ships' damage and the achievements."));
+      lb.setup?.location ? ` at ${placeName(lb.setup.location)}` : "", ": see the ships' damage and the achievements."));
 }
 
 export { mount };
