@@ -171,12 +171,14 @@ class ControllerService:
         elif self.bots and self.battles is not None:
             # No simulated hardware: the bots only play their Battle abilities; people drop and enter the cubes.
             self.table = SimTable(self.battles, self.cfg["simulate"]["seed"], bots=set(self.bots), hardware=False)
-        if self.bots:
+        if self.bots or self.table is not None:
             demo = self.cfg["table"]["demo"]
-            # A demo plays at the simulation's pace; bots beside people at one a person can follow.
-            delay = self.cfg["simulate"]["delay"] if demo else self.cfg["table"]["bot_delay"]
+            # The simulated hardware steps at the simulation's pace; bots beside people act at a pace a person
+            # can follow (a demo plays at the simulation's pace). With no bot it only runs the hardware.
+            delay = self.cfg["simulate"]["delay"]
             self.sim = SimPlayers(self.core, self.cfg["simulate"]["seed"], delay, self.limits, table=self.table,
-                                  seats=None if demo else list(self.bots))
+                                  seats=None if demo else list(self.bots),
+                                  action_delay=delay if demo else self.cfg["table"]["bot_delay"])
             threading.Thread(target=self.sim.run, args=(self.stop_event,), name="sim-players", daemon=True).start()
         while not self.stop_event.is_set():
             if self.battles is not None:

@@ -41,8 +41,9 @@ class SimLimits:
 
 class SimPlayers:
     def __init__(self, core: TableCore, seed: int, delay: float = 0.05, limits: SimLimits | None = None,
-                 table: Any = None, seats: list[str] | None = None) -> None:
+                 table: Any = None, seats: list[str] | None = None, action_delay: float | None = None) -> None:
         self.core, self.seed, self.delay = core, seed, delay
+        self.action_delay = delay if action_delay is None else action_delay  # after a bot's game action
         self.seats = seats  # the seats the built-in player takes; None: every seat (the demo)
         self.limits = limits or SimLimits()
         self.table = table  # SimTable: referees battles through the session (players then never send outcomes)
@@ -114,10 +115,12 @@ class SimPlayers:
                 if self.limits.duration and time.monotonic() - start >= self.limits.duration:
                     self.reason = f"{self.limits.duration:g} s elapsed"
                     break
+                before = self.actions
                 if not self.step():
                     break
-                if self.delay:
-                    stop.wait(self.delay)
+                pause = self.action_delay if self.actions != before else self.delay
+                if pause:
+                    stop.wait(pause)
         except Exception as exc:  # noqa: BLE001 - say what broke the simulation, then stop it
             logging.getLogger("smart_table.sim").exception("simulated players stopped")
             self.reason = f"the simulation broke: {type(exc).__name__}: {exc}"
