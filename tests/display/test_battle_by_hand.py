@@ -39,10 +39,11 @@ def prepared_log(db: Path) -> tuple[str, str, str, str]:
 
 def place(page, zone: str) -> None:
     """Tap the zone low in its well (the placed cubes sit at its top)."""
-    target = page.locator(f"[data-kind='enter_drop'] g.bzone[data-zone='{zone}'] polygon")
-    box = target.bounding_box()
+    target = page.locator(f"[data-kind='enter_drop'] g.bzone[data-zone='{zone}']")
+    target.scroll_into_view_if_needed()
+    box = target.locator("polygon").bounding_box()
     assert box is not None
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] - 3)
+    target.click(position={"x": box["width"] / 2, "y": box["height"] - 3})
 
 
 def enter_cubes(page, zones: dict[str, str]) -> None:
