@@ -19,7 +19,10 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p = top.add_parser("run", help="run the whole table (bridge, vision, controller, broker, display) from a config")
     p.add_argument("--config", help="TOML config (every option: deploy/smart-table.example.toml)")
     p.add_argument("--simulate", action="store_true",
-                   help="simulated firmware on a pseudo-terminal, simulated players and camera")
+                   help="simulate the hardware only (firmware on a pseudo-terminal, synthetic camera); people play")
+    p.add_argument("--bots", metavar="SEATS",
+                   help="comma-separated seats the built-in player takes, e.g. blue,yellow (the rest are people's)")
+    p.add_argument("--demo", action="store_true", help="every seat a bot, hardware simulated: today's all-bots game")
     p.add_argument("--max-turns", type=int, default=0, help="simulation: stop after this many turns")
     p.add_argument("--duration", type=float, default=0.0, help="simulation: stop after this many seconds")
     p.add_argument("--until-game-over", action="store_true", help="simulation: stop when the game ends")
@@ -107,6 +110,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         config.validate(cfg)
     except config.ConfigError as exc:
         raise CliError(str(exc)) from None
+    if args.bots is not None:
+        seats = [b.strip() for b in args.bots.split(",") if b.strip()]
+        bad = [b for b in seats if b not in cfg["table"]["players"]]
+        if bad or not seats:
+            raise CliError(f"--bots {args.bots!r}: name seats of this table ({', '.join(cfg['table']['players'])}), "
+                           "separated by commas, e.g. --bots blue,yellow.")
+        cfg.set("table.bots", seats)
+    if args.demo:
+        cfg.set("table.demo", True)
+        args.simulate = True
     if cfg.path is None and args.db is None:
         cfg.set("table.database", str(Path.cwd() / cfg["table"]["database"]))
     if not args.simulate:

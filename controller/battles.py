@@ -35,12 +35,43 @@ _KINDS = {
 }
 # Session operations a logged input may name, with the arguments they take (besides `now`).
 OPS = ("tower", "camera", "use_ability", "pass_turn", "correct", "cube_lost", "adjust_tower")
+# Driver operations a logged input may name (they change what the driver asks for, not the session):
+# a hand entry waiting for the other side's confirmation, its end, a drop whose camera part goes by hand,
+# a drop whose tower counts come from the board (the tower restarted in the middle of it).
+DRIVER_OPS = ("baseline", "entry", "entry_done", "hand_entry", "tower_uncertain", "manual_tower", "proposal",
+              "proposal_done")
+# Seconds without a sign of life after which the tower counts as unplugged (its bridge reports every second).
+TOWER_STALE_S = 5.0
+# Seconds a drop may wait for the camera, once the tower has counted it, before it is entered by hand.
+CAMERA_WAIT_S = 20.0
+SENSORS = ("tower", "camera")
 
 
 class BattleDriver:
     def __init__(self, core: TableCore, clock: Callable[[], float] = time.time, board: dict[str, Any] | None = None,
-                 on_change: Callable[[], None] | None = None, on_resolved: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None, on_resolved: Callable[[], None] | None = None,
+                 sensors: dict[str, bool] | None = None, referees: list[str] | tuple[str, ...] = (),
+                 bots: list[str] | tuple[str, ...] = (), layout: dict[str, Any] | None = None) -> None:
         self.core, self.clock, self.board = core, clock, board
+        self.layout = layout  # the zones' outlines (size_mm, zones: id -> polygon) for the tablets' drawing
+        # Which sensors this table has at all (config: bridge.enabled, vision.enabled); one that is present
+        # still counts as entered by hand until it shows a sign of life, and again once it goes quiet.
+        self.present = {name: bool((sensors or {}).get(name, True)) for name in SENSORS}
+        self.seen: dict[str, float] = {}  # sensor -> clock of its last sign of life
+        self.simulated: set[str] = set()  # sensors simulated inside this process: live while it runs
+        self.down: set[str] = set()  # sensors that said they are offline
+        self.referees = set(referees)  # seats or devices that may correct any battle
+        self.bots = set(bots)  # seats the built-in player plays: it confirms what the other side entered
+        self.baseline_boot: Any = None  # the tower boot the baseline's totals come from
+        self.last_boot: Any = None
+        self.entry: dict[str, Any] | None = None  # a hand entry waiting for the other side: key, by, cubes
+        self.proposal: dict[str, Any] | None = None  # a correction of the live reading waiting for the other side
+        self.hand_keys: set[tuple[Any, ...]] = set()  # owed drops whose camera part is entered by hand
+        self.tower_keys: set[tuple[Any, ...]] = set()  # owed drops whose tower counts come from the board
+        self.manual_counts: set[tuple[Any, ...]] = set()  # owed drops whose tower counts were entered already
+        self.hand_reading: dict[tuple[Any, ...], dict[str, Any]] = {}  # owed drop -> its confirmed hand entry
+        self.ready_since: float | None = None  # when the owed drop was counted and waited for the camera
+        self.sensor_modes: dict[str, str] = {}
         self.session: Any = None
         self.setup_json: dict[str, Any] | None = None
         self.inputs = 0
@@ -101,6 +132,8 @@ class BattleDriver:
             self.session = BattleSession(BattleSetup.from_json(setup), board=self.board, now=self.clock())
             self.setup_json, self.inputs, self.baseline, self.owed_key = setup, 0, None, None
             self.crops, self.last_reading = {}, None
+            self.entry, self.proposal, self.baseline_boot, self.ready_since = None, None, None, None
+            self.hand_keys, self.tower_keys, self.manual_counts, self.hand_reading = set(), set(), set(), {}
             self.step_crops = self.core.log.step_crops(self.core.game_id, battle_id)  # empty for a new battle
             for entry in self.core.log.session_inputs(self.core.game_id, battle_id):
                 try:
@@ -149,40 +182,101 @@ class BattleDriver:
             if op == "correct_after_result":
                 session.correct(args["cube"], now, by=args.get("by"), zone=args.get("zone"), step=args["step"],
                                 remove=bool(args.get("remove")))
+            elif op == "manual_tower":
+                session.tower(counts=args["counts"], now=now)
             elif op in OPS:
                 getattr(session, op)(**args, now=now)
-            return  # "baseline" and "resolved" say nothing to a finished session
-        if op == "baseline":
-            self.baseline = dict(args["totals"])
+            return  # the other driver operations say nothing to a finished session
+        if op in DRIVER_OPS:
+            key = self._key()
+            if op == "baseline":
+                self.baseline = dict(args["totals"])
+                self.baseline_boot = args.get("boot")
+            elif op == "entry":
+                self.entry = {"key": key, "by": args["by"], "cubes": list(args["cubes"])}
+            elif op == "entry_done":
+                self.entry = None
+            elif op == "proposal":
+                self.proposal = {"key": key, "by": args["by"], "args": dict(args["args"])}
+            elif op == "proposal_done":
+                self.proposal = None
+            elif op == "hand_entry" and key is not None:
+                self.hand_keys.add(key)
+            elif op == "tower_uncertain" and key is not None:
+                self.tower_keys.add(key)
+            elif op == "manual_tower":
+                self.session.tower(counts=args["counts"], now=now)
+                if key is not None:
+                    self.manual_counts.add(key)
             self.inputs += 1
             return
         if op not in OPS:
             raise ValueError(f"unknown battle input {op!r}")
+        key = self._key()
         getattr(self.session, op)(**args, now=now)
+        if op == "camera" and key is not None and (args.get("reading") or {}).get("source") == "hand":
+            self.hand_reading[key] = args["reading"]
         self.inputs += 1
 
-    def tower_totals(self, totals: dict[str, int]) -> None:
-        """The bridge's running totals per colour; the owed drop's counts are totals minus the baseline."""
+    def _key(self) -> tuple[Any, ...] | None:
+        """The owed drop, as (battle, step, reason): what a baseline, a hand entry or a re-baseline is for."""
+        session = self.session
+        if session is None or session.owed is None or self.setup_json is None:
+            return None
+        return (self.setup_json["battle_id"], len(session.record["steps"]), session.owed.reason)
+
+    def tower_totals(self, totals: dict[str, int], boot: Any = None) -> None:
+        """The bridge's running totals per colour since the tower's boot `boot` (None: a tower model without
+        boots); the owed drop's counts are totals minus the baseline. When the tower restarted since the
+        drop began (another boot, or totals below the baseline), the drop re-baselines: what was counted
+        stays, and if the drop was not fully counted, its tower counts come from the board instead."""
         with self.core.lock:
             self.last_totals = dict(totals)
-            if self.session is None or self.session.owed is None:
+            if boot is not None:
+                self.last_boot = boot
+            key = self._key()
+            if self.session is None or key is None or self.baseline is None:
+                return  # no drop owed, or owed before any baseline: the baseline is set when the drop starts
+            if key in self.tower_keys or key in self.manual_counts:
+                return  # this drop's counts are taken from the board or were entered by hand
+            restarted = boot is not None and boot != self.baseline_boot
+            restarted |= any(totals.get(c, 0) < n for c, n in self.baseline.items())
+            if restarted:
+                self._rebase(totals, boot)
                 return
-            if self.baseline is None:
-                return  # a drop owed before any baseline: the sim / bridge sets one when the drop starts
             counts = {c: n - self.baseline.get(c, 0) for c, n in totals.items() if n - self.baseline.get(c, 0) > 0}
             if counts != self.session._tower:  # heartbeats repeat the totals: feed only a change
                 self.input("tower", {"counts": counts})
+                self._refeed_hand_reading()
+
+    def _rebase(self, totals: dict[str, int], boot: Any) -> None:
+        """The tower restarted during the owed drop: keep what it counted, count on from its new totals."""
+        session = self.session
+        counted = dict(session._tower)
+        base = {c: totals.get(c, 0) - counted.get(c, 0) for c in set(totals) | set(counted)}
+        # A drop owed before the tower's first report (the controller just started) takes that report as its
+        # start; a tower that truly restarted may have let cubes through uncounted.
+        first_report = self.baseline_boot is None and not self.baseline
+        if not first_report:
+            log.warning("battle %s: the tower restarted during the drop (boot %s -> %s); re-baselined, %s counted",
+                        self.setup_json["battle_id"], self.baseline_boot, boot, counted)
+        self.input("baseline", {"totals": base, "boot": boot, "rebased": not first_report})
+        owed = {c: n for c, n in session.owed.dropped.items() if n}
+        if counted != owed and not first_report:
+            # Cubes may have gone through while it was down: this drop's counts come from the board.
+            self.input("tower_uncertain", {"counted": counted, "boot": boot})
 
     def start_drop(self, totals: dict[str, int]) -> None:
         """Mark the tower totals at which the owed drop starts (logged, so a restart keeps it)."""
         with self.core.lock:
             if self.session is not None:
-                self.input("baseline", {"totals": dict(totals)})
+                self.input("baseline", {"totals": dict(totals), "boot": self.last_boot})
 
     def camera(self, reading: dict[str, Any], settled: bool, crops: Any = None) -> None:
         """A camera reading of the battle board; `crops` ([{"index", "jpeg_base64"}], vision.board's) are
         kept with the drop step the reading is for, so a player can check any cube of it later."""
         with self.core.lock:
+            self.sensor_seen("camera")
             if self.session is not None:
                 if isinstance(crops, list):
                     self.crops = {c["index"]: c["jpeg_base64"] for c in crops if isinstance(c, dict)
@@ -193,11 +287,218 @@ class BattleDriver:
                     self.core.log.set_step_crops(self.core.game_id, self.setup_json["battle_id"], step, self.crops)
                 if isinstance(reading, dict):
                     self.last_reading = reading
+                    self._counts_from_board(reading)
             self.input("camera", {"reading": reading, "settled": settled})
+
+    def _counts_from_board(self, reading: dict[str, Any]) -> None:
+        """Without a (trusted) tower, the drop's counts are what the board shows beyond the cubes that stayed:
+        the cubes seen of each colour, less those that were to stay on the board."""
+        key = self._key()
+        if key is None or key in self.manual_counts or not (self.sensors()["tower"] == "manual" or key in self.tower_keys):
+            return
+        owed = self.session.owed
+        cubes = reading.get("cubes") if isinstance(reading.get("cubes"), list) else []
+        seen = Counter(c.get("color") for c in cubes if isinstance(c, dict))
+        counts = {}
+        for color, n in owed.dropped.items():
+            stay = owed.expected.get(color, 0) - n
+            if seen.get(color, 0) - stay > 0:
+                counts[color] = seen[color] - stay
+        self.input("manual_tower", {"counts": counts, "from": "board"})
+
+    def _refeed_hand_reading(self) -> None:
+        """A tower count drops the reading it came after (the cubes were still falling); a confirmed hand
+        entry is what lies on the board all the same, so it is read again."""
+        key = self._key()
+        reading = self.hand_reading.get(key) if key is not None else None
+        if reading is not None and self.session._reading is None:
+            self.input("camera", {"reading": reading, "settled": True})
+
+    # -- sensors -------------------------------------------------------------------------------
+
+    def sensor_seen(self, name: str, online: bool = True) -> None:
+        """A sign of life (or an offline report) from the tower's bridge or the camera."""
+        with self.core.lock:
+            if online:
+                self.seen[name] = self.clock()
+                self.down.discard(name)
+            else:
+                self.down.add(name)
+            self._sensors_changed()
+
+    def sensors(self) -> dict[str, str]:
+        """Which sensor is live and which is entered by hand, for the drop owed now."""
+        now, key = self.clock(), self._key()
+        tower_live = "tower" in self.simulated or (
+            self.present["tower"] and "tower" not in self.down
+            and now - self.seen.get("tower", float("-inf")) <= TOWER_STALE_S)
+        camera_live = "camera" in self.simulated or (
+            self.present["camera"] and "camera" in self.seen and "camera" not in self.down)
+        if key is not None and key in self.hand_keys:
+            camera_live = False
+        return {"tower": "live" if tower_live and (key is None or key not in self.tower_keys) else "manual",
+                "camera": "live" if camera_live else "manual"}
+
+    def tick(self) -> None:
+        """Called about ten times a second: a sensor going quiet, and a drop counted but never read."""
+        with self.core.lock:
+            if self.session is None:
+                return
+            key, now = self._key(), self.clock()
+            if key is not None and self.sensors()["camera"] == "live":
+                counted = self.sensors()["tower"] == "manual" or self.session._tower == {
+                    c: n for c, n in self.session.owed.dropped.items() if n}
+                waiting = counted and self.session._reading is None
+                if not waiting:
+                    self.ready_since = None
+                elif self.ready_since is None:
+                    self.ready_since = now
+                elif now - self.ready_since >= CAMERA_WAIT_S:
+                    log.warning("battle %s: no camera reading %g s after the drop; it is entered by hand",
+                                key[0], CAMERA_WAIT_S)
+                    self.ready_since = None
+                    self.input("hand_entry", {"why": "camera-silent"})
+                    return
+            self._sensors_changed()
+
+    def _sensors_changed(self) -> None:
+        modes = self.sensors()
+        if modes != self.sensor_modes and self.session is not None:
+            self.sensor_modes = modes
+            self._publish(live=False)
+        self.sensor_modes = modes
 
     # -- answers from tablets ------------------------------------------------------------------
 
+    def fighters(self, session: Any = None) -> list[str]:
+        """The seated players fighting the battle under way, or `session`'s (a Merchant ship or Buildings
+        are no player)."""
+        session = session if session is not None else self.session
+        if session is None:
+            return []
+        return [side.name for side in (session.setup.attacker, session.setup.defender)
+                if side.is_player and side.name in self.core.players]
+
+    def may_referee(self, player: str, fighters: list[str] | None = None) -> bool:
+        """Whether `player` may enter, confirm or correct this battle's cubes: one of its players or a referee."""
+        return player in (fighters if fighters is not None else self.fighters()) or player in self.referees
+
+    def _enterers(self) -> list[str]:
+        """Who is asked to enter a drop by hand: the battle's people; if both sides are bots or no player,
+        every person at the table (the bots' cubes are dropped by hand all the same)."""
+        people = [p for p in self.fighters() if p not in self.bots]
+        if not people:
+            people = [p for p in self.core.players if p not in self.bots]
+        return people + sorted(r for r in self.referees if r in self.core.players and r not in people)
+
+    def kept_cubes(self) -> list[dict[str, Any]]:
+        """The cubes that stay on the board during the owed drop (the rest are picked up to drop again)."""
+        session = self.session
+        owed = session.owed
+        picked = set(owed.cubes) if owed is not None else set()
+        return [{"color": c.color, "zone": c.zone} for i, c in enumerate(session._tracker.cubes)
+                if not c.removed and i not in picked]
+
+    def _check_entry(self, cubes: Any) -> list[dict[str, Any]]:
+        owed = self.session.owed
+        if owed is None:
+            raise Refusal("stale", "No drop is waiting to be entered now.")
+        zones = self.session.record["board"]["zones"]
+        if not isinstance(cubes, list) or not all(isinstance(c, dict) for c in cubes):
+            raise Refusal("invalid", "A drop entered by hand is a list of cubes, each with its colour and zone.")
+        out = []
+        for i, c in enumerate(cubes):
+            zone = c.get("zone")
+            if c.get("color") not in owed.dropped:
+                raise Refusal("invalid", f"Cube {i + 1} is {c.get('color')!r}; this drop is {_owed_words(owed.dropped)}.")
+            if zone is not None and zone not in zones:
+                raise Refusal("invalid", f"Cube {i + 1} is placed in {zone!r}, which is not a zone of this board.")
+            out.append({"color": c["color"], "zone": zone})
+        got = Counter(c["color"] for c in out)
+        want = Counter({c: n for c, n in owed.dropped.items() if n})
+        if got != want:
+            raise Refusal("invalid", f"You placed {_owed_words(dict(got))}, but this drop is {_owed_words(dict(want))}: "
+                                     "place every dropped cube where it landed (or on a rail), no more.")
+        return out
+
+    def _enter(self, player: str, answer: dict[str, Any]) -> None:
+        """A player in the battle taps where each dropped cube landed; the other side confirms it."""
+        with self.core.lock:
+            if self.session is None or self.session.owed is None:
+                raise Refusal("stale", "No drop is waiting to be entered now.")
+            if not self.may_referee(player, self._enterers()):
+                raise Refusal("illegal", "Only the players in this battle (or a referee) enter its cubes.")
+            cubes = self._check_entry(answer.get("cubes"))
+            checkers = [p for p in self.fighters() if p != player and p not in self.bots]
+            if player in self.referees or not checkers:
+                self._accept_entry(player, cubes, confirmed_by=None)
+            else:
+                self.input("entry", {"by": player, "cubes": cubes})
+
+    def _confirm_entry(self, player: str, answer: dict[str, Any]) -> None:
+        with self.core.lock:
+            entry = self.entry
+            if entry is None or entry["key"] != self._key():
+                raise Refusal("stale", "That entry is no longer waiting for a confirmation.")
+            if player == entry["by"] or not self.may_referee(player):
+                raise Refusal("illegal", "The other side of the battle confirms an entry, not the one who made it.")
+            if answer.get("confirm") is True:
+                self._accept_entry(entry["by"], entry["cubes"], confirmed_by=player)
+            elif answer.get("contest") is True:
+                self.input("entry_done", {"by": player, "result": "contested"})
+            else:
+                raise Refusal("invalid", "Answer {\"confirm\": true} if the cubes lie as entered, or {\"contest\": true}.")
+
+    def _accept_entry(self, by: str, cubes: list[dict[str, Any]], confirmed_by: str | None) -> None:
+        key = self._key()
+        owed = self.session.owed
+        board = [*self.kept_cubes(), *cubes]
+        reading = {"status": "redrop" if any(c["zone"] is None for c in board) else "ok", "source": "hand",
+                   "by": by, "confirmed_by": confirmed_by,
+                   "cubes": [{"color": c["color"], "zone": c["zone"], "on_rail": c["zone"] is None, "confidence": 1.0}
+                             for c in board],
+                   "redrop": [i for i, c in enumerate(board) if c["zone"] is None], "ambiguous": []}
+        if self.entry is not None:
+            self.input("entry_done", {"by": confirmed_by or by, "result": "confirmed"})
+        if key not in self.manual_counts and (self.sensors()["tower"] == "manual" or key in self.tower_keys):
+            self.input("manual_tower", {"counts": {c: n for c, n in owed.dropped.items() if n}, "from": "hand"})
+        self.input("camera", {"reading": reading, "settled": True})
+
+    def _asked(self, args: dict[str, Any]) -> bool:
+        """Whether a correction answers a cube the camera flagged (unsure, or in no zone) in the live reading."""
+        reading = self.session._reading or {}
+        cubes = reading.get("cubes") or []
+        i = args.get("cube")
+        if args.get("step") is not None or "add" in args or not isinstance(i, int) or not 0 <= i < len(cubes):
+            return False
+        c = cubes[i]
+        return (i in (reading.get("ambiguous") or []) or float(c.get("confidence", 1.0)) < 0.5
+                or (c.get("zone") is None and not c.get("on_rail")))
+
+    def _answer_proposal(self, player: str, answer: dict[str, Any]) -> None:
+        with self.core.lock:
+            prop = self.proposal
+            if prop is None or prop["key"] != self._key():
+                raise Refusal("stale", "That correction is no longer waiting for an answer.")
+            if player == prop["by"] or not self.may_referee(player):
+                raise Refusal("illegal", "The other side of the battle answers a correction, not who made it.")
+            if answer.get("accept") is True:
+                self.input("proposal_done", {"by": player, "result": "accepted"})
+                self.input("correct", prop["args"])
+            elif answer.get("contest") is True:
+                # Back to the people: this drop's cubes are entered by hand and confirmed.
+                self.input("proposal_done", {"by": player, "result": "contested"})
+                self.core.log.record_incident(self.core.table_id, self.core.game_id, self.setup_json["battle_id"],
+                                              "contested", {**prop["args"], "contested_by": player})
+                self.input("hand_entry", {"why": "contested", "by": player})
+            else:
+                raise Refusal("invalid", "Answer {\"accept\": true} or {\"contest\": true}.")
+
     def _answer(self, player: str, answer: dict[str, Any]) -> None:
+        from rules.battle.errors import BattleRecordError
+
+        if any(k in answer for k in ("cube_lost", "adjust_tower", "cube", "add")) and not self.may_referee(player):
+            raise Refusal("illegal", "Only the players in this battle (or a referee) correct its cubes.")
         if answer.get("pass"):
             self.input("pass_turn", {"player": player})
         elif "ability" in answer:
@@ -212,7 +513,18 @@ class BattleDriver:
         elif "cube" in answer or "add" in answer:
             args = {"cube": answer.get("cube"), "by": player}
             args.update({k: answer[k] for k in ("zone", "step", "color", "remove", "add") if k in answer})
-            self.input("correct", args)
+            others = [p for p in self.fighters() if p != player and p not in self.bots]
+            if player in self.referees or not others or self._key() is None or self._asked(args):
+                self.input("correct", args)
+                return
+            # Overriding what the camera read with confidence: the other side sees it before it counts, and
+            # may contest it (a cube the camera itself asked about is answered at once).
+            trial = copy.deepcopy(self.session)
+            try:
+                trial.correct(**args, now=self.clock())
+            except BattleRecordError as exc:
+                raise Refusal("illegal", exc.message) from None
+            self.input("proposal", {"by": player, "args": args})
         else:
             raise Refusal("invalid", "A battle answer needs one of: pass, ability, cube_lost, adjust_tower, cube.")
 
@@ -222,6 +534,9 @@ class BattleDriver:
         session = self.session
         battle_id = self.setup_json["battle_id"]
         self.core.battle_view = session.view()
+        self.sensor_modes = self.sensors()
+        self.core.battle_view["sensors"] = dict(self.sensor_modes)
+        self.core.battle_view.update(self._drawing(session))
         self._drop_battle_prompts()
         for i, p in enumerate(session.prompts()):
             kind = _KINDS.get(p.kind, p.kind)
@@ -241,6 +556,8 @@ class BattleDriver:
                 steps = self._cube_lists().get("steps") or []
                 data["cubes"] = steps[-1]["cubes"] if steps else []
             self.core.prompts[pid] = Prompt(pid, kind, p.text, player, data, handler=self._answer)
+        self._hand_prompts(battle_id)
+        self._proposal_prompts(battle_id)
         owed = session.owed
         key = None if owed is None else (battle_id, len(session.record["steps"]), owed.reason)
         if key != self.owed_key:
@@ -248,7 +565,8 @@ class BattleDriver:
             if key is not None and live:
                 # The tower's running totals now are where this drop's counts start; logged so a restart
                 # mid-drop counts from the same place (a replay restores it in order).
-                entry = {"op": "baseline", "args": {"totals": dict(self.last_totals)}, "now": self.clock()}
+                entry = {"op": "baseline", "args": {"totals": dict(self.last_totals), "boot": self.last_boot},
+                         "now": self.clock()}
                 self._feed(entry)
                 self.core.log.add_session_input(self.core.game_id, battle_id, entry)
         if session.outcome is not None:
@@ -258,6 +576,65 @@ class BattleDriver:
         self.core.publish_state()
         if self.on_change is not None:
             self.on_change()
+
+    def _hand_prompts(self, battle_id: str) -> None:
+        """While the camera's part of the owed drop is entered by hand: an `enter_drop` prompt for the players
+        in the battle (the cubes owed, those that stay, the board's zones), then a `confirm_drop` prompt for
+        the other side once one of them entered it."""
+        session, key = self.session, self._key()
+        if key is None or self.sensor_modes.get("camera") != "manual":
+            return
+        owed = session.owed
+        data = {"battle_id": battle_id, "reason": owed.reason, "cubes": {c: n for c, n in owed.dropped.items() if n},
+                "kept": self.kept_cubes(), "sensors": dict(self.sensor_modes), **self._drawing(session)}
+        if key in self.hand_reading and session._reading is not None:
+            return  # entered and confirmed: the session is checking it against the tower now
+        entry = self.entry if self.entry is not None and self.entry["key"] == key else None
+        words = _owed_words(data["cubes"])
+        for player in self._enterers():
+            pid = f"{battle_id}:{self.inputs}:enter:{player}"
+            if entry is None:
+                text = f"Drop {words} into the battle ship, then tap where each cube landed."
+                self.core.prompts[pid] = Prompt(pid, "enter_drop", text, player, data, handler=self._answer_hand)
+            elif player == entry["by"]:
+                text = f"Waiting for the other side to confirm the cubes you entered ({words})."
+                self.core.prompts[pid] = Prompt(pid, "enter_drop", text, player,
+                                                {**data, "waiting": True, "entered": entry["cubes"]},
+                                                handler=self._answer_hand)
+            else:
+                text = f"{entry['by'].capitalize()} entered where the cubes landed: do they lie so on the board?"
+                self.core.prompts[pid] = Prompt(pid, "confirm_drop", text, player,
+                                                {**data, "by": entry["by"], "entered": entry["cubes"]},
+                                                handler=self._answer_hand)
+
+    def _proposal_prompts(self, battle_id: str) -> None:
+        prop = self.proposal
+        if prop is None or prop["key"] != self._key():
+            return
+        a = prop["args"]
+        what = ("is not a battle cube" if a.get("remove") else f"lies {zone_words(self.session.record['board'], a.get('zone'))}")
+        subject = f"cube {a['cube']}" if a.get("cube") is not None else "a hidden cube"
+        text = f"{prop['by'].capitalize()} says {subject} {what}. Accept, or contest it to enter the cubes by hand."
+        crop = self.crops.get(a["cube"]) if isinstance(a.get("cube"), int) else None
+        for player in self.fighters():
+            if player != prop["by"] and player not in self.bots:
+                pid = f"{battle_id}:{self.inputs}:proposal:{player}"
+                self.core.prompts[pid] = Prompt(pid, "battle_correction", text, player,
+                                                {"battle_id": battle_id, "correction": {**a}, "crop": crop,
+                                                 "live": True}, handler=self._answer_proposal)
+
+    def _drawing(self, session: Any) -> dict[str, Any]:
+        """What a tablet needs to draw the battle board: the zone model and, when known, the outlines."""
+        out: dict[str, Any] = {"board": session.record["board"]}
+        if self.layout is not None:
+            out["layout"] = self.layout
+        return out
+
+    def _answer_hand(self, player: str, answer: dict[str, Any]) -> None:
+        if "cubes" in answer:
+            self._enter(player, answer)
+        else:
+            self._confirm_entry(player, answer)
 
     def _cube_lists(self) -> dict[str, Any]:
         """Every cube of the reading being refereed (`reading`: cube, colour, zone, confidence, crop) and
@@ -299,7 +676,8 @@ class BattleDriver:
         # Kept before submitting: the core's listener (sync) ends the session inside submit and must find the
         # result to show, and a correction later replaces this very event (its seq is the state's now).
         self.finished = {"session": self.session, "setup": self.setup_json, "battle_id": battle_id,
-                         "target_seq": self.core.seq, "view": final_view(self.session, self.setup_json), "turn": None}
+                         "target_seq": self.core.seq, "view": {**final_view(self.session, self.setup_json),
+                                                              **self._drawing(self.session)}, "turn": None}
         try:
             # The engine ends the battle; sync() (a core listener) then clears it or starts the next one.
             self.core.submit("table", {"type": "resolve_battle", "record": record})
@@ -338,8 +716,23 @@ class BattleDriver:
         result = fin["view"]["result"] or {}
         text = (f"Battle over: {result.get('winner_name', '?')} won. If the camera misread a cube, correct it "
                 "here and the battle is resolved again.")
+        fighters = self.fighters(session)
+        last = fin.get("last_correction")
         for player in self.core.players:
+            if not self.may_referee(player, fighters):
+                continue  # a bystander sees the result on the table, never a form to overturn it
             pid = f"{fin['battle_id']}:review:{n}:{player}"
+            if last is not None and player != last["by"] and not last.get("answered"):
+                # The other side sees the correction first and may contest it (it is then undone).
+                c = last
+                board = session.record["board"]
+                now_ = "not a battle cube" if c.get("remove") else zone_words(board, c["zone"])
+                ctext = (f"{c['by'].capitalize()} corrected cube {c['cube']} of drop {c['step'] + 1}: it lay "
+                         f"{zone_words(board, c['from'])}, now {now_}. Accept it, or contest it to put the cube back.")
+                cid = f"{fin['battle_id']}:contest:{n}:{player}"
+                self.core.prompts[cid] = Prompt(cid, "battle_correction", ctext, player,
+                                                {"battle_id": fin["battle_id"], "correction": c,
+                                                 "crop": c.get("crop")}, handler=self._contest)
             self.core.prompts[pid] = Prompt(pid, "confirm_reading", text, player,
                                             {"battle_id": fin["battle_id"], "resolved": True, **lists},
                                             handler=self._correct_after_result)
@@ -348,7 +741,6 @@ class BattleDriver:
         """A reading corrected after the engine accepted the result: the session re-resolves from the
         corrected record, and the game gets a referee correction (rules.api.correct) replacing the
         resolve_battle event with the corrected record; both are logged before anything is published."""
-        from rules.battle.errors import BattleRecordError
 
         with self.core.lock:
             fin = self.finished
@@ -361,8 +753,26 @@ class BattleDriver:
             zone = answer.get("zone")
             if zone is not None and not isinstance(zone, str):
                 raise Refusal("invalid", "The zone must be a zone id from the prompt, or null for a rail.")
+            if not self.may_referee(player, self.fighters(fin["session"])):
+                raise Refusal("illegal", "Only the players in that battle (or a referee) may correct it.")
+            before = _cube_at(fin["session"], step, cube)
+            if before is None:
+                raise Refusal("invalid", f"Drop {step + 1} has no cube {cube}; pick a cube from the list.")
+            remove = bool(answer.get("remove"))
+            if (remove and before.get("ghost")) or (not remove and not before.get("ghost") and before.get("zone") == zone):
+                raise Refusal("invalid", "That is how the cube already lies: a correction must change something; "
+                                         "nothing was changed.")
+            self._apply_after_result(player, step, cube, zone, remove, before, contested=None)
+
+    def _apply_after_result(self, player: str, step: int, cube: int, zone: str | None, remove: bool,
+                            before: dict[str, Any], contested: dict[str, Any] | None) -> None:
+        """Re-resolve the finished battle with one cube corrected and replace its result in the game."""
+        from rules.battle.errors import BattleRecordError
+
+        with self.core.lock:
+            fin = self.finished
             session = copy.deepcopy(fin["session"])  # a trial: the kept session changes only if all is accepted
-            now, remove = self.clock(), bool(answer.get("remove"))
+            now = self.clock()
             try:
                 session.correct(cube, now, by=player, zone=zone, step=step, remove=remove)
             except BattleRecordError as exc:
@@ -377,15 +787,46 @@ class BattleDriver:
             self.core.correct(fin["target_seq"], {"type": "resolve_battle", "record": session.record}, by=player,
                               publish=False, session_input=(fin["battle_id"], entry))
             fin["session"] = session
-            self.core.log.record_incident(self.core.table_id, self.core.game_id, fin["battle_id"], "misread",
-                                          {"op": "correct", "after_result": True, "step": step, "cube": cube,
-                                           "zone": zone, "by": player})
-            fin["view"] = final_view(session, fin["setup"])
+            crop = self.step_crops.get(step, {}).get(cube)
+            # Who, what and the evidence: the camera's crop of that cube (none when it was entered by hand).
+            detail = {"op": "correct", "after_result": True, "step": step, "cube": cube, "zone": zone,
+                      "remove": remove, "from": before.get("zone"), "by": player, "crop": crop}
+            if contested is not None:
+                detail["contests"] = {k: contested[k] for k in ("by", "cube", "step", "zone")}
+            self.core.log.record_incident(self.core.table_id, self.core.game_id, fin["battle_id"],
+                                          "contested" if contested is not None else "misread", detail)
+            fin["last_correction"] = None if contested is not None else {
+                "by": player, "step": step, "cube": cube, "zone": zone, "remove": remove,
+                "from": before.get("zone"), "was_ghost": bool(before.get("ghost")), "crop": crop}
+            fin["view"] = {**final_view(session, fin["setup"]), **self._drawing(session)}
             self.core.battle_view = fin["view"]
             self._drop_battle_prompts()
             self._review_prompts()
             self.core.publish_prompts()
             self.core.publish_state()
+
+    def _contest(self, player: str, answer: dict[str, Any]) -> None:
+        """The other side's answer to a correction after the result: accept it, or contest it (undone)."""
+        with self.core.lock:
+            fin = self.finished
+            last = (fin or {}).get("last_correction")
+            if last is None:
+                raise Refusal("stale", "That correction is no longer open to contest.")
+            if player == last["by"] or not self.may_referee(player, self.fighters(fin["session"])):
+                raise Refusal("illegal", "The other side of the battle answers a correction, not who made it.")
+            if answer.get("accept") is True:
+                last["answered"] = True
+                self._drop_battle_prompts()
+                self._review_prompts()
+                self.core.publish_prompts()
+                return
+            if answer.get("contest") is not True:
+                raise Refusal("invalid", "Answer {\"accept\": true} or {\"contest\": true}.")
+            before = _cube_at(fin["session"], last["step"], last["cube"]) or {}
+            if last["was_ghost"]:
+                raise Refusal("illegal", "A cube marked as not a battle cube cannot be put back from here; "
+                                         "correct its zone instead.")
+            self._apply_after_result(player, last["step"], last["cube"], last["from"], False, before, contested=last)
 
     def _restore_finished(self, public: dict[str, Any]) -> None:
         """After a restart: the last battle's result, if it is still on the table (same turn), comes back
@@ -412,7 +853,8 @@ class BattleDriver:
             return
         self.step_crops = self.core.log.step_crops(self.core.game_id, battle_id)
         self.finished = {"session": session, "setup": args["setup"], "battle_id": battle_id,
-                         "target_seq": args["target_seq"], "view": final_view(session, args["setup"]),
+                         "target_seq": args["target_seq"],
+                         "view": {**final_view(session, args["setup"]), **self._drawing(session)},
                          "turn": _turn_key(public)}
         self.core.battle_view = self.finished["view"]
         self._review_prompts()
@@ -427,6 +869,38 @@ class BattleDriver:
         if publish:
             self.core.publish_prompts()
             self.core.publish_state()
+
+
+def _cube_at(session: Any, step: int, cube: int) -> dict[str, Any] | None:
+    """Cube `cube` of drop step `step` as the finished record has it now (with the corrections so far)."""
+    from rules.battle.board import board_from_json
+    from rules.battle.record import corrected_steps
+
+    steps = corrected_steps(session.record, board_from_json(session.record["board"]))
+    if not 0 <= step < len(steps) or steps[step].get("step") != "drop":
+        return None
+    board = steps[step].get("board", [])
+    return dict(board[cube]) if 0 <= cube < len(board) else None
+
+
+def zone_words(board: dict[str, Any], zone: str | None) -> str:
+    """Where a cube lies, in the board's words ("in Strength 2", "on a rail"), never a zone id alone."""
+    if zone is None:
+        return "on a rail"
+    z = (board.get("zones") or {}).get(zone) or {}
+    kind = z.get("kind")
+    if kind == "strength":
+        return f"in a Strength {z.get('strength', '')} zone"
+    if kind == "plunder":
+        bits = [f"{z['cargo']} Cargo" if z.get("cargo") else "", f"{z['coins']} coins" if z.get("coins") else ""]
+        return f"in a Plunder zone ({' + '.join(b for b in bits if b)})"
+    names = {"exploding": "the Exploding shot zone", "damage": "a Damage zone", "miss": "a Miss zone"}
+    return f"in {names.get(kind, 'zone ' + zone)}"
+
+
+def _owed_words(counts: dict[str, int]) -> str:
+    parts = [f"{n} {c} cube{'s' if n != 1 else ''}" for c, n in sorted(counts.items()) if n]
+    return " and ".join(parts) if parts else "no cubes"
 
 
 def _turn_key(public: dict[str, Any]) -> tuple[Any, Any]:

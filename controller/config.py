@@ -72,6 +72,10 @@ SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "snapshot_every": (int, 50, Range(1, None)),
         "engine": (str, "rules.api"),
         "observed_chance": (bool, False),
+        "bots": (list, []),
+        "bot_delay": (float, 1.5),
+        "demo": (bool, False),
+        "referees": (list, []),
     },
     "mqtt": {
         "host": (str, "127.0.0.1"),

@@ -120,6 +120,7 @@ class TableCore:
         self.tower_warning: str | None = None
         self.listeners: list[Callable[[list[dict[str, Any]]], None]] = []  # called after each accepted command
         self.finished = False
+        self.seats: dict[str, str] = {}  # seat -> "person" or "bot" (the table view shows who sits where)
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -313,7 +314,8 @@ class TableCore:
     def public_payload(self) -> dict[str, Any]:
         return words.decorate_public(self.engine, self.state, {
             "epoch": self.epoch, "seq": self.seq, "view": self.engine.public_view(self.state),
-            "battle": self.battle_view, "tower": {"warning": self.tower_warning}, "ts": self.clock()})
+            "battle": self.battle_view, "tower": {"warning": self.tower_warning},
+            "seats": self.seats or {p: "person" for p in self.players}, "ts": self.clock()})
 
     def private_payload(self, player: str, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         if legal is None:

@@ -10,16 +10,15 @@ SIGTERM/SIGINT stop it cleanly (availability "offline" published); SIGKILL loses
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import logging
 import signal
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any
 
+import rules.api as rules_api
 from controller import config as config_mod
 from controller import towerhealth
 from controller.battles import BattleDriver
@@ -37,13 +36,18 @@ log = logging.getLogger("smart_table.controller")
 
 class ControllerService:
     def __init__(self, cfg: config_mod.Config, simulate: bool = False, limits: SimLimits | None = None,
-                 mqtt_enabled: bool = True) -> None:
+                 mqtt_enabled: bool = True, engine: Any = None) -> None:
         self.cfg, self.simulate = cfg, simulate
         self.limits = limits or SimLimits()
         self.stop_event = threading.Event()
         self.gamelog = GameLog(cfg.database_path(), snapshot_every=cfg["table"]["snapshot_every"])
-        engine = importlib.import_module(cfg["table"]["engine"])
-        self.core = TableCore(self.gamelog, cfg["table"]["id"], engine=engine)
+        # The rules engine by a plain import; a test passes another engine (one without battles) explicitly.
+        self.engine = engine if engine is not None else rules_api
+        self.core = TableCore(self.gamelog, cfg["table"]["id"], engine=self.engine)
+        players = cfg["table"]["players"]
+        self.bots = list(players) if cfg["table"]["demo"] else [p for p in cfg["table"]["bots"] if p in players]
+        # Who sits where, for the table view: the built-in player's seats and the people's.
+        self.core.seats = {p: "bot" if p in self.bots else "person" for p in players}
         self.mqtt: MqttLink | None = None
         if mqtt_enabled:
             m = cfg["mqtt"]
@@ -55,6 +59,7 @@ class ControllerService:
         self.inputs: ZmqInputs | None = None
         self.ships: ShipWatcher | None = None
         self.leds: TowerLeds | None = None
+        self.board_shapes: dict[str, Any] | None = None
 
     def open(self) -> None:
         t = self.cfg["table"]
@@ -64,11 +69,20 @@ class ControllerService:
                  self.core.seq, self.core.n_events)
         self.core.listeners.append(self._after_command)
         self._check_finished()
-        if self.cfg["table"]["engine"] == "rules.api":
+        if self.engine is rules_api:  # battles are refereed by rules.battle, the real engine's
             if self.cfg["bridge"]["enabled"] and self.cfg["bridge"]["commands"]:
                 self.leds = TowerLeds(self.cfg["bridge"]["commands"])
+            sensors = {"tower": self.cfg["bridge"]["enabled"], "camera": self.cfg["vision"]["enabled"]}
             self.battles = BattleDriver(self.core, board=self.battle_board(), on_resolved=self.refresh_tower_warning,
-                                        on_change=self._battle_changed)
+                                        on_change=self._battle_changed, sensors=sensors,
+                                        referees=self.cfg["table"]["referees"], bots=self.bots,
+                                        layout=self.board_shapes)
+            if self.simulate:
+                # The simulated hardware lives here: a tower counted in-process (no firmware simulator attached)
+                # and the synthetic camera are live for as long as the controller runs.
+                if not (self.cfg["simulate"]["tower_control"] and self.cfg["bridge"]["enabled"]):
+                    self.battles.simulated.add("tower")
+                self.battles.simulated.add("camera")
             self.battles.sync()
         self.refresh_tower_warning()
 
@@ -90,14 +104,16 @@ class ControllerService:
     def battle_board(self) -> dict[str, Any] | None:
         """The battle board's zones as the camera reads them (the vision layout), so readings and rules agree."""
         from rules.battle.board import board_from_layout
+        from vision.boardfile import battle_board_json
 
-        # vision's default layout file, by path: importing vision (OpenCV) here would slow every start.
-        path = self.cfg["vision"]["layout"] or str(Path(__file__).resolve().parents[1] / "vision" / "data"
-                                                    / "battle-board.json")
+        path = self.cfg["vision"]["layout"] or None
         try:
-            return board_from_layout(json.loads(Path(path).read_text()))
+            data = battle_board_json(path)
+            self.board_shapes = board_shapes(data)
+            return board_from_layout(data)
         except (OSError, ValueError) as exc:
-            raise config_mod.ConfigError(f"vision.layout {path} cannot be used as the battle board ({exc})") from None
+            where = f"vision.layout {path}" if path else "vision's default battle board"
+            raise config_mod.ConfigError(f"{where} cannot be used as the battle board ({exc})") from None
 
     def refresh_tower_warning(self) -> None:
         t = self.cfg["tower"]
@@ -130,7 +146,7 @@ class ControllerService:
             endpoints.append(self.cfg["bridge"]["events"])
         if self.cfg["vision"]["enabled"]:
             endpoints += [e for e in (self.cfg["vision"]["events"], self.cfg["vision"]["ships_events"]) if e]
-            if self.cfg["table"]["engine"] == "rules.api" and not self.simulate:
+            if self.engine is rules_api and not self.simulate:
                 # In simulation no ship stands on the table: the simulated players move them by action.
                 self.ships = ShipWatcher(self.core)
         if endpoints:
@@ -151,12 +167,23 @@ class ControllerService:
                 camera = SceneCamera(sim["seed"])
             elif sim["camera"] == "process":
                 camera = RemoteCamera(sim["camera_control"])
-            self.table = SimTable(self.battles, sim["seed"], tower=tower, camera=camera, rail_chance=sim["rail_chance"])
-        if self.simulate:
-            self.sim = SimPlayers(self.core, self.cfg["simulate"]["seed"], self.cfg["simulate"]["delay"],
-                                  self.limits, table=self.table)
+            self.table = SimTable(self.battles, sim["seed"], tower=tower, camera=camera, rail_chance=sim["rail_chance"],
+                                  bots=None if self.cfg["table"]["demo"] else set(self.bots))
+        elif self.bots and self.battles is not None:
+            # No simulated hardware: the bots only play their Battle abilities; people drop and enter the cubes.
+            self.table = SimTable(self.battles, self.cfg["simulate"]["seed"], bots=set(self.bots), hardware=False)
+        if self.bots or self.table is not None:
+            demo = self.cfg["table"]["demo"]
+            # The simulated hardware steps at the simulation's pace; bots beside people act at a pace a person
+            # can follow (a demo plays at the simulation's pace). With no bot it only runs the hardware.
+            delay = self.cfg["simulate"]["delay"]
+            self.sim = SimPlayers(self.core, self.cfg["simulate"]["seed"], delay, self.limits, table=self.table,
+                                  seats=None if demo else list(self.bots),
+                                  action_delay=delay if demo else self.cfg["table"]["bot_delay"])
             threading.Thread(target=self.sim.run, args=(self.stop_event,), name="sim-players", daemon=True).start()
         while not self.stop_event.is_set():
+            if self.battles is not None:
+                self.battles.tick()
             if self.sim is not None and self.sim.done.is_set():
                 log.info("simulation stopped: %s (seq %d)", self.sim.reason, self.core.seq)
                 if self.limits.until_game_over or self.limits.max_turns or self.limits.duration:
@@ -174,6 +201,15 @@ class ControllerService:
         if self.mqtt is not None:
             self.mqtt.stop()
         self.gamelog.close()
+
+
+def board_shapes(layout: dict[str, Any]) -> dict[str, Any] | None:
+    """The zones' outlines of a board layout (millimetres), for the tablets to draw the board as it is."""
+    try:
+        return {"size_mm": list(layout["size_mm"]),
+                "zones": {z["id"]: [list(p) for p in z["polygon_mm"]] for z in layout["zones"]}}
+    except (KeyError, TypeError):
+        return None  # a layout without outlines: the tablets draw the zones as a grid
 
 
 def main(argv: list[str] | None = None) -> int:

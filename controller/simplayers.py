@@ -41,8 +41,10 @@ class SimLimits:
 
 class SimPlayers:
     def __init__(self, core: TableCore, seed: int, delay: float = 0.05, limits: SimLimits | None = None,
-                 table: Any = None) -> None:
+                 table: Any = None, seats: list[str] | None = None, action_delay: float | None = None) -> None:
         self.core, self.seed, self.delay = core, seed, delay
+        self.action_delay = delay if action_delay is None else action_delay  # after a bot's game action
+        self.seats = seats  # the seats the built-in player takes; None: every seat (the demo)
         self.limits = limits or SimLimits()
         self.table = table  # SimTable: referees battles through the session (players then never send outcomes)
         self.turns = 0
@@ -59,6 +61,8 @@ class SimPlayers:
         order = [active] if active in self.core.players else []
         order += [p for p in self.core.players if p != active]
         for player in order:
+            if self.seats is not None and player not in self.seats:
+                continue  # a person's seat: only its tablet acts for it
             actions = engine.legal_actions(state, player)
             if self.table is not None:
                 # Battles go through the tower, the camera and the session, never a ready-made outcome.
@@ -78,12 +82,14 @@ class SimPlayers:
                 now = time.monotonic()
                 if self.table.step() or not self.waiting:
                     self.waiting = now
-                elif now - self.waiting > self.stuck_after:
+                elif self.seats is None and now - self.waiting > self.stuck_after:  # people may take their time
                     self.reason = f"the battle waited {self.stuck_after:g} s: " + "; ".join(
                         p.text for p in self.table.driver.session.prompts())
                     return False
                 return True
             pick = self.choose()
+            if pick is None and self.seats is not None:
+                return True  # the bots wait for the people
             if pick is None:
                 self.reason = "no player has a legal action"
                 return False
@@ -109,10 +115,12 @@ class SimPlayers:
                 if self.limits.duration and time.monotonic() - start >= self.limits.duration:
                     self.reason = f"{self.limits.duration:g} s elapsed"
                     break
+                before = self.actions
                 if not self.step():
                     break
-                if self.delay:
-                    stop.wait(self.delay)
+                pause = self.action_delay if self.actions != before else self.delay
+                if pause:
+                    stop.wait(pause)
         except Exception as exc:  # noqa: BLE001 - say what broke the simulation, then stop it
             logging.getLogger("smart_table.sim").exception("simulated players stopped")
             self.reason = f"the simulation broke: {type(exc).__name__}: {exc}"

@@ -196,8 +196,11 @@ class TowerControl(_Request):
 class SimTable:
     def __init__(self, driver: BattleDriver, seed: int, camera: Any = None,
                  tower: Callable[[dict[str, int]], None] | None = None, rail_chance: float = 0.04,
-                 ability_chance: float = 0.3, camera_out: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 ability_chance: float = 0.3, camera_out: Callable[[dict[str, Any]], None] | None = None,
+                 bots: set[str] | None = None, hardware: bool = True) -> None:
         self.driver = driver
+        self.bots = bots  # the seats whose Battle abilities this table plays; None: every seat (a demo)
+        self.hardware = hardware  # False: no simulated tower or camera, only the bots' part of a battle
         self.seed = seed
         self.camera = camera or ModelCamera()
         self.tower = tower  # drops cubes through a (simulated) tower; None: count them here
@@ -224,6 +227,8 @@ class SimTable:
         if session is None:
             return False
         owed = session.owed
+        if owed is not None and not self.hardware:
+            return self._bots_enter()
         if owed is not None:
             key = self.driver.owed_key
             if key != self.done_key:
@@ -236,7 +241,8 @@ class SimTable:
             view = session.view()
             if isinstance(self.camera, RemoteCamera):
                 return self._remote_step(view, owed)
-            if view["tower_counts"] == {c: n for c, n in owed.dropped.items() if n} and not view["provisional"]:
+            counted = view["tower_counts"] == {c: n for c, n in owed.dropped.items() if n}
+            if (counted or self.driver.sensors()["tower"] == "manual") and not view["provisional"]:
                 corrections: list[dict[str, Any]] = []
                 if hasattr(self.camera, "read_with_corrections"):
                     reading, corrections = self.camera.read_with_corrections(self.board)
@@ -250,10 +256,28 @@ class SimTable:
                 return True
             return False
         for prompt in session.prompts():
-            if prompt.kind == "ability":
+            if prompt.kind == "ability" and (self.bots is None or prompt.to in self.bots):
                 self._ability(prompt)
                 return True
         return False
+
+    def _bots_enter(self) -> bool:
+        """Without simulated hardware a bot has no hands: when only bots fight (so no person is asked), the
+        drop is entered for them as the counting model lands it; otherwise the people enter it."""
+        driver = self.driver
+        if driver.sensors()["camera"] != "manual" or driver.entry is not None:
+            return False
+        if any(p not in (self.bots or set()) for p in driver._enterers()):
+            return False
+        key = driver.owed_key
+        if key == self.done_key:
+            return False
+        self.done_key = key
+        owed = driver.session.owed
+        rng = self._rng("hand")
+        cubes = [{"color": c, "zone": rng.choice(self.zones())} for c, n in sorted(owed.dropped.items()) for _ in range(n)]
+        driver._accept_entry("table", cubes, confirmed_by=None)
+        return True
 
     def _remote_step(self, view: dict[str, Any], owed: Any) -> bool:
         import time
@@ -265,8 +289,8 @@ class SimTable:
                 self._correct(fixes)
                 return True
             return False
-        if view["tower_counts"] != {c: n for c, n in owed.dropped.items() if n}:
-            return False
+        if view["tower_counts"] != {c: n for c, n in owed.dropped.items() if n} and self.driver.sensors()["tower"] != "manual":
+            return False  # the camera looks once the tower has counted the drop (unless its counts come from the board)
         if self.photo_at is not None and now - self.photo_at < 5.0:
             return False  # the photograph is on its way over ZeroMQ
         try:

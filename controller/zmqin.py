@@ -104,12 +104,17 @@ class SensorWiring:
     def bridge_event(self, msg: dict[str, Any]) -> None:
         kind = msg.get("type")
         driver = self.service.battles
+        if driver is not None:
+            driver.sensor_seen("tower")
+        if kind == "hello" and msg.get("rebooted"):
+            # Its totals restart from 0: the battle re-baselines on the next totals (another boot number).
+            log.warning("the tower rebooted (boot %s)", msg.get("boot"))
         if kind in ("cube_dropped", "heartbeat", "full_state") and isinstance(msg.get("totals"), dict):
             totals = {c: int(n) for c, n in msg["totals"].items() if isinstance(n, int) and n > 0}
             if driver is not None:
                 # Totals are running counts, so a heartbeat or a resync snapshot carries every cube too
-                # (one whose own event was folded into a resync is not lost).
-                driver.tower_totals(totals)
+                # (one whose own event was folded into a resync is not lost); the boot tells a restart.
+                driver.tower_totals(totals, boot=msg.get("boot"))
         elif kind in ("zone_state", "full_state") and isinstance(msg.get("squares"), dict):
             if self.service.ships is not None:
                 self.service.ships.zones(msg)
@@ -137,13 +142,18 @@ class SensorWiring:
 
     def bridge_health(self, msg: dict[str, Any]) -> None:
         mqtt = self.service.mqtt
+        link = msg.get("link") or msg.get("state")
+        if self.service.battles is not None:
+            # A tower whose link is down or stale counts as unplugged: its part of a drop is entered by hand.
+            self.service.battles.sensor_seen("tower", link in ("up", "synced", "online", True))
         if mqtt is not None:
-            link = msg.get("link") or msg.get("state")
             mqtt.set_device("tower", link in ("up", "synced", "online", True), **{
                 k: v for k, v in msg.items() if isinstance(v, int | float | str | bool) or v is None})
 
     def vision_board(self, msg: dict[str, Any]) -> None:
         driver = self.service.battles
+        if driver is not None:
+            driver.sensor_seen("camera")
         if driver is None or driver.session is None:
             return
         reading = msg.get("reading", msg)
@@ -157,6 +167,8 @@ class SensorWiring:
 
     def vision_health(self, msg: dict[str, Any]) -> None:
         mqtt = self.service.mqtt
+        if self.service.battles is not None:
+            self.service.battles.sensor_seen("camera", bool(msg.get("online", True)))
         if mqtt is not None:
             mqtt.set_device("camera", bool(msg.get("online", True)), ts=msg.get("ts", time.time()))
 

@@ -161,6 +161,13 @@ def test_confirm_reading_carries_every_cube_with_its_crop(mosquitto, tmp_path: P
             {"request_id": "d", "prompt_id": prompt["id"], "answer": {"cube": their, "zone": "str-2"}}))
         reply = _payload(tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "d"))
         assert reply["accepted"] is True, reply
+        # The other side (the attacker) sees the correction and accepts it; only then does it count.
+        assert driver.session.view()["sides"]["defender"]["strength"] == 0
+        offer = next(p for p in core.prompts.values() if p.kind == "battle_correction")
+        assert offer.player == att.name and offer.data["correction"]["zone"] == "str-2"
+        r = core.handle_command(att.name, json.dumps({"request_id": "a", "prompt_id": offer.id,
+                                                      "answer": {"accept": True}}))
+        assert r["accepted"], r
         assert driver.session is not None and driver.session.view()["sides"]["defender"]["strength"] == 2
         tablet.close()
 

@@ -140,7 +140,7 @@ def test_tower_warning_in_the_public_state_and_turn_limit(tmp_path):
     svc.close()
 
     repo = Path(__file__).resolve().parents[2]
-    cfg_json = json.dumps({"table": {"database": str(tmp_path / "turns.db"), "players": ["red", "blue"]},
+    cfg_json = json.dumps({"table": {"database": str(tmp_path / "turns.db"), "players": ["red", "blue"], "demo": True},
                            "bridge": {"enabled": False}, "vision": {"enabled": False},
                            "simulate": {"delay": 0.0, "camera": "model"}})
     run = subprocess.run([sys.executable, "-m", "controller.service", "--config-json", cfg_json, "--simulate",

@@ -34,7 +34,8 @@ def norm(state) -> dict:
 
 def _config(broker, db: Path, delay: float) -> str:
     return json.dumps({
-        "table": {"id": "crash", "database": str(db), "players": PLAYERS, "snapshot_every": 25, "seed": 3},
+        "table": {"id": "crash", "database": str(db), "players": PLAYERS, "snapshot_every": 25, "seed": 3,
+                  "demo": True},
         "mqtt": {"host": broker.host, "port": broker.port, "username": "controller",
                  "password": broker.users["controller"], "protocol": "5"},
         "simulate": {"delay": delay, "seed": 11, "camera": "model"},

@@ -77,7 +77,7 @@ rail_chance = 0.25
 tower_control = "tcp://127.0.0.1:{free_port()}"
 """)
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        run = subprocess.run([sys.executable, "-m", "cli", "run", "--simulate", "--config", str(tmp_path / "table.toml"),
+        run = subprocess.run([sys.executable, "-m", "cli", "run", "--demo", "--config", str(tmp_path / "table.toml"),
                               "--until-game-over"], cwd=REPO, env=env, capture_output=True, text=True, timeout=240)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
         out = run.stdout

@@ -178,7 +178,7 @@ def test_prompt_answers_and_taps_go_out_as_the_controller_expects(browser, broke
         assert next_cmd()["answer"] == {"ability": option, "cube": 0, "to": "str-2"}
         # Cubes are named by number, colour and zone, as the controller listed the board.
         picker = page.locator(f"[data-ability='{option}'] select").first
-        assert picker.locator("option").all_inner_texts() == ["0 · red · Damage", "1 · blue · on a rail"]
+        assert picker.locator("option").all_inner_texts() == ["Red cube 1 · Damage · 1", "Blue cube 2 · on a rail"]
         picker.select_option("1")
         page.locator(f"[data-ability='{option}'] select").last.select_option("str-2")
         page.click(f"[data-ability='{option}'] button")

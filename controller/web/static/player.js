@@ -4,7 +4,7 @@
 // may answer (confirm or correct a camera reading, a tower/camera disagreement); refusals as the engine's
 // sentence. Drawn only from this player's payloads: the broker's ACL keeps the others' secrets away.
 
-import { renderBattle, zoneIds, zoneLabel } from "./battle.js";
+import { battlePrompt, renderBattle } from "./battle.js";
 import { brief, cube, facts, h, humanize, mount, safe } from "./dom.js";
 import { oceanSvg, shipBoardSvg } from "./ocean.js";
 import { achievementsBox, scoreTable } from "./table.js";
@@ -70,24 +70,8 @@ function holdList(holds) {
   }));
 }
 
-function select(options, value, onChange, attrs = {}) {
-  return h("select", { ...attrs, on: { change: (e) => onChange(e.target.value) } },
-    options.map(([v, label]) => h("option", { value: v, selected: String(v) === String(value) }, label)));
-}
-
-function zoneOptions(store) {
-  const b = store.state?.battle;
-  return [...zoneIds(store.board, b).map((z) => [z, zoneLabel(z, store.board?.zones?.[z]) === z ? z : `${zoneLabel(z, store.board?.zones?.[z])} (${z})`]), ["rail", "on a rail"]];
-}
-
-function cubeCount(store) {
-  const b = store.state?.battle || {};
-  let n = 0;
-  for (const counts of [...Object.values(b.zones || {}), b.on_rail || {}]) for (const k of Object.values(counts)) n += Number(k) || 0;
-  return n;
-}
-
 function promptBox(p, store, send, mine) {
+  const battle = battlePrompt(p, store, send, mine); if (battle) return battle; // battle prompts: battle.js
   const id = p.id;
   const draft = drafts.get(id) || {};
   const setDraft = (k, val) => drafts.set(id, { ...(drafts.get(id) || {}), [k]: val });
@@ -99,55 +83,6 @@ function promptBox(p, store, send, mine) {
   const crop = p.crop ?? p.image ?? (p.crops && p.cube !== undefined ? p.crops[p.cube] : null);
   if (crop) box.append(h("img.crop", { src: String(crop).startsWith("data:") ? crop : `data:image/jpeg;base64,${crop}`, alt: `cube ${p.cube ?? ""}` }));
 
-  if (p.kind === "confirm_reading" && p.resolved) {
-    // After the result: every cube of every accepted drop, with its crop; a correction re-resolves the battle.
-    const zones = zoneOptions(store);
-    if (p.zones) for (const z of p.zones) if (!zones.find(([v]) => v === z)) zones.unshift([z, z]);
-    box.append(h("div.corrections.review", (p.steps || []).map((st) => h("div.step", { dataset: { step: st.step } },
-      h("h4", `Drop ${st.step + 1} (${humanize(st.reason ?? "")})`),
-      (st.cubes || []).map((c) => {
-        const key = `zone${st.step}:${c.cube}`;
-        const current = c.zone ?? "rail";
-        return h("div.fix", { dataset: { step: st.step, cube: c.cube } },
-          c.crop ? h("img.crop", { src: `data:image/jpeg;base64,${c.crop}`, alt: `cube ${c.cube}` }) : null,
-          cube(c.color), ` cube ${c.cube} is in `,
-          select(zones, draft[key] ?? current, (val) => setDraft(key, val), { dataset: { step: st.step, cube: c.cube } }),
-          h("button", { dataset: { answer: "zone" }, on: { click: () => {
-            const z = (drafts.get(id) || {})[key] ?? current;
-            answer({ step: st.step, cube: c.cube, zone: z === "rail" ? null : z }, `Drop ${st.step + 1}, cube ${c.cube} is in ${z}`);
-          } } }, "Correct"));
-      })))));
-    return box;
-  }
-  if (p.kind === "confirm_reading") {
-    const asked = p.cube !== undefined && p.cube !== null ? [p.cube] : p.cubes || [];
-    // Any cube of the reading may be corrected, not only the one asked about: the asked ones first.
-    const others = (p.reading || []).map((c) => c.cube).filter((i) => !asked.includes(i));
-    const cubes = [...asked, ...others];
-    const zones = zoneOptions(store);
-    if (p.zones) for (const z of p.zones) if (!zones.find(([v]) => v === z)) zones.unshift([z, z]);
-    box.append(h("div.corrections", cubes.map((i) => {
-      const read = (p.reading || []).find((c) => c.cube === i);
-      const chosen = draft[`zone${i}`] ?? (asked.includes(i) ? p.zone : read?.zone) ?? "rail";
-      const img = read?.crop && !(asked.includes(i) && crop) ? h("img.crop", { src: `data:image/jpeg;base64,${read.crop}`, alt: `cube ${i}` }) : null;
-      return h(`div.fix${asked.includes(i) ? ".asked" : ""}`, { dataset: { cube: i } }, img, cube(read?.color ?? p.color), ` cube ${i} is in `,
-        select(zones, chosen, (val) => setDraft(`zone${i}`, val), { dataset: { cube: i } }),
-        h("button.primary", { dataset: { answer: "zone" }, on: { click: () => {
-          const z = (drafts.get(id) || {})[`zone${i}`] ?? chosen;
-          answer({ cube: i, zone: z === "rail" ? null : z }, `Cube ${i} is in ${z}`);
-        } } }, "Send"),
-        p.cubes ? h("button", { dataset: { answer: "remove" }, on: { click: () => answer({ cube: i, remove: true }, `Cube ${i} is not a battle cube`) } }, "Not a cube") : null);
-    })));
-    return box;
-  }
-  if (p.kind === "sensor_disagree" && p.color) {
-    const short = (p.counted ?? p.seen ?? 0) < (p.expected ?? 0);
-    box.append(h("div.buttons",
-      p.source === "tower" ? h("button", { dataset: { answer: "adjust" }, on: { click: () => answer({ adjust_tower: p.color, delta: short ? 1 : -1 }, "Correct the tower count") } },
-        short ? `The tower missed a ${p.color} cube` : `The tower counted a ${p.color} cube too many`) : null,
-      short ? h("button", { dataset: { answer: "lost" }, on: { click: () => answer({ cube_lost: p.color }, "A cube was lost") } }, `A ${p.color} cube fell off the board`) : null));
-    return box;
-  }
   if (p.kind === "sensor_disagree" && p.question && Array.isArray(p.options)) {
     // Ship fusion (camera x zone sensors): where this ship stands (options: squares), or which ship stands on
     // this square (options: ships, or "none"); answered as {"ship", "square"} (docs/mqtt.md).
@@ -156,30 +91,6 @@ function promptBox(p, store, send, mine) {
       const label = p.ship ? `On ${sqName(store, o)}` : o === "none" ? "Not a ship" : `The ${o} ship`;
       return h("button", { dataset: { option: i }, on: { click: () => answer(ans, label) } }, label);
     })));
-    return box;
-  }
-  if (p.kind === "battle_ability") {
-    // The cubes on the board by number, as the controller lists them (colour and zone), else bare numbers.
-    const zoneName = (z) => (z ? zoneLabel(z, store.board?.zones?.[z]) : "on a rail");
-    const cubeChoices = Array.isArray(p.cubes) && p.cubes.length
-      ? p.cubes.map((c) => [c.cube, `${c.cube} · ${c.color} · ${zoneName(c.zone)}`])
-      : [...Array(cubeCount(store)).keys()].map((i) => [i, String(i)]);
-    box.append(h("div.abilities", (p.options || []).map((o, oi) => {
-      const needs = o.needs || [];
-      const named = p.words?.option_labels?.[oi];
-      return h("div.ability", { dataset: { ability: o.id } },
-        named ? h("span.aname", named)
-          : h("span.aname", humanize(o.effect), o.params && Object.keys(o.params).length ? ` (${brief(o.params)})` : "", h("small", ` · ${o.source ?? ""}`)),
-        needs.includes("cube") ? ["  cube ", select(cubeChoices, draft[`${o.id}:cube`] ?? cubeChoices[0]?.[0] ?? 0, (val) => setDraft(`${o.id}:cube`, val))] : null,
-        needs.includes("to") ? ["  to ", select(zoneOptions(store).filter(([z]) => z !== "rail"), draft[`${o.id}:to`], (val) => setDraft(`${o.id}:to`, val))] : null,
-        h("button.primary", { on: { click: () => {
-          const d = drafts.get(id) || {};
-          const ans = { ability: o.id };
-          if (needs.includes("cube")) ans.cube = Number(d[`${o.id}:cube`] ?? cubeChoices[0]?.[0] ?? 0);
-          if (needs.includes("to")) ans.to = d[`${o.id}:to`] ?? zoneOptions(store)[0][0];
-          answer(ans, `Use ${humanize(o.effect)}`);
-        } } }, "Use"));
-    }), h("button.pass", { dataset: { option: "pass" }, on: { click: () => answer({ pass: true }, "Pass") } }, "Pass")));
     return box;
   }
   if (p.kind === "ship_path" && Array.isArray(p.options) && p.options.length && p.options.every(Array.isArray)) {
