@@ -371,7 +371,7 @@ class BattleSession:
         self._adopt(tracker, now)
 
     def _drop_prompt(self, owed: PendingDrop) -> Prompt:
-        data = {"reason": owed.reason, "cubes": dict(owed.dropped), "board_cubes": list(owed.cubes)}
+        data: dict[str, Any] = {"reason": owed.reason, "cubes": dict(owed.dropped), "board_cubes": list(owed.cubes)}
         if owed.reason == "initial":
             return Prompt("drop", "table", f"Drop {_list(owed.dropped)} into the battle ship, all at once.", data)
         if owed.reason == "rail":
