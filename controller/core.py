@@ -17,14 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import contracts.chance
 from controller import words
 from controller.gamelog import GameLog
 
 MAX_COMMAND_BYTES = 64 * 1024
 # Actions only the table's own inputs send (the battle session, the camera, the sensors, the engine's own
 # chance): a tablet sending them could pick a battle's result, a card or a board. The names are the
-# engine's (contracts.chance.CHANCE_TYPES plus the battle record); kept here so a toy engine works too.
-CHANCE_TYPES = ("reveal_board", "draw_advancement", "draw_sailors", "choose_first_player", "deal_bonus")
+# engine's (contracts.chance.CHANCE_TYPES plus the battle record), which the toy engine shares.
+CHANCE_TYPES = contracts.chance.CHANCE_TYPES
 TABLE_ONLY = frozenset({"resolve_battle", "correction", *CHANCE_TYPES})
 # At a physical table (the engine draws nothing itself) chance outcomes that no camera reads have no other
 # way in than a tablet tap. Open ones (a card turned up from a row box, who goes first) may come from any

@@ -18,11 +18,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-HARBOR = "harbor"
-ROWS = 4
-COLS = 3
-SQUARES: tuple[str, ...] = tuple(f"r{r}c{c}" for r in range(1, ROWS + 1) for c in range(1, COLS + 1))
-PLACES: tuple[str, ...] = (HARBOR, *SQUARES)
+from contracts import grid
+from contracts.grid import COLS, HARBOR, PLACES, ROWS, SQUARES
+
 # A camera answer below this confidence counts as no answer.
 MIN_CAMERA_CONFIDENCE = 0.6
 
@@ -231,16 +229,10 @@ def _sensors_only(ships: list[str], occ: Occupancy, previous: dict[str, str | No
 # --- moves --------------------------------------------------------------------------------------
 
 def neighbours(place: str) -> list[str]:
-    """Orthogonal neighbours on the grid; the Harbor touches all of row 1."""
-    if place == HARBOR:
-        return [f"r1c{c}" for c in range(1, COLS + 1)]
-    r, c = _rc(place)
-    out = [HARBOR] if r == 1 else []
-    for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
-        rr, cc = r + dr, c + dc
-        if 1 <= rr <= ROWS and 1 <= cc <= COLS:
-            out.append(f"r{rr}c{cc}")
-    return out
+    """Orthogonal neighbours on the grid (contracts.grid); the Harbor touches all of row 1."""
+    if place != HARBOR:
+        _rc(place)  # an unknown place is refused with a sentence, not a KeyError
+    return grid.neighbours(place)
 
 
 def _rc(place: str) -> tuple[int, int]:
