@@ -22,7 +22,7 @@ from typing import Any
 
 from controller.core import Prompt, Refusal, TableCore
 
-log = logging.getLogger("smart_table.battles")
+log = logging.getLogger(__name__)
 
 # session prompt kind -> MQTT prompt kind (docs/mqtt.md)
 _KINDS = {

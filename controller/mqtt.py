@@ -18,7 +18,7 @@ from typing import Any
 
 import paho.mqtt.client as mqtt
 
-log = logging.getLogger("smart_table.mqtt")
+log = logging.getLogger(__name__)
 
 # A seat whose device dropped this recently is still taken: with one connection per login (Mosquitto's
 # use_username_as_clientid), a second device connecting knocks the first off, whose Last Will arrives just

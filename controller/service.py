@@ -31,7 +31,7 @@ from controller.simtable import RemoteCamera, SceneCamera, SimTable, TowerContro
 from controller.towerleds import TowerLeds
 from controller.zmqin import SensorWiring, ZmqInputs
 
-log = logging.getLogger("smart_table.controller")
+log = logging.getLogger(__name__)
 
 
 class ControllerService:
@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-mqtt", action="store_true")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s controller %(message)s", stream=sys.stderr)
-    logging.getLogger("smart_table.mqtt").setLevel(logging.WARNING)
+    logging.getLogger("controller.mqtt").setLevel(logging.WARNING)
     try:
         if args.config_json:
             cfg = config_mod.defaults()

@@ -17,7 +17,7 @@ from typing import Any
 
 from controller.core import Prompt, Refusal, TableCore
 
-log = logging.getLogger("smart_table.ships")
+log = logging.getLogger(__name__)
 
 
 def garrison_hazards(view: dict[str, Any], players: list[str]) -> dict[str, set[str]]:

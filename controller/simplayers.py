@@ -122,7 +122,7 @@ class SimPlayers:
                 if pause:
                     stop.wait(pause)
         except Exception as exc:  # noqa: BLE001 - say what broke the simulation, then stop it
-            logging.getLogger("smart_table.sim").exception("simulated players stopped")
+            logging.getLogger(__name__).exception("simulated players stopped")
             self.reason = f"the simulation broke: {type(exc).__name__}: {exc}"
         finally:
             self.done.set()

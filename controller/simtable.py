@@ -20,7 +20,7 @@ from typing import Any
 from controller.battles import BattleDriver
 from controller.core import Refusal
 
-log = logging.getLogger("smart_table.simtable")
+log = logging.getLogger(__name__)
 
 
 class ModelCamera:

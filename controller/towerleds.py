@@ -15,7 +15,7 @@ from typing import Any
 
 import zmq
 
-log = logging.getLogger("smart_table.leds")
+log = logging.getLogger(__name__)
 
 SIGNALS: dict[str, dict[str, Any]] = {
     "drop": {"cmd": "led", "rgb": "#00c000", "pattern": "solid"},

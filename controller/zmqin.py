@@ -18,7 +18,7 @@ import zmq
 
 from controller.core import Refusal
 
-log = logging.getLogger("smart_table.zmq")
+log = logging.getLogger(__name__)
 
 TOPICS = (b"bridge.event", b"bridge.health", b"vision.board", b"vision.health", b"vision.table")
 
