@@ -18,6 +18,8 @@ import time
 
 import zmq
 
+from contracts import topics
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m controller.simcamera")
@@ -56,9 +58,9 @@ def main(argv: list[str] | None = None) -> int:
             rep.send_string(json.dumps({"ok": False, "error": f"cannot photograph that ({type(exc).__name__}: {exc})"}))
             continue
         frame += 1
-        message = {"topic": "vision.board", "frame": frame, "timestamp": round(time.time(), 3),
+        message = {"topic": topics.VISION_BOARD.decode(), "frame": frame, "timestamp": round(time.time(), 3),
                    "source": "simulated-camera", "reading": reading, "crops": camera.last_crops}
-        pub.send_multipart([b"vision.board", json.dumps(message).encode()])
+        pub.send_multipart([topics.VISION_BOARD, json.dumps(message).encode()])
         rep.send_string(json.dumps({"ok": True, "frame": frame, "corrections": corrections}))
     rep.close()
     pub.close()

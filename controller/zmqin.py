@@ -16,11 +16,12 @@ from typing import Any
 
 import zmq
 
+from contracts import topics
 from controller.core import Refusal
 
 log = logging.getLogger(__name__)
 
-TOPICS = (b"bridge.event", b"bridge.health", b"vision.board", b"vision.health", b"vision.table")
+TOPICS = topics.ALL
 
 
 class ZmqInputs:
@@ -173,6 +174,6 @@ class SensorWiring:
             mqtt.set_device("camera", bool(msg.get("online", True)), ts=msg.get("ts", time.time()))
 
     def handlers(self) -> dict[bytes, Callable[[dict[str, Any]], None]]:
-        return {b"bridge.event": self.bridge_event, b"bridge.health": self.bridge_health,
-                b"vision.board": self.vision_board, b"vision.health": self.vision_health,
-                b"vision.table": self.vision_table}
+        return {topics.BRIDGE_EVENT: self.bridge_event, topics.BRIDGE_HEALTH: self.bridge_health,
+                topics.VISION_BOARD: self.vision_board, topics.VISION_HEALTH: self.vision_health,
+                topics.VISION_TABLE: self.vision_table}

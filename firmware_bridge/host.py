@@ -18,6 +18,7 @@ from typing import Any
 
 import zmq
 
+from contracts import topics
 from firmware_bridge.port import BridgeError, PortLink, check_device, resolve_device
 from firmware_bridge.session import Command, Health, LinkSession, parse_command
 
@@ -38,8 +39,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_PUB = "tcp://127.0.0.1:5590"
 DEFAULT_CMD = "tcp://127.0.0.1:5591"
-TOPIC_EVENT = b"bridge.event"
-TOPIC_HEALTH = b"bridge.health"
+TOPIC_EVENT = topics.BRIDGE_EVENT
+TOPIC_HEALTH = topics.BRIDGE_HEALTH
 
 
 class Bridge:

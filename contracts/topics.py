@@ -1,0 +1,16 @@
+"""The ZeroMQ topics the sensor processes publish and the controller subscribes to.
+
+Each message is two frames: the topic (bytes, below) and a JSON object whose `topic` field repeats it
+as text. Shapes: docs/protocol.md (bridge) and docs/vision.md / docs/table-layout.md (vision). The MQTT
+tree to the tablets is documented in docs/mqtt.md and built by controller/mqtt.py.
+"""
+
+from __future__ import annotations
+
+BRIDGE_EVENT = b"bridge.event"  # one tower or zone-sensor event, in order, exactly once
+BRIDGE_HEALTH = b"bridge.health"  # the serial link's state and counters
+VISION_BOARD = b"vision.board"  # a battle-board reading (cubes per zone, settled or not)
+VISION_HEALTH = b"vision.health"  # the battle camera's state (online/offline)
+VISION_TABLE = b"vision.table"  # an ocean-grid reading (ships and boards per square)
+
+ALL: tuple[bytes, ...] = (BRIDGE_EVENT, BRIDGE_HEALTH, VISION_BOARD, VISION_HEALTH, VISION_TABLE)
