@@ -20,10 +20,11 @@ from tests.support.broker import Client
 BASE = f"table/{TABLE}"
 
 
-def publish_game(ctl: Client, state: Any, battle: dict | None = None) -> None:
+def publish_game(ctl: Client, state: Any, battle: dict | None = None, seats: dict | None = None) -> None:
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
     ctl.publish(f"{BASE}/state", json.dumps({"epoch": "e1", "seq": state.seq, "view": api.public_view(state),
-                                             "battle": battle, "tower": {"warning": None}, "ts": time.time()}),
+                                             "battle": battle, "tower": {"warning": None}, "ts": time.time(),
+                                             **({"seats": seats} if seats else {})}),
                 retain=True)
     for p in state.players:
         ctl.publish(f"{BASE}/player/{p}/state", json.dumps({
@@ -54,6 +55,18 @@ def test_table_view_updates_within_a_second(browser, broker, display) -> None:
             page.wait_for_function(f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=5_000)
             assert time.monotonic() - t0 < 1.0
             assert f"{state.active.capitalize()}'s turn" in page.inner_text("#turn")
+    ctl.close()
+
+
+def test_table_view_shows_who_sits_where(browser, broker, display) -> None:
+    """`run --bots blue`: the table view tells the person's seat from the one the table plays."""
+    ctl = controller_client(broker)
+    state = api.new_game(["red", "blue"], 5, None)
+    publish_game(ctl, state, seats={"red": "person", "blue": "bot"})
+    with open_page(browser, display, broker) as page:
+        page.wait_for_selector(".pcard[data-player=blue] .seat[data-seat=bot]", timeout=10_000)
+        assert "played by the table" in page.inner_text(".pcard[data-player=blue]")
+        assert "a person" in page.inner_text(".pcard[data-player=red]")
     ctl.close()
 
 

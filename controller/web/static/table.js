@@ -125,7 +125,7 @@ function holdsText(holds) {
 }
 
 // The public board of a player, compact: the numbers people glance at, then flags worth a badge.
-function playerCard(p, active, words) {
+function playerCard(p, active, words, seat) {
   const s = p.ship || {};
   const stat = (key, label, value) => (value === undefined || value === null ? null
     : h("span.stat", { dataset: { key } }, h("b", String(value)), ` ${label}`));
@@ -134,7 +134,9 @@ function playerCard(p, active, words) {
   const others = Object.fromEntries(Object.entries(p).filter(([k, v]) => !shown.includes(k) && v !== null && v !== false));
   return h(`section.pcard.c-${safe(p.color)}${p.color === active ? ".active" : ""}`, { dataset: { player: p.color } },
     h("h3", h(`span.marker.c-${safe(p.color)}`, initial(p.color)), " ", humanize(p.color), p.color === active ? " ◀" : "", " ",
-      s.at !== undefined ? h("small.at", s.at === "harbor" ? "in Harbor" : `at ${words?.squares?.[s.at]?.label ?? s.at}`) : null),
+      s.at !== undefined ? h("small.at", s.at === "harbor" ? "in Harbor" : `at ${words?.squares?.[s.at]?.label ?? s.at}`) : null,
+      // Who sits where (the controller's `seats`): a person's tablet or the built-in player.
+      seat ? h("small.seat", { dataset: { seat } }, seat === "bot" ? " · played by the table" : " · a person") : null),
     h("div.stats",
       stat("damage", "damage", s.damage), stat("sails", "sails", s.sails),
       stat("dock", "cargo on dock", p.dock_cargo), stat("hand", "in hand", p.hand_size), stat("deck", "in deck", p.deck_size),
@@ -180,7 +182,7 @@ export function renderTable(root, store) {
         h("section.ocean", Object.keys(squares).length ? oceanSvg(v, w, { battleAt: v.battle?.location ?? null }) : h("p.hint", "No ocean yet"))),
       h("div.side",
         battle,
-        h("div.players", players.map((p) => playerCard(p, v.active, w))),
+        h("div.players", players.map((p) => playerCard(p, v.active, w, st.seats?.[p.color]))),
         achievementsBox(v, w),
         store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
           h("li", e.text ?? [humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : ""])))) : null,
