@@ -12,6 +12,8 @@ import cv2
 import numpy as np
 
 from vision.board import BoardReader, CameraModel
+from vision.board_print import zone_mask
+from vision.geometry import apply_homography
 from vision.layout import BoardLayout
 from vision.palette import ColorModel, Palette, background_bins_from_pixels, color_distance
 
@@ -83,10 +85,12 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
     for sw in layout.swatches:
         cv2.circle(keep, (int(sw.center_mm[0] * s), int(sw.center_mm[1] * s)), int(13 * s), 0, -1)
     board_px = flat[keep > 0]
-    # The bare board at 1 px/mm (the swatches, under cubes here, are ignored when comparing).
+    # The bare board at 1 px/mm, with what the swatch cubes cover filled in from the board around.
     ref = cv2.resize(flat, (int(round(layout.size_mm[0])), int(round(layout.size_mm[1]))), interpolation=cv2.INTER_AREA)
+    ref = bare_board(ref, layout, pose)
     palette = Palette(colors=models, background_bins=background_bins_from_pixels(board_px),
-                      meta={"layout": layout.name, "swatches": [m.name for m in models]}, reference=ref)
+                      meta={"layout": layout.name, "swatches": [m.name for m in models], "reference": "bare"},
+                      reference=ref)
     # A cube colour the board itself shows (a red print under a red cube) would be missed: say so.
     lut = palette.lut()
     for m in models:
@@ -96,6 +100,37 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
             raise CalibrationError(f"{m.name} cubes look like the board's own print under this light; "
                                    "change the light or the layout's art")
     return palette
+
+
+def bare_board(ref: np.ndarray, layout: BoardLayout, pose: Any) -> np.ndarray:
+    """The calibration photo's board (1 px/mm, board plane) without the swatch cubes: where each cube
+    (placed up to 3 mm off its spot, any turn) shows when seen on the board plane from this camera,
+    with its shadow's margin, is filled in from the print around it."""
+    hole = np.zeros(ref.shape[:2], np.uint8)
+    size, rail = layout.cube_size_mm, layout.rail_height_mm
+    to_board = np.linalg.inv(pose.plane_homography(0.0))
+    half = size / 2 * math.sqrt(2) + 3.0
+    for sw in layout.swatches:
+        sq = sw.center_mm + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
+        pts = [sq]
+        for z in (rail, rail + size):
+            img = apply_homography(pose.plane_homography(z), sq)
+            pts.append(apply_homography(to_board, img))
+        hull = cv2.convexHull(np.concatenate(pts).astype(np.float32)).reshape(-1, 2)
+        cv2.fillConvexPoly(hole, np.round(hull).astype(np.int32), 255)
+    hole = cv2.dilate(hole, np.ones((5, 5), np.uint8))
+    if not hole.any():
+        return ref
+    # Swatches lie on the rail: fill from the rail only (zones' print set to the rail's median first).
+    zones = zone_mask(layout, ref.shape[1::-1])
+    src = ref.copy()
+    rail = (zones == 0) & (hole == 0)
+    if rail.any():
+        src[zones > 0] = np.median(ref[rail], axis=0).astype(np.uint8)
+    filled = cv2.inpaint(src, hole, 5, cv2.INPAINT_TELEA)
+    out = ref.copy()
+    out[hole > 0] = filled[hole > 0]
+    return out
 
 
 def _looks_empty(bgr: np.ndarray, surround: np.ndarray) -> bool:

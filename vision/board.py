@@ -34,8 +34,9 @@ from vision.geometry import (
     undistort_pixels,
     upsample_grid,
 )
+from vision.board_print import BoardPrint, zone_mask
 from vision.layout import BoardLayout
-from vision.palette import Palette, load_palette
+from vision.palette import Palette, build_lut, load_palette
 
 # The clock of `BoardReading.timings_ms`: wall time; a benchmark may set `time.thread_time` (CPU time of
 # the reading thread, which is all of it with OpenCV held to one thread) to leave out a busy host's waits.
@@ -154,6 +155,15 @@ class BoardReader:
         W, H = layout.size_mm
         self.size_px = (int(math.ceil(W * self.s)), int(math.ceil(H * self.s)))
         self._lut = self.palette.lut()
+        # With the bare board learned at calibration, the board's own print is told from cubes by place
+        # (`BoardPrint`): a cube colour the board also shows elsewhere is no longer ruled out everywhere.
+        self.print: BoardPrint | None = None
+        if self.palette.reference is not None:
+            self.print = BoardPrint(self.palette.reference, layout.size_mm, [sw.center_mm for sw in layout.swatches],
+                                    bare=self.palette.meta.get("reference") == "bare",
+                                    zones=zone_mask(layout, self.palette.reference.shape[1::-1]))
+            self._lut_bg = self._lut  # where the reference has nothing (swatch spots): the board's colours
+            self._lut = build_lut(Palette(colors=self.palette.colors))
         self._build_maps()
         self._marker_ids = {m.id for m in layout.markers}
         self._ref_small: np.ndarray | None = None
@@ -163,6 +173,7 @@ class BoardReader:
         self._small: np.ndarray | None = None  # the last located frame's half-size copy
         self._small_of: np.ndarray | None = None  # ... and that frame
         self._ref_keep = self._ref_A = self._ref_log = self._ref_chroma = None
+        self._ref_print_small: np.ndarray | None = None
 
     def _build_maps(self) -> None:
         L, s = self.layout, self.s
@@ -304,6 +315,13 @@ class BoardReader:
             rect = cv2.blur(rect, (3, 3))
             t2 = CLOCK()
             labels = self._lut.take(_bin_index(rect))
+            if self.print is not None:
+                to_mm = (np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]])
+                         @ np.linalg.inv(pose.plane_homography(0.0)) @ pose.plane_homography(cube_h)
+                         @ np.diag([1.0 / self.s, 1.0 / self.s, 1.0]))
+                ref_r, ok_r = self.print.warp(to_mm, self.size_px)
+                self.print.fit_gain(rect, ref_r, ok_r)
+                labels = self._with_print(rect, ref_r, ok_r)
             labels[self._on_board(pose, cube_h) == 0] = 0
             blobs = self._blobs(labels)
             t3 = CLOCK()
@@ -356,6 +374,41 @@ class BoardReader:
         h, w = self._ref_keep.shape
         M = pose.plane_homography(0.0) @ np.diag([REF_MM, REF_MM, 1.0])
         now = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
+        if self.print is not None:
+            changed = self._changed_print(now, w, h)
+        else:
+            changed = self._changed_colour(now, w, h)
+        labels = self._lut.take(_bin_index(now))
+        changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
+        if cubes:
+            # Nor their shaded sides and shadows (a 16 mm wide stroke from each cube's footprint to
+            # where its top face shows): a crowded board's cubes otherwise add up to a "hand".
+            size = self.layout.cube_size_mm
+            f = np.array([cb.center_mm for cb in cubes])
+            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)  # top faces, seen on the board
+            segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)  # one polyline call for all
+            cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
+        changed &= self._ref_keep > 0
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
+        if n <= 1:
+            return False
+        # More than six cubes' worth of board looks different and is not cube-coloured.
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm ** 2
+
+    def _changed_print(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
+        """Board pixels (at REF_MM) that are neither the bare print under this frame's light nor its shadow."""
+        assert self.print is not None
+        if self._ref_print_small is None:
+            self._ref_print_small = cv2.resize(self.print.ref, (w, h), interpolation=cv2.INTER_AREA)
+        ref = self._ref_print_small
+        ok = np.full((h, w), 255, np.uint8)
+        self.print.fit_gain(now, ref, ok)
+        return self.print.changed(now, ref, ok).astype(np.uint8)
+
+    def _changed_colour(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
+        """As `_changed_print` for a palette without the print model: a smooth gain fit, then brighter or
+        differently coloured pixels."""
         # Channel planes (3, h*w): numpy's max over a short last axis is ~100x slower than over rows.
         nowf = now.reshape(-1, 3).T.astype(np.float32)
         # Light differs from calibration (drift, a board moved under uneven light): fit a smooth gain
@@ -376,23 +429,7 @@ class BoardReader:
         chroma = np.abs(nowf / (nowf[0] + nowf[1] + nowf[2] + 30) - self._ref_chroma)
         changed = (brighter | (np.maximum(np.maximum(chroma[0], chroma[1]), chroma[2]) > 0.07)
                    ).astype(np.uint8).reshape(h, w)
-        labels = self._lut.take(_bin_index(now))
-        changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
-        if cubes:
-            # Nor their shaded sides and shadows (a 16 mm wide stroke from each cube's footprint to
-            # where its top face shows): a crowded board's cubes otherwise add up to a "hand".
-            size = self.layout.cube_size_mm
-            f = np.array([cb.center_mm for cb in cubes])
-            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)  # top faces, seen on the board
-            segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)  # one polyline call for all
-            cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
-        changed &= self._ref_keep > 0
-        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
-        if n <= 1:
-            return False
-        # More than six cubes' worth of board looks different and is not cube-coloured.
-        return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm ** 2
+        return changed
 
     def _blobs_coarse_to_fine(self, image: np.ndarray, pose: CameraPose, height_mm: float
                               ) -> tuple[list[tuple[int, np.ndarray, np.ndarray]] | None, float]:
@@ -422,6 +459,14 @@ class BoardReader:
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
         t_warp += CLOCK() - tw
         cand = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
+        to_mm = None
+        if self.print is not None:
+            # Rectified pixels -> board-plane millimetres (where each pixel's ray meets the board).
+            to_mm = (np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]]) @ np.linalg.inv(pose.plane_homography(0.0))
+                     @ M)
+            ref_c, ok_c = self.print.warp(to_mm @ np.diag([1.0 / c, 1.0 / c, 1.0]), (cw, ch))
+            self.print.fit_gain(coarse, ref_c, ok_c)
+            cand = (self._with_print(coarse, ref_c, ok_c) > 0).view(np.uint8)
         on = np.zeros((ch, cw), np.uint8)
         cv2.fillConvexPoly(on, np.round(outline * c).astype(np.int32), 1, cv2.LINE_8, 4)
         for q in markers:
@@ -458,7 +503,12 @@ class BoardReader:
                                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
                 roi = cv2.blur(roi, (3, 3))
                 t_warp += CLOCK() - tw
-                lab = self._lut.take(_bin_index(roi))
+                if to_mm is not None:
+                    ref_r, ok_r = self.print.warp(to_mm @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]]),
+                                                  (x1 - x0, y1 - y0))
+                    lab = self._with_print(roi, ref_r, ok_r)
+                else:
+                    lab = self._lut.take(_bin_index(roi))
                 corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) * 16
                 inside = all(cv2.pointPolygonTest(outline_f, (float(px), float(py)), True) > 32 for px, py in corners)
                 near = [q for q, (lo, hi) in zip(markers, marker_boxes, strict=True)
@@ -488,6 +538,32 @@ class BoardReader:
         else:
             return None, t_warp
         return self._blobs(labels, any_mask), t_warp
+
+    def _with_print(self, now: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Cube-colour labels kept only where the board looks changed from its bare print; the board's own
+        colours (`_lut_bg` rules them out) only where it changed beyond doubt; where the reference has
+        nothing (under the calibration's swatch cubes), the colours of `_lut_bg`. The comparison runs
+        only on pixels that take a cube colour at all (a few percent of the board)."""
+        assert self.print is not None
+        raw = now
+        # Colours as under the calibration's light: this frame's drift (exposure, white balance) undone.
+        g = self.print.gain
+        if float(np.abs(g - 1.0).max()) > 0.02:
+            now = cv2.multiply(now, np.append(1.0 / g, 0.0), dtype=cv2.CV_8U)
+        bins = _bin_index(now)
+        lab = self._lut.take(bins)
+        out = np.zeros(lab.shape, np.uint8)
+        idx = np.flatnonzero(lab)
+        if not len(idx):
+            return out
+        flat_out = out.reshape(-1)
+        bg = self._lut_bg.take(bins.reshape(-1)[idx])
+        changed, strong = self.print.changed(raw.reshape(-1, 3)[idx], ref.reshape(-1, 3)[idx], None, strong=True)
+        keep = np.where(changed & (bg > 0), bg, np.where(strong, lab.reshape(-1)[idx], 0))
+        miss = ok.reshape(-1)[idx] == 0
+        keep[miss] = bg[miss]
+        flat_out[idx] = keep
+        return out
 
     def _blobs(self, labels: np.ndarray, any_mask: np.ndarray | None = None) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(label, component stats row [x, y, w, h, area], pixel coordinates) of each coloured blob.

@@ -295,13 +295,14 @@ def random_light(rng: np.random.Generator, design: Design) -> Light:
                  bands, gloss, noise, int(rng.integers(70, 96)))
 
 
-def drifted(rng: np.random.Generator, light: Light, design: Design) -> Light:
-    """The same room some minutes later: auto-exposure and auto white balance moved, shadows and gloss
-    elsewhere (people move), same lamps."""
+def drifted(rng: np.random.Generator, light: Light, design: Design, moved_camera: bool) -> Light:
+    """The same room some minutes later: auto-exposure and auto white balance moved, shadows elsewhere
+    (people move), same lamps; glossy reflections move only with the camera (they follow the view)."""
     W, H = design.layout["size_mm"]
     fresh = random_light(rng, design)
     return Light(light.lamps, light.ambient, light.ambient_rgb, light.exposure * float(np.exp(rng.normal(0, 0.12))),
                  light.wb * np.exp(rng.normal(0, 0.04, 3)), fresh.shadow_bands if rng.random() < 0.5 else [],
+                 light.gloss if not moved_camera else
                  [(np.array([rng.uniform(0, W), rng.uniform(0, H)]), r, st) for _, r, st in light.gloss],
                  light.noise, int(rng.integers(70, 96)))
 
@@ -577,10 +578,11 @@ def session(design_seed: int, scene_seed: int, max_cubes: int = 20,
     def scenes() -> Iterator[tuple[np.ndarray, dict[str, Any]]]:
         while True:
             cubes = random_cubes(rng, design, int(rng.integers(0, max_cubes + 1)))
-            sh = random_shot(rng, design) if rng.random() < 0.3 else shot
+            moved = rng.random() < 0.3
+            sh = random_shot(rng, design) if moved else shot
             if size is not None:
                 sh = _resized(sh, size)
-            image = render(design, cubes, drifted(rng, light, design), sh, rng)
+            image = render(design, cubes, drifted(rng, light, design, moved), sh, rng)
             yield image, {**truth_of(cubes), "camera": sh.as_json(), "tilt_deg": sh.tilt_deg}
 
     return HeldOutSession(design, calibration, scenes())
