@@ -19,6 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.board_print import BoardPrint, zone_mask
 from vision.geometry import (
     CameraPose,
     GeometryError,
@@ -34,7 +35,6 @@ from vision.geometry import (
     undistort_pixels,
     upsample_grid,
 )
-from vision.board_print import BoardPrint, zone_mask
 from vision.layout import BoardLayout
 from vision.palette import Palette, build_lut, load_palette
 
@@ -49,6 +49,7 @@ REF_MM = 3.0  # mm per pixel of the bare-board comparison (a hand is large; this
 # 10 x 10 px), then only the regions around them are warped at `PX_PER_MM`, with this margin.
 COARSE_PX_PER_MM = 1.0
 ROI_MARGIN_MM = 5.0
+UNEXPLAINED_MIN = 0.6  # of a cube's top face: a smaller unexplained change is ink, noise or an edge
 COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
@@ -328,8 +329,9 @@ class BoardReader:
             t2 -= t1b - t1
         cubes, occluded = self._assign(blobs, pose, image.shape, crops)
         t4 = CLOCK()
+        unexplained: list[tuple[float, float]] = []
         if not occluded and self.palette.reference is not None:
-            occluded = self._foreign_object(image, pose, cubes)
+            occluded = self._foreign_object(image, pose, cubes, unexplained)
         t5 = CLOCK()
         timings = {"markers": (t1 - t0) * 1e3, "warp": (t2 - t1) * 1e3, "segment": (t3 - t2) * 1e3,
                    "assign": (t4 - t3) * 1e3, "occlusion": (t5 - t4) * 1e3}
@@ -339,16 +341,25 @@ class BoardReader:
                                 reason="something that is not a cube (a hand?) covers part of the board; "
                                        "clear the board and read again", timings_ms=timings)
         status = "ok"
-        if any(c.ambiguous for c in cubes):
+        reason = ""
+        if unexplained:
+            # Something cube-sized changed the board and no colour names it (a cube on a print of its own
+            # colour, a cube of another colour): a person must look; never a confident count without it.
+            x, y = unexplained[0]
+            status, reason = "ambiguous", (f"something cube-sized at [{x:.0f}, {y:.0f}] mm is no colour the palette "
+                                           "knows (a cube on print of its own colour?): look and correct")
+        elif any(c.ambiguous for c in cubes):
             status = "ambiguous"
         elif any(c.on_rail for c in cubes):
             status = "redrop"
-        reading = BoardReading(status=status, cubes=cubes, markers_seen=ids, homography=H, timings_ms=timings)
+        reading = BoardReading(status=status, cubes=cubes, markers_seen=ids, homography=H, timings_ms=timings,
+                               reason=reason)
         if missing and len(missing) > len(ids):
             reading.reason = f"read with only markers {ids}; markers {missing} were not seen"
         return reading
 
-    def _foreign_object(self, image: np.ndarray, pose: CameraPose, cubes: list[Cube] | None = None) -> bool:
+    def _foreign_object(self, image: np.ndarray, pose: CameraPose, cubes: list[Cube] | None = None,
+                        unexplained: list[tuple[float, float]] | None = None) -> bool:
         """True when something large that is neither the board nor cubes lies over it (a hand, an arm,
         a card): compared with the bare board learned at calibration, at 3 mm per pixel (cheap).
         `cubes` (the reading's) are left out with their surroundings."""
@@ -364,6 +375,8 @@ class BoardReader:
                 cv2.circle(sw_mask, (int(sw.center_mm[0] / REF_MM), int(sw.center_mm[1] / REF_MM)),
                            int(14 / REF_MM), 0, -1)
             self._ref_keep = sw_mask
+            self._zones_small = (cv2.resize(zone_mask(self.layout, (int(W), int(H))), sw_mask.shape[::-1],
+                                            interpolation=cv2.INTER_AREA) > 200).astype(np.uint8)
             hh, ww = sw_mask.shape
             yy, xx = np.mgrid[0:hh, 0:ww]
             self._ref_A = np.stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5]
@@ -374,8 +387,10 @@ class BoardReader:
         h, w = self._ref_keep.shape
         M = pose.plane_homography(0.0) @ np.diag([REF_MM, REF_MM, 1.0])
         now = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
+        darker = None
         if self.print is not None:
             changed = self._changed_print(now, w, h)
+            darker = self.print.darker(now, self._ref_print_small)
         else:
             changed = self._changed_colour(now, w, h)
         labels = self._lut.take(_bin_index(now))
@@ -389,12 +404,39 @@ class BoardReader:
             segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)  # one polyline call for all
             cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
         changed &= self._ref_keep > 0
+        if darker is not None and unexplained is not None:
+            self._unexplained(changed, darker, labels, cubes, pose, unexplained)
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
         n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
         if n <= 1:
             return False
         # More than six cubes' worth of board looks different and is not cube-coloured.
         return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm ** 2
+
+    def _unexplained(self, changed: np.ndarray, darker: np.ndarray, labels: np.ndarray, cubes: list[Cube] | None,
+                     pose: CameraPose, out: list[tuple[float, float]]) -> None:
+        """Compact, cube-sized changes (at REF_MM) that no cube of the reading explains: changed, or
+        darker than any light drift (a black cube on a charcoal print darkens it like a shadow, but only
+        cubes cast cube-sized shadows, and theirs are left out with them). Appends their centres (mm)."""
+        size = self.layout.cube_size_mm
+        m = (changed > 0) | darker
+        m = m.astype(np.uint8)
+        m[(labels > 0) & (labels != self.palette.unknown_label) & (changed > 0)] = 0  # read cubes' colours
+        if cubes:
+            f = np.array([cb.center_mm for cb in cubes])
+            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)
+            segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)
+            cv2.polylines(m, list(segs), False, 0, int(round(2.2 * size / REF_MM)))
+        m &= (self._ref_keep > 0).astype(np.uint8)
+        m &= self._zones_small  # in a zone: where a missed cube changes the count
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self.kernel)
+        n, _, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
+        top = size * size
+        for j in range(1, n):
+            area = float(stats[j, cv2.CC_STAT_AREA]) * REF_MM * REF_MM
+            long_side = max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) * REF_MM
+            if UNEXPLAINED_MIN * top <= area <= 4 * top and long_side <= 3.5 * size:
+                out.append((float(cents[j][0] * REF_MM), float(cents[j][1] * REF_MM)))
 
     def _changed_print(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
         """Board pixels (at REF_MM) that are neither the bare print under this frame's light nor its shadow."""

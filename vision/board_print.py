@@ -24,6 +24,7 @@ OFFSET = 8.0  # 8-bit units added to both sides of a ratio: dark pixels' noise i
 CHROMA_KEEP = 0.055  # a shadow moves the normalised colour (b, g, r) / sum less than this
 CHROMA_SHADOW = 0.08  # ... plus this much times how much darker the pixel is (a shadow's colour cast)
 CHROMA_OFFSET = 24.0
+DARKER = 0.78  # a cube-sized patch this much darker than its print, with no cube to cast it, is a cube
 STRONG_DARKER, STRONG_BRIGHTER, STRONG_CHROMA = 0.2, 1.6, 0.12  # a change no print misregistration makes
 GLOSS_PALER = 0.02  # a brighter pixel this much less saturated than the print is the print under gloss  # ... computed with this added to each channel: a dark pixel's noise is no colour
 SWATCH_R_MM = 15.0  # the calibration photo has cubes on the swatches: no reference there
@@ -76,6 +77,13 @@ class BoardPrint:
         b = ref[sel].astype(np.float32) + OFFSET
         g = np.median(a / b, axis=0)
         self.gain = np.clip(g, 0.25, 4.0).astype(np.float32)
+
+    def darker(self, now: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """Where `now` is darker than the reference under this frame's light by more than drift and noise
+        explain (every channel below DARKER of it)."""
+        n = now.astype(np.float32) + OFFSET
+        p = ref.astype(np.float32) * self.gain + OFFSET
+        return np.all(n < DARKER * p, axis=-1)
 
     def changed(self, now: np.ndarray, ref: np.ndarray, ok: np.ndarray | None, strong: bool = False) -> Any:
         """Boolean image: where `now` is not the reference under this frame's light nor its shadow

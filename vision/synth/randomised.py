@@ -289,10 +289,17 @@ def random_light(rng: np.random.Generator, design: Design) -> Light:
         bands.append((np.array([c - u - v, c + u - v, c + u + v, c - u + v]), float(rng.uniform(0.15, 0.5))))
     gloss = [(np.array([rng.uniform(0, W), rng.uniform(0, H)]), float(rng.uniform(8, 30)), float(rng.uniform(0.2, 0.9)))
              for _ in range(int(rng.integers(0, 3)))]
-    exposure = float(np.exp(rng.uniform(math.log(0.45), math.log(1.6))))  # dim to bright (clipped paper)
-    noise = float(rng.uniform(0.5, 3.0) / min(1.0, exposure) ** 0.5)
-    return Light(lamps, float(rng.uniform(0.1, 0.35)), kelvin_rgb(float(rng.uniform(4000, 7000))), exposure, wb,
-                 bands, gloss, noise, int(rng.integers(70, 96)))
+    ambient = float(rng.uniform(0.1, 0.35))
+    light = Light(lamps, ambient, kelvin_rgb(float(rng.uniform(4000, 7000))), 1.0, wb, bands, gloss, 1.0,
+                  int(rng.integers(70, 96)))
+    # Auto-exposure aims the board's mean at a level; where it lands varies from dim (noisy, gain up) to
+    # bright (light paper clipped): `level` is mid-grey paper's share of full scale before the curve.
+    centre = np.array([[W / 2, H / 2, 0.0]])
+    lum = float(_irradiance(light, centre, np.array([0, 0, 1.0]))[0].mean()) * float(np.mean(wb))
+    level = float(np.exp(rng.uniform(math.log(0.25), math.log(1.3))))
+    light.exposure = level / (lum * 2.2 * 0.6)
+    light.noise = float(rng.uniform(0.5, 2.5) / min(1.0, level / 0.6) ** 0.5)
+    return light
 
 
 def drifted(rng: np.random.Generator, light: Light, design: Design, moved_camera: bool) -> Light:
