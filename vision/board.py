@@ -421,7 +421,6 @@ class BoardReader:
         size = self.layout.cube_size_mm
         m = (changed > 0) | darker
         m = m.astype(np.uint8)
-        m[(labels > 0) & (labels != self.palette.unknown_label) & (changed > 0)] = 0  # read cubes' colours
         if cubes:
             f = np.array([cb.center_mm for cb in cubes])
             t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)
