@@ -75,9 +75,11 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
             # The most even 5 x 5 mm square within SEARCH_MM that is neither the bare spot nor the rail.
             bgr, spread = _most_even_patch(top, (cx, cy), r_in, SEARCH_MM * s, surround, (bgr, spread))
         if _same_as_rail(bgr, surround):
-            raise CalibrationError(f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty (the rail's own "
-                                   f"colour): put one {sw.color} cube on it and run again")
-        if _neutral_mid(bgr):
+            if not _has_edges(top, (cx, cy), s):
+                raise CalibrationError(f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty (the rail's "
+                                       f"own colour, no cube's edges): put one {sw.color} cube on it and run again")
+            maybe_empty.append(sw.color)  # the rail's colour, but something square stands there: ask
+        elif _neutral_mid(bgr):
             # A grey spot, or a dark cube under a bright lamp (it photographs mid-grey): a person can tell.
             maybe_empty.append(sw.color)
         if spread > 25:
@@ -172,6 +174,24 @@ def _neutral_mid(bgr: np.ndarray) -> bool:
     """A neutral, mid-light colour: the project's grey swatch spot, or a dark cube under a bright lamp."""
     lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_BGR2Lab)[0, 0]
     return bool(np.hypot(float(lab[1]) - 128, float(lab[2]) - 128) < 10 and 90 < lab[0] < 215)
+
+
+def _has_edges(top: np.ndarray, centre: tuple[float, float], s: float) -> bool:
+    """Whether the spot (8 mm around it) holds edges well above the typical rail texture around it (11-15 mm):
+    a cube's outline and sides, even one coloured like the rail."""
+    grey = cv2.cvtColor(np.clip(top, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    cx, cy = centre
+    r = int(16 * s)
+    sub = grey[max(0, int(cy) - r):int(cy) + r, max(0, int(cx) - r):int(cx) + r]
+    if sub.size == 0:
+        return False
+    mag = np.hypot(cv2.Sobel(sub, cv2.CV_32F, 1, 0), cv2.Sobel(sub, cv2.CV_32F, 0, 1))
+    yy, xx = np.ogrid[:sub.shape[0], :sub.shape[1]]
+    d = np.hypot(xx - (cx - max(0, int(cx) - r)), yy - (cy - max(0, int(cy) - r))) / s
+    inner, outer = mag[d <= 8], mag[(d >= 11) & (d <= 15)]
+    if not inner.size or not outer.size:
+        return False
+    return float(np.percentile(inner, 90)) > 3.0 * float(np.median(outer)) + 12.0
 
 
 def _same_as_rail(bgr: np.ndarray, surround: np.ndarray) -> bool:
