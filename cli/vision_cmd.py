@@ -98,7 +98,7 @@ def _palette(path: str) -> Any:
 def _intrinsics(path: str | None) -> Any:
     if not path:
         return None
-    from vision.board import CameraError, CameraModel
+    from vision.camera import CameraError, CameraModel
 
     try:
         return CameraModel.load(path)

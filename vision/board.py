@@ -20,6 +20,8 @@ import cv2
 import numpy as np
 
 from vision.board_print import BoardPrint, zone_mask
+from vision.camera import CameraError as CameraError  # re-exported: older imports name it here
+from vision.camera import CameraModel
 from vision.geometry import (
     CameraPose,
     GeometryError,
@@ -51,51 +53,6 @@ COARSE_PX_PER_MM = 1.0
 ROI_MARGIN_MM = 5.0
 UNEXPLAINED_MIN = 0.6  # of a cube's top face: a smaller unexplained change is ink, noise or an edge
 COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
-
-
-class CameraError(ValueError):
-    """A camera file that cannot be used."""
-
-
-@dataclass(frozen=True, slots=True)
-class CameraModel:
-    """Lens intrinsics from `smart-table calibrate camera` (`smart-table/camera@1`)."""
-
-    K: np.ndarray
-    dist: np.ndarray
-    image_size: tuple[int, int]
-
-    @staticmethod
-    def load(source: str | Path | dict[str, Any] | CameraModel) -> CameraModel:
-        if isinstance(source, CameraModel):
-            return source
-        data = source
-        if not isinstance(source, dict):
-            import json
-
-            try:
-                data = json.loads(Path(source).read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise CameraError(f"cannot read camera file {str(source)!r}: {exc}; "
-                                  "make one with 'smart-table calibrate camera'") from exc
-        try:
-            K = np.array(data["K"], np.float64).reshape(3, 3)
-            dist = np.array(data.get("dist", [0, 0, 0, 0, 0]), np.float64).reshape(-1)
-            size = tuple(int(v) for v in data.get("image_size", (0, 0)))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CameraError("a camera file needs 'K' (3x3), 'dist' (list) and 'image_size' [w, h]") from exc
-        if K[0, 0] <= 0 or K[1, 1] <= 0:
-            raise CameraError("camera field 'K' must have positive focal lengths")
-        return CameraModel(K=K, dist=dist, image_size=(size[0], size[1]))
-
-    def scaled_to(self, width: int, height: int) -> CameraModel:
-        """The same lens for frames of another resolution (same aspect)."""
-        if self.image_size[0] in (0, width):
-            return self
-        s = width / self.image_size[0]
-        K = self.K.copy()
-        K[:2] *= s
-        return CameraModel(K=K, dist=self.dist, image_size=(width, height))
 
 
 @dataclass(slots=True)
