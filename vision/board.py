@@ -51,6 +51,7 @@ REF_MM = 3.0  # mm per pixel of the bare-board comparison (a hand is large; this
 # 10 x 10 px), then only the regions around them are warped at `PX_PER_MM`, with this margin.
 COARSE_PX_PER_MM = 1.0
 ROI_MARGIN_MM = 5.0
+LIGHT_DRIFT_LOG = 0.3  # a channel this far (log) from the calibration's light: ask for a new calibration
 UNEXPLAINED_MIN = 0.6  # of a cube's top face: a smaller unexplained change is ink, noise or an edge
 COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
@@ -76,6 +77,7 @@ class BoardReading:
     markers_seen: list[int] = field(default_factory=list)
     homography: np.ndarray | None = None  # board mm -> ideal image px
     timings_ms: dict[str, float] = field(default_factory=dict)
+    light_gain: tuple[float, float, float] = (1.0, 1.0, 1.0)  # board now / bare board at calibration (B, G, R)
 
     def to_json(self) -> dict[str, Any]:
         counts: dict[str, dict[str, int]] = {}
@@ -98,6 +100,10 @@ class BoardReading:
         }
         if self.reason:
             out["reason"] = self.reason
+        if max(abs(math.log(max(g, 1e-3))) for g in self.light_gain) > LIGHT_DRIFT_LOG:
+            # Read under the calibration's light as far as a gain goes; a person should re-calibrate.
+            out["warning"] = (f"the light changed since calibration (board {', '.join(f'{g:.2f}' for g in self.light_gain)}"
+                              " x as bright in B, G, R): run 'smart-table calibrate colors' again")
         return out
 
 
@@ -311,6 +317,8 @@ class BoardReader:
             status = "redrop"
         reading = BoardReading(status=status, cubes=cubes, markers_seen=ids, homography=H, timings_ms=timings,
                                reason=reason)
+        if self.print is not None:
+            reading.light_gain = tuple(float(g) for g in self.print.gain)  # type: ignore[assignment]
         if missing and len(missing) > len(ids):
             reading.reason = f"read with only markers {ids}; markers {missing} were not seen"
         return reading

@@ -123,3 +123,21 @@ def test_two_swapped_cubes_are_refused_and_named() -> None:
     image = R.render(design, cubes, _light(design, 5000, 0.6, None, 1.0), shot, rng)
     with pytest.raises(CalibrationError, match="red and blue|blue and red"):
         learn_palette(image, load_board_layout(design.layout))
+
+
+def test_light_drift_since_calibration_is_reported_not_silently_read_through() -> None:
+    """The lamp dimmed to half after calibration: the reading carries a warning asking for a new colour
+    calibration (and reads under the calibration's light meanwhile); the same light gives no warning."""
+    design = R.random_design(0)
+    rng = np.random.default_rng(77)
+    shot = R._resized(R.random_shot(rng, design), SIZE)
+    light = _light(design, 5000, 0.8, None, 1.0)
+    layout = load_board_layout(design.layout)
+    reader = BoardReader(layout, learn_palette(R.render(design, R.swatch_cubes(rng, design), light, shot, rng),
+                                               layout))
+    cubes = R.random_cubes(np.random.default_rng(5), design, 6)
+    same = reader.read(R.render(design, cubes, light, shot, rng)).to_json()
+    assert "warning" not in same
+    light.exposure *= 0.5
+    dim = reader.read(R.render(design, cubes, light, shot, rng)).to_json()
+    assert "calibrate colors" in dim["warning"]
