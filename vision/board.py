@@ -356,10 +356,13 @@ class BoardReader:
         if self.print is not None:
             changed = self._changed_print(now, w, h)
             darker = self.print.darker(now, self._ref_print_small)
+            # Cube-sized changes are judged as the cube colours are: gloss is no change there.
+            changed_cube = self.print.changed(now, self._ref_print_small, None).astype(np.uint8)
         else:
             changed = self._changed_colour(now, w, h)
-        labels = self._lut.take(_bin_index(now))
-        changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
+        # Cubes are not foreign: the colours the palette's own table gives (board colours ruled out).
+        labels = (self._lut_bg if self.print is not None else self._lut).take(_bin_index(now))
+        changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0
         if cubes:
             # Nor their shaded sides and shadows (a 16 mm wide stroke from each cube's footprint to
             # where its top face shows): a crowded board's cubes otherwise add up to a "hand".
@@ -370,7 +373,7 @@ class BoardReader:
             cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
         changed &= self._ref_keep > 0
         if darker is not None and unexplained is not None:
-            self._unexplained(changed, darker, labels, cubes, pose, unexplained)
+            self._unexplained(changed_cube & (self._ref_keep > 0), darker, labels, cubes, pose, unexplained)
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
         n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
         if n <= 1:
@@ -410,7 +413,7 @@ class BoardReader:
         ref = self._ref_print_small
         ok = np.full((h, w), 255, np.uint8)
         self.print.fit_gain(now, ref, ok)
-        return self.print.changed(now, ref, ok).astype(np.uint8)
+        return self.print.changed(now, ref, ok, gloss=False).astype(np.uint8)
 
     def _changed_colour(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
         """As `_changed_print` for a palette without the print model: a smooth gain fit, then brighter or

@@ -85,11 +85,13 @@ class BoardPrint:
         p = ref.astype(np.float32) * self.gain + OFFSET
         return np.all(n < DARKER * p, axis=-1)
 
-    def changed(self, now: np.ndarray, ref: np.ndarray, ok: np.ndarray | None, strong: bool = False) -> Any:
+    def changed(self, now: np.ndarray, ref: np.ndarray, ok: np.ndarray | None, strong: bool = False,
+                gloss: bool = True) -> Any:
         """Boolean image: where `now` is not the reference under this frame's light nor its shadow
         (meaningless where `ok` is 0: the caller decides there without a reference). With `strong`, also
         where it changed beyond doubt (far darker or brighter, or another colour): (changed, strong).
-        Images (h, w, 3) or pixel lists (n, 3) alike."""
+        Images (h, w, 3) or pixel lists (n, 3) alike. `gloss=False` counts a brighter, paler patch as a
+        change (the hand check: a pale hand over a warm print looks like gloss)."""
         # Channel planes: numpy's min/max over a short last axis is many times slower than elementwise.
         n = [now[..., c].astype(np.float32) + OFFSET for c in range(3)]
         p = [ref[..., c].astype(np.float32) * float(self.gain[c]) + OFFSET for c in range(3)]
@@ -110,7 +112,7 @@ class BoardPrint:
         # every cube colour over a print of its kind is darker, or deeper in colour, than the print.
         sat_now = np.maximum(np.maximum(cn[0], cn[1]), cn[2]) - np.minimum(np.minimum(cn[0], cn[1]), cn[2])
         sat_ref = np.maximum(np.maximum(cp[0], cp[1]), cp[2]) - np.minimum(np.minimum(cp[0], cp[1]), cp[2])
-        glossy = (lo > 1.0) & (sat_now < sat_ref - GLOSS_PALER)
+        glossy = (lo > 1.0) & (sat_now < sat_ref - GLOSS_PALER) & gloss
         changed = ~(shadow_like | glossy)
         if not strong:
             return changed
