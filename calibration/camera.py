@@ -1,6 +1,6 @@
 """Camera intrinsics from views of a ChArUco board: focal length, principal point, lens distortion,
 and the reprojection error that says how much to trust them. Writes `smart-table/camera@1`, which
-`vision.board.CameraModel` reads. Owns the ChArUco board definition and the solve.
+`vision.camera.CameraModel` reads. Owns the ChArUco board definition and the solve.
 """
 
 from __future__ import annotations

@@ -68,7 +68,7 @@ def _layout(path: Path | None):
 def _calibration(path: Path | None) -> Any:
     if path is None:
         return None
-    from vision.board import CameraError, CameraModel
+    from vision.camera import CameraError, CameraModel
 
     try:
         return CameraModel.load(path)

@@ -24,6 +24,8 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("--out", required=True, help="palette JSON to write")
     p.add_argument("--intrinsics", help="camera.json from 'calibrate camera' (optional)")
     p.add_argument("--colors", help="comma-separated subset of the swatch colours to learn")
+    p.add_argument("--yes", action="store_true",
+                   help="accept what calibration is unsure about without asking (after looking at the crops)")
     p.set_defaults(func=cmd_calibrate_colors)
 
     p = cal.add_parser("camera", help="lens intrinsics and distortion from views of a ChArUco board")
@@ -96,7 +98,7 @@ def _palette(path: str) -> Any:
 def _intrinsics(path: str | None) -> Any:
     if not path:
         return None
-    from vision.board import CameraError, CameraModel
+    from vision.camera import CameraError, CameraModel
 
     try:
         return CameraModel.load(path)
@@ -147,14 +149,44 @@ def cmd_calibrate_colors(args: argparse.Namespace) -> int:
     image = _image(args.image)
     colors = [c.strip() for c in args.colors.split(",") if c.strip()] if args.colors else None
     t0 = time.perf_counter()
+    questions: list[dict[str, Any]] = []
     try:
-        palette = learn_palette(image, layout, _intrinsics(args.intrinsics), colors)
+        palette = learn_palette(image, layout, _intrinsics(args.intrinsics), colors, questions)
     except CalibrationError as exc:
         raise CliError(str(exc), code=1) from exc
+    asked = _write_question_crops(questions, Path(args.out))
+    if questions and not args.yes:
+        if not sys.stdin.isatty():
+            print(json.dumps({"questions": asked}))
+            raise CliError(f"calibration is unsure ({questions[0]['text']}); look at the crops "
+                           f"({', '.join(asked[0]['crops'])}) and run again with --yes, or take another photo",
+                           code=3)
+        for q in asked:
+            reply = input(f"{q['text']} (crops: {', '.join(q['crops'])}) [y/N] ").strip().lower()
+            if reply not in ("y", "yes"):
+                raise CliError("calibration not saved: fix what the crops show and run again", code=3)
     _write_json(args.out, palette.to_json())
-    print(json.dumps({"palette": args.out, "colors": palette_summary(palette),
+    print(json.dumps({"palette": args.out, "colors": palette_summary(palette), "questions": asked,
                       "seconds": round(time.perf_counter() - t0, 3)}))
     return 0
+
+
+def _write_question_crops(questions: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
+    """Each question's crops written next to the palette (`<out stem>-crops/<kind>-<colour>.png`); the
+    questions as JSON, with file names instead of images."""
+    import cv2
+
+    shown = []
+    folder = out.parent / f"{out.stem}-crops"
+    for q in questions:
+        files = []
+        for color, crop in q["crops"].items():
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"{q['kind']}-{color}.png"
+            cv2.imwrite(str(path), crop)
+            files.append(str(path))
+        shown.append({"kind": q["kind"], "colors": q["colors"], "text": q["text"], "crops": files})
+    return shown
 
 
 def cmd_calibrate_camera(args: argparse.Namespace) -> int:

@@ -19,6 +19,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.board_print import BoardPrint, zone_mask
+from vision.camera import CameraError as CameraError  # re-exported: older imports name it here
+from vision.camera import CameraModel
 from vision.geometry import (
     CameraPose,
     GeometryError,
@@ -35,7 +38,7 @@ from vision.geometry import (
     upsample_grid,
 )
 from vision.layout import BoardLayout
-from vision.palette import Palette, load_palette
+from vision.palette import Palette, build_lut, load_palette
 
 # The clock of `BoardReading.timings_ms`: wall time; a benchmark may set `time.thread_time` (CPU time of
 # the reading thread, which is all of it with OpenCV held to one thread) to leave out a busy host's waits.
@@ -48,52 +51,9 @@ REF_MM = 3.0  # mm per pixel of the bare-board comparison (a hand is large; this
 # 10 x 10 px), then only the regions around them are warped at `PX_PER_MM`, with this margin.
 COARSE_PX_PER_MM = 1.0
 ROI_MARGIN_MM = 5.0
+LIGHT_DRIFT_LOG = 0.3  # a channel this far (log) from the calibration's light: ask for a new calibration
+UNEXPLAINED_MIN = 0.6  # of a cube's top face: a smaller unexplained change is ink, noise or an edge
 COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
-
-
-class CameraError(ValueError):
-    """A camera file that cannot be used."""
-
-
-@dataclass(frozen=True, slots=True)
-class CameraModel:
-    """Lens intrinsics from `smart-table calibrate camera` (`smart-table/camera@1`)."""
-
-    K: np.ndarray
-    dist: np.ndarray
-    image_size: tuple[int, int]
-
-    @staticmethod
-    def load(source: str | Path | dict[str, Any] | CameraModel) -> CameraModel:
-        if isinstance(source, CameraModel):
-            return source
-        data = source
-        if not isinstance(source, dict):
-            import json
-
-            try:
-                data = json.loads(Path(source).read_text(encoding="utf-8"))
-            except (OSError, ValueError) as exc:
-                raise CameraError(f"cannot read camera file {str(source)!r}: {exc}; "
-                                  "make one with 'smart-table calibrate camera'") from exc
-        try:
-            K = np.array(data["K"], np.float64).reshape(3, 3)
-            dist = np.array(data.get("dist", [0, 0, 0, 0, 0]), np.float64).reshape(-1)
-            size = tuple(int(v) for v in data.get("image_size", (0, 0)))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CameraError("a camera file needs 'K' (3x3), 'dist' (list) and 'image_size' [w, h]") from exc
-        if K[0, 0] <= 0 or K[1, 1] <= 0:
-            raise CameraError("camera field 'K' must have positive focal lengths")
-        return CameraModel(K=K, dist=dist, image_size=(size[0], size[1]))
-
-    def scaled_to(self, width: int, height: int) -> CameraModel:
-        """The same lens for frames of another resolution (same aspect)."""
-        if self.image_size[0] in (0, width):
-            return self
-        s = width / self.image_size[0]
-        K = self.K.copy()
-        K[:2] *= s
-        return CameraModel(K=K, dist=self.dist, image_size=(width, height))
 
 
 @dataclass(slots=True)
@@ -117,6 +77,7 @@ class BoardReading:
     markers_seen: list[int] = field(default_factory=list)
     homography: np.ndarray | None = None  # board mm -> ideal image px
     timings_ms: dict[str, float] = field(default_factory=dict)
+    light_gain: tuple[float, float, float] = (1.0, 1.0, 1.0)  # board now / bare board at calibration (B, G, R)
 
     def to_json(self) -> dict[str, Any]:
         counts: dict[str, dict[str, int]] = {}
@@ -139,6 +100,10 @@ class BoardReading:
         }
         if self.reason:
             out["reason"] = self.reason
+        if max(abs(math.log(max(g, 1e-3))) for g in self.light_gain) > LIGHT_DRIFT_LOG:
+            # Read under the calibration's light as far as a gain goes; a person should re-calibrate.
+            out["warning"] = (f"the light changed since calibration (board {', '.join(f'{g:.2f}' for g in self.light_gain)}"
+                              " x as bright in B, G, R): run 'smart-table calibrate colors' again")
         return out
 
 
@@ -154,6 +119,15 @@ class BoardReader:
         W, H = layout.size_mm
         self.size_px = (int(math.ceil(W * self.s)), int(math.ceil(H * self.s)))
         self._lut = self.palette.lut()
+        # With the bare board learned at calibration, the board's own print is told from cubes by place
+        # (`BoardPrint`): a cube colour the board also shows elsewhere is no longer ruled out everywhere.
+        self.print: BoardPrint | None = None
+        if self.palette.reference is not None:
+            self.print = BoardPrint(self.palette.reference, layout.size_mm, [sw.center_mm for sw in layout.swatches],
+                                    bare=self.palette.meta.get("reference") == "bare",
+                                    zones=zone_mask(layout, self.palette.reference.shape[1::-1]))
+            self._lut_bg = self._lut  # where the reference has nothing (swatch spots): the board's colours
+            self._lut = build_lut(Palette(colors=self.palette.colors))
         self._build_maps()
         self._marker_ids = {m.id for m in layout.markers}
         self._ref_small: np.ndarray | None = None
@@ -163,6 +137,7 @@ class BoardReader:
         self._small: np.ndarray | None = None  # the last located frame's half-size copy
         self._small_of: np.ndarray | None = None  # ... and that frame
         self._ref_keep = self._ref_A = self._ref_log = self._ref_chroma = None
+        self._ref_print_small: np.ndarray | None = None
 
     def _build_maps(self) -> None:
         L, s = self.layout, self.s
@@ -304,14 +279,22 @@ class BoardReader:
             rect = cv2.blur(rect, (3, 3))
             t2 = CLOCK()
             labels = self._lut.take(_bin_index(rect))
+            if self.print is not None:
+                to_mm = (np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]])
+                         @ np.linalg.inv(pose.plane_homography(0.0)) @ pose.plane_homography(cube_h)
+                         @ np.diag([1.0 / self.s, 1.0 / self.s, 1.0]))
+                ref_r, ok_r = self.print.warp(to_mm, self.size_px)
+                self.print.fit_gain(rect, ref_r, ok_r)
+                labels = self._with_print(rect, ref_r, ok_r)
             labels[self._on_board(pose, cube_h) == 0] = 0
             blobs = self._blobs(labels)
             t3 = CLOCK()
             t2 -= t1b - t1
         cubes, occluded = self._assign(blobs, pose, image.shape, crops)
         t4 = CLOCK()
+        unexplained: list[tuple[float, float]] = []
         if not occluded and self.palette.reference is not None:
-            occluded = self._foreign_object(image, pose, cubes)
+            occluded = self._foreign_object(image, pose, cubes, unexplained)
         t5 = CLOCK()
         timings = {"markers": (t1 - t0) * 1e3, "warp": (t2 - t1) * 1e3, "segment": (t3 - t2) * 1e3,
                    "assign": (t4 - t3) * 1e3, "occlusion": (t5 - t4) * 1e3}
@@ -321,16 +304,27 @@ class BoardReader:
                                 reason="something that is not a cube (a hand?) covers part of the board; "
                                        "clear the board and read again", timings_ms=timings)
         status = "ok"
-        if any(c.ambiguous for c in cubes):
+        reason = ""
+        if unexplained:
+            # Something cube-sized changed the board and no colour names it (a cube on a print of its own
+            # colour, a cube of another colour): a person must look; never a confident count without it.
+            x, y = unexplained[0]
+            status, reason = "ambiguous", (f"something cube-sized at [{x:.0f}, {y:.0f}] mm is no colour the palette "
+                                           "knows (a cube on print of its own colour?): look and correct")
+        elif any(c.ambiguous for c in cubes):
             status = "ambiguous"
         elif any(c.on_rail for c in cubes):
             status = "redrop"
-        reading = BoardReading(status=status, cubes=cubes, markers_seen=ids, homography=H, timings_ms=timings)
+        reading = BoardReading(status=status, cubes=cubes, markers_seen=ids, homography=H, timings_ms=timings,
+                               reason=reason)
+        if self.print is not None:
+            reading.light_gain = tuple(float(g) for g in self.print.gain)  # type: ignore[assignment]
         if missing and len(missing) > len(ids):
             reading.reason = f"read with only markers {ids}; markers {missing} were not seen"
         return reading
 
-    def _foreign_object(self, image: np.ndarray, pose: CameraPose, cubes: list[Cube] | None = None) -> bool:
+    def _foreign_object(self, image: np.ndarray, pose: CameraPose, cubes: list[Cube] | None = None,
+                        unexplained: list[tuple[float, float]] | None = None) -> bool:
         """True when something large that is neither the board nor cubes lies over it (a hand, an arm,
         a card): compared with the bare board learned at calibration, at 3 mm per pixel (cheap).
         `cubes` (the reading's) are left out with their surroundings."""
@@ -346,6 +340,8 @@ class BoardReader:
                 cv2.circle(sw_mask, (int(sw.center_mm[0] / REF_MM), int(sw.center_mm[1] / REF_MM)),
                            int(14 / REF_MM), 0, -1)
             self._ref_keep = sw_mask
+            self._zones_small = (cv2.resize(zone_mask(self.layout, (int(W), int(H))), sw_mask.shape[::-1],
+                                            interpolation=cv2.INTER_AREA) > 200).astype(np.uint8)
             hh, ww = sw_mask.shape
             yy, xx = np.mgrid[0:hh, 0:ww]
             self._ref_A = np.stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5]
@@ -356,6 +352,72 @@ class BoardReader:
         h, w = self._ref_keep.shape
         M = pose.plane_homography(0.0) @ np.diag([REF_MM, REF_MM, 1.0])
         now = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
+        darker = None
+        if self.print is not None:
+            changed = self._changed_print(now, w, h)
+            darker = self.print.darker(now, self._ref_print_small)
+            # Cube-sized changes are judged as the cube colours are: gloss is no change there.
+            changed_cube = self.print.changed(now, self._ref_print_small, None).astype(np.uint8)
+        else:
+            changed = self._changed_colour(now, w, h)
+        # Cubes are not foreign: the colours the palette's own table gives (board colours ruled out).
+        labels = (self._lut_bg if self.print is not None else self._lut).take(_bin_index(now))
+        changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0
+        if cubes:
+            # Nor their shaded sides and shadows (a 16 mm wide stroke from each cube's footprint to
+            # where its top face shows): a crowded board's cubes otherwise add up to a "hand".
+            size = self.layout.cube_size_mm
+            f = np.array([cb.center_mm for cb in cubes])
+            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)  # top faces, seen on the board
+            segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)  # one polyline call for all
+            cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
+        changed &= self._ref_keep > 0
+        if darker is not None and unexplained is not None:
+            self._unexplained(changed_cube & (self._ref_keep > 0), darker, labels, cubes, pose, unexplained)
+        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
+        if n <= 1:
+            return False
+        # More than six cubes' worth of board looks different and is not cube-coloured.
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm ** 2
+
+    def _unexplained(self, changed: np.ndarray, darker: np.ndarray, labels: np.ndarray, cubes: list[Cube] | None,
+                     pose: CameraPose, out: list[tuple[float, float]]) -> None:
+        """Compact, cube-sized changes (at REF_MM) that no cube of the reading explains: changed, or
+        darker than any light drift (a black cube on a charcoal print darkens it like a shadow, but only
+        cubes cast cube-sized shadows, and theirs are left out with them). Appends their centres (mm)."""
+        size = self.layout.cube_size_mm
+        m = (changed > 0) | darker
+        m = m.astype(np.uint8)
+        if cubes:
+            f = np.array([cb.center_mm for cb in cubes])
+            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)
+            segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)
+            cv2.polylines(m, list(segs), False, 0, int(round(2.2 * size / REF_MM)))
+        m &= (self._ref_keep > 0).astype(np.uint8)
+        m &= self._zones_small  # in a zone: where a missed cube changes the count
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self.kernel)
+        n, _, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
+        top = size * size
+        for j in range(1, n):
+            area = float(stats[j, cv2.CC_STAT_AREA]) * REF_MM * REF_MM
+            long_side = max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) * REF_MM
+            if UNEXPLAINED_MIN * top <= area <= 4 * top and long_side <= 3.5 * size:
+                out.append((float(cents[j][0] * REF_MM), float(cents[j][1] * REF_MM)))
+
+    def _changed_print(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
+        """Board pixels (at REF_MM) that are neither the bare print under this frame's light nor its shadow."""
+        assert self.print is not None
+        if self._ref_print_small is None:
+            self._ref_print_small = cv2.resize(self.print.ref, (w, h), interpolation=cv2.INTER_AREA)
+        ref = self._ref_print_small
+        ok = np.full((h, w), 255, np.uint8)
+        self.print.fit_gain(now, ref, ok)
+        return self.print.changed(now, ref, ok, gloss=False).astype(np.uint8)
+
+    def _changed_colour(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
+        """As `_changed_print` for a palette without the print model: a smooth gain fit, then brighter or
+        differently coloured pixels."""
         # Channel planes (3, h*w): numpy's max over a short last axis is ~100x slower than over rows.
         nowf = now.reshape(-1, 3).T.astype(np.float32)
         # Light differs from calibration (drift, a board moved under uneven light): fit a smooth gain
@@ -376,23 +438,7 @@ class BoardReader:
         chroma = np.abs(nowf / (nowf[0] + nowf[1] + nowf[2] + 30) - self._ref_chroma)
         changed = (brighter | (np.maximum(np.maximum(chroma[0], chroma[1]), chroma[2]) > 0.07)
                    ).astype(np.uint8).reshape(h, w)
-        labels = self._lut.take(_bin_index(now))
-        changed[(labels > 0) & (labels != self.palette.unknown_label)] = 0  # cubes are not foreign
-        if cubes:
-            # Nor their shaded sides and shadows (a 16 mm wide stroke from each cube's footprint to
-            # where its top face shows): a crowded board's cubes otherwise add up to a "hand".
-            size = self.layout.cube_size_mm
-            f = np.array([cb.center_mm for cb in cubes])
-            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)  # top faces, seen on the board
-            segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)  # one polyline call for all
-            cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
-        changed &= self._ref_keep > 0
-        changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
-        if n <= 1:
-            return False
-        # More than six cubes' worth of board looks different and is not cube-coloured.
-        return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm ** 2
+        return changed
 
     def _blobs_coarse_to_fine(self, image: np.ndarray, pose: CameraPose, height_mm: float
                               ) -> tuple[list[tuple[int, np.ndarray, np.ndarray]] | None, float]:
@@ -422,6 +468,14 @@ class BoardReader:
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
         t_warp += CLOCK() - tw
         cand = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
+        to_mm = None
+        if self.print is not None:
+            # Rectified pixels -> board-plane millimetres (where each pixel's ray meets the board).
+            to_mm = (np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]]) @ np.linalg.inv(pose.plane_homography(0.0))
+                     @ M)
+            ref_c, ok_c = self.print.warp(to_mm @ np.diag([1.0 / c, 1.0 / c, 1.0]), (cw, ch))
+            self.print.fit_gain(coarse, ref_c, ok_c)
+            cand = (self._with_print(coarse, ref_c, ok_c) > 0).view(np.uint8)
         on = np.zeros((ch, cw), np.uint8)
         cv2.fillConvexPoly(on, np.round(outline * c).astype(np.int32), 1, cv2.LINE_8, 4)
         for q in markers:
@@ -458,7 +512,12 @@ class BoardReader:
                                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
                 roi = cv2.blur(roi, (3, 3))
                 t_warp += CLOCK() - tw
-                lab = self._lut.take(_bin_index(roi))
+                if to_mm is not None:
+                    ref_r, ok_r = self.print.warp(to_mm @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]]),
+                                                  (x1 - x0, y1 - y0))
+                    lab = self._with_print(roi, ref_r, ok_r)
+                else:
+                    lab = self._lut.take(_bin_index(roi))
                 corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) * 16
                 inside = all(cv2.pointPolygonTest(outline_f, (float(px), float(py)), True) > 32 for px, py in corners)
                 near = [q for q, (lo, hi) in zip(markers, marker_boxes, strict=True)
@@ -488,6 +547,32 @@ class BoardReader:
         else:
             return None, t_warp
         return self._blobs(labels, any_mask), t_warp
+
+    def _with_print(self, now: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> np.ndarray:
+        """Cube-colour labels kept only where the board looks changed from its bare print; the board's own
+        colours (`_lut_bg` rules them out) only where it changed beyond doubt; where the reference has
+        nothing (under the calibration's swatch cubes), the colours of `_lut_bg`. The comparison runs
+        only on pixels that take a cube colour at all (a few percent of the board)."""
+        assert self.print is not None
+        raw = now
+        # Colours as under the calibration's light: this frame's drift (exposure, white balance) undone.
+        g = self.print.gain
+        if float(np.abs(g - 1.0).max()) > 0.02:
+            now = cv2.multiply(now, np.append(1.0 / g, 0.0), dtype=cv2.CV_8U)
+        bins = _bin_index(now)
+        lab = self._lut.take(bins)
+        out = np.zeros(lab.shape, np.uint8)
+        idx = np.flatnonzero(lab)
+        if not len(idx):
+            return out
+        flat_out = out.reshape(-1)
+        bg = self._lut_bg.take(bins.reshape(-1)[idx])
+        changed, strong = self.print.changed(raw.reshape(-1, 3)[idx], ref.reshape(-1, 3)[idx], None, strong=True)
+        keep = np.where(changed & (bg > 0), bg, np.where(strong, lab.reshape(-1)[idx], 0))
+        miss = ok.reshape(-1)[idx] == 0
+        keep[miss] = bg[miss]
+        flat_out[idx] = keep
+        return out
 
     def _blobs(self, labels: np.ndarray, any_mask: np.ndarray | None = None) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(label, component stats row [x, y, w, h, area], pixel coordinates) of each coloured blob.

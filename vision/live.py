@@ -19,20 +19,25 @@ import cv2
 import numpy as np
 
 from vision.board import BoardReader, BoardReading
+from vision.camera_source import CameraSource, SourceError, kind_of
+
+__all__ = ["SourceError", "iter_frames", "BoardWatcher", "SettleGate"]
 
 TOPIC = "vision.board"
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 
-class SourceError(ValueError):
-    """A frame source that cannot be opened."""
 
 
 # ---------------------------------------------------------------- frame sources
 
 
 def iter_frames(source: str | int, loop: bool = False) -> Iterator[np.ndarray]:
-    """BGR frames from a camera index, a video file or a folder of images (sorted by name)."""
+    """BGR frames from a camera index, a video file or a folder of images (sorted by name), or any
+    source `vision.camera_source` opens (`/dev/videoN`, `rtsp://`, `http://` MJPEG, `picamera2`)."""
+    if kind_of(source) in ("rtsp", "mjpeg", "picamera2") or str(source).startswith("/dev/video"):
+        yield from CameraSource(source)
+        return
     if isinstance(source, int) or (isinstance(source, str) and source.isdigit()):
         cap = cv2.VideoCapture(int(source))
         if not cap.isOpened():

@@ -563,10 +563,10 @@ def _perimeter_px(H: np.ndarray, center_mm: tuple[float, float], size_mm: float)
 
 def _camera_matrices(camera: Any, width: int, height: int) -> tuple[np.ndarray | None, np.ndarray | None]:
     """K and distortion for this frame size from a camera file (`smart-table calibrate camera`: a path,
-    its dict or a `vision.board.CameraModel`), or (None, None) without one."""
+    its dict or a `vision.camera.CameraModel`), or (None, None) without one."""
     if camera is None:
         return None, None
-    from vision.board import CameraModel  # raises vision.board.CameraError on a bad file
+    from vision.camera import CameraModel  # raises vision.camera.CameraError on a bad file
 
     model = CameraModel.load(camera).scaled_to(width, height)
     return model.K, model.dist

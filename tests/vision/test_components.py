@@ -101,7 +101,15 @@ def test_coarse_to_fine_finds_the_whole_board_blobs(session, seed: int) -> None:
     h = session.layout.cube_size_mm
     fine, _ = reader._blobs_coarse_to_fine(image, pose, h)
     assert fine is not None
-    labels = reader._lut.take(_bin_index(cv2.blur(reader.rectify(image, pose, h), (3, 3))))
+    rect = cv2.blur(reader.rectify(image, pose, h), (3, 3))
+    if reader.print is not None:
+        # As `read` does without the coarse pass: the bare print compared at full resolution, under the
+        # light gain the coarse pass fitted.
+        to_mm = (np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]]) @ np.linalg.inv(pose.plane_homography(0.0))
+                 @ pose.plane_homography(h) @ np.diag([1.0 / reader.s, 1.0 / reader.s, 1.0]))
+        labels = reader._with_print(rect, *reader.print.warp(to_mm, reader.size_px))
+    else:
+        labels = reader._lut.take(_bin_index(rect))
     labels[reader._on_board(pose, h) == 0] = 0
     whole = reader._blobs(labels)
     areas = {(lab, int(st[0]), int(st[1])): int(st[4]) for lab, st, _ in fine}

@@ -1,0 +1,132 @@
+"""Benchmark: battle-board reading on held-out, domain-randomised boards (`vision.synth.randomised`).
+
+    python bench/vision_heldout.py --designs 5 --design-seed 7100 --scene-seed 9100 --scenes 40 [--size 1920x1080]
+
+Each design is a random board (layout file, print, paints) with its own room light; it is calibrated once
+from its calibration photo (one cube per swatch), then `--scenes` photos are read, each with light drift,
+often another camera shot, 0-20 cubes. Scoring as `bench/vision_read.py`: strict per-cube F1 on (colour,
+zone or re-drop), whole-scene exact (counts and re-drops right, not "ambiguous"), silent errors (wrong
+but not flagged). Time: process CPU time of the read (one OpenCV thread), median per frame.
+Seeds: the development seeds are listed in docs/bench/vision.md; report only on seeds never run before.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+
+from calibration.colors import CalibrationError, learn_palette  # noqa: E402
+from vision.board import BoardReader  # noqa: E402
+from vision.layout import load_board_layout  # noqa: E402
+from vision.synth.randomised import session  # noqa: E402
+
+
+def _multiset(counts: dict[str, dict[str, int]], redrop_colors: list[str]) -> Counter[tuple[str, str]]:
+    out: Counter[tuple[str, str]] = Counter()
+    for color, zones in counts.items():
+        for zone, n in zones.items():
+            out[(color, zone)] += n
+    for color in redrop_colors:
+        out[(color, "<rail>")] += 1
+    return out
+
+
+def run_design(args: tuple[int, int, int, tuple[int, int] | None]) -> list[dict[str, Any]]:
+    design_seed, scene_seed, n_scenes, size = args
+    cv2.setNumThreads(1)
+    s = session(design_seed, scene_seed, size=size)
+    layout = load_board_layout(s.design.layout)
+    try:
+        palette = learn_palette(s.calibration, layout)
+    except CalibrationError as exc:
+        return [{"design": design_seed, "calibration_failed": str(exc)}]
+    reader = BoardReader(layout, palette)
+    recs = []
+    for i in range(n_scenes):
+        image, truth = next(s.scenes)
+        reader.read(image)  # warm (lazy maps), as a running system is
+        t0 = time.process_time()
+        reading = reader.read(image)
+        cpu = (time.process_time() - t0) * 1e3
+        out = reading.to_json()
+        want = _multiset(truth["counts"], truth["redrop_colors"])
+        got = _multiset(out["counts"], [out["cubes"][k]["color"] for k in out["redrop"]])
+        tp = sum((want & got).values())
+        exact = want == got and out["status"] != "ambiguous"
+        recs.append({"design": design_seed, "scene": i, "tp": tp, "truth": sum(want.values()),
+                     "read": sum(got.values()), "exact": exact, "status": out["status"],
+                     "silent": (not exact) and out["status"] != "ambiguous", "cpu_ms": cpu,
+                     "size": f"{image.shape[1]}x{image.shape[0]}", "reason": out.get("reason", ""),
+                     "diff": "" if exact else ", ".join(f"{c}/{z}: {want[(c, z)]}->{got[(c, z)]}"
+                                                       for c, z in sorted(set(want) | set(got))
+                                                       if want[(c, z)] != got[(c, z)])})
+    return recs
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--designs", type=int, default=5)
+    ap.add_argument("--design-seed", type=int, required=True)
+    ap.add_argument("--scene-seed", type=int, required=True)
+    ap.add_argument("--scenes", type=int, default=40)
+    ap.add_argument("--size", default="", help="force one resolution, e.g. 1920x1080 (else random per shot)")
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--json", help="write every scene's record to this file")
+    args = ap.parse_args(argv)
+    size = tuple(int(v) for v in args.size.lower().split("x")) if args.size else None
+    jobs = [(args.design_seed + k, args.scene_seed + k, args.scenes, size) for k in range(args.designs)]
+    t0 = time.perf_counter()
+    if args.jobs > 1:
+        with ProcessPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(run_design, jobs))
+    else:
+        results = [run_design(j) for j in jobs]
+    failed = [r[0] for r in results if r and "calibration_failed" in r[0]]
+    recs = [r for rs in results for r in rs if "calibration_failed" not in r]
+    tp, truth, read = (sum(r[k] for r in recs) for k in ("tp", "truth", "read"))
+    p, rc = tp / read if read else 1.0, tp / truth if truth else 1.0
+    f1 = 2 * p * rc / (p + rc) if p + rc else 0.0
+    exact = sum(r["exact"] for r in recs) / max(1, len(recs))
+    silent = sum(r["silent"] for r in recs)
+    hd = [r["cpu_ms"] for r in recs if r["size"] == "1920x1080"]
+    print(f"command: python bench/vision_heldout.py --designs {args.designs} --design-seed {args.design_seed} "
+          f"--scene-seed {args.scene_seed} --scenes {args.scenes}" + (f" --size {args.size}" if args.size else ""))
+    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end, OpenCV "
+          f"{cv2.__version__}, wall {time.perf_counter() - t0:.0f} s")
+    print(f"designs calibrated: {len(jobs) - len(failed)} of {len(jobs)}")
+    for f in failed:
+        print(f"  design {f['design']}: calibration refused: {f['calibration_failed']}")
+    print(f"scenes {len(recs)}, cubes {truth}; F1 {f1:.4f} (P {p:.4f} R {rc:.4f}); exact {exact * 100:.1f} %; "
+          f"ambiguous {sum(r['status'] == 'ambiguous' for r in recs)}; silent {silent}")
+    if hd:
+        print(f"CPU ms per 1080p frame: median {statistics.median(hd):.1f}, n {len(hd)}")
+    allms = [r["cpu_ms"] for r in recs]
+    if allms:
+        print(f"CPU ms all sizes: median {statistics.median(allms):.1f}")
+    for d in sorted({r["design"] for r in recs}):
+        rs = [r for r in recs if r["design"] == d]
+        print(f"  design {d}: exact {sum(r['exact'] for r in rs)}/{len(rs)}, silent {sum(r['silent'] for r in rs)}")
+    if args.verbose:
+        for r in recs:
+            if not r["exact"]:
+                print(f"  d{r['design']} s{r['scene']} {r['status']} {r['size']}: {r['diff']} {r['reason'][:80]}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(recs, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,143 @@
+"""The failures of issue 12 on boards, light and cameras the reader was never tuned on, reproduced with the
+held-out generator (`vision.synth.randomised`) and pinned. Each scenario failed before the reader learned
+the board's own print and calibration learned to ask instead of refusing (docs/bench/vision.md, "Held-out
+round"): a charcoal zone read as "a hand" on every photo; a black cube under a bright lamp refused as
+"looks empty"; warm light refused as two colours "look alike" (or a dark blue cube as "looks empty")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from calibration.colors import learn_palette
+from vision.board import BoardReader
+from vision.layout import load_board_layout
+from vision.synth import randomised as R
+
+SIZE = (1280, 720)
+
+
+def _light(design: R.Design, kelvin: float, level: float, wb_gain: np.ndarray | None, noise: float) -> R.Light:
+    """One lamp above the board's middle at `kelvin`; `level`: the paper's brightness (1: a normal
+    exposure, 1.6: a bright lamp with light print clipped); `wb_gain`: the camera's white balance
+    (None: set for the lamp)."""
+    W, H = design.layout["size_mm"]
+    col = R.kelvin_rgb(kelvin)
+    light = R.Light([(np.array([0.5 * W, 0.5 * H, 900.0]), 0.9, col)], 0.2, R.kelvin_rgb(5500), 1.0,
+                    1.0 / col if wb_gain is None else wb_gain, [], [], noise, 90)
+    lum = float(R._irradiance(light, np.array([[W / 2, H / 2, 0.0]]), np.array([0, 0, 1.0]))[0].mean())
+    light.exposure = level / (lum * float(np.mean(light.wb)) * 2.2)
+    return light
+
+
+def _calibrate_and_read(design_seed: int, light_of: Any, scenes: int = 3, cubes: int = 12
+                        ) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], dict[str, Any]]]]:
+    design = R.random_design(design_seed)
+    rng = np.random.default_rng(77)
+    shot = R._resized(R.random_shot(rng, design), SIZE)
+    light = light_of(design)
+    layout = load_board_layout(design.layout)
+    questions: list[dict[str, Any]] = []
+    palette = learn_palette(R.render(design, R.swatch_cubes(rng, design), light, shot, rng), layout,
+                            questions=questions)
+    reader = BoardReader(layout, palette)
+    out = []
+    crng = np.random.default_rng(5)
+    for _ in range(scenes):
+        placed = R.random_cubes(crng, design, cubes)
+        out.append((reader.read(R.render(design, placed, light, shot, crng)).to_json(), R.truth_of(placed)))
+    return questions, out
+
+
+def _never_silently_wrong(readings: list[tuple[dict[str, Any], dict[str, Any]]]) -> int:
+    """Asserts no reading is wrong yet not flagged; returns how many were exactly right."""
+    exact = 0
+    for got, truth in readings:
+        right = got["counts"] == truth["counts"] and len(got["redrop"]) == len(truth["redrop_colors"])
+        assert right or got["status"] == "ambiguous", (got["counts"], truth["counts"])
+        exact += right and got["status"] != "ambiguous"
+    return exact
+
+
+def test_a_charcoal_zone_is_the_board_not_a_hand() -> None:
+    """Design 0 prints zone z00 in charcoal, close to the black cubes: the old reader found a dozen
+    "black cubes" in it and called every photo "a hand covers part of the board"."""
+    assert R.random_design(0).fills["z00"] == "charcoal"
+    questions, readings = _calibrate_and_read(0, lambda d: _light(d, 5000, 1.0, None, 1.0))
+    assert not questions
+    for got, _truth in readings:
+        assert "hand" not in got.get("reason", "")
+    assert _never_silently_wrong(readings) == len(readings)
+
+
+def test_a_black_cube_under_a_bright_lamp_is_not_an_empty_swatch() -> None:
+    """Design 6, bright lamp: the black cube photographs in the dark rail's own colour, and the old
+    calibration refused "swatch 'black' ... looks empty". Its edges show a cube is there: it is learned,
+    with a question at most (the crop attached for the person to look at)."""
+    questions, readings = _calibrate_and_read(6, lambda d: _light(d, 5000, 1.6, None, 1.0), scenes=1)
+    assert {q["kind"] for q in questions} <= {"swatch-maybe-empty"}
+    assert all(q["colors"] == ["black"] and "black" in q["crops"] for q in questions)
+    assert readings
+
+
+@pytest.mark.xfail(strict=True, reason="not solved: a green cube on a forest-green zone under a bright lamp "
+                                       "is missed without a flag (docs/bench/vision.md, held-out round)")
+def test_a_green_cube_on_a_forest_print_under_a_bright_lamp_is_never_silently_missed() -> None:
+    _questions, readings = _calibrate_and_read(6, lambda d: _light(d, 5000, 1.6, None, 1.0))
+    _never_silently_wrong(readings)
+
+
+def _warm(design: R.Design) -> R.Light:
+    return _light(design, 2700, 1.0, 1.0 / R.kelvin_rgb(2700) ** 0.4, 3.0)
+
+
+def test_warm_light_does_not_make_colours_look_alike() -> None:
+    """Design 12 at 2700 K with the camera's white balance part way to the lamp, noisy: the old
+    calibration refused "black and green look alike under this light" (a person sees them plainly
+    apart). Now it is learned, with a question at most."""
+    questions, readings = _calibrate_and_read(12, _warm, scenes=1)
+    assert {q["kind"] for q in questions} <= {"colors-close", "swatch-maybe-empty", "color-like-print"}
+    assert readings
+
+
+@pytest.mark.xfail(strict=True, reason="not solved: black and red cubes on charcoal and brick zones under warm "
+                                       "light are missed without a flag (docs/bench/vision.md, held-out round)")
+def test_warm_light_photos_are_never_silently_misread() -> None:
+    _questions, readings = _calibrate_and_read(12, _warm)
+    _never_silently_wrong(readings)
+
+
+def test_two_swapped_cubes_are_refused_and_named() -> None:
+    """Refusal stays for what cannot work: the red and blue cubes on each other's swatches."""
+    from calibration.colors import CalibrationError
+
+    design = R.random_design(0)
+    rng = np.random.default_rng(77)
+    shot = R._resized(R.random_shot(rng, design), SIZE)
+    cubes = R.swatch_cubes(rng, design)
+    red = next(c for c in cubes if c.color == "red")
+    blue = next(c for c in cubes if c.color == "blue")
+    red.color, blue.color = "blue", "red"
+    image = R.render(design, cubes, _light(design, 5000, 0.6, None, 1.0), shot, rng)
+    with pytest.raises(CalibrationError, match="red and blue|blue and red"):
+        learn_palette(image, load_board_layout(design.layout))
+
+
+def test_light_drift_since_calibration_is_reported_not_silently_read_through() -> None:
+    """The lamp dimmed to half after calibration: the reading carries a warning asking for a new colour
+    calibration (and reads under the calibration's light meanwhile); the same light gives no warning."""
+    design = R.random_design(0)
+    rng = np.random.default_rng(77)
+    shot = R._resized(R.random_shot(rng, design), SIZE)
+    light = _light(design, 5000, 0.8, None, 1.0)
+    layout = load_board_layout(design.layout)
+    reader = BoardReader(layout, learn_palette(R.render(design, R.swatch_cubes(rng, design), light, shot, rng),
+                                               layout))
+    cubes = R.random_cubes(np.random.default_rng(5), design, 6)
+    same = reader.read(R.render(design, cubes, light, shot, rng)).to_json()
+    assert "warning" not in same
+    light.exposure *= 0.5
+    dim = reader.read(R.render(design, cubes, light, shot, rng)).to_json()
+    assert "calibrate colors" in dim["warning"]
