@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from contracts.zones import ZONE_KINDS
 from vision.geometry import (
     GeometryError,
     aruco_dictionary,
@@ -23,7 +24,6 @@ from vision.geometry import (
 )
 
 SCHEMA = "smart-table/board-layout@1"
-ZONE_KINDS: tuple[str, ...] = ("exploding", "plunder", "damage", "strength", "miss")
 DEFAULT_LAYOUT_PATH = Path(__file__).parent / "data" / "battle-board.json"
 
 

@@ -18,12 +18,13 @@ from typing import Any
 import cv2
 import numpy as np
 
+from contracts import topics
 from vision.board import BoardReader, BoardReading
 from vision.camera_source import CameraSource, SourceError, kind_of
 
 __all__ = ["SourceError", "iter_frames", "BoardWatcher", "SettleGate"]
 
-TOPIC = "vision.board"
+TOPIC = topics.VISION_BOARD.decode()
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 

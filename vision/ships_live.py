@@ -27,10 +27,11 @@ from typing import Any
 
 import numpy as np
 
+from contracts import topics
 from vision.live import SettleGate, SourceError, iter_frames
 from vision.table import TableLayout, TableReading, load_table_layout, read_table_detailed
 
-TOPIC = "vision.table"
+TOPIC = topics.VISION_TABLE.decode()
 
 __all__ = ["TOPIC", "SourceError", "TableWatcher", "TableWatchEvent", "reading_key", "watch_table"]
 

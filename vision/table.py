@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from contracts import grid
 from vision.geometry import (
     CameraPose,
     GeometryError,
@@ -32,8 +33,8 @@ from vision.geometry import (
 
 SCHEMA = "smart-table/table-layout@1"
 DEFAULT_LAYOUT_PATH = Path(__file__).with_name("data") / "table.json"
-GRID_ROWS = 4
-GRID_COLS = 3
+GRID_ROWS = grid.ROWS
+GRID_COLS = grid.COLS
 
 
 class LayoutError(ValueError):
