@@ -102,7 +102,9 @@ def test_simulate_runs_the_hardware_while_a_person_plays_beside_a_bot(tmp_path: 
                     assert r["accepted"] or r["kind"] == "stale", r
                 resolved = svc.battles.resolved
             time.sleep(0.005)
-        assert resolved >= 2, f"only {resolved} battles resolved; the sim says: {svc.sim.reason if svc.sim else '-'}"
+        open_prompts = [(p.kind, p.player) for p in svc.core.prompts.values()]
+        assert resolved >= 2, (f"only {resolved} battles resolved; the sim says: {svc.sim.reason if svc.sim else '-'}; "
+                               f"open prompts: {open_prompts}; battle busy: {svc.battles.busy()}")
         assert hand_prompts == 0  # the simulated hardware read every drop: nobody was asked to tap it
         commands = svc.gamelog.commands(svc.core.game_id)
         records = [c["action"]["record"] for c in commands if c["action"].get("type") == "resolve_battle"]
