@@ -231,6 +231,25 @@ def refresh_battle(d: State, out: list[dict[str, Any]]) -> None:
     notice(out, "battle_updated", setup=to_plain(setup))
 
 
+def check_battle_drop_started(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    """The battle session says the Battle cubes are being dropped: "once the battle has begun, you can no
+    longer do this [rearrange, jettison] until the battle is over", and the defender's cards are chosen
+    in step 1, before the drop. From this action on those are refused until `resolve_battle`."""
+    b = d["battle"]
+    if not b:
+        raise Illegal("there is no battle under way, so no drop can start.")
+    if player not in ("table", d["active"], b.get("defender_player")):
+        raise Illegal("only the table or the players in the battle may say the drop has started.")
+    if b.get("locked"):
+        raise Illegal(f"the drop of battle {b['battle_id']} has already started.")
+    return {"type": "battle_drop_started", "battle_id": b["battle_id"]}
+
+
+def do_battle_drop_started(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    battle_under_way(d)["locked"] = True
+    notice(out, "battle_locked", battle_id=a["battle_id"])
+
+
 def check_resolve_battle(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if not d["battle"]:
         raise Illegal("there is no battle to resolve.")
@@ -399,5 +418,6 @@ ACTIONS: tuple[Action[State], ...] = (
     Action("attack", check_attack, do_attack, undoable=False),
     Action("attack_merchant", check_attack_merchant, do_attack_merchant, undoable=False),
     Action("attack_building", check_attack_building, do_attack_building, undoable=False),
+    Action("battle_drop_started", check_battle_drop_started, do_battle_drop_started, undoable=False),
     Action("resolve_battle", check_resolve_battle, do_resolve_battle, undoable=False),
 )

@@ -10,7 +10,7 @@ maps each player's colour to their player board, a hold is `[cargo, coins]`.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 
 class Ship(TypedDict):
@@ -58,6 +58,8 @@ class Island(TypedDict):
     controller: str | None  # the player who controls the island (rulebook: "controls")
     buildings: dict[str, bool]  # fort, garrison, outpost
     strikes: dict[str, int]
+    # whose the Buildings are while nobody controls the island (present only then): docs/rules-engine.md
+    built_by: NotRequired[str]
 
 
 class Square(TypedDict):
