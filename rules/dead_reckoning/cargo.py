@@ -99,7 +99,7 @@ def do_unload(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]
 def check_rearrange(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Illegal("only a player can rearrange their own Ship.")
-    not_in_battle(d)
+    not_in_battle(d, player)
     p = d["p"][player]
     src = hold_index(a, "from_hold")
     dst = 1 - src
@@ -133,7 +133,7 @@ def _battle_side_changed(d: State, player: str, out: list[dict[str, Any]]) -> No
 def check_jettison(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Illegal("only a player can jettison from their own Ship.")
-    not_in_battle(d)
+    not_in_battle(d, player)
     p = d["p"][player]
     h = hold_index(a)
     cargo, coins = int_field(a, "cargo"), int_field(a, "coins")

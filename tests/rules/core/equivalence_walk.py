@@ -23,6 +23,9 @@ def _canon(x: object) -> str:
     return json.dumps(x, sort_keys=True, separators=(",", ":"))
 
 
+EXPLORER_NEEDED = {2: 5, 3: 4, 4: 3}  # "2-player game: 5 spaces; 3-player game: 4 spaces; 4-player game: 3 spaces"
+
+
 def fixed_rule_applies(data: dict) -> bool:  # type: ignore[type-arg]
     """True from the first state where a rulebook fix of issue #16 makes the two engines differ by design
     (seen from the state alone, so both engines compute it alike; the test cuts at the earlier of the two).
@@ -30,7 +33,15 @@ def fixed_rule_applies(data: dict) -> bool:  # type: ignore[type-arg]
     - Deviation 5 (Buildings removed whenever control passes to another player): an island with Buildings
       and no controller (whose Buildings now stay with the player who built them; the engine before kept
       no owner, so a later controller inherited them).
+    - Deviation 6 (Explorer cubes return "If it is no longer possible to meet the requirements"): a player
+      holds Explorer cubes while fewer boards are face down than they still need. This engine returns them
+      the moment the board is turned; the engine before waited for that player's next check.
     """
+    need = EXPLORER_NEEDED[len(data["players"])]
+    face_down = sum(1 for cell in data["grid"].values() if cell["board"] is None)
+    for color, mine in data["achievement_cubes"]["explorer"].items():
+        if mine and color not in data["achievements"]["explorer"] and need - mine > face_down:
+            return True
     for cell in data["grid"].values():
         isl = cell.get("island")
         if isl and isl["controller"] is None and any(isl["buildings"].values()):

@@ -207,3 +207,38 @@ def test_stopping_among_several_pirates_asks_for_the_order():
     state, events = act(state, "move", path=["r1c2"], fight_order=[others[1], others[0]])
     assert [e["setup"]["defender"]["name"] for e in events if e["type"] == "battle_started"] == [others[1]]
     assert state.data["battle_queue"][0]["defender"] == others[0]
+
+
+def test_once_the_drop_has_started_jettison_rearrange_and_defender_cards_are_refused():
+    """Rulebook (Rearranging, Jettisoning): "However, once the battle has begun, you can no longer do this
+    until the battle is over." and step 1 (the inactive player plays cards "before determining their total
+    Battle cubes"). The battle session says when the drop starts with `battle_drop_started` (#16, deviation 3)."""
+    state, me, other = _two_ships_in_harbor()
+    give_hand(state, other, ["gunner-1", "gunner-2"])
+    for g in ("gunner-1", "gunner-2"):
+        state.data["p"][other]["cards"][g]["level"] = 2
+    state.data["p"][other]["ship"]["holds"] = [[2, 0], [0, 1]]
+    with pytest.raises(Illegal):
+        act(state, "battle_drop_started", player="table")  # no battle yet
+    state, _ = act(state, "attack", target=other)
+    # before the drop: answering the attack is allowed
+    state, _ = act(state, "jettison", player=other, hold=0, cargo=1, coins=0)
+    state, _ = act(state, "play_card", player=other, card="gunner-1")
+    state, events = act(state, "battle_drop_started", player="table")
+    assert state.data["battle"]["locked"] and any(e["type"] == "battle_locked" for e in events)
+    for kind, fields in (("jettison", {"hold": 0, "cargo": 1, "coins": 0}),
+                         ("rearrange", {"from_hold": 1, "cargo": 0, "coins": 1})):
+        with pytest.raises(Illegal) as err:
+            act(state, kind, player=other, **fields)
+        assert "battle has begun" in err.value.message
+    with pytest.raises(Illegal) as err:
+        act(state, "play_card", player=other, card="gunner-2")
+    assert "battle has begun" in err.value.message and "before the drop" in err.value.message
+    assert not [a for a in api.legal_actions(state, other) if a["type"] == "play_card"]
+    with pytest.raises(Illegal):
+        act(state, "battle_drop_started", player="table")  # once per battle
+    # the battle over, jettisoning is allowed again
+    resolve = [a for a in api.legal_actions(state, me) if a["type"] == "resolve_battle"][0]
+    state, _ = api.apply(state, {"seq": state.seq, "player": me, "action": resolve})
+    assert state.data["battle"] is None
+    state, _ = act(state, "jettison", player=other, hold=0, cargo=1, coins=0)  # one battle cannot sink it
