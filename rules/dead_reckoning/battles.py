@@ -24,7 +24,7 @@ from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, play
 from rules.dead_reckoning.islands import blockaded, island_at, recheck_control
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import active_player, battle_under_way, mark_acted, require_active
-from rules.dead_reckoning.ship import gain_to_ship, room_in_hold, ship_icon
+from rules.dead_reckoning.ship import gain_to_ship, owe_gain, room_in_hold, ship_icon
 from rules.dead_reckoning.sinking import deal_damage, sink_ship
 
 
@@ -325,6 +325,20 @@ def do_resolve_battle(d: State, player: str, a: dict[str, Any], out: list[dict[s
     next_battle(d, out)
 
 
+def _merchant_effects(d: State, me: str, effects: list[dict[str, Any]], out: list[dict[str, Any]]) -> None:
+    """A Merchant's Win or Lose effects (card data: `gain` effects only, docs/cards.md). A gain onto a full
+    Ship is owed, not lost (`owe_gain`)."""
+    for e in effects:
+        n, what = e["amount"], e["what"]
+        d["supply"][what] -= n
+        if e["to"] == "ship":
+            left = gain_to_ship(d, d["p"][me], what, n)
+            if left:
+                owe_gain(d, me, what, left, out)
+        else:
+            d["p"][me]["dock" if what == "cargo" else "chest"] += n
+
+
 def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, out: list[dict[str, Any]]) -> None:
     """Everything a finished battle changes on the table (the engine's side of the seam)."""
     me = active_player(d)
@@ -385,15 +399,9 @@ def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, o
         card = setup.defender.name.split(":", 1)[1]
         enc = catalog(d).cards[card]["encounter"]
         row = str(catalog(d).cards[card]["row"])
+        # "Apply the effect on the back of the Encounter depending on whether you won or lost"
+        _merchant_effects(d, me, enc.get("win" if att_won else "lose", []), out)
         if att_won:
-            for e in enc.get("win", []):
-                n = e["amount"]
-                if e["do"] == "gain" and e["to"] == "ship":
-                    d["supply"][e["what"]] -= n
-                    d["supply"][e["what"]] += gain_to_ship(d, d["p"][me], e["what"], n)
-                elif e["do"] == "gain":
-                    d["supply"][e["what"]] -= n
-                    d["p"][me]["dock" if e["what"] == "cargo" else "chest"] += n
             if enc.get("keep_on_win"):
                 d["p"][me]["set_aside"].append(card)
             else:

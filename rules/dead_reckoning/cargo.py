@@ -16,7 +16,7 @@ from rules.dead_reckoning.buildings import fortified_against
 from rules.dead_reckoning.islands import blockaded, island_at
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import mark_acted, not_in_battle, require_active
-from rules.dead_reckoning.ship import HOLD_CAP, hold_index, hold_load, int_field, room_in_hold
+from rules.dead_reckoning.ship import HOLD_CAP, hold_index, hold_load, int_field, room_in_hold, take_owed
 
 
 def check_load(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
@@ -93,6 +93,7 @@ def do_unload(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]
         assert isl is not None  # the check allowed unloading only at an island
         isl["cargo"] += a["cargo"]
         isl["coins"] += a["coins"]
+    take_owed(d, player, out)
     check_achievements(d, player, out)
 
 
@@ -151,6 +152,7 @@ def do_jettison(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
     hold[1] -= a["coins"]
     d["supply"]["cargo"] += a["cargo"]
     d["supply"]["coins"] += a["coins"]
+    take_owed(d, player, out)
     _battle_side_changed(d, player, out)
 
 

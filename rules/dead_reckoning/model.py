@@ -48,6 +48,9 @@ class PlayerBoard(TypedDict):
     cannons_used: int
     flags_used: int
     final_done: bool
+    # Cargo/Coins a gain put on a full Ship (present only while some are owed): taken aboard as soon as the
+    # player makes room (jettison, unload), returned to the supply at the end of their turn (ship.owe_gain)
+    owed: NotRequired[dict[str, int]]
 
 
 class Island(TypedDict):

@@ -36,7 +36,11 @@ def fixed_rule_applies(data: dict) -> bool:  # type: ignore[type-arg]
     - Deviation 6 (Explorer cubes return "If it is no longer possible to meet the requirements"): a player
       holds Explorer cubes while fewer boards are face down than they still need. This engine returns them
       the moment the board is turned; the engine before waited for that player's next check.
+    - Deviation 2 (a Merchant's Win onto a full Ship): Cargo/Coins owed to a player (`owed`), which the engine
+      before returned to the supply.
     """
+    if any("owed" in p for p in data["p"].values()):
+        return True
     need = EXPLORER_NEEDED[len(data["players"])]
     face_down = sum(1 for cell in data["grid"].values() if cell["board"] is None)
     for color, mine in data["achievement_cubes"]["explorer"].items():

@@ -10,8 +10,8 @@ Issue #16's rulebook fixes: the reshuffle fix ("if you ever run out of cards in 
 draw more, shuffle") applies in almost every game's second turn, so cutting there would compare nearly
 nothing; instead the same one-line fix is patched into the frozen engine (`FROZEN_FIXES`, each asserted
 to apply exactly once), and the comparison is "the engine before, plus the same rule fix" against this
-one. An uncontrolled island keeping its Buildings (deviation 5) and Explorer cubes held out of reach
-(deviation 6, returned at once now) are cut like the Merchant change, at the first state where one applies (`equivalence_walk.fixed_rule_applies`, computed in both walks; the earlier
+one. An uncontrolled island keeping its Buildings (deviation 5), Explorer cubes held out of reach
+(deviation 6, returned at once now) and a Merchant's Win owed to a full Ship (deviation 2) are cut like the Merchant change, at the first state where one applies (`equivalence_walk.fixed_rule_applies`, computed in both walks; the earlier
 cut wins). The other fixes never show in this walk: the drop-start lock needs `battle_drop_started`,
 which the walk never sends (the battle session does; it is not among a player's legal actions), and the
 hull-space rule refuses only a `space` the legal actions never offer.
