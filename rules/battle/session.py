@@ -104,6 +104,16 @@ class BattleSession:
     def owed(self) -> PendingDrop | None:
         return self._tracker.pending
 
+    @property
+    def drop_started(self) -> bool:
+        """True from the moment cubes of this battle go into the tower (a tower count above 0, or cubes on
+        the board in a camera reading taken while a drop is owed, or any drop already accepted). The
+        controller then sends the engine `{"type": "battle_drop_started"}` as "table" once per battle:
+        "once the battle has begun", jettisoning, rearranging and the defender's Cannon cards are refused."""
+        if self._tracker.drops > 0 or self._tower:
+            return True
+        return any(e.get("reading", {}).get("cubes") for e in self._evidence)
+
     def prompts(self) -> list[Prompt]:
         return list(self._prompts)
 

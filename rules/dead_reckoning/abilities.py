@@ -175,6 +175,10 @@ def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: di
             raise Ambiguous("every hull space is covered: choose which one to cover ('space': 0-3).", [0, 1, 2, 3])
         if space not in (0, 1, 2, 3):
             raise Invalid("'space' must be 0 to 3.")
+        if blank and space not in blank:
+            # "place it on a blank space of your Ship. If all the spaces are full ... replace one"
+            raise Illegal(f"hull space {space} is already full and space {blank[0]} is still blank: a Ship Upgrade "
+                          "goes on a blank space; one may be covered only when all spaces are full.")
         return {"tile": tile, "space": space}
     raise Invalid(f"unknown effect {do!r}.")
 

@@ -81,15 +81,8 @@ def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
         mine = cubes["explorer"].get(color, 0)
         if mine >= need:
             place_marker(d, color, "explorer", out)
-        else:  # fewer face-down boards left than cubes still needed: it can no longer be met
-            short = need - mine
-            for sq in SQUARES:
-                if grid[sq]["board"] is None:
-                    short -= 1
-                    if not short:
-                        break
-            else:
-                p["cubes"] += cubes["explorer"].pop(color, 0)
+        elif _explorer_out_of_reach(d, need - mine):
+            p["cubes"] += cubes["explorer"].pop(color, 0)
     builder, settler = color not in achs["builder"], color not in achs["settler"]
     if builder or settler:
         buildings = perm = 0
@@ -105,6 +98,32 @@ def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
             place_marker(d, color, "builder", out)
         if settler and perm >= 6:
             place_marker(d, color, "settler", out)
+
+
+def _explorer_out_of_reach(d: State, short: int) -> bool:
+    """Fewer face-down boards left than Ocean boards still to explore: Explorer can no longer be met."""
+    grid = d["grid"]
+    for sq in SQUARES:
+        if grid[sq]["board"] is None:
+            short -= 1
+            if not short:
+                return False
+    return True
+
+
+def release_explorer_cubes(d: State, out: list[dict[str, Any]]) -> None:
+    """ "If it is no longer possible to meet the requirements, return all the cubes here back to your
+    supply": checked for every player the moment a board is turned face up (by whoever explores it), not
+    at each player's next action."""
+    cubes = d["achievement_cubes"]["explorer"]
+    if not cubes:
+        return
+    need = catalog(d).explorer_needed[str(len(d["players"]))]
+    for color in d["players"]:
+        mine = cubes.get(color, 0)
+        if mine and color not in d["achievements"]["explorer"] and mine < need and _explorer_out_of_reach(d, need - mine):
+            d["p"][color]["cubes"] += cubes.pop(color)
+            notice(out, "explorer_cubes_returned", player=color, cubes=mine)
 
 
 def check_choose_bonus(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:

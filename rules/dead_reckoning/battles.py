@@ -24,7 +24,7 @@ from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, play
 from rules.dead_reckoning.islands import blockaded, island_at, recheck_control
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import active_player, battle_under_way, mark_acted, require_active
-from rules.dead_reckoning.ship import gain_to_ship, room_in_hold, ship_icon
+from rules.dead_reckoning.ship import gain_to_ship, owe_gain, room_in_hold, ship_icon
 from rules.dead_reckoning.sinking import deal_damage, sink_ship
 
 
@@ -231,6 +231,25 @@ def refresh_battle(d: State, out: list[dict[str, Any]]) -> None:
     notice(out, "battle_updated", setup=to_plain(setup))
 
 
+def check_battle_drop_started(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    """The battle session says the Battle cubes are being dropped: "once the battle has begun, you can no
+    longer do this [rearrange, jettison] until the battle is over", and the defender's cards are chosen
+    in step 1, before the drop. From this action on those are refused until `resolve_battle`."""
+    b = d["battle"]
+    if not b:
+        raise Illegal("there is no battle under way, so no drop can start.")
+    if player not in ("table", d["active"], b.get("defender_player")):
+        raise Illegal("only the table or the players in the battle may say the drop has started.")
+    if b.get("locked"):
+        raise Illegal(f"the drop of battle {b['battle_id']} has already started.")
+    return {"type": "battle_drop_started", "battle_id": b["battle_id"]}
+
+
+def do_battle_drop_started(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    battle_under_way(d)["locked"] = True
+    notice(out, "battle_locked", battle_id=a["battle_id"])
+
+
 def check_resolve_battle(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if not d["battle"]:
         raise Illegal("there is no battle to resolve.")
@@ -306,6 +325,20 @@ def do_resolve_battle(d: State, player: str, a: dict[str, Any], out: list[dict[s
     next_battle(d, out)
 
 
+def _merchant_effects(d: State, me: str, effects: list[dict[str, Any]], out: list[dict[str, Any]]) -> None:
+    """A Merchant's Win or Lose effects (card data: `gain` effects only, docs/cards.md). A gain onto a full
+    Ship is owed, not lost (`owe_gain`)."""
+    for e in effects:
+        n, what = e["amount"], e["what"]
+        d["supply"][what] -= n
+        if e["to"] == "ship":
+            left = gain_to_ship(d, d["p"][me], what, n)
+            if left:
+                owe_gain(d, me, what, left, out)
+        else:
+            d["p"][me]["dock" if what == "cargo" else "chest"] += n
+
+
 def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, out: list[dict[str, Any]]) -> None:
     """Everything a finished battle changes on the table (the engine's side of the seam)."""
     me = active_player(d)
@@ -366,15 +399,9 @@ def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, o
         card = setup.defender.name.split(":", 1)[1]
         enc = catalog(d).cards[card]["encounter"]
         row = str(catalog(d).cards[card]["row"])
+        # "Apply the effect on the back of the Encounter depending on whether you won or lost"
+        _merchant_effects(d, me, enc.get("win" if att_won else "lose", []), out)
         if att_won:
-            for e in enc.get("win", []):
-                n = e["amount"]
-                if e["do"] == "gain" and e["to"] == "ship":
-                    d["supply"][e["what"]] -= n
-                    d["supply"][e["what"]] += gain_to_ship(d, d["p"][me], e["what"], n)
-                elif e["do"] == "gain":
-                    d["supply"][e["what"]] -= n
-                    d["p"][me]["dock" if e["what"] == "cargo" else "chest"] += n
             if enc.get("keep_on_win"):
                 d["p"][me]["set_aside"].append(card)
             else:
@@ -399,5 +426,6 @@ ACTIONS: tuple[Action[State], ...] = (
     Action("attack", check_attack, do_attack, undoable=False),
     Action("attack_merchant", check_attack_merchant, do_attack_merchant, undoable=False),
     Action("attack_building", check_attack_building, do_attack_building, undoable=False),
+    Action("battle_drop_started", check_battle_drop_started, do_battle_drop_started, undoable=False),
     Action("resolve_battle", check_resolve_battle, do_resolve_battle, undoable=False),
 )

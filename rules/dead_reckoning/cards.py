@@ -190,6 +190,8 @@ def validate_cards(doc: Any, where: str = "cards") -> dict[str, dict[str, Any]]:
                     raise _fail(where, cid, f"encounter.{side}", "must be a list of effects")
                 for j, e in enumerate(enc.get(side, [])):
                     _effect(where, cid, f"encounter.{side}[{j}]", e)
+                    if e["do"] != "gain" or "per" in e:  # what the engine applies on a Merchant's back
+                        raise _fail(where, cid, f"encounter.{side}[{j}].do", "must be a plain 'gain' (no 'per')")
             if not isinstance(enc.get("keep_on_win", False), bool):
                 raise _fail(where, cid, "encounter.keep_on_win", "must be true or false")
         out[cid] = c

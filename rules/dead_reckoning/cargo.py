@@ -16,7 +16,7 @@ from rules.dead_reckoning.buildings import fortified_against
 from rules.dead_reckoning.islands import blockaded, island_at
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import mark_acted, not_in_battle, require_active
-from rules.dead_reckoning.ship import HOLD_CAP, hold_index, hold_load, int_field, room_in_hold
+from rules.dead_reckoning.ship import HOLD_CAP, hold_index, hold_load, int_field, room_in_hold, take_owed
 
 
 def check_load(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
@@ -93,13 +93,14 @@ def do_unload(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]
         assert isl is not None  # the check allowed unloading only at an island
         isl["cargo"] += a["cargo"]
         isl["coins"] += a["coins"]
+    take_owed(d, player, out)
     check_achievements(d, player, out)
 
 
 def check_rearrange(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Illegal("only a player can rearrange their own Ship.")
-    not_in_battle(d)
+    not_in_battle(d, player)
     p = d["p"][player]
     src = hold_index(a, "from_hold")
     dst = 1 - src
@@ -133,7 +134,7 @@ def _battle_side_changed(d: State, player: str, out: list[dict[str, Any]]) -> No
 def check_jettison(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if player not in d["players"]:
         raise Illegal("only a player can jettison from their own Ship.")
-    not_in_battle(d)
+    not_in_battle(d, player)
     p = d["p"][player]
     h = hold_index(a)
     cargo, coins = int_field(a, "cargo"), int_field(a, "coins")
@@ -151,6 +152,7 @@ def do_jettison(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
     hold[1] -= a["coins"]
     d["supply"]["cargo"] += a["cargo"]
     d["supply"]["coins"] += a["coins"]
+    take_owed(d, player, out)
     _battle_side_changed(d, player, out)
 
 

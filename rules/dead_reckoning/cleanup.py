@@ -15,6 +15,7 @@ from rules.dead_reckoning.cards import catalog, played_icons
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import require_active
 from rules.dead_reckoning.sailors import DRAW, hand_limit, own_card, queue_draw
+from rules.dead_reckoning.ship import return_owed
 from rules.dead_reckoning.turn import after_chance
 
 
@@ -69,6 +70,7 @@ def do_end_turn(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
     p["ship"]["pirate"] = a["pirate"] and p["ship"]["at"] != HARBOR
     # 3. lose unspent Sails
     p["ship"]["sails"] = 0
+    return_owed(d, player)  # gains that never found room on the Ship go back to the supply
     # 4. sleeve Advancements
     for s in a["sleeve"]:
         adv = s["advancement"]

@@ -161,7 +161,15 @@ def recheck_control(d: State, sq: str, out: list[dict[str, Any]]) -> None:
     if new == old:
         return
     isl["controller"] = new
-    if old is not None and new is not None:
+    # "Whenever control of an island changes from one player to another, remove all Buildings": the
+    # Buildings are the player's who controlled the island when they were built, so control passing to
+    # another player by way of nobody (red -> none -> blue) removes them too; while nobody controls the
+    # island they stay, remembered as `built_by`, and come back into use if their owner regains control.
+    owner = old if old is not None else isl.pop("built_by", None)
+    if new is None:
+        if owner is not None and any(isl["buildings"].values()):
+            isl["built_by"] = owner
+    elif owner is not None and owner != new:
         for b in BUILDINGS:  # control passed from one player to another: the Buildings go
             if isl["buildings"][b]:
                 isl["buildings"][b] = False

@@ -10,7 +10,7 @@ maps each player's colour to their player board, a hold is `[cargo, coins]`.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 
 class Ship(TypedDict):
@@ -48,6 +48,9 @@ class PlayerBoard(TypedDict):
     cannons_used: int
     flags_used: int
     final_done: bool
+    # Cargo/Coins a gain put on a full Ship (present only while some are owed): taken aboard as soon as the
+    # player makes room (jettison, unload), returned to the supply at the end of their turn (ship.owe_gain)
+    owed: NotRequired[dict[str, int]]
 
 
 class Island(TypedDict):
@@ -58,6 +61,8 @@ class Island(TypedDict):
     controller: str | None  # the player who controls the island (rulebook: "controls")
     buildings: dict[str, bool]  # fort, garrison, outpost
     strikes: dict[str, int]
+    # whose the Buildings are while nobody controls the island (present only then): docs/rules-engine.md
+    built_by: NotRequired[str]
 
 
 class Square(TypedDict):

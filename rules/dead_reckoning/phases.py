@@ -32,8 +32,11 @@ STAGES: dict[str, dict[str, frozenset[str]]] = {
     "chance": {"table": CHANCE, "active": CHANCE | ANY_TIME, "other": CHANCE | ANY_TIME},
     # a battle is under way: the defender may add cards with Cannons, anyone may make room, the table reports
     # the drop (a record), and nothing else happens until it is resolved
-    "battle": {"table": frozenset({"resolve_battle"}), "active": ANY_TIME | BETWEEN_TURNS | {"resolve_battle"},
-               "defender": ANY_TIME | BETWEEN_TURNS | {"play_card", "resolve_battle"},
+    # (`battle_drop_started`: the battle session says the cubes are being dropped; from then on the two
+    # sides may no longer make room or add cards: "once the battle has begun")
+    "battle": {"table": frozenset({"battle_drop_started", "resolve_battle"}),
+               "active": ANY_TIME | BETWEEN_TURNS | {"battle_drop_started", "resolve_battle"},
+               "defender": ANY_TIME | BETWEEN_TURNS | {"play_card", "battle_drop_started", "resolve_battle"},
                "other": ANY_TIME | BETWEEN_TURNS},
     # a player's turn: its actions (any order, each within its limits), then end_turn runs the Cleanup phase
     "turn": {"table": frozenset(), "active": TURN | ANY_TIME | BETWEEN_TURNS, "other": ANY_TIME | BETWEEN_TURNS},
@@ -108,6 +111,9 @@ def mark_acted(d: State, player: str) -> None:
         d["p"][player]["level_up"] = False  # levelling must happen before the turn's first action
 
 
-def not_in_battle(d: State) -> None:
-    if d["battle"] and d["battle"].get("locked"):
+def not_in_battle(d: State, player: str) -> None:
+    """ "once the battle has begun, you can no longer do this until the battle is over": the two sides of
+    the battle whose drop has started (a player outside the battle is not held)."""
+    b = d["battle"]
+    if b and b.get("locked") and player in (d["active"], b.get("defender_player")):
         raise Illegal("the battle has begun: cargo can be rearranged or jettisoned only after it ends.")

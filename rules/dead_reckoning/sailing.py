@@ -12,7 +12,7 @@ from contracts.grid import HARBOR, SQUARES, neighbours
 from rules.core.actions import Action
 from rules.core.errors import Ambiguous, Illegal, Invalid
 from rules.core.events import notice
-from rules.dead_reckoning.achievements import check_achievements
+from rules.dead_reckoning.achievements import check_achievements, release_explorer_cubes
 from rules.dead_reckoning.battles import next_battle
 from rules.dead_reckoning.cards import BUILDINGS, catalog, played_icons
 from rules.dead_reckoning.islands import island_at, pirates_at
@@ -57,6 +57,7 @@ def do_reveal_board(d: State, player: str, a: dict[str, Any], out: list[dict[str
         d["pool"]["islands_left"] -= 1
         d["grid"][sq]["island"] = {"cubes": [None] * spec["slots"], "permanent": {}, "cargo": 0, "coins": 0,
                                    "controller": None, "buildings": {b: False for b in BUILDINGS}, "strikes": {}}
+    release_explorer_cubes(d, out)
     row = int(sq[1])
     if d["decks"][str(row)]:
         d["pending"].insert(0, {"kind": "draw_advancement", "square": sq, "row": row})

@@ -63,7 +63,10 @@ def check_play_card(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if card not in p["hand"]:
         raise Illegal(f"{card} is not in your hand.")
     b = d["battle"]
-    if b and player == b["defender_player"] and not b.get("locked"):
+    if b and player == b["defender_player"] and b.get("locked"):
+        raise Illegal("the battle has begun (its cubes are being dropped): a defender's Cannon and Battle cards are "
+                      "played before the drop; wait until the battle is over.")
+    if b and player == b["defender_player"]:
         icons = card_icons(catalog(d), p["cards"][card])
         abil = [x for _, x in card_abilities(catalog(d), card, p["cards"][card]) if "battle" in x]
         if not icons.get("cannon") and not abil:
@@ -126,8 +129,10 @@ def queue_draw(d: State, player: str, n: int) -> None:
     p = d["p"][player]
     if n <= 0:
         return
-    if len(p["deck"]) <= n:
-        # the whole draw pile is drawn without chance, then the discards are shuffled into a new deck
+    if len(p["deck"]) < n:
+        # "if you ever run out of cards in your deck and need to draw more, shuffle": the whole pile is
+        # drawn without chance and the discards become the new deck only when more cards are still owed
+        # (a pile of exactly n is drawn by chance and the discards stay put).
         n -= len(p["deck"])
         p["hand"] += p["deck"]
         p["deck"] = sorted(p["discard"])

@@ -9,6 +9,7 @@ from typing import Any
 
 from contracts.grid import HARBOR
 from rules.core.errors import Invalid
+from rules.core.events import notice
 from rules.dead_reckoning.cards import Catalog
 from rules.dead_reckoning.islands import controlled_by
 from rules.dead_reckoning.model import PlayerBoard, State
@@ -81,6 +82,43 @@ def room_in_hold(p: PlayerBoard, h: int) -> int:
 def ship_after(p: PlayerBoard, norm: dict[str, Any]) -> dict[str, Any]:
     pay = norm.get("pay", {"holds": [0, 0]})
     return {"holds": [[p["ship"]["holds"][i][0] - pay["holds"][i], 0] for i in (0, 1)]}
+
+
+def owe_gain(d: State, color: str, what: str, n: int, out: list[dict[str, Any]]) -> None:
+    """n Cargo/Coins gained onto a Ship with no room for them: "if you cannot fit it onto your Ship then you
+    either have to jettison or unload it (or other Cargo/Coins) to make space". They stay out of the supply,
+    owed to the player (`owed`), until room is made (`take_owed`) or the player's turn ends."""
+    p = d["p"][color]
+    owed = dict(p.get("owed") or {"cargo": 0, "coins": 0})
+    owed[what] += n
+    p["owed"] = owed
+    notice(out, "gain_owed", player=color, what=what, amount=n,
+           message=f"{n} {what} did not fit on {color}'s Ship: jettison or unload to make room for them, or they "
+                   "go back to the supply at the end of the turn.")
+
+
+def take_owed(d: State, color: str, out: list[dict[str, Any]]) -> None:
+    """Room was made: the owed Cargo/Coins go aboard, as many as now fit (Coins first: they score)."""
+    p = d["p"][color]
+    owed = p.get("owed")
+    if not owed:
+        return
+    left = {w: gain_to_ship(d, p, w, owed[w]) if owed[w] else 0 for w in ("coins", "cargo")}
+    taken = {w: owed[w] - left[w] for w in left}
+    if any(taken.values()):
+        notice(out, "owed_taken_aboard", player=color, cargo=taken["cargo"], coins=taken["coins"])
+    if any(left.values()):
+        p["owed"] = {"cargo": left["cargo"], "coins": left["coins"]}
+    else:
+        del p["owed"]
+
+
+def return_owed(d: State, color: str) -> None:
+    """The turn ended with no room made: what was owed goes back to the supply."""
+    owed = d["p"][color].pop("owed", None)
+    if owed:
+        d["supply"]["cargo"] += owed["cargo"]
+        d["supply"]["coins"] += owed["coins"]
 
 
 def gain_to_ship(d: State, p: PlayerBoard, what: str, n: int) -> int:

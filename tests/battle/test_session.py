@@ -323,3 +323,19 @@ def test_the_view_during_the_abilities_step() -> None:
     s.pass_turn("red", now=3)
     assert s.outcome is not None and s.outcome.attacker.coins_from_abilities == 2
     agrees(s)
+
+
+def test_the_session_says_when_the_drop_has_started() -> None:
+    """Rulebook (Rearranging, Jettisoning): "once the battle has begun, you can no longer do this until the
+    battle is over": the session tells the controller when the first cubes go in (`drop_started`), so the
+    engine can hear `battle_drop_started` (docs/battles.md)."""
+    s = BattleSession(SHIP, BOARD)
+    assert not s.drop_started
+    s.camera(reading(""), settled=True, now=0.5)  # the empty board read before anyone drops: not begun
+    assert not s.drop_started
+    s.tower({"red": 0}, now=0.8)
+    assert not s.drop_started
+    s.tower({"red": 1}, now=1.0)
+    assert s.drop_started
+    drop(s, {"red": 3, "blue": 2}, "red@s2 red@s1 red@dmg blue@s2 blue@p-c2", 1.5)
+    assert s.phase == "done" and s.drop_started

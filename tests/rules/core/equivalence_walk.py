@@ -23,6 +23,36 @@ def _canon(x: object) -> str:
     return json.dumps(x, sort_keys=True, separators=(",", ":"))
 
 
+EXPLORER_NEEDED = {2: 5, 3: 4, 4: 3}  # "2-player game: 5 spaces; 3-player game: 4 spaces; 4-player game: 3 spaces"
+
+
+def fixed_rule_applies(data: dict) -> bool:  # type: ignore[type-arg]
+    """True from the first state where a rulebook fix of issue #16 makes the two engines differ by design
+    (seen from the state alone, so both engines compute it alike; the test cuts at the earlier of the two).
+
+    - Deviation 5 (Buildings removed whenever control passes to another player): an island with Buildings
+      and no controller (whose Buildings now stay with the player who built them; the engine before kept
+      no owner, so a later controller inherited them).
+    - Deviation 6 (Explorer cubes return "If it is no longer possible to meet the requirements"): a player
+      holds Explorer cubes while fewer boards are face down than they still need. This engine returns them
+      the moment the board is turned; the engine before waited for that player's next check.
+    - Deviation 2 (a Merchant's Win onto a full Ship): Cargo/Coins owed to a player (`owed`), which the engine
+      before returned to the supply.
+    """
+    if any("owed" in p for p in data["p"].values()):
+        return True
+    need = EXPLORER_NEEDED[len(data["players"])]
+    face_down = sum(1 for cell in data["grid"].values() if cell["board"] is None)
+    for color, mine in data["achievement_cubes"]["explorer"].items():
+        if mine and color not in data["achievements"]["explorer"] and need - mine > face_down:
+            return True
+    for cell in data["grid"].values():
+        isl = cell.get("island")
+        if isl and isl["controller"] is None and any(isl["buildings"].values()):
+            return True
+    return False
+
+
 def walk(seed: int, steps: int) -> dict[str, object]:
     rng = random.Random(seed)
     players = COLORS[: 2 + seed % 3]
@@ -32,7 +62,7 @@ def walk(seed: int, steps: int) -> dict[str, object]:
     inplace = seed % 4 == 3
     h = hashlib.sha256()
     first_diff_marks: list[str] = []
-    cut = None  # the step of the first battle lost to a Merchant (the one intended change, see the test)
+    cut = None  # the step where an intended change first applies (a battle lost to a Merchant, fixed_rule_applies)
     for n in range(steps):
         if api.is_over(state):
             break
@@ -56,6 +86,8 @@ def walk(seed: int, steps: int) -> dict[str, object]:
             if cut is None and e["type"] == "resolve_battle" and a.get("setup", {}).get("kind") == "nonplayer" \
                     and a.get("outcome", {}).get("winner") == "defender":
                 cut = len(first_diff_marks)
+        if cut is None and fixed_rule_applies(api.state_to_json(state)["data"]):
+            cut = len(first_diff_marks)
         h.update(_canon(evs).encode())
         for e in evs:
             h.update(_canon([api.event_view(e, p) for p in (None, *players)]).encode())

@@ -6,6 +6,16 @@ The one intended change: the battle helpers are now the engine's only copy of th
 Encounter"); the engine before gave 1. A game is compared up to its first battle lost to a Merchant
 (from there on the two engines' states differ by design), and whole when it has none.
 
+Issue #16's rulebook fixes: the reshuffle fix ("if you ever run out of cards in your deck and need to
+draw more, shuffle") applies in almost every game's second turn, so cutting there would compare nearly
+nothing; instead the same one-line fix is patched into the frozen engine (`FROZEN_FIXES`, each asserted
+to apply exactly once), and the comparison is "the engine before, plus the same rule fix" against this
+one. An uncontrolled island keeping its Buildings (deviation 5), Explorer cubes held out of reach
+(deviation 6, returned at once now) and a Merchant's Win owed to a full Ship (deviation 2) are cut like the Merchant change, at the first state where one applies (`equivalence_walk.fixed_rule_applies`, computed in both walks; the earlier
+cut wins). The other fixes never show in this walk: the drop-start lock needs `battle_drop_started`,
+which the walk never sends (the battle session does; it is not among a player's legal actions), and the
+hull-space rule refuses only a `space` the legal actions never offer.
+
 The engine before is taken from git (`BEFORE`, the last commit of `rules/engine.py`) into a temporary
 folder for the test run only; nothing generated is committed. Both engines run the same walk
 (`equivalence_walk.py`, facade only) in their own process.
@@ -28,6 +38,10 @@ ROOT = Path(__file__).resolve().parents[3]
 WALK = Path(__file__).with_name("equivalence_walk.py")
 BEFORE = "9cf6431"  # the single-module engine (rules/engine.py, 2,180 lines), before the core/chapters layout
 GAMES, STEPS = 12, 700
+# (file, text before, text after): rulebook fixes of issue #16 applied to the frozen engine as well
+FROZEN_FIXES = [
+    ("rules/engine.py", 'if len(p["deck"]) <= n:', 'if len(p["deck"]) < n:'),  # deviation 1: no early reshuffle
+]
 
 
 def _frozen_engine(tmp: Path) -> Path:
@@ -44,6 +58,11 @@ def _frozen_engine(tmp: Path) -> Path:
             tf.extractall(tmp, filter="data")
         else:
             tf.extractall(tmp)
+    for name, before, after in FROZEN_FIXES:
+        f = tmp / name
+        text = f.read_text()
+        assert text.count(before) == 1, f"the frozen engine's {name} no longer has {before!r} exactly once"
+        f.write_text(text.replace(before, after))
     return tmp
 
 
@@ -64,7 +83,8 @@ def test_same_json_as_the_engine_before(tmp_path: Path) -> None:
     whole = compared = 0
     for b, a in zip(before, after, strict=True):
         assert a["replay_equal"] and a["load_equal"]
-        cut = a["cut"] if a["cut"] is not None else b["cut"]
+        cuts = [int(c) for c in (a["cut"], b["cut"]) if c is not None]  # type: ignore[call-overload]
+        cut = min(cuts) if cuts else None
         mb, ma = list(b["marks"]), list(a["marks"])  # type: ignore[call-overload]
         if cut is not None:
             mb, ma = mb[:cut], ma[:cut]

@@ -86,3 +86,20 @@ def test_crew_level_four_splits_cargo_between_dock_and_ship():
     state, _ = act(state, "use_ability", ability="crew-2:L4:0", args={"to_ship": 3})
     p = state.data["p"][color]
     assert p["dock"] == dock + 1 and p["ship"]["holds"][0] == [3, 0]
+
+
+def test_an_upgrade_goes_on_a_blank_space_while_one_is_free():
+    """Rulebook (Upgrading your Ship): "place it on a blank space of your Ship. If all the spaces are full
+    (either with a token or starting effect), replace one of the current spaces" (#16, deviation 4)."""
+    state = game(2, seed=1)
+    state, color = with_played(state, "bosun", 4)
+    p = state.data["p"][color]
+    p["dock"] = 20
+    p["ship"]["hull"] = [[], ["basic-sail"], [], []]  # space 2 still blank
+    for space in (0, 1, 3):  # the printed Sails and the Upgrade on space 1
+        with pytest.raises(Illegal) as err:
+            act(state, "use_ability", ability="bosun:L4:0", choice=1, args={"tile": "basic-wheel", "space": space})
+        assert "blank" in err.value.message
+    assert state.data["p"][color]["ship"]["hull"] == [[], ["basic-sail"], [], []]  # a refusal changes nothing
+    state, _ = act(state, "use_ability", ability="bosun:L4:0", choice=1, args={"tile": "basic-wheel", "space": 2})
+    assert state.data["p"][color]["ship"]["hull"] == [[], ["basic-sail"], ["basic-wheel"], []]

@@ -207,3 +207,94 @@ def test_stopping_among_several_pirates_asks_for_the_order():
     state, events = act(state, "move", path=["r1c2"], fight_order=[others[1], others[0]])
     assert [e["setup"]["defender"]["name"] for e in events if e["type"] == "battle_started"] == [others[1]]
     assert state.data["battle_queue"][0]["defender"] == others[0]
+
+
+def test_once_the_drop_has_started_jettison_rearrange_and_defender_cards_are_refused():
+    """Rulebook (Rearranging, Jettisoning): "However, once the battle has begun, you can no longer do this
+    until the battle is over." and step 1 (the inactive player plays cards "before determining their total
+    Battle cubes"). The battle session says when the drop starts with `battle_drop_started` (#16, deviation 3)."""
+    state, me, other = _two_ships_in_harbor()
+    give_hand(state, other, ["gunner-1", "gunner-2"])
+    for g in ("gunner-1", "gunner-2"):
+        state.data["p"][other]["cards"][g]["level"] = 2
+    state.data["p"][other]["ship"]["holds"] = [[2, 0], [0, 1]]
+    with pytest.raises(Illegal):
+        act(state, "battle_drop_started", player="table")  # no battle yet
+    state, _ = act(state, "attack", target=other)
+    # before the drop: answering the attack is allowed
+    state, _ = act(state, "jettison", player=other, hold=0, cargo=1, coins=0)
+    state, _ = act(state, "play_card", player=other, card="gunner-1")
+    state, events = act(state, "battle_drop_started", player="table")
+    assert state.data["battle"]["locked"] and any(e["type"] == "battle_locked" for e in events)
+    for kind, fields in (("jettison", {"hold": 0, "cargo": 1, "coins": 0}),
+                         ("rearrange", {"from_hold": 1, "cargo": 0, "coins": 1})):
+        with pytest.raises(Illegal) as err:
+            act(state, kind, player=other, **fields)
+        assert "battle has begun" in err.value.message
+    with pytest.raises(Illegal) as err:
+        act(state, "play_card", player=other, card="gunner-2")
+    assert "battle has begun" in err.value.message and "before the drop" in err.value.message
+    assert not [a for a in api.legal_actions(state, other) if a["type"] == "play_card"]
+    with pytest.raises(Illegal):
+        act(state, "battle_drop_started", player="table")  # once per battle
+    # the battle over, jettisoning is allowed again
+    resolve = [a for a in api.legal_actions(state, me) if a["type"] == "resolve_battle"][0]
+    state, _ = api.apply(state, {"seq": state.seq, "player": me, "action": resolve})
+    assert state.data["battle"] is None
+    state, _ = act(state, "jettison", player=other, hold=0, cargo=1, coins=0)  # one battle cannot sink it
+
+
+def _merchant_battle(tmp_path, lose=None):
+    """A 2-player game whose Spice Merchant (r2-06) carries `lose` on its back, attacked at r1c1."""
+    import json
+
+    from rules.dead_reckoning.cards import load_catalog
+
+    sample = json.loads((load_catalog.__globals__["resources"].files("rules.data") / "advancements.json").read_text())
+    for c in sample["cards"]:
+        if c["id"] == "r2-06" and lose is not None:
+            c["encounter"]["lose"] = lose
+    f = tmp_path / "cards.json"
+    f.write_text(json.dumps(sample))
+    state = game(2, seed=1, cards_file=str(f))
+    place_island(state, "r1c1", "island-05")
+    state.data["grid"]["r1c1"]["card"] = "r2-06"  # Spice Merchant: win = 3 coins + 1 cargo on the ship
+    state, _ = act(state, "set_sails")
+    state, _ = act(state, "move", path=["r1c1"])
+    state, _ = act(state, "attack_merchant")
+    return state, BattleSetup.from_json(state.data["battle"]["setup"])
+
+
+def test_losing_to_a_merchant_applies_the_back_of_its_card(tmp_path):
+    """Rulebook (Player vs. Non-Player, step 5): "Apply the effect on the back of the Encounter depending on
+    whether you won or lost." and (Encounters) "If you lose the battle, the Merchant ship should be buried"
+    (#16, deviation 2): the card's Lose effects, no default Damage."""
+    state, setup = _merchant_battle(tmp_path, lose=[{"do": "gain", "what": "cargo", "amount": 2, "to": "dock"}])
+    me = state.active
+    dock, supply = state.data["p"][me]["dock"], state.data["supply"]["cargo"]
+    state, _ = act(state, "resolve_battle", player="table", outcome=_outcome(setup, "defender").to_json())
+    p = state.data["p"][me]
+    assert p["dock"] == dock + 2 and state.data["supply"]["cargo"] == supply - 2
+    assert p["ship"]["damage"] == 0 and "r2-06" in state.data["buried"]["2"]
+
+
+def test_a_merchants_win_onto_a_full_ship_is_owed_not_lost(tmp_path):
+    """Rulebook (Gaining and Spending): "If a Ship symbol is shown, the Cargo/Coin is gained directly on your
+    Ship; if you cannot fit it onto your Ship then you either have to jettison or unload it (or other
+    Cargo/Coins) to make space." (#16, deviation 2): the Win's Coins onto a full Ship wait for that space."""
+    state, setup = _merchant_battle(tmp_path)
+    me = state.active
+    state.data["p"][me]["ship"]["holds"] = [[4, 0], [3, 0]]  # full: 7 Cargo
+    coins, cargo = state.data["supply"]["coins"], state.data["supply"]["cargo"]
+    state, events = act(state, "resolve_battle", player="table", outcome=_outcome(setup, "attacker").to_json())
+    p = state.data["p"][me]
+    assert p["owed"] == {"cargo": 1, "coins": 3} and p["ship"]["holds"] == [[4, 0], [3, 0]]
+    assert state.data["supply"]["coins"] == coins - 3 and state.data["supply"]["cargo"] == cargo - 1  # not back
+    assert {e["what"] for e in events if e["type"] == "gain_owed"} == {"coins", "cargo"}
+    state, events = act(state, "jettison", hold=1, cargo=2, coins=0)  # room for 2: Coins go aboard first
+    p = state.data["p"][me]
+    assert p["ship"]["holds"][1] == [1, 2] and p["owed"] == {"cargo": 1, "coins": 1}
+    state, _ = act(state, "end_turn", pirate=False, sleeve=[])
+    assert "owed" not in state.data["p"][me]
+    # the turn over, the Coin and Cargo still owed went back: 1 of the 3 Coins; Cargo -1 won, +2 jettisoned, +1 back
+    assert state.data["supply"]["coins"] == coins - 2 and state.data["supply"]["cargo"] == cargo + 2

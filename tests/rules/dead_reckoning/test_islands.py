@@ -100,3 +100,47 @@ def test_running_out_of_cubes_takes_one_back_from_an_island():
     state, _ = act(state, "use_ability", ability="deck-hand-1:L1:0")
     assert state.data["grid"]["r1c1"]["island"]["cubes"] == [None, None, None]
     assert state.data["grid"]["r1c2"]["island"]["cubes"] == [color, None]
+
+
+def test_buildings_go_when_control_passes_to_another_player_by_way_of_nobody():
+    """Rulebook: "Whenever control of an island changes from one player to another, remove all Buildings"
+    (#16, deviation 5). Reading (docs/rules-engine.md): the Buildings are the player's who controlled the
+    island when they were built; control passing red -> nobody -> blue, even within one ability, removes them."""
+    state = game(2, seed=1)
+    color = state.active
+    other = [c for c in state.players if c != color][0]
+    isl = controlled_island(state, other, [other, other, other])
+    isl["permanent"] = {other: 1}  # 4 against 0: three replacements go 3-1, 2-2 (nobody), 1-3 (color)
+    isl["buildings"]["outpost"] = True
+    state.data["supply"]["outpost"] -= 1
+    state.data["p"][other]["cubes"] -= 4
+    me = active_board(state)
+    me["ship"]["at"] = "r1c1"
+    give_hand(state, color, ["buccaneer"])
+    me["cards"]["buccaneer"]["level"] = 3
+    state, _ = act(state, "play_card", card="buccaneer")
+    state, events = act(state, "use_ability", ability="buccaneer:L3:0")
+    changes = [(e["previous"], e["controller"]) for e in events if e["type"] == "control_changed"]
+    assert changes == [(other, None), (None, color)]  # it really went by way of nobody
+    isl = state.data["grid"]["r1c1"]["island"]
+    assert not isl["buildings"]["outpost"] and state.data["supply"]["outpost"] == 4
+    assert "built_by" not in isl
+
+
+def test_buildings_stay_while_nobody_controls_and_return_to_use_with_their_owner():
+    """The same sentence read the other way: control lost to nobody is not control passing to another
+    player, so the Buildings stay (unused: nobody controls the island) and are the owner's again if the
+    owner regains control."""
+    from rules.dead_reckoning.islands import recheck_control
+
+    state = game(2, seed=1)
+    color = state.active
+    other = [c for c in state.players if c != color][0]
+    isl = controlled_island(state, color, [color, color, None])
+    isl["buildings"]["fort"] = True
+    isl["cubes"] = [color, other, None]
+    recheck_control(state.data, "r1c1", [])
+    assert isl["controller"] is None and isl["buildings"]["fort"] and isl["built_by"] == color
+    isl["cubes"] = [color, color, other]
+    recheck_control(state.data, "r1c1", [])
+    assert isl["controller"] == color and isl["buildings"]["fort"] and "built_by" not in isl

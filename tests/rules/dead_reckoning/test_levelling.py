@@ -44,3 +44,28 @@ def test_draw_pile_running_out_reshuffles_the_discards():
         act(state, "draw_sailors", "table", player_drawing=color, cards=cards[:2])  # already in hand
     state, _ = act(state, "draw_sailors", "table", player_drawing=color, cards=cards[2:4])
     assert len(state.data["p"][color]["hand"]) == 4 and len(state.data["p"][color]["deck"]) == 8
+
+
+def test_a_draw_pile_of_exactly_the_draw_is_drawn_without_reshuffling():
+    """Rulebook: "if you ever run out of cards in your deck and need to draw more, shuffle" (#16, deviation 1).
+    A pile of exactly 4 and a draw of 4: nothing more is needed, so the discards stay discards (8 / 0)."""
+    state = game(2, seed=11, auto_chance=False)
+    while state.data["pending"]:
+        o = api.legal_actions(state, "table")[0]
+        state, _ = act(state, o["type"], "table", **{k: v for k, v in o.items() if k != "type"})
+    color = state.active
+    p = state.data["p"][color]
+    cards = sorted(p["cards"])
+    p["hand"], p["deck"], p["discard"], p["played"] = [], cards[:4], cards[4:], []
+    state, _ = act(state, "end_turn")
+    while state.data["pending"] and state.data["pending"][0]["kind"] == "draw_advancement":
+        o = api.legal_actions(state, "table")[0]
+        state, _ = act(state, o["type"], "table", **{k: v for k, v in o.items() if k != "type"})
+    assert state.data["pending"][0] == {"kind": "draw_sailors", "player": color, "count": 4}
+    p = state.data["p"][color]
+    assert sorted(p["deck"]) == cards[:4] and sorted(p["discard"]) == cards[4:]  # nothing shuffled yet
+    with pytest.raises(Illegal):
+        act(state, "draw_sailors", "table", player_drawing=color, cards=cards[4:8])  # still in the discards
+    state, _ = act(state, "draw_sailors", "table", player_drawing=color, cards=list(reversed(cards[:4])))
+    p = state.data["p"][color]
+    assert len(p["discard"]) == 8 and p["deck"] == [] and sorted(p["hand"]) == cards[:4]

@@ -85,3 +85,31 @@ def test_explore_waits_for_the_table_when_chance_is_observed():
         act(state, "set_sails")  # nothing else happens until the table reports the board
     opts = api.legal_actions(state, state.active)
     assert opts and all(o["type"] == "reveal_board" for o in opts)
+
+
+def test_explorer_cubes_return_the_moment_the_achievement_is_out_of_reach():
+    """Rulebook (Explorer): "If it is no longer possible to meet the requirements, return all the cubes here
+    back to your supply." The other player's cubes come back when the board is turned, not on their next
+    turn (#16, deviation 6)."""
+    state = game(2, seed=4, auto_chance=False)
+    while state.data["pending"]:
+        opts = api.legal_actions(state, "table")
+        state, _ = act(state, opts[0]["type"], player="table", **{k: v for k, v in opts[0].items() if k != "type"})
+    d = state.data
+    me = state.active
+    other = [c for c in state.players if c != me][0]
+    down = [sq for sq in d["grid"] if d["grid"][sq]["board"] is None and sq != "r2c2"]
+    for sq in down[2:]:
+        place_island(state, sq, "island-05")  # turned face up by hand: 3 face down remain, r2c2 among them
+    d["achievement_cubes"]["explorer"][other] = 2  # 2 of the 5 a 2-player game needs: exactly reachable
+    d["p"][other]["cubes"] -= 2
+    supply = d["p"][other]["cubes"]
+    state, _ = act(state, "set_sails")
+    state, _ = act(state, "move", path=["r1c2", "r2c2"])
+    assert state.data["achievement_cubes"]["explorer"].get(other) == 2  # r2c2 not yet turned: still reachable
+    opts = api.legal_actions(state, "table")
+    state, events = act(state, "reveal_board", player="table", **{k: v for k, v in opts[0].items() if k != "type"})
+    assert other not in state.data["achievement_cubes"]["explorer"]
+    assert state.data["p"][other]["cubes"] == supply + 2
+    assert {"player": other, "cubes": 2}.items() <= next(
+        e for e in events if e["type"] == "explorer_cubes_returned").items()
