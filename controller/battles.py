@@ -68,6 +68,7 @@ class BattleDriver:
         self.proposal: dict[str, Any] | None = None  # a correction of the live reading waiting for the other side
         self.hand_keys: set[tuple[Any, ...]] = set()  # owed drops whose camera part is entered by hand
         self.tower_keys: set[tuple[Any, ...]] = set()  # owed drops whose tower counts come from the board
+        self.begun: str | None = None  # the battle the engine was told has begun (its drop started)
         self.manual_counts: set[tuple[Any, ...]] = set()  # owed drops whose tower counts were entered already
         self.hand_reading: dict[tuple[Any, ...], dict[str, Any]] = {}  # owed drop -> its confirmed hand entry
         self.ready_since: float | None = None  # when the owed drop was counted and waited for the camera
@@ -173,7 +174,20 @@ class BattleDriver:
                 kind = "misread" if op == "correct" else "disagreement"
                 self.core.log.record_incident(self.core.table_id, self.core.game_id, self.setup_json["battle_id"],
                                               kind, {"op": op, **args})
+            self._tell_engine_the_battle_began()
             self._publish()
+
+    def _tell_engine_the_battle_began(self) -> None:
+        """"Once the battle has begun" the two sides may no longer jettison, rearrange or play a Cannon card:
+        the first cubes going into the tower are that moment, and only the engine may refuse those actions."""
+        battle_id = self.setup_json["battle_id"] if self.setup_json else None
+        if self.session is None or battle_id is None or self.begun == battle_id or not self.session.drop_started:
+            return
+        self.begun = battle_id
+        try:
+            self.core.submit("table", {"type": "battle_drop_started"})
+        except Refusal as exc:  # already told before a restart, or an engine without the action (tests' toy)
+            log.debug("battle %s: battle_drop_started not applied: %s", battle_id, exc)
 
     def _feed(self, entry: dict[str, Any], session: Any = None) -> None:
         """One logged input into the live session, or into `session` (a finished battle being rebuilt)."""

@@ -292,3 +292,22 @@ def test_a_correction_of_the_live_reading_waits_for_the_other_side_who_may_conte
     assert answer(core, attacker, prompts(core, "enter_drop", attacker)[0], {"cubes": landed(driver)})["accepted"]
     assert answer(core, defender, prompts(core, "confirm_drop", defender)[0], {"confirm": True})["accepted"]
     assert [c["zone"] for c in current(driver).record["steps"][0]["board"]] == ["str-2"] * sum(owed.values())
+
+
+def test_the_first_cubes_counted_tell_the_engine_the_battle_has_begun(tmp_path: Path) -> None:
+    """Rulebook (Rearranging, Jettisoning): "However, once the battle has begun, you can no longer do this
+    until the battle is over." The table's first count of the drop is that moment: the controller tells the
+    engine (`battle_drop_started`), which then refuses a side's jettison with that reason."""
+    clock = Clock()
+    core, driver = to_battle(tmp_path / "m.db", 2, {"tower": True, "camera": True}, clock)
+    driver.sensor_seen("tower")
+    driver.tower_totals({"blue": 3}, boot=1)  # the baseline: nothing of this battle counted yet
+    assert not core.state.data["battle"].get("locked")
+    owed = setup_cubes(driver)
+    first = sorted(c for c, n in owed.items() if n)[0]
+    driver.tower_totals({first: 1 + (3 if first == "blue" else 0)}, boot=1)  # one cube of the drop counted
+    assert core.state.data["battle"].get("locked")
+    defender = driver.session.setup.defender.name
+    r = core.handle_command(defender, json.dumps({"request_id": "j", "seq": core.seq, "action": {
+        "type": "jettison", "hold": 0, "cargo": 1, "coins": 0}}))
+    assert not r["accepted"] and "battle has begun" in r["reason"], r
