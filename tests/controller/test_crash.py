@@ -53,7 +53,8 @@ def test_sigkill_twenty_times_loses_nothing(tmp_path):
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         published_max, kills, mid_battle, finished = 0, 0, 0, False
         for _round in range(60):
-            cfg = _config(broker, db, 0.01 if kills < 20 else 0.0)  # after the last kill: play on at full speed
+            # 0.03 s per action: the game must outlast twenty lives even when every fourth waits for a battle.
+            cfg = _config(broker, db, 0.03 if kills < 20 else 0.0)  # after the last kill: play on at full speed
             proc = subprocess.Popen([sys.executable, "-m", "controller.service", "--config-json", cfg,
                                      "--simulate", "--until-game-over"], cwd=REPO, env=env,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -134,9 +134,13 @@ def setup_cubes(driver: BattleDriver) -> dict[str, int]:
 
 
 def test_against_a_merchant_ship_the_entry_needs_no_confirmation(tmp_path: Path) -> None:
-    core, driver = to_battle(tmp_path / "m.db", 4, {"tower": False, "camera": False})
-    setup = driver.session.setup
-    assert not setup.defender.is_player
+    # The first seed whose first battle is against a Merchant ship (which seed that is moves with the rules).
+    for seed in range(1, 60):
+        core, driver = to_battle(tmp_path / f"m{seed}.db", seed, {"tower": False, "camera": False})
+        setup = driver.session.setup
+        if not setup.defender.is_player:
+            break
+    assert not setup.defender.is_player, "no seed in 1-59 starts with a battle against a Merchant"
     enter = prompts(core, "enter_drop")
     assert [p.player for p in enter] == [setup.attacker.name]
     assert answer(core, setup.attacker.name, enter[0], {"cubes": landed(driver)})["accepted"]
