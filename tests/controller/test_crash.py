@@ -24,7 +24,7 @@ from controller.gamelog import GameLog
 from tests.support.broker import Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
-PLAYERS = ["red", "blue"]
+PLAYERS = ["red", "blue", "green"]  # three seats: a game long enough for twenty lives under load
 
 
 def norm(state) -> dict:
