@@ -76,7 +76,7 @@ def _setup(bpy: Any, design: R.Design, shot: R.Shot, samples: int, tex_path: Pat
     cam = bpy.data.objects.new("cam", cam_data)
     M = np.eye(4)
     M[:3, :3], M[:3, 3] = axes, centre
-    from mathutils import Matrix  # (a plain nested list would be read column by column)
+    from mathutils import Matrix  # type: ignore[import-not-found]  # Blender's module, absent outside it
 
     cam.matrix_world = Matrix(M.tolist())
     scene.collection.objects.link(cam)
@@ -121,17 +121,22 @@ def render(bpy: Any, design: R.Design, cubes: list[R.Cube], shot: R.Shot, lamp: 
     out = work / "render.png"
     bpy.context.scene.render.filepath = str(out)
     bpy.ops.render.render(write_still=True)
-    img = cv2.imread(str(out), cv2.IMREAD_UNCHANGED).astype(np.float32) / 65535.0
+    raw = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
+    if raw is None:
+        raise RuntimeError(f"Blender wrote no readable image at {out}")
+    img = raw.astype(np.float32) / 65535.0
     img = img[..., :3]
     # Auto-exposure: the board's bright end at `level` of full scale, then sensor noise and JPEG.
     img *= level / max(float(np.percentile(img, 97)), 1e-3)
     img = np.clip(img + rng.normal(0, 1.5 / 255, img.shape).astype(np.float32), 0, 1)
-    ok, buf = cv2.imencode(".jpg", (img * 255 + 0.5).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 88])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    photo = (img * 255 + 0.5).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 88])
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return decoded if decoded is not None else photo
 
 
 def main(argv: list[str] | None = None) -> int:
-    import bpy  # the Blender wheel; see the docstring
+    import bpy  # type: ignore[import-not-found]  # the Blender wheel (not a dependency); see the docstring
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--design", type=int, required=True)

@@ -86,7 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--json", help="write every scene's record to this file")
     args = ap.parse_args(argv)
-    size = tuple(int(v) for v in args.size.lower().split("x")) if args.size else None
+    size: tuple[int, int] | None = None
+    if args.size:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+        size = (width, height)
     jobs = [(args.design_seed + k, args.scene_seed + k, args.scenes, size) for k in range(args.designs)]
     t0 = time.perf_counter()
     if args.jobs > 1:

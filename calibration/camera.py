@@ -49,7 +49,8 @@ def detect_view(gray: np.ndarray, spec: CharucoSpec) -> tuple[np.ndarray, np.nda
     corners, ids, _, _ = detector.detectBoard(gray)
     if ids is None or len(ids) < 6:
         return f"found {0 if ids is None else len(ids)} ChArUco corners (need 6)"
-    obj, img = board.matchImagePoints(corners, ids)
+    # The stubs want a list of arrays; OpenCV also takes the single Nx1x2 array detectBoard returns.
+    obj, img = board.matchImagePoints(corners, ids)  # type: ignore[call-overload]  # stub too narrow
     if obj is None or len(obj) < 6:
         return "the detected corners do not match the board"
     return obj.reshape(-1, 3).astype(np.float32), img.reshape(-1, 2).astype(np.float32)

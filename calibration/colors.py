@@ -138,7 +138,7 @@ def bare_board(ref: np.ndarray, layout: BoardLayout, pose: Any) -> np.ndarray:
     """The calibration photo's board (1 px/mm, board plane) without the swatch cubes: where each cube
     (placed up to 3 mm off its spot, any turn) shows when seen on the board plane from this camera,
     with its shadow's margin, is filled in from the print around it."""
-    hole = np.zeros(ref.shape[:2], np.uint8)
+    hole: np.ndarray = np.zeros(ref.shape[:2], np.uint8)
     size, rail = layout.cube_size_mm, layout.rail_height_mm
     to_board = np.linalg.inv(pose.plane_homography(0.0))
     half = size / 2 * math.sqrt(2) + 3.0

@@ -11,9 +11,12 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cli.errors import CliError
+
+if TYPE_CHECKING:
+    import zmq
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
@@ -283,7 +286,8 @@ def cmd_vision_watch(args: argparse.Namespace) -> int:
     if args.settle_frames < 1 or args.confirm < 1:
         raise CliError("--settle-frames and --confirm must be 1 or more")
     watcher = BoardWatcher(reader, still_frames=args.settle_frames, confirm=args.confirm, source=source)
-    sock = ctx = None
+    sock: zmq.Socket[bytes] | None = None
+    ctx: zmq.Context[zmq.Socket[bytes]] | None = None
     if args.zmq_pub:
         import zmq
 

@@ -136,7 +136,11 @@ class BoardReader:
         self._last_shape: tuple[int, ...] = ()
         self._small: np.ndarray | None = None  # the last located frame's half-size copy
         self._small_of: np.ndarray | None = None  # ... and that frame
-        self._ref_keep = self._ref_A = self._ref_log = self._ref_chroma = None
+        # Set with _ref_small (the first _foreign_object call) and read only after it.
+        self._ref_keep: np.ndarray = np.empty(0)
+        self._ref_A: np.ndarray = np.empty(0)
+        self._ref_log: np.ndarray = np.empty(0)
+        self._ref_chroma: np.ndarray = np.empty(0)
         self._ref_print_small: np.ndarray | None = None
 
     def _build_maps(self) -> None:
@@ -152,18 +156,18 @@ class BoardReader:
             self.signed[k] = (inside - outside) / s
         # Where cubes are looked for: the board, less the markers (black squares) and a margin.
         valid = np.full((h, w), 255, np.uint8)
-        for m in L.markers:
-            lo = np.floor((m.corners_mm.min(axis=0) - 0.5) * s).astype(int)
-            hi = np.ceil((m.corners_mm.max(axis=0) + 0.5) * s).astype(int)
+        for mk in L.markers:
+            lo = np.floor((mk.corners_mm.min(axis=0) - 0.5) * s).astype(int)
+            hi = np.ceil((mk.corners_mm.max(axis=0) + 0.5) * s).astype(int)
             valid[max(lo[1], 0):hi[1], max(lo[0], 0):hi[0]] = 0
         self.valid = valid
         self.kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
         # The board's outline (half a pixel in) and each marker's printed square grown by 1.8 mm.
         Wmm, Hmm = L.size_mm
         pts = [np.array([[0.5, 0.5], [Wmm - 0.5, 0.5], [Wmm - 0.5, Hmm - 0.5], [0.5, Hmm - 0.5]])]
-        for m in L.markers:
-            c = m.corners_mm.mean(axis=0)
-            pts.append(c + (m.corners_mm - c) * (1 + 1.8 / max(1.0, float(np.linalg.norm(m.corners_mm[0] - c)))))
+        for mk in L.markers:
+            c = mk.corners_mm.mean(axis=0)
+            pts.append(c + (mk.corners_mm - c) * (1 + 1.8 / max(1.0, float(np.linalg.norm(mk.corners_mm[0] - c)))))
         self._outline_and_markers_mm = np.concatenate(pts)
 
     # ------------------------------------------------------------------ registration
@@ -256,7 +260,7 @@ class BoardReader:
         if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
             raise ValueError("the image must be an 8-bit BGR colour image")
         if reuse_pose and self._last_located is not None and self._last_shape == image.shape:
-            located = self._last_located
+            located: tuple[np.ndarray, CameraPose, list[int]] | str = self._last_located
         else:
             located = self.locate(image)
         self._last_located = located if not isinstance(located, str) else None
@@ -331,11 +335,14 @@ class BoardReader:
         cam = self.camera.scaled_to(image.shape[1], image.shape[0]) if self.camera else None
         if cam is not None and np.any(cam.dist):
             return False  # (no distortion-aware warp here: hidden markers and blobs still pause)
+        reference = self.palette.reference
+        if reference is None:
+            return False  # no bare board learned at calibration: nothing to compare with (callers check too)
         if self._ref_small is None:
             W, H = self.layout.size_mm
-            self._ref_small = cv2.resize(self.palette.reference, (int(W / REF_MM), int(H / REF_MM)),
+            self._ref_small = cv2.resize(reference, (int(W / REF_MM), int(H / REF_MM)),
                                          interpolation=cv2.INTER_AREA).astype(np.float32)
-            sw_mask = np.full(self._ref_small.shape[:2], 255, np.uint8)
+            sw_mask: np.ndarray = np.full(self._ref_small.shape[:2], 255, np.uint8)
             for sw in self.layout.swatches:  # covered by cubes when the reference was taken
                 cv2.circle(sw_mask, (int(sw.center_mm[0] / REF_MM), int(sw.center_mm[1] / REF_MM)),
                            int(14 / REF_MM), 0, -1)
@@ -355,9 +362,11 @@ class BoardReader:
         darker = None
         if self.print is not None:
             changed = self._changed_print(now, w, h)
-            darker = self.print.darker(now, self._ref_print_small)
+            ref_print = self._ref_print_small
+            assert ref_print is not None  # _changed_print has just made it
+            darker = self.print.darker(now, ref_print)
             # Cube-sized changes are judged as the cube colours are: gloss is no change there.
-            changed_cube = self.print.changed(now, self._ref_print_small, None).astype(np.uint8)
+            changed_cube = self.print.changed(now, ref_print, None).astype(np.uint8)
         else:
             changed = self._changed_colour(now, w, h)
         # Cubes are not foreign: the colours the palette's own table gives (board colours ruled out).
@@ -387,8 +396,7 @@ class BoardReader:
         darker than any light drift (a black cube on a charcoal print darkens it like a shadow, but only
         cubes cast cube-sized shadows, and theirs are left out with them). Appends their centres (mm)."""
         size = self.layout.cube_size_mm
-        m = (changed > 0) | darker
-        m = m.astype(np.uint8)
+        m = ((changed > 0) | darker).astype(np.uint8)
         if cubes:
             f = np.array([cb.center_mm for cb in cubes])
             t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)
@@ -467,7 +475,7 @@ class BoardReader:
         coarse = cv2.warpPerspective(src, Mc, (cw, ch), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
         t_warp += CLOCK() - tw
-        cand = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
+        cand: np.ndarray = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
         to_mm = None
         if self.print is not None:
             # Rectified pixels -> board-plane millimetres (where each pixel's ray meets the board).
@@ -512,7 +520,7 @@ class BoardReader:
                                           borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
                 roi = cv2.blur(roi, (3, 3))
                 t_warp += CLOCK() - tw
-                if to_mm is not None:
+                if to_mm is not None and self.print is not None:  # (to_mm is only set with a print)
                     ref_r, ok_r = self.print.warp(to_mm @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]]),
                                                   (x1 - x0, y1 - y0))
                     lab = self._with_print(roi, ref_r, ok_r)
@@ -789,9 +797,9 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
     (their outer contours) and labelling only inside each group's box."""
     # RETR_CCOMP: a group lying inside another's hole is still an outer boundary (top level).
     contours, hier = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    outer = [c for c, link in zip(contours, hier[0] if hier is not None else [], strict=True) if link[3] < 0]
-    outer = [(c, cv2.boundingRect(c)) for c in outer]
-    outer = [(c, b) for c, b in outer if b[2] * b[3] >= min_area]
+    tops = [c for c, link in zip(contours, hier[0] if hier is not None else [], strict=True) if link[3] < 0]
+    boxed = [(c, cv2.boundingRect(c)) for c in tops]
+    outer = [(c, b) for c, b in boxed if b[2] * b[3] >= min_area]
     if not outer:
         return []
     out = []
@@ -927,7 +935,8 @@ def _split(pts: np.ndarray, n: int) -> list[np.ndarray]:
     cv2.setRNGSeed(12345)
     sample = pts if len(pts) <= 4000 else pts[:: int(math.ceil(len(pts) / 4000))]
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.05)
-    _, _, centres = cv2.kmeans(np.ascontiguousarray(sample, np.float32), n, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+    _, _, centres = cv2.kmeans(  # type: ignore[call-overload]  # stub: bestLabels may be None (OpenCV allocates)
+        np.ascontiguousarray(sample, np.float32), n, None, crit, 3, cv2.KMEANS_PP_CENTERS)
     return [c for c in centres]
 
 

@@ -30,8 +30,10 @@ class CameraModel:
     def load(source: str | Path | dict[str, Any] | CameraModel) -> CameraModel:
         if isinstance(source, CameraModel):
             return source
-        data = source
-        if not isinstance(source, dict):
+        data: dict[str, Any]
+        if isinstance(source, dict):
+            data = source
+        else:
             try:
                 data = json.loads(Path(source).read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:

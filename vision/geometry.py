@@ -8,7 +8,7 @@ millimetres, x right, y down, z into the table (a point h mm above the board has
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -79,7 +79,8 @@ def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: in
         small = detection_copy(image, max_detect_width)
     if small.ndim == 3:
         small = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
-    corners, ids = None, None
+    corners: Sequence[np.ndarray] = ()
+    ids: np.ndarray | None = None
     if expected:
         corners, ids, _ = _detector(dictionary_name, 1).detectMarkers(small)
         seen = set() if ids is None else {int(i) for i in ids.reshape(-1)}
@@ -96,8 +97,8 @@ def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: in
     sx, sy = small.shape[1] / float(w), small.shape[0] / float(h)
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.02)
     keep: dict[int, np.ndarray] = {}
-    for c, marker_id in zip(corners, ids.reshape(-1), strict=True):
-        keep.setdefault(int(marker_id), c)  # a duplicate id (reflection, print error): keep the first
+    for c, seen_id in zip(corners, ids.reshape(-1), strict=True):
+        keep.setdefault(int(seen_id), c)  # a duplicate id (reflection, print error): keep the first
     # Pixel centres: small (u + 0.5) / s - 0.5 in full-size pixels. All markers' boxes at once.
     pts_all = ((np.array([c.reshape(4, 2) for c in keep.values()]) + 0.5) / np.array([sx, sy]) - 0.5).astype(np.float32)
     side = np.hypot(*(pts_all[:, 0] - pts_all[:, 1]).T.astype(np.float64))
@@ -117,14 +118,16 @@ def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: in
 
 
 def _second_look(small: np.ndarray, dictionary_name: str, expected: Mapping[int, np.ndarray],
-                 corners: tuple[np.ndarray, ...], ids: np.ndarray | None, missing: set[int]
-                 ) -> tuple[tuple[np.ndarray, ...], np.ndarray | None]:
+                 corners: Sequence[np.ndarray], ids: np.ndarray | None, missing: set[int]
+                 ) -> tuple[Sequence[np.ndarray], np.ndarray | None]:
     """Markers the fast pass missed, looked for by the full pass in a crop of `small` (the marker's
     predicted box grown by one side each way) from the homography of the expected markers it found.
     With fewer than 3 found returns ids None (the caller then runs the full pass on the whole image).
     A marker not found in its crop is hidden (a cube or a hand on it) and stays missing."""
+    if ids is None:
+        return corners, None
     have = [(c.reshape(4, 2), int(i)) for c, i in zip(corners, ids.reshape(-1), strict=True)
-            if int(i) in expected] if ids is not None else []
+            if int(i) in expected]
     if len({i for _, i in have}) < 3:
         return corners, None
     board = np.concatenate([np.asarray(expected[i], np.float64).reshape(4, 2) for _, i in have])
@@ -309,7 +312,7 @@ def square_corners(center: np.ndarray, size: float, angle_deg: float) -> np.ndar
 def upsample_grid(grid: np.ndarray, step: int, size: tuple[int, int]) -> np.ndarray:
     """Bilinear upsampling of values sampled at pixels (k*step, j*step) to every pixel of `size`
     (node k lands exactly on pixel k*step, unlike cv2.resize which aligns cell centres)."""
-    M = np.float32([[step, 0, 0], [0, step, 0]])
+    M = np.array([[step, 0, 0], [0, step, 0]], np.float32)
     return cv2.warpAffine(grid.astype(np.float32), M, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 

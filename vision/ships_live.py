@@ -23,13 +23,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from contracts import topics
 from vision.live import SettleGate, SourceError, iter_frames
 from vision.table import TableLayout, TableReading, load_table_layout, read_table_detailed
+
+if TYPE_CHECKING:
+    import zmq
 
 TOPIC = topics.VISION_TABLE.decode()
 
@@ -115,7 +118,7 @@ def watch_table(source: int | str | Path, layout: TableLayout | dict | str, pub:
         return 0
     stream = itertools.chain([first], frames)
     watcher = TableWatcher(layout, camera, ships_in_play, still_frames, confirm, source=str(source))
-    sock = None
+    sock: zmq.Socket[bytes] | None = None
     if pub:
         import zmq
 

@@ -521,11 +521,11 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
     full = float(max(w, h))
     rates = (_FRAME_PERIMETER_RATES[0] * full / side, _FRAME_PERIMETER_RATES[1] * full / side)
     border = _detector(layout.aruco_dictionary, "frame").getDetectorParameters().minDistanceToBorder
-    for mid, qs in _detect(strip, layout.aruco_dictionary, "fine", rates).items():
-        for q in qs:
-            i = int(np.searchsorted(starts, q[:, 0].mean(), side="right")) - 1
-            x0, y0 = rects[i][0], rects[i][1]
-            q = q + np.array([x0 - starts[i], y0], dtype=np.float64)
+    for mid, strip_qs in _detect(strip, layout.aruco_dictionary, "fine", rates).items():
+        for strip_q in strip_qs:
+            k = int(np.searchsorted(starts, strip_q[:, 0].mean(), side="right")) - 1
+            x0, y0 = rects[k][0], rects[k][1]
+            q = strip_q + np.array([x0 - starts[k], y0], dtype=np.float64)
             # As the full-frame pass: nothing touching the frame's edge (a crop's edge is not one).
             if q.min() < border or np.any(q.max(axis=0) > np.array([w - 1 - border, h - 1 - border])):
                 continue
@@ -811,9 +811,9 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         area = np.concatenate([layout.harbor_mm] + [sq.polygon_mm for sq in layout.squares])
         x0, y0 = area.min(axis=0) - 40.0
         x1, y1 = area.max(axis=0) + 40.0
-        box = apply_homography(H, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
-        xa, ya = (max(0, int(v)) for v in np.floor(box.min(axis=0)))
-        xb, yb = min(w, int(np.ceil(box[:, 0].max()))), min(h, int(np.ceil(box[:, 1].max())))
+        area_px = apply_homography(H, np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]]))
+        xa, ya = (max(0, int(v)) for v in np.floor(area_px.min(axis=0)))
+        xb, yb = min(w, int(np.ceil(area_px[:, 0].max()))), min(h, int(np.ceil(area_px[:, 1].max())))
         if xb - xa > 32 and yb - ya > 32:
             # Only outlines of about a ship marker's size where the play area lies (the reading refuses
             # one off by more than SIZE_TOLERANCE anyway): the small window finds many more contours.

@@ -71,7 +71,7 @@ def test_camera_off_two_ships_moved_asks() -> None:
     prev = {"red": "r1c2", "blue": "r3c3"}
     f = fuse_positions(SHIPS, None, zone_state("r2c2", "r4c3"), prev)
     assert not f.confident
-    assert sorted(q.ship for q in f.questions) == ["blue", "red"]
+    assert sorted((q.ship for q in f.questions), key=str) == ["blue", "red"]
 
 
 def test_camera_off_ship_leaving_the_harbor_is_identified_by_slot_count() -> None:
@@ -129,7 +129,7 @@ def test_diagonal_move_without_hazard_is_proposed_without_asking() -> None:
 
 def test_paths_differing_in_a_garrison_ask_which_way() -> None:
     p = propose_move("red", "r1c1", "r2c2", hazards={"r1c2"})
-    assert p is not None and p.ask and p.path is None
+    assert p is not None and p.ask and p.path is None and p.question is not None
     assert set(p.question.options) == {("r1c1", "r1c2", "r2c2"), ("r1c1", "r2c1", "r2c2")}
     assert p.question.kind == "which-way"
 

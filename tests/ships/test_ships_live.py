@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -17,6 +18,12 @@ from vision.synth.table import random_camera, render_table_scene
 from vision.table import default_table_layout
 
 LAYOUT = default_table_layout()
+
+
+def _imread(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path))
+    assert image is not None, f"cannot read {path}"
+    return image
 
 
 def _free_port() -> int:
@@ -85,7 +92,7 @@ def test_watch_publishes_each_settled_state_once(frames_dir) -> None:
 
 
 def test_still_hand_pauses_and_an_unchanged_table_is_not_republished(frames_dir) -> None:
-    images = [cv2.imread(str(p)) for p in sorted(frames_dir.iterdir())]
+    images = [_imread(p) for p in sorted(frames_dir.iterdir())]
     before, hand = images[0], images[3]
     w = TableWatcher(LAYOUT, ships_in_play=["red", "blue"], still_frames=2, confirm=2, clock=lambda: 0.0)
     states = [w.process(f).state for f in [before] * 5]
@@ -115,7 +122,7 @@ def test_missing_source_is_one_line(tmp_path) -> None:
 
 
 def test_still_ambiguous_table_without_a_hand_is_published_with_its_nulls(frames_dir) -> None:
-    before = cv2.imread(str(sorted(frames_dir.iterdir())[0]))
+    before = _imread(sorted(frames_dir.iterdir())[0])
     # "green" is in play but not on the table: the camera cannot place it, nobody's hand is in view.
     w = TableWatcher(LAYOUT, ships_in_play=["red", "blue", "green"], still_frames=1, confirm=2, clock=lambda: 0.0)
     events = [w.process(before) for _ in range(4)]

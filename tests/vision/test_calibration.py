@@ -25,7 +25,8 @@ def _views(n: int, k1: float) -> tuple[list[tuple[str, np.ndarray]], np.ndarray]
     # The printed board's origin is its top-left margin corner: shift so board mm match the texture.
     w_mm, h_mm = board.shape[1] / px_per_mm, board.shape[0] / px_per_mm
     rng = np.random.default_rng(5)
-    views, K = [], None
+    views: list[tuple[str, np.ndarray]] = []
+    K = np.eye(3)  # replaced by the last view's camera (n >= 1)
     for i in range(n):
         cam = look_at_camera((w_mm / 2 + rng.normal(0, 25), h_mm / 2 + rng.normal(0, 20)), rng.uniform(380, 520),
                              rng.uniform(10, 40), rng.uniform(0, 360), rng.normal(0, 10), 62.0, (960, 540),

@@ -4,6 +4,7 @@ a video file, and the one-sentence errors for sources that cannot be opened."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -41,7 +42,7 @@ class _Mjpeg(BaseHTTPRequestHandler):
 
 
 @pytest.fixture()
-def mjpeg_server() -> str:
+def mjpeg_server() -> Iterator[str]:
     frames = _frames()
     _Mjpeg.frames = [cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes() for f in frames]
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Mjpeg)
@@ -66,7 +67,7 @@ def test_an_http_mjpeg_stream_gives_every_frame_in_order(mjpeg_server: str) -> N
 
 def test_a_video_file_is_a_source(tmp_path: Path) -> None:
     path = tmp_path / "clip.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (320, 240))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 5, (320, 240))
     for f in _frames():
         writer.write(f)
     writer.release()

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -76,6 +77,7 @@ def test_watcher_publishes_once_per_settle_and_pauses_for_a_hand(session, frames
     published = [e for e in events if e.message is not None]
     assert len(published) == 2, [e.state for e in events]
     first, second = published[0].message, published[1].message
+    assert first is not None and second is not None
     assert first["reading"]["counts"] == {"red": {"dmg-1": 1}, "blue": {"str-2a": 1}}
     assert second["reading"]["status"] == "redrop"
     # Published only after still_frames + confirm frames, never while the hand was there.
@@ -105,7 +107,7 @@ def test_watch_command_publishes_on_zeromq(session, frames, tmp_path: Path) -> N
     palette.write_text(json.dumps(session.palette.to_json()))
     layout = REPO / "vision" / "data" / "battle-board.json"
     port = _free_port()
-    ctx = zmq.Context.instance()
+    ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
     sub = ctx.socket(zmq.SUB)
     sub.setsockopt(zmq.SUBSCRIBE, b"vision.board")
     sub.setsockopt(zmq.LINGER, 0)
@@ -115,7 +117,7 @@ def test_watch_command_publishes_on_zeromq(session, frames, tmp_path: Path) -> N
          "--palette", str(palette), "--zmq-pub", f"tcp://127.0.0.1:{port}", "--settle-frames", "3",
          "--start-delay", "1.0"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        got = []
+        got: list[tuple[bytes, Any]] = []
         deadline = time.monotonic() + 60
         while len(got) < 2 and time.monotonic() < deadline:
             if sub.poll(500):

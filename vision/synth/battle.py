@@ -12,7 +12,7 @@ The truth is computed from that physical state, never from a reader.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,7 +181,7 @@ def _zone_poly(layout: BoardLayout, zone_id: str) -> np.ndarray:
         raise PlacementError(f"unknown zone {zone_id!r}; the layout has {', '.join(z.id for z in layout.zones)}") from None
 
 
-def _inside(poly: np.ndarray, pts: np.ndarray, margin: float = 0.0) -> bool:
+def _inside(poly: np.ndarray, pts: np.ndarray | Sequence[np.ndarray], margin: float = 0.0) -> bool:
     c = poly.astype(np.float32).reshape(-1, 1, 2)
     return all(cv2.pointPolygonTest(c, (float(p[0]), float(p[1])), True) >= margin for p in pts)
 
@@ -505,7 +505,7 @@ def render_battle_scene(layout: BoardLayout, cubes: list[dict[str, Any]], rng: n
 def scene_truth(placed: list[PlacedCube], camera: PinholeCamera, hidden_markers: list[int]) -> dict[str, Any]:
     """The reading a perfect reader gives (cube order: as placed)."""
     cubes = []
-    counts: dict[str, dict[str, int]] = {}
+    counts: dict[str, dict[str | None, int]] = {}  # None: an explicit pose given off the rail without a zone
     redrop = []
     for i, cube in enumerate(placed):
         on_rail = cube.state == "rail"

@@ -147,7 +147,7 @@ def random_lighting(rng: np.random.Generator, strength: float = 1.0) -> Lighting
         gradient=(float(rng.uniform(-0.25, 0.25) * s), float(rng.uniform(-0.25, 0.25) * s)),
         vignette=float(rng.uniform(0, 0.3) * s),
         direction=(float(rng.uniform(-0.6, 0.6)), float(rng.uniform(-0.6, 0.6)), 1.0),
-        wb=tuple(float(x) for x in wb),
+        wb=(float(wb[0]), float(wb[1]), float(wb[2])),
         shadow_strength=float(rng.uniform(0.15, 0.45)),
     )
 
@@ -180,7 +180,7 @@ def apply_blur(image: np.ndarray, sigma: float, motion_px: float = 0.0, angle_de
         out = cv2.GaussianBlur(out, (0, 0), sigma)
     if motion_px >= 1.5:
         n = int(round(motion_px)) | 1
-        k = np.zeros((n, n), np.float32)
+        k: np.ndarray = np.zeros((n, n), np.float32)
         k[n // 2, :] = 1.0
         rot = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), angle_deg, 1.0)
         k = cv2.warpAffine(k, rot, (n, n))
@@ -190,7 +190,8 @@ def apply_blur(image: np.ndarray, sigma: float, motion_px: float = 0.0, angle_de
 
 def jpeg_roundtrip(image: np.ndarray, quality: int) -> np.ndarray:
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return decoded if decoded is not None else image
 
 
 def aruco_marker_image(dictionary_name: str, marker_id: int, side_px: int) -> np.ndarray:
@@ -224,7 +225,7 @@ def darken_polygons(image: np.ndarray, polygons: list[np.ndarray], strength: flo
     """Soft shadows: darken the union of `polygons` (pixel coordinates) by `strength`."""
     if not polygons:
         return image
-    mask = np.zeros(image.shape[:2], np.float32)
+    mask: np.ndarray = np.zeros(image.shape[:2], np.float32)
     for poly in polygons:
         fill_polygon_aa(mask, poly, (1.0,))
     if blur_px > 0.3:

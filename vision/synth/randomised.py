@@ -196,9 +196,9 @@ def random_design(seed: int) -> Design:
             cv2.circle(tex, (int(cx), int(cy)), int(7 * s), spot, int(1.2 * s), cv2.LINE_AA)
     paper_white = np.array([0.86, 0.86, 0.84])
     for m in layout["markers"]:
-        c = np.array(m["corners_mm"]) * s
-        x0, y0 = c.min(axis=0)
-        x1, y1 = c.max(axis=0)
+        mc = np.array(m["corners_mm"]) * s
+        x0, y0 = mc.min(axis=0)
+        x1, y1 = mc.max(axis=0)
         q = int(round((x1 - x0) / 6.0 * 1.3))
         cv2.rectangle(tex, (int(x0) - q, int(y0) - q), (int(x1) + q, int(y1) + q), tuple(paper_white.tolist()), -1)
         side = int(round(x1 - x0))
@@ -457,7 +457,7 @@ def render(design: Design, cubes: list[Cube], light: Light, shot: Shot, rng: np.
     # Light on the print, in texture space (coarse grid, then resized: it is smooth).
     gy, gx = np.mgrid[0:th:8, 0:tw:8]
     pts = np.stack([gx.ravel() / s, gy.ravel() / s, np.zeros(gx.size)], 1)
-    irr = _irradiance(light, pts, np.array([0, 0, 1.0])).reshape(gx.shape + (3,)).astype(np.float32)
+    irr: np.ndarray = _irradiance(light, pts, np.array([0, 0, 1.0])).reshape(gx.shape + (3,)).astype(np.float32)
     irr = cv2.resize(irr, (tw, th), interpolation=cv2.INTER_LINEAR)
     shade = np.ones((th, tw), np.float32)
     for poly, k in light.shadow_bands:
@@ -497,7 +497,8 @@ def render(design: Design, cubes: list[Cube], light: Light, shot: Shot, rng: np.
     img = img + rng.normal(0, light.noise / 255.0, img.shape).astype(np.float32) * (0.5 + img)
     out = np.clip(img[..., ::-1] * 255 + 0.5, 0, 255).astype(np.uint8)
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, light.jpeg])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return decoded if decoded is not None else out
 
 
 def _warp_plane(tex: np.ndarray, shot: Shot, z: float, size: tuple[int, int]) -> np.ndarray:

@@ -49,7 +49,7 @@ SHIP_SPACING_MM = 48.0
 @dataclass(frozen=True)
 class PlacedShip:
     name: str
-    square: str  # "r1c2" or "harbor"
+    square: str | None  # "r1c2" or "harbor"; None for a spot given off every square
     x: float
     y: float
     heading_deg: float
@@ -136,7 +136,7 @@ def _busy_board_art(size_px: int, rng: np.random.Generator) -> np.ndarray:
     sea = np.array([rng.uniform(150, 200), rng.uniform(120, 170), rng.uniform(40, 90)])
     art = np.empty((size_px, size_px, 3), np.uint8)
     art[:] = sea.astype(np.uint8)
-    noise = rng.normal(0, 10, (size_px // 8 + 1, size_px // 8 + 1, 1)).astype(np.float32)
+    noise: np.ndarray = rng.normal(0, 10, (size_px // 8 + 1, size_px // 8 + 1, 1)).astype(np.float32)
     noise = cv2.resize(noise, (size_px, size_px))[..., None]
     art = np.clip(art.astype(np.float32) + noise, 0, 255).astype(np.uint8)
     for _ in range(int(rng.integers(8, 18))):  # waves
@@ -371,11 +371,11 @@ def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any],
             raise ValueError(f"ship {name!r} has no marker in the table layout ({', '.join(layout.ships.ids)})")
     squares = {sq.id for sq in layout.squares}
     for sq_id, spec in boards.items():
-        name = spec.get("board") if isinstance(spec, dict) else spec
+        board_name = spec.get("board") if isinstance(spec, dict) else spec
         if sq_id not in squares:
             raise ValueError(f"{sq_id!r} is not a square of the table layout")
-        if name is not None and name not in layout.boards.ids:
-            raise ValueError(f"board {name!r} has no marker in the table layout")
+        if board_name is not None and board_name not in layout.boards.ids:
+            raise ValueError(f"board {board_name!r} has no marker in the table layout")
     size = tuple(variation.get("size", (1920, 1080)))
     camera: PinholeCamera = variation.get("camera") or random_camera(
         layout, rng, float(variation.get("max_tilt_deg", 30.0)), size)
@@ -389,7 +389,8 @@ def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any],
     marker_px: dict[str, np.ndarray] = {}
     for i in order:
         ship = placed[i]
-        color = SHIP_COLORS_BGR.get(ship.name, tuple(int(v) for v in rng.integers(30, 220, 3)))
+        r, g, b = (int(v) for v in rng.integers(30, 220, 3))
+        color = SHIP_COLORS_BGR.get(ship.name, (r, g, b))
         marker_px[ship.name] = _draw_ship(image, labels, i + 1, camera, ship, layout, color)
     image = apply_lighting(image, light)
     # Hands and arms: drawn after the light so skin keeps its own tone; the same draws on a mask give truth.
@@ -418,7 +419,7 @@ def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any],
             return False
         x0, y0 = (max(0, int(v) - 4) for v in np.floor(quad_px.min(axis=0)))
         x1, y1 = (int(v) + 5 for v in np.ceil(quad_px.max(axis=0)))
-        m = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        m: np.ndarray = np.zeros((y1 - y0, x1 - x0), np.uint8)
         cv2.fillPoly(m, [np.round(quad_px - np.array([x0, y0])).astype(np.int32)], 1)
         m = cv2.dilate(m, np.ones((5, 5), np.uint8))  # the quiet zone's first pixels count too
         sel = m > 0
