@@ -2,7 +2,8 @@
 by the reader: path-traced bevelled cubes, an area lamp, soft shadows, interreflection, sensor noise, JPEG.
 
     pip install --target /tmp/bpyenv bpy==4.2.0          # Python 3.11 wheel, ~520 MB, kept out of the project
-    PYTHONPATH=/tmp/bpyenv:. nice python bench/vision_cycles.py --design 7300 --scenes 3 --out ~/.cache/st-cycles
+    PYTHONPATH=/tmp/bpyenv:. nice python bench/vision_cycles.py \
+        --design 7300 --scenes 3 --out ~/.cache/st-cycles
 
 Boards, print and cube paints come from `vision.synth.randomised` (designs there are layout files); this
 script replaces its renderer only (flat board, rails printed, not raised: `rail_height_mm` is set to 0).
@@ -95,8 +96,9 @@ def _add_lamp(bpy: Any, pos_up: np.ndarray, power_w: float, rgb: np.ndarray, siz
 
 def _add_cubes(bpy: Any, cubes: list[R.Cube], paints: dict[str, np.ndarray]) -> None:
     for c in cubes:
-        bpy.ops.mesh.primitive_cube_add(size=c.size, location=(float(c.center[0]), float(-c.center[1]),
-                                                               c.z + c.size / 2))
+        bpy.ops.mesh.primitive_cube_add(
+            size=c.size, location=(float(c.center[0]), float(-c.center[1]), c.z + c.size / 2)
+        )
         ob = bpy.context.object
         ob.rotation_euler = (0.0, 0.0, -c.yaw)
         bev = ob.modifiers.new("bevel", "BEVEL")
@@ -109,8 +111,17 @@ def _add_cubes(bpy: Any, cubes: list[R.Cube], paints: dict[str, np.ndarray]) -> 
         ob.data.materials.append(mat)
 
 
-def render(bpy: Any, design: R.Design, cubes: list[R.Cube], shot: R.Shot, lamp: tuple[np.ndarray, np.ndarray],
-           samples: int, work: Path, rng: np.random.Generator, level: float) -> np.ndarray:
+def render(
+    bpy: Any,
+    design: R.Design,
+    cubes: list[R.Cube],
+    shot: R.Shot,
+    lamp: tuple[np.ndarray, np.ndarray],
+    samples: int,
+    work: Path,
+    rng: np.random.Generator,
+    level: float,
+) -> np.ndarray:
     tex = work / f"print-{design.seed}.png"
     if not tex.exists():
         srgb = np.clip(design.texture_rgb, 0, 1) ** (1 / 2.2)
@@ -153,8 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     shot = R._resized(R.random_shot(rng, design), (960, 540))
     shot.dist = np.zeros(5)
     W, H = design.layout["size_mm"]
-    lamp = (np.array([rng.uniform(0, W), rng.uniform(0, H), rng.uniform(600, 1000)]),
-            R.kelvin_rgb(float(rng.uniform(2700, 6500))))
+    lamp = (
+        np.array([rng.uniform(0, W), rng.uniform(0, H), rng.uniform(600, 1000)]),
+        R.kelvin_rgb(float(rng.uniform(2700, 6500))),
+    )
     level = float(rng.uniform(0.7, 1.0))
     (work / f"layout-{args.design}.json").write_text(json.dumps(design.layout))
     cal = render(bpy, design, R.swatch_cubes(rng, design), shot, lamp, args.samples, work, rng, level)
@@ -166,9 +179,18 @@ def main(argv: list[str] | None = None) -> int:
         cv2.imwrite(str(work / f"scene-{args.design}-{k}.png"), img)
         truths.append(R.truth_of(cubes))
     (work / f"truth-{args.design}.json").write_text(json.dumps(truths))
-    print(json.dumps({"design": args.design, "images": args.scenes + 1, "folder": str(work),
-                      "lamp_kelvin_rgb": [round(float(v), 3) for v in lamp[1]], "tilt_deg": round(shot.tilt_deg, 1),
-                      "yaw_note": math.degrees(0.0)}))
+    print(
+        json.dumps(
+            {
+                "design": args.design,
+                "images": args.scenes + 1,
+                "folder": str(work),
+                "lamp_kelvin_rgb": [round(float(v), 3) for v in lamp[1]],
+                "tilt_deg": round(shot.tilt_deg, 1),
+                "yaw_note": math.degrees(0.0),
+            }
+        )
+    )
     return 0
 
 

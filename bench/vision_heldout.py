@@ -1,6 +1,7 @@
 """Benchmark: battle-board reading on held-out, domain-randomised boards (`vision.synth.randomised`).
 
-    python bench/vision_heldout.py --designs 5 --design-seed 7100 --scene-seed 9100 --scenes 40 [--size 1920x1080]
+    python bench/vision_heldout.py --designs 5 --design-seed 7100 --scene-seed 9100 --scenes 40 \
+        [--size 1920x1080]
 
 Each design is a random board (layout file, print, paints) with its own room light; it is calibrated once
 from its calibration photo (one cube per swatch), then `--scenes` photos are read, each with light drift,
@@ -65,13 +66,28 @@ def run_design(args: tuple[int, int, int, tuple[int, int] | None]) -> list[dict[
         got = _multiset(out["counts"], [out["cubes"][k]["color"] for k in out["redrop"]])
         tp = sum((want & got).values())
         exact = want == got and out["status"] != "ambiguous"
-        recs.append({"design": design_seed, "scene": i, "tp": tp, "truth": sum(want.values()),
-                     "read": sum(got.values()), "exact": exact, "status": out["status"],
-                     "silent": (not exact) and out["status"] != "ambiguous", "cpu_ms": cpu,
-                     "size": f"{image.shape[1]}x{image.shape[0]}", "reason": out.get("reason", ""),
-                     "diff": "" if exact else ", ".join(f"{c}/{z}: {want[(c, z)]}->{got[(c, z)]}"
-                                                       for c, z in sorted(set(want) | set(got))
-                                                       if want[(c, z)] != got[(c, z)])})
+        recs.append(
+            {
+                "design": design_seed,
+                "scene": i,
+                "tp": tp,
+                "truth": sum(want.values()),
+                "read": sum(got.values()),
+                "exact": exact,
+                "status": out["status"],
+                "silent": (not exact) and out["status"] != "ambiguous",
+                "cpu_ms": cpu,
+                "size": f"{image.shape[1]}x{image.shape[0]}",
+                "reason": out.get("reason", ""),
+                "diff": ""
+                if exact
+                else ", ".join(
+                    f"{c}/{z}: {want[(c, z)]}->{got[(c, z)]}"
+                    for c, z in sorted(set(want) | set(got))
+                    if want[(c, z)] != got[(c, z)]
+                ),
+            }
+        )
     return recs
 
 
@@ -105,15 +121,22 @@ def main(argv: list[str] | None = None) -> int:
     exact = sum(r["exact"] for r in recs) / max(1, len(recs))
     silent = sum(r["silent"] for r in recs)
     hd = [r["cpu_ms"] for r in recs if r["size"] == "1920x1080"]
-    print(f"command: python bench/vision_heldout.py --designs {args.designs} --design-seed {args.design_seed} "
-          f"--scene-seed {args.scene_seed} --scenes {args.scenes}" + (f" --size {args.size}" if args.size else ""))
-    print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end, OpenCV "
-          f"{cv2.__version__}, wall {time.perf_counter() - t0:.0f} s")
+    print(
+        f"command: python bench/vision_heldout.py --designs {args.designs} --design-seed {args.design_seed} "
+        f"--scene-seed {args.scene_seed} --scenes {args.scenes}"
+        + (f" --size {args.size}" if args.size else "")
+    )
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end, OpenCV "
+        f"{cv2.__version__}, wall {time.perf_counter() - t0:.0f} s"
+    )
     print(f"designs calibrated: {len(jobs) - len(failed)} of {len(jobs)}")
     for f in failed:
         print(f"  design {f['design']}: calibration refused: {f['calibration_failed']}")
-    print(f"scenes {len(recs)}, cubes {truth}; F1 {f1:.4f} (P {p:.4f} R {rc:.4f}); exact {exact * 100:.1f} %; "
-          f"ambiguous {sum(r['status'] == 'ambiguous' for r in recs)}; silent {silent}")
+    print(
+        f"scenes {len(recs)}, cubes {truth}; F1 {f1:.4f} (P {p:.4f} R {rc:.4f}); exact {exact * 100:.1f} %; "
+        f"ambiguous {sum(r['status'] == 'ambiguous' for r in recs)}; silent {silent}"
+    )
     if hd:
         print(f"CPU ms per 1080p frame: median {statistics.median(hd):.1f}, n {len(hd)}")
     allms = [r["cpu_ms"] for r in recs]
@@ -121,11 +144,17 @@ def main(argv: list[str] | None = None) -> int:
         print(f"CPU ms all sizes: median {statistics.median(allms):.1f}")
     for d in sorted({r["design"] for r in recs}):
         rs = [r for r in recs if r["design"] == d]
-        print(f"  design {d}: exact {sum(r['exact'] for r in rs)}/{len(rs)}, silent {sum(r['silent'] for r in rs)}")
+        print(
+            f"  design {d}: exact {sum(r['exact'] for r in rs)}/{len(rs)}, silent "
+            f"{sum(r['silent'] for r in rs)}"
+        )
     if args.verbose:
         for r in recs:
             if not r["exact"]:
-                print(f"  d{r['design']} s{r['scene']} {r['status']} {r['size']}: {r['diff']} {r['reason'][:80]}")
+                print(
+                    f"  d{r['design']} s{r['scene']} {r['status']} {r['size']}: {r['diff']} "
+                    f"{r['reason'][:80]}"
+                )
     if args.json:
         Path(args.json).write_text(json.dumps(recs, indent=1))
     return 0

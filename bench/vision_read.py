@@ -49,8 +49,11 @@ def _multiset(counts: dict[str, dict[str, int]], redrop_colors: list[str]) -> di
 
 def _diff(truth: dict[tuple[str, str], int], read: dict[tuple[str, str], int]) -> str:
     keys = sorted(set(truth) | set(read))
-    return ", ".join(f"{c}/{z}: {truth.get((c, z), 0)}->{read.get((c, z), 0)}" for c, z in keys
-                     if truth.get((c, z), 0) != read.get((c, z), 0))
+    return ", ".join(
+        f"{c}/{z}: {truth.get((c, z), 0)}->{read.get((c, z), 0)}"
+        for c, z in keys
+        if truth.get((c, z), 0) != read.get((c, z), 0)
+    )
 
 
 def run_session(args: tuple[int, int, tuple[int, int], bool, int, bool]) -> list[dict[str, Any]]:
@@ -78,15 +81,30 @@ def run_session(args: tuple[int, int, tuple[int, int], bool, int, bool]) -> list
         truth_set = _multiset(truth["counts"], [truth["cubes"][i]["color"] for i in truth["redrop"]])
         read_set = _multiset(out["counts"], [out["cubes"][i]["color"] for i in out["redrop"]])
         tp = sum(min(n, read_set.get(k, 0)) for k, n in truth_set.items())
-        exact = (out["counts"] == truth["counts"] and bool(out["redrop"]) == bool(truth["redrop"])
-                 and out["status"] != "ambiguous" and len(out["redrop"]) == len(truth["redrop"]))
-        records.append({
-            "session": seed, "scene": i, "cubes": len(specs), "tp": tp, "truth": sum(truth_set.values()),
-            "read": sum(read_set.values()), "exact": exact, "status": out["status"],
-            "ambiguous": len(out["ambiguous"]), "silent": (not exact) and out["status"] != "ambiguous",
-            "total_ms": total, "wall_ms": wall, **{f"{k}_ms": v for k, v in reading.timings_ms.items()},
-            "diff": "" if exact else _diff(truth_set, read_set),
-        })
+        exact = (
+            out["counts"] == truth["counts"]
+            and bool(out["redrop"]) == bool(truth["redrop"])
+            and out["status"] != "ambiguous"
+            and len(out["redrop"]) == len(truth["redrop"])
+        )
+        records.append(
+            {
+                "session": seed,
+                "scene": i,
+                "cubes": len(specs),
+                "tp": tp,
+                "truth": sum(truth_set.values()),
+                "read": sum(read_set.values()),
+                "exact": exact,
+                "status": out["status"],
+                "ambiguous": len(out["ambiguous"]),
+                "silent": (not exact) and out["status"] != "ambiguous",
+                "total_ms": total,
+                "wall_ms": wall,
+                **{f"{k}_ms": v for k, v in reading.timings_ms.items()},
+                "diff": "" if exact else _diff(truth_set, read_set),
+            }
+        )
     return records
 
 
@@ -100,12 +118,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--intrinsics", action="store_true", help="give the reader the true camera intrinsics")
     ap.add_argument("--md", help="also write the results as Markdown to this file")
     ap.add_argument("--verbose", action="store_true", help="list every scene not read exactly")
-    ap.add_argument("--cpu-time", action="store_true",
-                    help="time steps by the reading thread's CPU time (a loaded host's waits left out)")
+    ap.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time steps by the reading thread's CPU time (a loaded host's waits left out)",
+    )
     args = ap.parse_args(argv)
     w, h = (int(v) for v in args.size.lower().split("x"))
-    sessions = [(args.seed + k, min(PER_SESSION, args.scenes - k * PER_SESSION), (w, h), args.intrinsics,
-                 args.max_cubes, args.cpu_time) for k in range((args.scenes + PER_SESSION - 1) // PER_SESSION)]
+    sessions = [
+        (
+            args.seed + k,
+            min(PER_SESSION, args.scenes - k * PER_SESSION),
+            (w, h),
+            args.intrinsics,
+            args.max_cubes,
+            args.cpu_time,
+        )
+        for k in range((args.scenes + PER_SESSION - 1) // PER_SESSION)
+    ]
     t0 = time.perf_counter()
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
@@ -126,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     amb = sum(r["status"] == "ambiguous" for r in recs)
     lines = [
         f"command: python bench/vision_read.py --scenes {args.scenes} --seed {args.seed} --size {args.size}"
-        + (" --intrinsics" if args.intrinsics else "") + (" --cpu-time" if args.cpu_time else ""),
+        + (" --intrinsics" if args.intrinsics else "")
+        + (" --cpu-time" if args.cpu_time else ""),
         f"machine: {os.cpu_count()} CPUs, OpenCV {cv2.__version__}, one OpenCV thread per reader",
         f"scenes read: {len(recs)} in {len(sessions) - len(failed)} light sessions "
         f"({len(failed)} sessions failed colour calibration), {truth} cubes, wall {wall:.0f} s",
@@ -149,22 +180,32 @@ def main(argv: list[str] | None = None) -> int:
     med = float(np.median([r["total_ms"] for r in recs])) if recs else float("nan")
     if args.cpu_time and recs:
         walls = [r["wall_ms"] for r in recs]
-        lines.append(f"\ntimes above: CPU time of the reading thread; wall clock total median {np.median(walls):.2f} ms, "
-                     f"p95 {np.percentile(walls, 95):.2f} ms (load average {os.getloadavg()[0]:.1f} at the end)")
+        lines.append(
+            f"\ntimes above: CPU time of the reading thread; wall clock total median {np.median(walls):.2f} "
+            "ms, "
+            f"p95 {np.percentile(walls, 95):.2f} ms (load average {os.getloadavg()[0]:.1f} at the end)"
+        )
     lines.append(f"\nmedian total {med:.2f} ms vs goal 15 ms: ratio {med / 15:.2f} (lower is better)")
     for f in failed:
         lines.append(f"calibration failed in session {f['session']}: {f['calibration_failed']}")
     if args.verbose:
         for r in recs:
             if not r["exact"]:
-                print(f"session {r['session']} scene {r['scene']}: {r['status']}"
-                      f"{' SILENT' if r['silent'] else ''}: {r['diff']}")
+                print(
+                    f"session {r['session']} scene {r['scene']}: {r['status']}"
+                    f"{' SILENT' if r['silent'] else ''}: {r['diff']}"
+                )
     text = "\n".join(lines)
     print(text)
     if args.md:
         Path(args.md).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.md).write_text("# Vision benchmark: battle-board reading\n\n```\n" + lines[0] + "\n```\n\n"
-                                 + "\n".join(lines[1:]) + "\n")
+        Path(args.md).write_text(
+            "# Vision benchmark: battle-board reading\n\n```\n"
+            + lines[0]
+            + "\n```\n\n"
+            + "\n".join(lines[1:])
+            + "\n"
+        )
     return 0
 
 

@@ -103,8 +103,10 @@ def main(argv: list[str] | None = None) -> int:
         for t in truth["boards"]:
             got = got_boards[t["square"]]
             if got["face_up"] is not None and (got["face_up"], got["board"]) != (t["face_up"], t["board"]):
-                wrong.append(f"scene {i}: square {t['square']} holds {t['board'] or 'a face-down board'}, "
-                             f"read as {got['board'] or 'face down'}")
+                wrong.append(
+                    f"scene {i}: square {t['square']} holds {t['board'] or 'a face-down board'}, "
+                    f"read as {got['board'] or 'face down'}"
+                )
             if t["marker_visible"]:
                 any_visible = True
                 if got["board"] != t["board"]:
@@ -121,31 +123,47 @@ def main(argv: list[str] | None = None) -> int:
     p95 = float(np.percentile(times, 95))
     ship_rate = ships_ok_scenes / n
     board_rate = boards_ok_scenes / max(1, boards_scored)
-    print(f"scenes: {n} (seed {args.seed}), 1920x1080, OpenCV threads: {args.threads}, "
-          f"render {render_s / n * 1000:.0f} ms/scene")
+    print(
+        f"scenes: {n} (seed {args.seed}), 1920x1080, OpenCV threads: {args.threads}, "
+        f"render {render_s / n * 1000:.0f} ms/scene"
+    )
     print(f"statuses: {statuses}")
-    print(f"scenes with every visible ship on the right square: {ships_ok_scenes}/{n} = {ship_rate:.2%} "
-          f"(goal >= 99.5%, ratio {ship_rate / 0.995:.3f})")
+    print(
+        f"scenes with every visible ship on the right square: {ships_ok_scenes}/{n} = {ship_rate:.2%} "
+        f"(goal >= 99.5%, ratio {ship_rate / 0.995:.3f})"
+    )
     print(f"visible ships placed right: {visible_ships_right}/{visible_ships}")
-    print(f"scenes with every visible board marker read right: {boards_ok_scenes}/{boards_scored} = "
-          f"{board_rate:.2%} (goal 100%)")
+    print(
+        f"scenes with every visible board marker read right: {boards_ok_scenes}/{boards_scored} = "
+        f"{board_rate:.2%} (goal 100%)"
+    )
     print(f"face-down boards read as face down: {face_down_right}/{face_down}")
     print(f"confident wrong answers: {len(wrong)} (goal 0)")
     for w in wrong[:10]:
         print("  " + w)
     fmed = statistics.median(fastest)
-    print(f"read time per frame: median {med:.1f} ms, p95 {p95:.1f} ms (goal <= 20 ms median, "
-          f"ratio {med / 20.0:.2f})")
-    print(f"read time per frame, fastest of {args.repeat} repeats: median {fmed:.1f} ms "
-          f"(ratio {fmed / 20.0:.2f}); load average while running: {_load()}")
+    print(
+        f"read time per frame: median {med:.1f} ms, p95 {p95:.1f} ms (goal <= 20 ms median, "
+        f"ratio {med / 20.0:.2f})"
+    )
+    print(
+        f"read time per frame, fastest of {args.repeat} repeats: median {fmed:.1f} ms "
+        f"(ratio {fmed / 20.0:.2f}); load average while running: {_load()}"
+    )
     cmed = statistics.median(cpu)
-    print(f"CPU time per frame (one thread, OpenCV single-threaded): median {cmed:.1f} ms, "
-          f"p95 {float(np.percentile(cpu, 95)):.1f} ms (goal <= 20 ms median, ratio {cmed / 20.0:.2f})")
+    print(
+        f"CPU time per frame (one thread, OpenCV single-threaded): median {cmed:.1f} ms, "
+        f"p95 {float(np.percentile(cpu, 95)):.1f} ms (goal <= 20 ms median, ratio {cmed / 20.0:.2f})"
+    )
     lmed = statistics.median(live_cpu)
-    print(f"live mode (previous frame's registration reused), CPU time per frame: median {lmed:.1f} ms "
-          f"(ratio {lmed / 20.0:.2f}); answers differing from the cold read: {live_diff}")
-    print("split (median ms): " + ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in splits.items()
-                                           if k != "total"))
+    print(
+        f"live mode (previous frame's registration reused), CPU time per frame: median {lmed:.1f} ms "
+        f"(ratio {lmed / 20.0:.2f}); answers differing from the cold read: {live_diff}"
+    )
+    print(
+        "split (median ms): "
+        + ", ".join(f"{k} {statistics.median(v):.1f}" for k, v in splits.items() if k != "total")
+    )
     return 0
 
 

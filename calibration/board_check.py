@@ -17,8 +17,9 @@ from vision.layout import BoardLayout
 from vision.palette import Palette
 
 
-def check_board(image: np.ndarray, layout: BoardLayout, camera: CameraModel | dict | str | None = None
-                ) -> dict[str, Any]:
+def check_board(
+    image: np.ndarray, layout: BoardLayout, camera: CameraModel | dict | str | None = None
+) -> dict[str, Any]:
     """Report for one frame: markers found/missing, homography error (mm), camera height and tilt."""
     reader = BoardReader(layout, Palette(colors=[]), camera)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
@@ -54,7 +55,9 @@ def check_board(image: np.ndarray, layout: BoardLayout, camera: CameraModel | di
         "marker_side_px": round(side_px, 1),
         "camera_height_mm": round(pose.height_mm, 1),
         "camera_tilt_deg": round(tilt, 1),
-        "intrinsics": "calibrated" if camera is not None else "estimated (run 'smart-table calibrate camera')",
+        "intrinsics": "calibrated"
+        if camera is not None
+        else "estimated (run 'smart-table calibrate camera')",
         "advice": _advice(rms, len(ids), len(wanted), side_px),
     }
 
@@ -63,7 +66,11 @@ def _advice(rms: float, n: int, want: int, side_px: float) -> str:
     if n < want:
         return "some markers are hidden or out of view: uncover them or widen the view"
     if side_px < 24:
-        return "markers are small in the image (under 24 px): move the camera closer or use a higher resolution"
+        return (
+            "markers are small in the image (under 24 px): move the camera closer or use a higher resolution"
+        )
     if rms >= 1.0:
-        return "markers disagree with the layout by a millimetre or more: re-measure their corners in the layout"
+        return (
+            "markers disagree with the layout by a millimetre or more: re-measure their corners in the layout"
+        )
     return "good"

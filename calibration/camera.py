@@ -33,7 +33,9 @@ class CharucoSpec:
     dictionary: str = "DICT_5X5_100"
 
     def board(self) -> cv2.aruco.CharucoBoard:
-        return cv2.aruco.CharucoBoard(self.squares, self.square_mm, self.marker_mm, aruco_dictionary(self.dictionary))
+        return cv2.aruco.CharucoBoard(
+            self.squares, self.square_mm, self.marker_mm, aruco_dictionary(self.dictionary)
+        )
 
     def image(self, px_per_mm: float = 4.0, margin_mm: float = 10.0) -> np.ndarray:
         """The board to print (grey image, white margin), at `px_per_mm`."""
@@ -56,7 +58,9 @@ def detect_view(gray: np.ndarray, spec: CharucoSpec) -> tuple[np.ndarray, np.nda
     return obj.reshape(-1, 3).astype(np.float32), img.reshape(-1, 2).astype(np.float32)
 
 
-def calibrate_from_images(images: list[tuple[str, np.ndarray]], spec: CharucoSpec | None = None) -> dict[str, Any]:
+def calibrate_from_images(
+    images: list[tuple[str, np.ndarray]], spec: CharucoSpec | None = None
+) -> dict[str, Any]:
     """Calibrate from (name, BGR image) views; returns the camera file's object."""
     spec = spec or CharucoSpec()
     objs, imgs, used, rejected = [], [], [], []
@@ -66,7 +70,9 @@ def calibrate_from_images(images: list[tuple[str, np.ndarray]], spec: CharucoSpe
         if size is None:
             size = (gray.shape[1], gray.shape[0])
         elif size != (gray.shape[1], gray.shape[0]):
-            rejected.append({"image": name, "reason": f"size {gray.shape[1]}x{gray.shape[0]} differs from {size}"})
+            rejected.append(
+                {"image": name, "reason": f"size {gray.shape[1]}x{gray.shape[0]} differs from {size}"}
+            )
             continue
         found = detect_view(gray, spec)
         if isinstance(found, str):
@@ -78,8 +84,9 @@ def calibrate_from_images(images: list[tuple[str, np.ndarray]], spec: CharucoSpe
     if len(objs) < 4 or size is None:
         raise CameraCalibrationError(
             f"only {len(objs)} usable views of the ChArUco board (need 4, 15-30 recommended, tilted and "
-            f"covering the image corners)" + (f"; first problem: {rejected[0]['image']}: {rejected[0]['reason']}"
-                                              if rejected else ""))
+            f"covering the image corners)"
+            + (f"; first problem: {rejected[0]['image']}: {rejected[0]['reason']}" if rejected else "")
+        )
     rms, K, dist, _, _ = cv2.calibrateCamera(objs, imgs, size, None, None)
     return {
         "schema": SCHEMA,
@@ -89,8 +96,12 @@ def calibrate_from_images(images: list[tuple[str, np.ndarray]], spec: CharucoSpe
         "rms_px": float(rms),
         "views_used": used,
         "views_rejected": rejected,
-        "charuco": {"squares": list(spec.squares), "square_mm": spec.square_mm, "marker_mm": spec.marker_mm,
-                    "dictionary": spec.dictionary},
+        "charuco": {
+            "squares": list(spec.squares),
+            "square_mm": spec.square_mm,
+            "marker_mm": spec.marker_mm,
+            "dictionary": spec.dictionary,
+        },
     }
 
 

@@ -26,8 +26,13 @@ class CalibrationError(ValueError):
     """Calibration could not be done; the message says what to fix."""
 
 
-def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | dict | str | None = None,
-                  colors: list[str] | None = None, questions: list[dict[str, Any]] | None = None) -> Palette:
+def learn_palette(
+    image: np.ndarray,
+    layout: BoardLayout,
+    camera: CameraModel | dict | str | None = None,
+    colors: list[str] | None = None,
+    questions: list[dict[str, Any]] | None = None,
+) -> Palette:
     """A palette from an image of the board with one cube on each swatch (or on those of `colors`).
 
     Refuses (CalibrationError) only what cannot work: no board, a swatch showing the bare rail, several
@@ -41,8 +46,10 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
     wanted = [s for s in layout.swatches if colors is None or s.color in colors]
     unknown = sorted(set(colors or []) - {s.color for s in layout.swatches})
     if unknown:
-        raise CalibrationError(f"the layout has no swatch for {', '.join(unknown)}; "
-                               f"it has {', '.join(s.color for s in layout.swatches)}")
+        raise CalibrationError(
+            f"the layout has no swatch for {', '.join(unknown)}; "
+            f"it has {', '.join(s.color for s in layout.swatches)}"
+        )
     reader = BoardReader(layout, Palette(colors=[]), camera)
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     located = reader.locate(gray)
@@ -60,13 +67,14 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
     for sw in wanted:
         cx, cy = sw.center_mm * s
         r_in = 2.5 * s  # the middle 5 x 5 mm of the top face: safe if the cube is 2 mm off the spot
-        patch = top[int(cy - r_in):int(cy + r_in) + 1, int(cx - r_in):int(cx + r_in) + 1].reshape(-1, 3)
+        patch = top[int(cy - r_in) : int(cy + r_in) + 1, int(cx - r_in) : int(cx + r_in) + 1].reshape(-1, 3)
         ring = _ring(top, (cx, cy), 11.0 * s, 14.0 * s)
         if patch.size == 0:
             raise CalibrationError(f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm is outside the image")
         r_crop = int(16 * s)
-        crops[sw.color] = top[max(0, int(cy) - r_crop):int(cy) + r_crop, max(0, int(cx) - r_crop):int(cx) + r_crop
-                              ].astype(np.uint8)
+        crops[sw.color] = top[
+            max(0, int(cy) - r_crop) : int(cy) + r_crop, max(0, int(cx) - r_crop) : int(cx) + r_crop
+        ].astype(np.uint8)
         bgr = np.median(patch, axis=0)
         spread = float(np.median(np.linalg.norm(patch - bgr, axis=1)))
         surround = np.median(ring, axis=0)
@@ -76,40 +84,66 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
             bgr, spread = _most_even_patch(top, (cx, cy), r_in, SEARCH_MM * s, surround, (bgr, spread))
         if _same_as_rail(bgr, surround):
             if not _has_edges(top, (cx, cy), s):
-                raise CalibrationError(f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty (the rail's "
-                                       f"own colour, no cube's edges): put one {sw.color} cube on it and run again")
+                raise CalibrationError(
+                    f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty (the rail's "
+                    f"own colour, no cube's edges): put one {sw.color} cube on it and run again"
+                )
             maybe_empty.append(sw.color)  # the rail's colour, but something square stands there: ask
         elif _neutral_mid(bgr):
             # A grey spot, or a dark cube under a bright lamp (it photographs mid-grey): a person can tell.
             maybe_empty.append(sw.color)
         if spread > 25:
-            _ask(questions, "uneven-top", [sw.color], f"the {sw.color} cube's top face is not one colour (glare, "
-                 "shadow or off the spot): is the crop the cube, centred?", crops)
+            _ask(
+                questions,
+                "uneven-top",
+                [sw.color],
+                f"the {sw.color} cube's top face is not one colour (glare, "
+                "shadow or off the spot): is the crop the cube, centred?",
+                crops,
+            )
         # Rounded as the file stores them, so a saved palette classifies exactly like this one.
-        models.append(ColorModel(name=sw.color, bgr=np.round(bgr.astype(np.float64), 2),
-                                 spread=round(max(spread, 1.0), 2)))
+        models.append(
+            ColorModel(
+                name=sw.color, bgr=np.round(bgr.astype(np.float64), 2), spread=round(max(spread, 1.0), 2)
+            )
+        )
     if len(maybe_empty) > 1 or (maybe_empty and len(wanted) == 1):
         # More than one bare-looking spot is no lighting trick: cubes are missing.
         sw = next(x for x in wanted if x.color == maybe_empty[0])
-        raise CalibrationError(f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty (so do "
-                               f"{', '.join(maybe_empty[1:]) or 'no others'}): put one cube of each colour on its "
-                               "swatch and run again")
+        raise CalibrationError(
+            f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty (so do "
+            f"{', '.join(maybe_empty[1:]) or 'no others'}): put one cube of each colour on its "
+            "swatch and run again"
+        )
     for color in maybe_empty:
-        _ask(questions, "swatch-maybe-empty", [color], f"is there a {color} cube on the {color} swatch? Under this "
-             "light it looks like a grey spot", crops)
+        _ask(
+            questions,
+            "swatch-maybe-empty",
+            [color],
+            f"is there a {color} cube on the {color} swatch? Under this light it looks like a grey spot",
+            crops,
+        )
     swapped = _swapped(models)
     if swapped:
-        raise CalibrationError(f"the {swapped[0]} and {swapped[1]} cubes look swapped (each looks like the other's "
-                               "colour): put each on its own swatch and run again")
+        raise CalibrationError(
+            f"the {swapped[0]} and {swapped[1]} cubes look swapped (each looks like the other's "
+            "colour): put each on its own swatch and run again"
+        )
     for i, a in enumerate(models):
-        for b in models[i + 1:]:
+        for b in models[i + 1 :]:
             ab = color_distance(b.bgr.reshape(1, 3).astype(np.float32), a)[0]
             ba = color_distance(a.bgr.reshape(1, 3).astype(np.float32), b)[0]
             if max(ab, ba) < 4.0:
                 # Close under this light, yet a person may see them plainly apart: show both and ask.
-                _ask(questions, "colors-close", [a.name, b.name], f"{a.name} and {b.name} look close under this "
-                     "light: are the two crops the right cubes? (whiter, more even light separates them better)",
-                     crops)
+                _ask(
+                    questions,
+                    "colors-close",
+                    [a.name, b.name],
+                    f"{a.name} and {b.name} look close under this "
+                    "light: are the two crops the right cubes? (whiter, more even light separates them "
+                    "better)",
+                    crops,
+                )
 
     # The bare board: every board pixel away from the swatches and markers.
     keep = reader.valid.copy()
@@ -117,20 +151,32 @@ def learn_palette(image: np.ndarray, layout: BoardLayout, camera: CameraModel | 
         cv2.circle(keep, (int(sw.center_mm[0] * s), int(sw.center_mm[1] * s)), int(13 * s), 0, -1)
     board_px = flat[keep > 0]
     # The bare board at 1 px/mm, with what the swatch cubes cover filled in from the board around.
-    ref = cv2.resize(flat, (int(round(layout.size_mm[0])), int(round(layout.size_mm[1]))), interpolation=cv2.INTER_AREA)
+    ref = cv2.resize(
+        flat, (int(round(layout.size_mm[0])), int(round(layout.size_mm[1]))), interpolation=cv2.INTER_AREA
+    )
     ref = bare_board(ref, layout, pose)
-    palette = Palette(colors=models, background_bins=background_bins_from_pixels(board_px),
-                      meta={"layout": layout.name, "swatches": [m.name for m in models], "reference": "bare"},
-                      reference=ref)
+    palette = Palette(
+        colors=models,
+        background_bins=background_bins_from_pixels(board_px),
+        meta={"layout": layout.name, "swatches": [m.name for m in models], "reference": "bare"},
+        reference=ref,
+    )
     # A cube colour the board itself shows (a red print under a red cube) would be missed: say so.
     lut = palette.lut()
     for m in models:
         from vision.palette import bin_index
 
         if lut[bin_index(np.clip(m.bgr, 0, 255).astype(np.uint8).reshape(1, 1, 3))][0, 0] == 0:
-            _ask(questions, "color-like-print", [m.name], f"{m.name} cubes look like part of the board's print "
-                 "under this light; they are told apart by place (the bare board in this photo): is the crop a "
-                 f"{m.name} cube?", crops)
+            _ask(
+                questions,
+                "color-like-print",
+                [m.name],
+                f"{m.name} cubes look like part of the board's print "
+                "under this light; they are told apart by place (the bare board in this photo): is the crop "
+                "a "
+                f"{m.name} cube?",
+                crops,
+            )
     return palette
 
 
@@ -165,9 +211,12 @@ def bare_board(ref: np.ndarray, layout: BoardLayout, pose: Any) -> np.ndarray:
     return out
 
 
-def _ask(questions: list[dict[str, Any]], kind: str, colors: list[str], text: str,
-         crops: dict[str, np.ndarray]) -> None:
-    questions.append({"kind": kind, "colors": colors, "text": text, "crops": {c: crops[c] for c in colors if c in crops}})
+def _ask(
+    questions: list[dict[str, Any]], kind: str, colors: list[str], text: str, crops: dict[str, np.ndarray]
+) -> None:
+    questions.append(
+        {"kind": kind, "colors": colors, "text": text, "crops": {c: crops[c] for c in colors if c in crops}}
+    )
 
 
 def _neutral_mid(bgr: np.ndarray) -> bool:
@@ -182,11 +231,11 @@ def _has_edges(top: np.ndarray, centre: tuple[float, float], s: float) -> bool:
     grey = cv2.cvtColor(np.clip(top, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY).astype(np.float32)
     cx, cy = centre
     r = int(16 * s)
-    sub = grey[max(0, int(cy) - r):int(cy) + r, max(0, int(cx) - r):int(cx) + r]
+    sub = grey[max(0, int(cy) - r) : int(cy) + r, max(0, int(cx) - r) : int(cx) + r]
     if sub.size == 0:
         return False
     mag = np.hypot(cv2.Sobel(sub, cv2.CV_32F, 1, 0), cv2.Sobel(sub, cv2.CV_32F, 0, 1))
-    yy, xx = np.ogrid[:sub.shape[0], :sub.shape[1]]
+    yy, xx = np.ogrid[: sub.shape[0], : sub.shape[1]]
     d = np.hypot(xx - (cx - max(0, int(cx) - r)), yy - (cy - max(0, int(cy) - r))) / s
     inner, outer = mag[d <= 8], mag[(d >= 11) & (d <= 15)]
     if not inner.size or not outer.size:
@@ -208,19 +257,22 @@ _NOMINAL_HUE = {"red": 40.0, "yellow": 95.0, "green": 150.0, "blue": 280.0}
 
 
 def _hue(bgr: np.ndarray) -> tuple[float, float]:
-    lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_BGR2Lab)[0, 0].astype(float)
+    lab = cv2.cvtColor(np.clip(bgr, 0, 255).astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_BGR2Lab)[
+        0, 0
+    ].astype(float)
     a, b = lab[1] - 128, lab[2] - 128
     return math.degrees(math.atan2(b, a)) % 360, math.hypot(a, b)
 
 
 def _swapped(models: list[ColorModel]) -> tuple[str, str] | None:
     """Two known colours each far nearer the other's usual hue than its own (cubes on each other's swatch)."""
+
     def gap(h: float, n: float) -> float:
         return abs((h - n + 180) % 360 - 180)
 
     known = [(m.name, *_hue(m.bgr)) for m in models if m.name in _NOMINAL_HUE]
     for i, (na, ha, ca) in enumerate(known):
-        for nb, hb, cb in known[i + 1:]:
+        for nb, hb, cb in known[i + 1 :]:
             if min(ca, cb) < 15:
                 continue  # too grey to tell a hue
             own = gap(ha, _NOMINAL_HUE[na]) + gap(hb, _NOMINAL_HUE[nb])
@@ -230,8 +282,14 @@ def _swapped(models: list[ColorModel]) -> tuple[str, str] | None:
     return None
 
 
-def _most_even_patch(top: np.ndarray, centre: tuple[float, float], r_in: float, reach: float,
-                     surround: np.ndarray, fallback: tuple[np.ndarray, float]) -> tuple[np.ndarray, float]:
+def _most_even_patch(
+    top: np.ndarray,
+    centre: tuple[float, float],
+    r_in: float,
+    reach: float,
+    surround: np.ndarray,
+    fallback: tuple[np.ndarray, float],
+) -> tuple[np.ndarray, float]:
     """(median, spread) of the most even square of half-side `r_in` whose centre lies within `reach`
     pixels of `centre` and that does not look empty; `fallback` when none is more even."""
     cx, cy = centre
@@ -239,7 +297,7 @@ def _most_even_patch(top: np.ndarray, centre: tuple[float, float], r_in: float, 
     for dy in range(-int(reach), int(reach) + 1):
         for dx in range(-int(reach), int(reach) + 1):
             x, y = cx + dx, cy + dy
-            patch = top[int(y - r_in):int(y + r_in) + 1, int(x - r_in):int(x + r_in) + 1].reshape(-1, 3)
+            patch = top[int(y - r_in) : int(y + r_in) + 1, int(x - r_in) : int(x + r_in) + 1].reshape(-1, 3)
             if patch.size == 0:
                 continue
             bgr = np.median(patch, axis=0)
@@ -258,4 +316,7 @@ def _ring(img: np.ndarray, centre: tuple[float, float], r0: float, r1: float) ->
 
 
 def palette_summary(palette: Palette) -> dict[str, Any]:
-    return {c.name: {"bgr": [round(float(v)) for v in c.bgr], "spread": round(c.spread, 1)} for c in palette.colors}
+    return {
+        c.name: {"bgr": [round(float(v)) for v in c.bgr], "spread": round(c.spread, 1)}
+        for c in palette.colors
+    }

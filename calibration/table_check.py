@@ -23,7 +23,11 @@ def check_table(image: np.ndarray, layout: TableLayout, camera: Any = None) -> d
     reading = read_table_detailed(image, layout, camera)
     wanted = sorted(m.id for m in layout.markers)
     if reading.homography is None or reading.pose is None:
-        return {"ok": False, "reason": reading.reason or "the table was not found", "markers_expected": wanted}
+        return {
+            "ok": False,
+            "reason": reading.reason or "the table was not found",
+            "markers_expected": wanted,
+        }
     H, pose = reading.homography, reading.pose
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     found = _detect(gray, layout.aruco_dictionary, "frame")
@@ -37,8 +41,11 @@ def check_table(image: np.ndarray, layout: TableLayout, camera: Any = None) -> d
         per[str(m.id)] = round(float(e.max()), 3)
         errs.extend(e.tolist())
     rms = float(np.sqrt(np.mean(np.square(errs)))) if errs else float("nan")
-    ship_px = {name: round(float(np.linalg.norm(found[mid][0][0] - found[mid][0][1])), 1)
-               for name, mid in layout.ships.ids.items() if len(found.get(mid, [])) == 1}
+    ship_px = {
+        name: round(float(np.linalg.norm(found[mid][0][0] - found[mid][0][1])), 1)
+        for name, mid in layout.ships.ids.items()
+        if len(found.get(mid, [])) == 1
+    }
     # The back art as this camera sees it: hue and saturation at the marker spot of face-down squares.
     gains = _white_gains(image, layout, H)
     ox, oy = layout.board_marker_offset_mm
@@ -54,10 +61,15 @@ def check_table(image: np.ndarray, layout: TableLayout, camera: Any = None) -> d
     back: dict[str, Any] | None = None
     if backs:
         med = np.median(np.array(backs), axis=0)
-        back = {"hue": round(float(med[0]), 1), "saturation": round(float(med[1]), 1),
-                "suggested": {"hue": [int(max(0, med[0] - 14)), int(min(180, med[0] + 14))],
-                              "min_saturation": int(max(30, med[1] * 0.6))},
-                "squares_measured": len(backs)}
+        back = {
+            "hue": round(float(med[0]), 1),
+            "saturation": round(float(med[1]), 1),
+            "suggested": {
+                "hue": [int(max(0, med[0] - 14)), int(min(180, med[0] + 14))],
+                "min_saturation": int(max(30, med[1] * 0.6)),
+            },
+            "squares_measured": len(backs),
+        }
     tilt = math.degrees(math.acos(min(1.0, abs(float(pose.R[2, 2])))))
     present = sorted(int(k) for k in per)
     min_ship_px = min(ship_px.values()) if ship_px else None
@@ -73,7 +85,9 @@ def check_table(image: np.ndarray, layout: TableLayout, camera: Any = None) -> d
         "camera_tilt_deg": round(tilt, 1),
         "ship_marker_side_px": ship_px,
         "board_back": back,
-        "intrinsics": "calibrated" if camera is not None else "estimated (run 'smart-table calibrate camera')",
+        "intrinsics": "calibrated"
+        if camera is not None
+        else "estimated (run 'smart-table calibrate camera')",
         "advice": _advice(rms, len(present), len(wanted), min_ship_px),
     }
 
@@ -82,7 +96,12 @@ def _advice(rms: float, n: int, want: int, ship_px: float | None) -> str:
     if n < want:
         return "some frame markers are hidden or out of view: uncover them or widen the view"
     if ship_px is not None and ship_px < 18:
-        return "ship markers are small in the image (under 18 px): lower the camera or print larger ship markers"
+        return (
+            "ship markers are small in the image (under 18 px): lower the camera or print larger ship markers"
+        )
     if not rms < 1.5:
-        return "frame markers disagree with the layout by over a millimetre: re-measure their corners in the layout"
+        return (
+            "frame markers disagree with the layout by over a millimetre: "
+            "re-measure their corners in the layout"
+        )
     return "good"

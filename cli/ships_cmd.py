@@ -21,13 +21,23 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     vision = groups["vision"]
     p = vision.add_parser("ships", help="read where the ships are and which Ocean boards are face up")
     p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (PNG, JPEG, ...)")
-    p.add_argument("--layout", type=Path, default=None,
-                   help="table layout JSON (default: the shipped vision/data/table.json)")
+    p.add_argument(
+        "--layout",
+        type=Path,
+        default=None,
+        help="table layout JSON (default: the shipped vision/data/table.json)",
+    )
     p.add_argument("--out", type=Path, default=None, help="write DIR/<image stem>.json instead of printing")
-    p.add_argument("--calibration", type=Path, default=None, dest="camera_file",
-                   help="camera calibration JSON (K, dist) from `calibrate camera`; optional")
-    p.add_argument("--ships", default=None,
-                   help="comma-separated ships in play (default: every ship of the layout)")
+    p.add_argument(
+        "--calibration",
+        type=Path,
+        default=None,
+        dest="camera_file",
+        help="camera calibration JSON (K, dist) from `calibrate camera`; optional",
+    )
+    p.add_argument(
+        "--ships", default=None, help="comma-separated ships in play (default: every ship of the layout)"
+    )
     p.set_defaults(func=_ships)
 
     w = vision.add_parser("ships-watch", help="read the table live and publish settled readings on ZeroMQ")
@@ -38,18 +48,32 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     w.add_argument("--layout", type=Path, default=None, help="table layout JSON (default: the shipped one)")
     w.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
     w.add_argument("--ships", default=None, help="comma-separated ships in play")
-    w.add_argument("--pub", default="tcp://127.0.0.1:5561",
-                   help="ZeroMQ PUB endpoint to bind (topic vision.table); default tcp://127.0.0.1:5561")
-    w.add_argument("--settle-frames", type=int, default=5,
-                   help="still frames in a row before the table is read (default 5)")
-    w.add_argument("--confirm", type=int, default=2,
-                   help="identical readings in a row before one is published (default 2)")
-    w.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0: run until the end)")
+    w.add_argument(
+        "--pub",
+        default="tcp://127.0.0.1:5561",
+        help="ZeroMQ PUB endpoint to bind (topic vision.table); default tcp://127.0.0.1:5561",
+    )
+    w.add_argument(
+        "--settle-frames",
+        type=int,
+        default=5,
+        help="still frames in a row before the table is read (default 5)",
+    )
+    w.add_argument(
+        "--confirm",
+        type=int,
+        default=2,
+        help="identical readings in a row before one is published (default 2)",
+    )
+    w.add_argument(
+        "--max-frames", type=int, default=0, help="stop after this many frames (0: run until the end)"
+    )
     w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
     w.set_defaults(func=_watch)
 
-    c = groups["calibrate"].add_parser("table", help="check the table's frame markers in an image; measure the "
-                                                       "Ocean boards' back colour")
+    c = groups["calibrate"].add_parser(
+        "table", help="check the table's frame markers in an image; measure the Ocean boards' back colour"
+    )
     c.add_argument("--image", type=Path, required=True, help="a frame of the whole table")
     c.add_argument("--layout", type=Path, default=None, help="table layout JSON (default: the shipped one)")
     c.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
@@ -82,8 +106,9 @@ def _in_play(text: str | None, layout) -> list[str] | None:
     names = [s.strip() for s in text.split(",") if s.strip()]
     unknown = [n for n in names if n not in layout.ships.ids]
     if unknown:
-        raise CliError(f"--ships names {unknown[0]!r}, which is not a ship of the layout "
-                       f"({', '.join(layout.ships.ids)})")
+        raise CliError(
+            f"--ships names {unknown[0]!r}, which is not a ship of the layout ({', '.join(layout.ships.ids)})"
+        )
     return names
 
 
@@ -148,10 +173,20 @@ def _watch(args: argparse.Namespace) -> int:
     else:
         source = args.video if args.video is not None else args.images
     try:
-        count = watch_table(source, layout, pub=args.pub, camera=camera, ships_in_play=in_play,
-                            still_frames=args.settle_frames, confirm=args.confirm, max_frames=args.max_frames,
-                            echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None)
+        count = watch_table(
+            source,
+            layout,
+            pub=args.pub,
+            camera=camera,
+            ships_in_play=in_play,
+            still_frames=args.settle_frames,
+            confirm=args.confirm,
+            max_frames=args.max_frames,
+            echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None,
+        )
     except SourceError as exc:
         raise CliError(str(exc), code=1) from None
-    print(f"smart-table: published {count} settled readings on {args.pub} (topic vision.table)", file=sys.stderr)
+    print(
+        f"smart-table: published {count} settled readings on {args.pub} (topic vision.table)", file=sys.stderr
+    )
     return 0

@@ -27,8 +27,11 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("--out", required=True, help="palette JSON to write")
     p.add_argument("--intrinsics", help="camera.json from 'calibrate camera' (optional)")
     p.add_argument("--colors", help="comma-separated subset of the swatch colours to learn")
-    p.add_argument("--yes", action="store_true",
-                   help="accept what calibration is unsure about without asking (after looking at the crops)")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="accept what calibration is unsure about without asking (after looking at the crops)",
+    )
     p.set_defaults(func=cmd_calibrate_colors)
 
     p = cal.add_parser("camera", help="lens intrinsics and distortion from views of a ChArUco board")
@@ -37,7 +40,9 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("--squares", default="7x5", help="ChArUco squares across x down (default 7x5)")
     p.add_argument("--square-mm", type=float, default=30.0, help="printed square side in mm (default 30)")
     p.add_argument("--marker-mm", type=float, default=22.0, help="printed marker side in mm (default 22)")
-    p.add_argument("--dictionary", default="DICT_5X5_100", help="ChArUco marker dictionary (default DICT_5X5_100)")
+    p.add_argument(
+        "--dictionary", default="DICT_5X5_100", help="ChArUco marker dictionary (default DICT_5X5_100)"
+    )
     p.add_argument("--write-board", metavar="PNG", help="write the board to print (at 10 px/mm) and exit")
     p.set_defaults(func=cmd_calibrate_camera)
 
@@ -66,12 +71,18 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("--layout", required=True, help="board layout JSON")
     p.add_argument("--palette", required=True, help="palette JSON from 'calibrate colors'")
     p.add_argument("--intrinsics", help="camera.json from 'calibrate camera' (optional)")
-    p.add_argument("--zmq-pub", metavar="ENDPOINT", help="bind a ZeroMQ PUB socket here, e.g. tcp://127.0.0.1:5560")
+    p.add_argument(
+        "--zmq-pub", metavar="ENDPOINT", help="bind a ZeroMQ PUB socket here, e.g. tcp://127.0.0.1:5560"
+    )
     p.add_argument("--settle-frames", type=int, default=8, help="still frames before a reading (default 8)")
     p.add_argument("--confirm", type=int, default=2, help="identical readings needed to publish (default 2)")
     p.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0: until the end)")
-    p.add_argument("--start-delay", type=float, default=0.3,
-                   help="seconds to wait after binding before the first frame, so subscribers can connect")
+    p.add_argument(
+        "--start-delay",
+        type=float,
+        default=0.3,
+        help="seconds to wait after binding before the first frame, so subscribers can connect",
+    )
     p.add_argument("--print-crops", action="store_true", help="include the base64 crops in the printed lines")
     p.add_argument("--verbose", action="store_true", help="print the gate state of every frame to stderr")
     p.set_defaults(func=cmd_vision_watch)
@@ -161,16 +172,26 @@ def cmd_calibrate_colors(args: argparse.Namespace) -> int:
     if questions and not args.yes:
         if not sys.stdin.isatty():
             print(json.dumps({"questions": asked}))
-            raise CliError(f"calibration is unsure ({questions[0]['text']}); look at the crops "
-                           f"({', '.join(asked[0]['crops'])}) and run again with --yes, or take another photo",
-                           code=3)
+            raise CliError(
+                f"calibration is unsure ({questions[0]['text']}); look at the crops "
+                f"({', '.join(asked[0]['crops'])}) and run again with --yes, or take another photo",
+                code=3,
+            )
         for q in asked:
             reply = input(f"{q['text']} (crops: {', '.join(q['crops'])}) [y/N] ").strip().lower()
             if reply not in ("y", "yes"):
                 raise CliError("calibration not saved: fix what the crops show and run again", code=3)
     _write_json(args.out, palette.to_json())
-    print(json.dumps({"palette": args.out, "colors": palette_summary(palette), "questions": asked,
-                      "seconds": round(time.perf_counter() - t0, 3)}))
+    print(
+        json.dumps(
+            {
+                "palette": args.out,
+                "colors": palette_summary(palette),
+                "questions": asked,
+                "seconds": round(time.perf_counter() - t0, 3),
+            }
+        )
+    )
     return 0
 
 
@@ -221,9 +242,17 @@ def cmd_calibrate_camera(args: argparse.Namespace) -> int:
     except CameraCalibrationError as exc:
         raise CliError(str(exc), code=1) from exc
     _write_json(args.out, result)
-    print(json.dumps({"camera": args.out, "rms_px": round(result["rms_px"], 3), "views_used": len(result["views_used"]),
-                      "views_rejected": len(result["views_rejected"]),
-                      "quality": "good" if result["rms_px"] < 0.5 else "poor: use more, sharper, tilted views"}))
+    print(
+        json.dumps(
+            {
+                "camera": args.out,
+                "rms_px": round(result["rms_px"], 3),
+                "views_used": len(result["views_used"]),
+                "views_rejected": len(result["views_rejected"]),
+                "quality": "good" if result["rms_px"] < 0.5 else "poor: use more, sharper, tilted views",
+            }
+        )
+    )
     return 0
 
 
@@ -254,7 +283,9 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise CliError(f"cannot create output folder {args.out!r}: {exc.strerror or exc}", code=1) from exc
+            raise CliError(
+                f"cannot create output folder {args.out!r}: {exc.strerror or exc}", code=1
+            ) from exc
     failed: list[str] = []
     for path in args.images:
         img = cv2.imread(path, cv2.IMREAD_COLOR) if Path(path).is_file() else None
@@ -264,15 +295,22 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
         reading = reader.read(img)
         data = reading.to_json()
         if args.timings:
-            print(json.dumps({"image": path, "timings_ms": {k: round(v, 2) for k, v in reading.timings_ms.items()}}),
-                  file=sys.stderr)
+            print(
+                json.dumps(
+                    {"image": path, "timings_ms": {k: round(v, 2) for k, v in reading.timings_ms.items()}}
+                ),
+                file=sys.stderr,
+            )
         if out_dir is not None:
             _write_json(str(out_dir / f"{Path(path).stem}.json"), data)
         else:
             print(json.dumps(data), flush=True)
     if failed:
-        raise CliError(f"cannot read image {failed[0]!r}" + (f" and {len(failed) - 1} more" if len(failed) > 1 else "")
-                       + ": missing or not an image file OpenCV can decode; the other images were read")
+        raise CliError(
+            f"cannot read image {failed[0]!r}"
+            + (f" and {len(failed) - 1} more" if len(failed) > 1 else "")
+            + ": missing or not an image file OpenCV can decode; the other images were read"
+        )
     return 0
 
 
@@ -298,8 +336,9 @@ def cmd_vision_watch(args: argparse.Namespace) -> int:
             sock.bind(args.zmq_pub)
         except zmq.ZMQError as exc:
             sock.close()
-            raise CliError(f"cannot bind ZeroMQ PUB to {args.zmq_pub!r}: {exc}; use a free tcp://host:port",
-                           code=1) from exc
+            raise CliError(
+                f"cannot bind ZeroMQ PUB to {args.zmq_pub!r}: {exc}; use a free tcp://host:port", code=1
+            ) from exc
         time.sleep(max(0.0, args.start_delay))
     try:
         frames = iter_frames(args.camera if args.camera is not None else args.video)
@@ -308,8 +347,11 @@ def cmd_vision_watch(args: argparse.Namespace) -> int:
             event = watcher.process(frame)
             n += 1
             if args.verbose:
-                print(json.dumps({"frame": event.frame, "state": event.state, "reason": event.reason}),
-                      file=sys.stderr, flush=True)
+                print(
+                    json.dumps({"frame": event.frame, "state": event.state, "reason": event.reason}),
+                    file=sys.stderr,
+                    flush=True,
+                )
             if event.message is not None:
                 msg = event.message
                 if sock is not None:

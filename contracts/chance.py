@@ -6,4 +6,10 @@ accepts them only from the table, never from a player's tablet.
 
 from __future__ import annotations
 
-CHANCE_TYPES: tuple[str, ...] = ("reveal_board", "draw_advancement", "draw_sailors", "choose_first_player", "deal_bonus")
+CHANCE_TYPES: tuple[str, ...] = (
+    "reveal_board",
+    "draw_advancement",
+    "draw_sailors",
+    "choose_first_player",
+    "deal_bonus",
+)

@@ -21,8 +21,22 @@ from rules.dead_reckoning.views import event_view, private_view, public_view
 STATE_FORMAT = "smart-table/dead-reckoning-state@1"
 
 __all__ = [
-    "GameState", "new_game", "new_game_with_events", "setup_events", "apply", "fold", "replay", "public_view",
-    "private_view", "legal_actions", "is_over", "state_to_json", "state_from_json", "event_view", "correct", "RulesError",
+    "GameState",
+    "new_game",
+    "new_game_with_events",
+    "setup_events",
+    "apply",
+    "fold",
+    "replay",
+    "public_view",
+    "private_view",
+    "legal_actions",
+    "is_over",
+    "state_to_json",
+    "state_from_json",
+    "event_view",
+    "correct",
+    "RulesError",
 ]
 
 
@@ -36,8 +50,9 @@ def new_game(players: list[str], seed: int, options: dict[str, Any] | None = Non
     return dead_reckoning.new_game(players, seed, options)[0]
 
 
-def new_game_with_events(players: list[str], seed: int,
-                         options: dict[str, Any] | None = None) -> tuple[GameState, list[dict[str, Any]]]:
+def new_game_with_events(
+    players: list[str], seed: int, options: dict[str, Any] | None = None
+) -> tuple[GameState, list[dict[str, Any]]]:
     """The new game and the events that built it (game_created, then any chance drawn in setup)."""
     return dead_reckoning.new_game(players, seed, options)
 
@@ -48,7 +63,9 @@ def setup_events(state: GameState) -> list[dict[str, Any]]:
     return dead_reckoning.new_game(c["players"], c["seed"], c["options"])[1]
 
 
-def apply(state: GameState, command: dict[str, Any], *, inplace: bool = False) -> tuple[GameState, list[dict[str, Any]]]:
+def apply(
+    state: GameState, command: dict[str, Any], *, inplace: bool = False
+) -> tuple[GameState, list[dict[str, Any]]]:
     """Check `command` = {"seq", "player", "action"} and return the new state and its events.
 
     Raises Invalid / Illegal / Ambiguous (all RulesError) and then changes nothing. `inplace=True` skips
@@ -81,12 +98,27 @@ def state_to_json(state: GameState) -> dict[str, Any]:
     return {"format": STATE_FORMAT, "data": to_saved(state.data)}
 
 
-_KEYS = ("seq", "players", "options", "rng", "phase", "active", "grid", "p", "pending", "turn", "decks", "supply")
+_KEYS = (
+    "seq",
+    "players",
+    "options",
+    "rng",
+    "phase",
+    "active",
+    "grid",
+    "p",
+    "pending",
+    "turn",
+    "decks",
+    "supply",
+)
 
 
 def state_from_json(data: Any) -> GameState:
     if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
-        raise Invalid(f"this is not a saved game (expected format {STATE_FORMAT!r}); create one with 'rules new'.")
+        raise Invalid(
+            f"this is not a saved game (expected format {STATE_FORMAT!r}); create one with 'rules new'."
+        )
     d = data.get("data")
     if not isinstance(d, dict) or any(k not in d for k in _KEYS):
         missing = [k for k in _KEYS if not isinstance(d, dict) or k not in d]
@@ -94,8 +126,9 @@ def state_from_json(data: Any) -> GameState:
     return GameState(from_saved(d))
 
 
-def correct(events: list[dict[str, Any]], target_seq: int, action: dict[str, Any] | None,
-            referee: str = "referee") -> tuple[GameState, list[dict[str, Any]]]:
+def correct(
+    events: list[dict[str, Any]], target_seq: int, action: dict[str, Any] | None, referee: str = "referee"
+) -> tuple[GameState, list[dict[str, Any]]]:
     """A referee's correction of a misread: the event at `target_seq` is replaced by `action` (or dropped
     when None) and every later command is applied again in order; those no longer legal are dropped.
 
@@ -112,14 +145,20 @@ def correct(events: list[dict[str, Any]], target_seq: int, action: dict[str, Any
     auto = state.data["options"].get("auto_chance")
     state.data["options"]["auto_chance"] = False  # recorded chance outcomes are replayed, not redrawn
     dropped: list[int] = []
-    later = [e for e in events if e["seq"] > target_seq and not e.get("notice") and e["type"] not in ("correction",)]
+    later = [
+        e
+        for e in events
+        if e["seq"] > target_seq and not e.get("notice") and e["type"] not in ("correction",)
+    ]
     todo = ([(target, action)] if action is not None else []) + [(e, e["action"]) for e in later]
     if action is None:
         dropped.append(target_seq)
     for ev, act in todo:
         act = {k: v for k, v in act.items()}
         try:
-            state, _ = engine.apply(_game(state), state, {"seq": state.seq, "player": ev["player"], "action": act})
+            state, _ = engine.apply(
+                _game(state), state, {"seq": state.seq, "player": ev["player"], "action": act}
+            )
         except RulesError:
             dropped.append(ev["seq"])
     state.data["options"]["auto_chance"] = auto
@@ -129,9 +168,13 @@ def correct(events: list[dict[str, Any]], target_seq: int, action: dict[str, Any
     d = state.data
     d["turn_log"] = []
     d["turn_base"] = snapshot_base(d)
-    event = {"seq": live.seq, "type": "correction", "player": referee,
-             "action": {"type": "correction", "target_seq": target_seq, "replacement": action, "dropped": dropped},
-             "state": to_saved(d)}
+    event = {
+        "seq": live.seq,
+        "type": "correction",
+        "player": referee,
+        "action": {"type": "correction", "target_seq": target_seq, "replacement": action, "dropped": dropped},
+        "state": to_saved(d),
+    }
     new = engine.fold(_game(live), live, event)
     return new, [*events, event]
 

@@ -77,7 +77,11 @@ class BoardReading:
     markers_seen: list[int] = field(default_factory=list)
     homography: np.ndarray | None = None  # board mm -> ideal image px
     timings_ms: dict[str, float] = field(default_factory=dict)
-    light_gain: tuple[float, float, float] = (1.0, 1.0, 1.0)  # board now / bare board at calibration (B, G, R)
+    light_gain: tuple[float, float, float] = (
+        1.0,
+        1.0,
+        1.0,
+    )  # board now / bare board at calibration (B, G, R)
 
     def to_json(self) -> dict[str, Any]:
         counts: dict[str, dict[str, int]] = {}
@@ -92,8 +96,16 @@ class BoardReading:
                 counts[c.color][c.zone] += 1
         out: dict[str, Any] = {
             "status": self.status,
-            "cubes": [{"color": c.color, "zone": c.zone, "center_mm": [round(c.center_mm[0], 1), round(c.center_mm[1], 1)],
-                       "on_rail": c.on_rail, "confidence": round(c.confidence, 3)} for c in self.cubes],
+            "cubes": [
+                {
+                    "color": c.color,
+                    "zone": c.zone,
+                    "center_mm": [round(c.center_mm[0], 1), round(c.center_mm[1], 1)],
+                    "on_rail": c.on_rail,
+                    "confidence": round(c.confidence, 3),
+                }
+                for c in self.cubes
+            ],
             "counts": counts,
             "redrop": redrop,
             "ambiguous": ambiguous,
@@ -102,16 +114,23 @@ class BoardReading:
             out["reason"] = self.reason
         if max(abs(math.log(max(g, 1e-3))) for g in self.light_gain) > LIGHT_DRIFT_LOG:
             # Read under the calibration's light as far as a gain goes; a person should re-calibrate.
-            out["warning"] = (f"the light changed since calibration (board {', '.join(f'{g:.2f}' for g in self.light_gain)}"
-                              " x as bright in B, G, R): run 'smart-table calibrate colors' again")
+            out["warning"] = (
+                f"the light changed since calibration (board {', '.join(f'{g:.2f}' for g in self.light_gain)}"
+                " x as bright in B, G, R): run 'smart-table calibrate colors' again"
+            )
         return out
 
 
 class BoardReader:
     """Reads one layout with one palette (and optionally one camera); caches what does not change."""
 
-    def __init__(self, layout: BoardLayout, palette: Palette | dict | str | Path,
-                 camera: CameraModel | dict | str | Path | None = None, px_per_mm: float = PX_PER_MM) -> None:
+    def __init__(
+        self,
+        layout: BoardLayout,
+        palette: Palette | dict | str | Path,
+        camera: CameraModel | dict | str | Path | None = None,
+        px_per_mm: float = PX_PER_MM,
+    ) -> None:
         self.layout = layout
         self.palette = load_palette(palette)
         self.camera = CameraModel.load(camera) if camera is not None else None
@@ -123,9 +142,13 @@ class BoardReader:
         # (`BoardPrint`): a cube colour the board also shows elsewhere is no longer ruled out everywhere.
         self.print: BoardPrint | None = None
         if self.palette.reference is not None:
-            self.print = BoardPrint(self.palette.reference, layout.size_mm, [sw.center_mm for sw in layout.swatches],
-                                    bare=self.palette.meta.get("reference") == "bare",
-                                    zones=zone_mask(layout, self.palette.reference.shape[1::-1]))
+            self.print = BoardPrint(
+                self.palette.reference,
+                layout.size_mm,
+                [sw.center_mm for sw in layout.swatches],
+                bare=self.palette.meta.get("reference") == "bare",
+                zones=zone_mask(layout, self.palette.reference.shape[1::-1]),
+            )
             self._lut_bg = self._lut  # where the reference has nothing (swatch spots): the board's colours
             self._lut = build_lut(Palette(colors=self.palette.colors))
         self._build_maps()
@@ -159,7 +182,7 @@ class BoardReader:
         for mk in L.markers:
             lo = np.floor((mk.corners_mm.min(axis=0) - 0.5) * s).astype(int)
             hi = np.ceil((mk.corners_mm.max(axis=0) + 0.5) * s).astype(int)
-            valid[max(lo[1], 0):hi[1], max(lo[0], 0):hi[0]] = 0
+            valid[max(lo[1], 0) : hi[1], max(lo[0], 0) : hi[0]] = 0
         self.valid = valid
         self.kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
         # The board's outline (half a pixel in) and each marker's printed square grown by 1.8 mm.
@@ -167,7 +190,9 @@ class BoardReader:
         pts = [np.array([[0.5, 0.5], [Wmm - 0.5, 0.5], [Wmm - 0.5, Hmm - 0.5], [0.5, Hmm - 0.5]])]
         for mk in L.markers:
             c = mk.corners_mm.mean(axis=0)
-            pts.append(c + (mk.corners_mm - c) * (1 + 1.8 / max(1.0, float(np.linalg.norm(mk.corners_mm[0] - c)))))
+            pts.append(
+                c + (mk.corners_mm - c) * (1 + 1.8 / max(1.0, float(np.linalg.norm(mk.corners_mm[0] - c))))
+            )
         self._outline_and_markers_mm = np.concatenate(pts)
 
     # ------------------------------------------------------------------ registration
@@ -177,13 +202,17 @@ class BoardReader:
         `image` is BGR or grey."""
         # The half-size copy the markers are found on also serves the coarse pass (`_blobs_coarse_to_fine`).
         self._small, self._small_of = detection_copy(image), image
-        found = detect_markers(image, self.layout.aruco_dictionary, expected=self.layout.marker_points(),
-                               small=self._small)
+        found = detect_markers(
+            image, self.layout.aruco_dictionary, expected=self.layout.marker_points(), small=self._small
+        )
         ids = [i for i in sorted(found) if i in self._marker_ids]
         if len(ids) < MIN_MARKERS:
             want = sorted(self._marker_ids)
-            return (f"found {len(ids)} of the layout's markers {want} (need {MIN_MARKERS}): is the board in view, "
-                    f"lit and not covered?" + (f" Saw markers {ids}." if ids else ""))
+            return (
+                f"found {len(ids)} of the layout's markers {want} (need {MIN_MARKERS}): is the board in "
+                "view, "
+                f"lit and not covered?" + (f" Saw markers {ids}." if ids else "")
+            )
         board_pts = np.concatenate([self.layout.marker_points()[i] for i in ids])
         img_pts = np.concatenate([found[i] for i in ids]).astype(np.float64)
         h, w = image.shape[:2]
@@ -194,7 +223,9 @@ class BoardReader:
             H = fit_homography(board_pts, img_pts)
             # A marker far off the others' homography (misread id, a loose sticker): drop it and refit.
             err = np.linalg.norm(apply_homography(H, board_pts) - img_pts, axis=1).reshape(-1, 4).max(axis=1)
-            side = np.median(np.linalg.norm(img_pts.reshape(-1, 4, 2)[:, 0] - img_pts.reshape(-1, 4, 2)[:, 1], axis=1))
+            side = np.median(
+                np.linalg.norm(img_pts.reshape(-1, 4, 2)[:, 0] - img_pts.reshape(-1, 4, 2)[:, 1], axis=1)
+            )
             if err.max() > max(4.0, 0.15 * side) and len(ids) > MIN_MARKERS:
                 keep = np.argsort(err)[:-1]
                 ids = [ids[i] for i in sorted(keep)]
@@ -214,8 +245,14 @@ class BoardReader:
         h, w = image.shape[:2]
         cam = self.camera.scaled_to(w, h) if self.camera else None
         if cam is None or not np.any(cam.dist):
-            return cv2.warpPerspective(image, M, self.size_px, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                       borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+            return cv2.warpPerspective(
+                image,
+                M,
+                self.size_px,
+                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                borderMode=cv2.BORDER_CONSTANT,
+                borderValue=(0, 0, 0),
+            )
         # With lens distortion: map each rectified pixel through the pose, then through the lens.
         step = 8
         gw, gh = self.size_px[0] // step + 2, self.size_px[1] // step + 2
@@ -228,15 +265,21 @@ class BoardReader:
         mx = upsample_grid(dist_px[..., 0], step, self.size_px)
         my = upsample_grid(dist_px[..., 1], step, self.size_px)
         w_out, h_out = self.size_px
-        return cv2.remap(image, mx[:h_out, :w_out], my[:h_out, :w_out], cv2.INTER_LINEAR,
-                         borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        return cv2.remap(
+            image,
+            mx[:h_out, :w_out],
+            my[:h_out, :w_out],
+            cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=(0, 0, 0),
+        )
 
     def _board_polys(self, pose: CameraPose, height_mm: float) -> tuple[np.ndarray, list[np.ndarray]]:
         """Where the board's outline and the printed markers (grown by a margin) show in the image
         rectified at `height_mm`: rectified pixels x 16 (fixed point, 4 fractional bits) as floats."""
         to_rect = np.linalg.inv(pose.plane_homography(height_mm)) @ pose.plane_homography(0.0)
         q = apply_homography(to_rect, self._outline_and_markers_mm) * self.s * 16
-        return q[:4], [q[4 * k:4 * k + 4] for k in range(1, len(self.layout.markers) + 1)]
+        return q[:4], [q[4 * k : 4 * k + 4] for k in range(1, len(self.layout.markers) + 1)]
 
     def _on_board(self, pose: CameraPose, height_mm: float) -> np.ndarray:
         """Valid pixels of the image rectified at `height_mm`: those whose ray meets the board (not the
@@ -257,7 +300,12 @@ class BoardReader:
         `reuse_pose` skips marker detection and uses the previous frame's registration (the live loop
         does this while the scene has stayed still since that frame)."""
         t0 = CLOCK()
-        if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        if (
+            not isinstance(image, np.ndarray)
+            or image.ndim != 3
+            or image.shape[2] != 3
+            or image.dtype != np.uint8
+        ):
             raise ValueError("the image must be an 8-bit BGR colour image")
         if reuse_pose and self._last_located is not None and self._last_shape == image.shape:
             located: tuple[np.ndarray, CameraPose, list[int]] | str = self._last_located
@@ -284,9 +332,12 @@ class BoardReader:
             t2 = CLOCK()
             labels = self._lut.take(_bin_index(rect))
             if self.print is not None:
-                to_mm = (np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]])
-                         @ np.linalg.inv(pose.plane_homography(0.0)) @ pose.plane_homography(cube_h)
-                         @ np.diag([1.0 / self.s, 1.0 / self.s, 1.0]))
+                to_mm = (
+                    np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]])
+                    @ np.linalg.inv(pose.plane_homography(0.0))
+                    @ pose.plane_homography(cube_h)
+                    @ np.diag([1.0 / self.s, 1.0 / self.s, 1.0])
+                )
                 ref_r, ok_r = self.print.warp(to_mm, self.size_px)
                 self.print.fit_gain(rect, ref_r, ok_r)
                 labels = self._with_print(rect, ref_r, ok_r)
@@ -300,35 +351,58 @@ class BoardReader:
         if not occluded and self.palette.reference is not None:
             occluded = self._foreign_object(image, pose, cubes, unexplained)
         t5 = CLOCK()
-        timings = {"markers": (t1 - t0) * 1e3, "warp": (t2 - t1) * 1e3, "segment": (t3 - t2) * 1e3,
-                   "assign": (t4 - t3) * 1e3, "occlusion": (t5 - t4) * 1e3}
+        timings = {
+            "markers": (t1 - t0) * 1e3,
+            "warp": (t2 - t1) * 1e3,
+            "segment": (t3 - t2) * 1e3,
+            "assign": (t4 - t3) * 1e3,
+            "occlusion": (t5 - t4) * 1e3,
+        }
         missing = sorted(self._marker_ids - set(ids))
         if occluded:
-            return BoardReading(status="ambiguous", cubes=cubes, occluded=True, markers_seen=ids, homography=H,
-                                reason="something that is not a cube (a hand?) covers part of the board; "
-                                       "clear the board and read again", timings_ms=timings)
+            return BoardReading(
+                status="ambiguous",
+                cubes=cubes,
+                occluded=True,
+                markers_seen=ids,
+                homography=H,
+                reason="something that is not a cube (a hand?) covers part of the board; "
+                "clear the board and read again",
+                timings_ms=timings,
+            )
         status = "ok"
         reason = ""
         if unexplained:
             # Something cube-sized changed the board and no colour names it (a cube on a print of its own
             # colour, a cube of another colour): a person must look; never a confident count without it.
             x, y = unexplained[0]
-            status, reason = "ambiguous", (f"something cube-sized at [{x:.0f}, {y:.0f}] mm is no colour the palette "
-                                           "knows (a cube on print of its own colour?): look and correct")
+            status, reason = (
+                "ambiguous",
+                (
+                    f"something cube-sized at [{x:.0f}, {y:.0f}] mm is no colour the palette "
+                    "knows (a cube on print of its own colour?): look and correct"
+                ),
+            )
         elif any(c.ambiguous for c in cubes):
             status = "ambiguous"
         elif any(c.on_rail for c in cubes):
             status = "redrop"
-        reading = BoardReading(status=status, cubes=cubes, markers_seen=ids, homography=H, timings_ms=timings,
-                               reason=reason)
+        reading = BoardReading(
+            status=status, cubes=cubes, markers_seen=ids, homography=H, timings_ms=timings, reason=reason
+        )
         if self.print is not None:
             reading.light_gain = tuple(float(g) for g in self.print.gain)  # type: ignore[assignment]
         if missing and len(missing) > len(ids):
             reading.reason = f"read with only markers {ids}; markers {missing} were not seen"
         return reading
 
-    def _foreign_object(self, image: np.ndarray, pose: CameraPose, cubes: list[Cube] | None = None,
-                        unexplained: list[tuple[float, float]] | None = None) -> bool:
+    def _foreign_object(
+        self,
+        image: np.ndarray,
+        pose: CameraPose,
+        cubes: list[Cube] | None = None,
+        unexplained: list[tuple[float, float]] | None = None,
+    ) -> bool:
         """True when something large that is neither the board nor cubes lies over it (a hand, an arm,
         a card): compared with the bare board learned at calibration, at 3 mm per pixel (cheap).
         `cubes` (the reading's) are left out with their surroundings."""
@@ -340,19 +414,32 @@ class BoardReader:
             return False  # no bare board learned at calibration: nothing to compare with (callers check too)
         if self._ref_small is None:
             W, H = self.layout.size_mm
-            self._ref_small = cv2.resize(reference, (int(W / REF_MM), int(H / REF_MM)),
-                                         interpolation=cv2.INTER_AREA).astype(np.float32)
+            self._ref_small = cv2.resize(
+                reference, (int(W / REF_MM), int(H / REF_MM)), interpolation=cv2.INTER_AREA
+            ).astype(np.float32)
             sw_mask: np.ndarray = np.full(self._ref_small.shape[:2], 255, np.uint8)
             for sw in self.layout.swatches:  # covered by cubes when the reference was taken
-                cv2.circle(sw_mask, (int(sw.center_mm[0] / REF_MM), int(sw.center_mm[1] / REF_MM)),
-                           int(14 / REF_MM), 0, -1)
+                cv2.circle(
+                    sw_mask,
+                    (int(sw.center_mm[0] / REF_MM), int(sw.center_mm[1] / REF_MM)),
+                    int(14 / REF_MM),
+                    0,
+                    -1,
+                )
             self._ref_keep = sw_mask
-            self._zones_small = (cv2.resize(zone_mask(self.layout, (int(W), int(H))), sw_mask.shape[::-1],
-                                            interpolation=cv2.INTER_AREA) > 200).astype(np.uint8)
+            self._zones_small = (
+                cv2.resize(
+                    zone_mask(self.layout, (int(W), int(H))),
+                    sw_mask.shape[::-1],
+                    interpolation=cv2.INTER_AREA,
+                )
+                > 200
+            ).astype(np.uint8)
             hh, ww = sw_mask.shape
             yy, xx = np.mgrid[0:hh, 0:ww]
-            self._ref_A = np.stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5]
-                                   ).astype(np.float32)
+            self._ref_A = np.stack([np.ones(xx.size), xx.ravel() / ww - 0.5, yy.ravel() / hh - 0.5]).astype(
+                np.float32
+            )
             self._ref_small = np.ascontiguousarray(self._ref_small.reshape(-1, 3).T)  # channel planes
             self._ref_log = np.log(self._ref_small + 4)
             self._ref_chroma = self._ref_small / (self._ref_small.sum(axis=0, keepdims=True) + 30)
@@ -377,7 +464,9 @@ class BoardReader:
             # where its top face shows): a crowded board's cubes otherwise add up to a "hand".
             size = self.layout.cube_size_mm
             f = np.array([cb.center_mm for cb in cubes])
-            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)  # top faces, seen on the board
+            t = f + (f - pose.foot_mm) * size / max(
+                pose.height_mm - size, 1.0
+            )  # top faces, seen on the board
             segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)  # one polyline call for all
             cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
         changed &= self._ref_keep > 0
@@ -388,10 +477,17 @@ class BoardReader:
         if n <= 1:
             return False
         # More than six cubes' worth of board looks different and is not cube-coloured.
-        return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm ** 2
+        return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm**2
 
-    def _unexplained(self, changed: np.ndarray, darker: np.ndarray, labels: np.ndarray, cubes: list[Cube] | None,
-                     pose: CameraPose, out: list[tuple[float, float]]) -> None:
+    def _unexplained(
+        self,
+        changed: np.ndarray,
+        darker: np.ndarray,
+        labels: np.ndarray,
+        cubes: list[Cube] | None,
+        pose: CameraPose,
+        out: list[tuple[float, float]],
+    ) -> None:
         """Compact, cube-sized changes (at REF_MM) that no cube of the reading explains: changed, or
         darker than any light drift (a black cube on a charcoal print darkens it like a shadow, but only
         cubes cast cube-sized shadows, and theirs are left out with them). Appends their centres (mm)."""
@@ -414,7 +510,8 @@ class BoardReader:
                 out.append((float(cents[j][0] * REF_MM), float(cents[j][1] * REF_MM)))
 
     def _changed_print(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
-        """Board pixels (at REF_MM) that are neither the bare print under this frame's light nor its shadow."""
+        """Board pixels (at REF_MM) that are neither the bare print under this frame's light nor its
+        shadow."""
         assert self.print is not None
         if self._ref_print_small is None:
             self._ref_print_small = cv2.resize(self.print.ref, (w, h), interpolation=cv2.INTER_AREA)
@@ -444,12 +541,16 @@ class BoardReader:
         d = nowf - self._ref_small
         brighter = np.maximum(np.maximum(d[0], d[1]), d[2]) > 40
         chroma = np.abs(nowf / (nowf[0] + nowf[1] + nowf[2] + 30) - self._ref_chroma)
-        changed = (brighter | (np.maximum(np.maximum(chroma[0], chroma[1]), chroma[2]) > 0.07)
-                   ).astype(np.uint8).reshape(h, w)
+        changed = (
+            (brighter | (np.maximum(np.maximum(chroma[0], chroma[1]), chroma[2]) > 0.07))
+            .astype(np.uint8)
+            .reshape(h, w)
+        )
         return changed
 
-    def _blobs_coarse_to_fine(self, image: np.ndarray, pose: CameraPose, height_mm: float
-                              ) -> tuple[list[tuple[int, np.ndarray, np.ndarray]] | None, float]:
+    def _blobs_coarse_to_fine(
+        self, image: np.ndarray, pose: CameraPose, height_mm: float
+    ) -> tuple[list[tuple[int, np.ndarray, np.ndarray]] | None, float]:
         """The blobs `_blobs` finds on the whole board rectified at `px_per_mm`, found by warping only
         regions around cubes: a cheap pass at `COARSE_PX_PER_MM` labels the board's colours, and each
         group of coloured pixels (grown by `ROI_MARGIN_MM`) is warped, labelled and split at full
@@ -472,15 +573,24 @@ class BoardReader:
             Mc = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1.0]]) @ Mc
             src = self._small
         # Nearest sampling: cheaper than bilinear here, and the dilation below bridges its speckle.
-        coarse = cv2.warpPerspective(src, Mc, (cw, ch), flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
-                                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+        coarse = cv2.warpPerspective(
+            src,
+            Mc,
+            (cw, ch),
+            flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_CONSTANT,
+            borderValue=(0, 0, 0),
+        )
         t_warp += CLOCK() - tw
         cand: np.ndarray = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
         to_mm = None
         if self.print is not None:
             # Rectified pixels -> board-plane millimetres (where each pixel's ray meets the board).
-            to_mm = (np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]]) @ np.linalg.inv(pose.plane_homography(0.0))
-                     @ M)
+            to_mm = (
+                np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]])
+                @ np.linalg.inv(pose.plane_homography(0.0))
+                @ M
+            )
             ref_c, ok_c = self.print.warp(to_mm @ np.diag([1.0 / c, 1.0 / c, 1.0]), (cw, ch))
             self.print.fit_gain(coarse, ref_c, ok_c)
             cand = (self._with_print(coarse, ref_c, ok_c) > 0).view(np.uint8)
@@ -499,8 +609,14 @@ class BoardReader:
             x, y, w, h = cv2.boundingRect(cont)
             if w * h < COARSE_MIN_PX:
                 continue
-            boxes.append((max(0, int((x - m) / c)), max(0, int((y - m) / c)),
-                          min(W, int(math.ceil((x + w + m) / c))), min(H, int(math.ceil((y + h + m) / c)))))
+            boxes.append(
+                (
+                    max(0, int((x - m) / c)),
+                    max(0, int((y - m) / c)),
+                    min(W, int(math.ceil((x + w + m) / c))),
+                    min(H, int(math.ceil((y + h + m) / c))),
+                )
+            )
         grow = int(round(ROI_MARGIN_MM * self.s))
         outline_f = outline.astype(np.float32).reshape(-1, 1, 2)
         marker_boxes = [(q.min(axis=0) / 16, q.max(axis=0) / 16) for q in markers]
@@ -516,20 +632,32 @@ class BoardReader:
                 tw = CLOCK()
                 x0, y0, x1, y1 = b
                 Mr = M @ np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
-                roi = cv2.warpPerspective(image, Mr, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                          borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+                roi = cv2.warpPerspective(
+                    image,
+                    Mr,
+                    (x1 - x0, y1 - y0),
+                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                    borderMode=cv2.BORDER_CONSTANT,
+                    borderValue=(0, 0, 0),
+                )
                 roi = cv2.blur(roi, (3, 3))
                 t_warp += CLOCK() - tw
                 if to_mm is not None and self.print is not None:  # (to_mm is only set with a print)
-                    ref_r, ok_r = self.print.warp(to_mm @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]]),
-                                                  (x1 - x0, y1 - y0))
+                    ref_r, ok_r = self.print.warp(
+                        to_mm @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]]), (x1 - x0, y1 - y0)
+                    )
                     lab = self._with_print(roi, ref_r, ok_r)
                 else:
                     lab = self._lut.take(_bin_index(roi))
                 corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) * 16
-                inside = all(cv2.pointPolygonTest(outline_f, (float(px), float(py)), True) > 32 for px, py in corners)
-                near = [q for q, (lo, hi) in zip(markers, marker_boxes, strict=True)
-                        if lo[0] < x1 + 1 and lo[1] < y1 + 1 and hi[0] > x0 - 1 and hi[1] > y0 - 1]
+                inside = all(
+                    cv2.pointPolygonTest(outline_f, (float(px), float(py)), True) > 32 for px, py in corners
+                )
+                near = [
+                    q
+                    for q, (lo, hi) in zip(markers, marker_boxes, strict=True)
+                    if lo[0] < x1 + 1 and lo[1] < y1 + 1 and hi[0] > x0 - 1 and hi[1] > y0 - 1
+                ]
                 if not inside or near:  # only regions at the board's edge or near a marker need the mask
                     mask = np.zeros(lab.shape, np.uint8)
                     off = np.array([x0 * 16, y0 * 16])
@@ -542,14 +670,20 @@ class BoardReader:
             # Blobs within 3 px of a region's edge inside the board may go on beyond it: grow that side.
             again = False
             for i, (x0, y0, x1, y1) in enumerate(boxes):
-                sides = (x0 > 0 and bool(any_mask[y0:y1, x0:x0 + 3].any()),
-                         y0 > 0 and bool(any_mask[y0:y0 + 3, x0:x1].any()),
-                         x1 < W and bool(any_mask[y0:y1, x1 - 3:x1].any()),
-                         y1 < H and bool(any_mask[y1 - 3:y1, x0:x1].any()))
+                sides = (
+                    x0 > 0 and bool(any_mask[y0:y1, x0 : x0 + 3].any()),
+                    y0 > 0 and bool(any_mask[y0 : y0 + 3, x0:x1].any()),
+                    x1 < W and bool(any_mask[y0:y1, x1 - 3 : x1].any()),
+                    y1 < H and bool(any_mask[y1 - 3 : y1, x0:x1].any()),
+                )
                 if any(sides):
                     again = True
-                    boxes[i] = (max(0, x0 - grow * sides[0]), max(0, y0 - grow * sides[1]),
-                                min(W, x1 + grow * sides[2]), min(H, y1 + grow * sides[3]))
+                    boxes[i] = (
+                        max(0, x0 - grow * sides[0]),
+                        max(0, y0 - grow * sides[1]),
+                        min(W, x1 + grow * sides[2]),
+                        min(H, y1 + grow * sides[3]),
+                    )
             if not again:
                 break
         else:
@@ -575,14 +709,18 @@ class BoardReader:
             return out
         flat_out = out.reshape(-1)
         bg = self._lut_bg.take(bins.reshape(-1)[idx])
-        changed, strong = self.print.changed(raw.reshape(-1, 3)[idx], ref.reshape(-1, 3)[idx], None, strong=True)
+        changed, strong = self.print.changed(
+            raw.reshape(-1, 3)[idx], ref.reshape(-1, 3)[idx], None, strong=True
+        )
         keep = np.where(changed & (bg > 0), bg, np.where(strong, lab.reshape(-1)[idx], 0))
         miss = ok.reshape(-1)[idx] == 0
         keep[miss] = bg[miss]
         flat_out[idx] = keep
         return out
 
-    def _blobs(self, labels: np.ndarray, any_mask: np.ndarray | None = None) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    def _blobs(
+        self, labels: np.ndarray, any_mask: np.ndarray | None = None
+    ) -> list[tuple[int, np.ndarray, np.ndarray]]:
         """(label, component stats row [x, y, w, h, area], pixel coordinates) of each coloured blob.
 
         One opening (`any_mask`, when the caller has it) and one labelling over all colours (cubes are
@@ -593,7 +731,7 @@ class BoardReader:
             any_mask = cv2.morphologyEx((labels > 0).view(np.uint8), cv2.MORPH_OPEN, self.kernel)
         for _first, stats_k, inside in _components(any_mask, min_area):
             x, y, w, h = (int(v) for v in stats_k[:4])
-            sub = np.where(inside, labels[y:y + h, x:x + w], 0)
+            sub = np.where(inside, labels[y : y + h, x : x + w], 0)
             counts = np.bincount(sub.ravel(), minlength=2)
             colours = [int(c) for c in np.flatnonzero(counts[1:]) + 1]
             if len(colours) == 1:
@@ -613,8 +751,13 @@ class BoardReader:
                     out.append((lab, row, np.stack([xs + x, ys + y], 1).astype(np.float32)))
         return out
 
-    def _assign(self, blobs: list[tuple[int, np.ndarray, np.ndarray]], pose: CameraPose,
-                shape: tuple[int, ...], crops: bool = False) -> tuple[list[Cube], bool]:
+    def _assign(
+        self,
+        blobs: list[tuple[int, np.ndarray, np.ndarray]],
+        pose: CameraPose,
+        shape: tuple[int, ...],
+        crops: bool = False,
+    ) -> tuple[list[Cube], bool]:
         size = self.layout.cube_size_mm
         top = size * size
         Hc = pose.height_mm
@@ -633,18 +776,24 @@ class BoardReader:
         # colour's class), learned from the blobs that can only be one cube.
         frac: dict[int, float] = {}
         for lab in {i[0] for i in info}:
-            singles = [(a - top * 0.97) / max(sd, 1.0) for lb, _, _, a, sd, _ in info if lb == lab and 0.8 * top < a < 1.8 * top]
+            singles = [
+                (a - top * 0.97) / max(sd, 1.0)
+                for lb, _, _, a, sd, _ in info
+                if lb == lab and 0.8 * top < a < 1.8 * top
+            ]
             if singles:
                 frac[lab] = min(1.2, max(0.0, float(statistics.median(singles))))
         cubes: list[Cube] = []
-        pending: list[tuple[str, np.ndarray, float, float, str]] = []  # name, footprint, angle, count conf, why unsure
+        pending: list[
+            tuple[str, np.ndarray, float, float, str]
+        ] = []  # name, footprint, angle, count conf, why unsure
         occluded = False
         for lab, stats, pts, area, sides, mean_px in info:
             name = self.palette.label_name(lab)
             x, y, w, h = (int(v) for v in stats[:4])
             touches_edge = x <= 1 or y <= 1 or x + w >= W - 1 or y + h >= Hb - 1
             # A blob cut by a marker's mask and too big for one cube may hide a second: not sure then.
-            mm = self._marker_mask[max(0, y - 3):y + h + 3, max(0, x - 3):x + w + 3]
+            mm = self._marker_mask[max(0, y - 3) : y + h + 3, max(0, x - 3) : x + w + 3]
             cut_by_marker = bool(mm.any()) and _touches(pts, stats, mm, (max(0, x - 3), max(0, y - 3)))
             if name == "unknown":
                 if area > 3.0 * top or (touches_edge and area > 1.5 * top):
@@ -657,7 +806,11 @@ class BoardReader:
             partial = area < 0.6 * top  # too small for a whole cube, too big to ignore: ask
             splits: dict[int, list[np.ndarray]] = {}  # k-means per count, reused (deterministic, costly)
             (_, _), (rw, rh), angle = cv2.minAreaRect(_row_ends(pts))
-            tops = _tops(pts, stats, (foot - mean_px / self.s) * size / Hc * self.s) if area > 1.6 * top else None
+            tops = (
+                _tops(pts, stats, (foot - mean_px / self.s) * size / Hc * self.s)
+                if area > 1.6 * top
+                else None
+            )
             one_max = (top + sides) * 1.06 + 4 + 0.6 * top  # one cube, leaning or raised, all sides showing
             # Short by its box: one cube. Short only once its sides are peeled off (`tops`): one cube
             # showing its sides, or two whose sides did not all take the colour (dark sides; the peel
@@ -728,18 +881,21 @@ class BoardReader:
         cubes.sort(key=lambda c: (round(c.center_mm[1] / 5), c.center_mm[0]))
         return cubes, occluded
 
-    def _crop_box(self, footprint: np.ndarray, angle: float, pose: CameraPose, H_top: np.ndarray,
-                  shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    def _crop_box(
+        self, footprint: np.ndarray, angle: float, pose: CameraPose, H_top: np.ndarray, shape: tuple[int, ...]
+    ) -> tuple[int, int, int, int]:
         """The cube (footprint and top face, with a margin) as a box in the camera image."""
         size = self.layout.cube_size_mm
         corners = square_corners(footprint, size * 1.8, angle)
-        img_pts = np.concatenate([apply_homography(H_top, corners),
-                                  apply_homography(pose.plane_homography(0.0), corners)])
+        img_pts = np.concatenate(
+            [apply_homography(H_top, corners), apply_homography(pose.plane_homography(0.0), corners)]
+        )
         if self.camera is not None and np.any(self.camera.dist):
             cam = self.camera.scaled_to(shape[1], shape[0])
             norm = (img_pts - cam.K[:2, 2]) / np.array([cam.K[0, 0], cam.K[1, 1]])
-            img_pts, _ = cv2.projectPoints(np.column_stack([norm, np.ones(len(norm))]), np.zeros(3),
-                                           np.zeros(3), cam.K, cam.dist)
+            img_pts, _ = cv2.projectPoints(
+                np.column_stack([norm, np.ones(len(norm))]), np.zeros(3), np.zeros(3), cam.K, cam.dist
+            )
             img_pts = img_pts.reshape(-1, 2)
         x0, y0 = np.floor(img_pts.min(axis=0)).astype(int)
         x1, y1 = np.ceil(img_pts.max(axis=0)).astype(int)
@@ -754,13 +910,17 @@ class BoardReader:
             return np.zeros((0, len(self.zone_ids)), np.float32)
         size = self.layout.cube_size_mm
         # As `square_corners`, for all cubes at once (same arithmetic, same values).
-        cs = np.array([(math.cos(math.radians(a)) * size / 2, math.sin(math.radians(a)) * size / 2) for a in angles])
+        cs = np.array(
+            [(math.cos(math.radians(a)) * size / 2, math.sin(math.radians(a)) * size / 2) for a in angles]
+        )
         u = cs[:, None, :]
         v = np.stack([-cs[:, 1], cs[:, 0]], 1)[:, None, :]
         ctr = footprints[:, None, :]
         sq = np.concatenate([ctr - u - v, ctr + u - v, ctr + u + v, ctr - u + v], axis=1)  # (n, 4, 2)
         samples = np.concatenate([sq, (sq + sq[:, [1, 2, 3, 0]]) / 2, ctr], axis=1).reshape(-1, 2)
-        px = np.clip(np.round(samples * self.s - 0.5).astype(int), 0, [self.size_px[0] - 1, self.size_px[1] - 1])
+        px = np.clip(
+            np.round(samples * self.s - 0.5).astype(int), 0, [self.size_px[0] - 1, self.size_px[1] - 1]
+        )
         depth = self.signed[:, px[:, 1], px[:, 0]].reshape(len(self.zone_ids), len(footprints), 9).max(axis=2)
         return depth.T
 
@@ -774,19 +934,35 @@ class BoardReader:
         if d1 >= TOUCH_MM and d2 <= -TOUCH_MM:
             conf = min(count_conf, 0.5 + 0.5 * min(1.0, (d1 - TOUCH_MM) / 2.0, (-d2 - TOUCH_MM) / 2.0))
             amb = count_conf < 0.35
-            return Cube(color, self.zone_ids[best], fp, False, conf, amb,
-                        "the number of touching cubes is unclear" if amb else "")
+            return Cube(
+                color,
+                self.zone_ids[best],
+                fp,
+                False,
+                conf,
+                amb,
+                "the number of touching cubes is unclear" if amb else "",
+            )
         if d1 <= -TOUCH_MM:
             conf = min(count_conf, 0.5 + 0.5 * min(1.0, (-d1 - TOUCH_MM) / 2.0))
             amb = count_conf < 0.35
-            return Cube(color, None, fp, True, conf, amb, "the number of touching cubes is unclear" if amb else "")
+            return Cube(
+                color, None, fp, True, conf, amb, "the number of touching cubes is unclear" if amb else ""
+            )
         if d1 >= TOUCH_MM and d2 >= TOUCH_MM:
             # Touching two zones: the rulebook counts it in both; the reading holds one, so ask.
             if d1 - d2 > 3.0:
                 return Cube(color, self.zone_ids[best], fp, False, min(count_conf, 0.6), count_conf < 0.35)
             return Cube(color, self.zone_ids[best], fp, False, 0.3, True, "touches two zones")
-        return Cube(color, self.zone_ids[best] if d1 > 0 else None, fp, d1 <= 0, 0.3, True,
-                    "too close to a zone's edge to tell whether it touches")
+        return Cube(
+            color,
+            self.zone_ids[best] if d1 > 0 else None,
+            fp,
+            d1 <= 0,
+            0.3,
+            True,
+            "too close to a zone's edge to tell whether it touches",
+        )
 
 
 def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray, np.ndarray]]:
@@ -806,7 +982,7 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
     for c, (x, y, w, h) in outer:
         # 8-connected labelling inside the group's box only (the box holds the whole group; other
         # groups reaching into it get other labels).
-        _, sub = cv2.connectedComponents(mask[y:y + h, x:x + w], connectivity=8, ltype=cv2.CV_32S)
+        _, sub = cv2.connectedComponents(mask[y : y + h, x : x + w], connectivity=8, ltype=cv2.CV_32S)
         group_id = int(sub[c[0, 0, 1] - y, c[0, 0, 0] - x])  # a boundary pixel names its group
         part = (sub == group_id).view(np.uint8)
         n, cc, stats, _ = cv2.connectedComponentsWithStats(part, connectivity=4)
@@ -815,7 +991,7 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
             if areas[j] < min_area:
                 continue
             jx, jy, jw, jh = stats[j, :4].tolist()
-            inside = cc[jy:jy + jh, jx:jx + jw] == j
+            inside = cc[jy : jy + jh, jx : jx + jw] == j
             first = int(inside[0].argmax())
             row_out = stats[j].copy()
             row_out[0] += x
@@ -829,6 +1005,7 @@ def _count(area: float, top: float, sides: float, frac: float | None) -> tuple[i
     """Cubes in a blob of `area` mm2, and a confidence. Each cube shows its top face (`top`) plus some
     share of its visible sides (`sides`: dark sides drop out of the colour class). When only one count
     fits that range, it is sure; else the colour's typical share in this frame (`frac`) decides."""
+
     # Upper end: all sides labelled, plus one cube leaning or raised on a rail (it shows more).
     def bounds(k: int) -> tuple[float, float]:
         return k * top * 0.94, k * (top + sides) * 1.06 + 4 + (0.6 * top if k > 1 else 0.0)
@@ -854,8 +1031,15 @@ def _count(area: float, top: float, sides: float, frac: float | None) -> tuple[i
     return n, 0.2
 
 
-def _shape_count(pts: np.ndarray, stats: np.ndarray, candidates: list[int], d_px: np.ndarray, side_px: float,
-                 angle: float, splits: dict[int, list[np.ndarray]] | None = None) -> tuple[int, float, float]:
+def _shape_count(
+    pts: np.ndarray,
+    stats: np.ndarray,
+    candidates: list[int],
+    d_px: np.ndarray,
+    side_px: float,
+    angle: float,
+    splits: dict[int, list[np.ndarray]] | None = None,
+) -> tuple[int, float, float]:
     """For each candidate count k: split the blob into k clusters, draw k cubes there (top face plus
     sides swept along `d_px`) and measure the overlap (IoU) with the blob. Returns the best k, its IoU
     and the runner-up's IoU. `splits` keeps each k's cluster centres for the caller."""
@@ -936,16 +1120,21 @@ def _split(pts: np.ndarray, n: int) -> list[np.ndarray]:
     sample = pts if len(pts) <= 4000 else pts[:: int(math.ceil(len(pts) / 4000))]
     crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 30, 0.05)
     _, _, centres = cv2.kmeans(  # type: ignore[call-overload]  # stub: bestLabels may be None (OpenCV allocates)
-        np.ascontiguousarray(sample, np.float32), n, None, crit, 3, cv2.KMEANS_PP_CENTERS)
+        np.ascontiguousarray(sample, np.float32), n, None, crit, 3, cv2.KMEANS_PP_CENTERS
+    )
     return [c for c in centres]
 
 
 _READERS: dict[tuple[int, int, int], BoardReader] = {}
 
 
-def read_board(image_bgr: np.ndarray, layout: BoardLayout, palette: Palette | dict | str | Path,
-               camera: CameraModel | dict | str | Path | None = None, timings: dict[str, float] | None = None
-               ) -> dict[str, Any]:
+def read_board(
+    image_bgr: np.ndarray,
+    layout: BoardLayout,
+    palette: Palette | dict | str | Path,
+    camera: CameraModel | dict | str | Path | None = None,
+    timings: dict[str, float] | None = None,
+) -> dict[str, Any]:
     """Read one image: the JSON object of issue 4 (status, cubes, counts, redrop, ambiguous[, reason])."""
     key = (id(layout), id(palette), id(camera))
     reader = _READERS.get(key)

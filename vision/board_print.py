@@ -23,10 +23,11 @@ BRIGHTER_MAX = 1.18  # noise, JPEG and a moved glossy reflection stay under this
 OFFSET = 8.0  # 8-bit units added to both sides of a ratio: dark pixels' noise is not a change
 CHROMA_KEEP = 0.055  # a shadow moves the normalised colour (b, g, r) / sum less than this
 CHROMA_SHADOW = 0.08  # ... plus this much times how much darker the pixel is (a shadow's colour cast)
+# ... computed with this added to each channel: a dark pixel's noise is no colour
 CHROMA_OFFSET = 24.0
 DARKER = 0.78  # a cube-sized patch this much darker than its print, with no cube to cast it, is a cube
 STRONG_DARKER, STRONG_BRIGHTER, STRONG_CHROMA = 0.2, 1.6, 0.12  # a change no print misregistration makes
-GLOSS_PALER = 0.02  # a brighter pixel this much less saturated than the print is the print under gloss  # ... computed with this added to each channel: a dark pixel's noise is no colour
+GLOSS_PALER = 0.02  # a brighter pixel this much less saturated than the print is the print under gloss
 SWATCH_R_MM = 15.0  # the calibration photo has cubes on the swatches: no reference there
 
 
@@ -40,11 +41,18 @@ def zone_mask(layout: Any, size_px: tuple[int, int]) -> np.ndarray:
 class BoardPrint:
     """The bare board (BGR, 1 px/mm, from the palette) and the comparison against it."""
 
-    def __init__(self, reference: np.ndarray, size_mm: tuple[float, float], swatches_mm: list[np.ndarray],
-                 bare: bool = False, zones: np.ndarray | None = None) -> None:
+    def __init__(
+        self,
+        reference: np.ndarray,
+        size_mm: tuple[float, float],
+        swatches_mm: list[np.ndarray],
+        bare: bool = False,
+        zones: np.ndarray | None = None,
+    ) -> None:
         W, H = size_mm
-        self.ref = np.ascontiguousarray(cv2.resize(reference, (int(round(W)), int(round(H))),
-                                                   interpolation=cv2.INTER_AREA))
+        self.ref = np.ascontiguousarray(
+            cv2.resize(reference, (int(round(W)), int(round(H))), interpolation=cv2.INTER_AREA)
+        )
         hole = np.zeros(self.ref.shape[:2], np.uint8)
         for c in swatches_mm:
             cv2.circle(hole, (int(round(c[0])), int(round(c[1]))), int(SWATCH_R_MM), 255, -1)
@@ -55,20 +63,30 @@ class BoardPrint:
         self.ref_valid = 255 - hole
         self.gain = np.ones(3, np.float32)
 
-    def warp(self, M_rect_to_mm: np.ndarray, size: tuple[int, int], nearest: bool = False
-             ) -> tuple[np.ndarray, np.ndarray]:
+    def warp(
+        self, M_rect_to_mm: np.ndarray, size: tuple[int, int], nearest: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """The reference and its validity seen in a rectified frame: `M_rect_to_mm` maps that frame's
         pixels to board millimetres on the board plane (the reference's pixels)."""
         flags = (cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR) | cv2.WARP_INVERSE_MAP
         ref = cv2.warpPerspective(self.ref, M_rect_to_mm, size, flags=flags, borderMode=cv2.BORDER_CONSTANT)
-        ok = cv2.warpPerspective(self.ref_valid, M_rect_to_mm, size, flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
-                                 borderMode=cv2.BORDER_CONSTANT)
+        ok = cv2.warpPerspective(
+            self.ref_valid,
+            M_rect_to_mm,
+            size,
+            flags=cv2.INTER_NEAREST | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_CONSTANT,
+        )
         return ref, ok
 
     def fit_gain(self, now: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> None:
         """This frame's light relative to the calibration's: one gain per channel (the median ratio over
         the board, which cubes, shadows and hands hardly move: they cover a small part of it)."""
-        now, ref, ok = now[::2, ::2], ref[::2, ::2], ok[::2, ::2]  # a quarter of the pixels: plenty for a median
+        now, ref, ok = (
+            now[::2, ::2],
+            ref[::2, ::2],
+            ok[::2, ::2],
+        )  # a quarter of the pixels: plenty for a median
         sel = (ok > 0) & (ref.max(axis=-1) > 20) & (ref.max(axis=-1) < 245) & (now.max(axis=-1) < 250)
         if int(sel.sum()) < 200:
             self.gain = np.ones(3, np.float32)
@@ -85,8 +103,14 @@ class BoardPrint:
         p = ref.astype(np.float32) * self.gain + OFFSET
         return np.all(n < DARKER * p, axis=-1)
 
-    def changed(self, now: np.ndarray, ref: np.ndarray, ok: np.ndarray | None, strong: bool = False,
-                gloss: bool = True) -> Any:
+    def changed(
+        self,
+        now: np.ndarray,
+        ref: np.ndarray,
+        ok: np.ndarray | None,
+        strong: bool = False,
+        gloss: bool = True,
+    ) -> Any:
         """Boolean image: where `now` is not the reference under this frame's light nor its shadow
         (meaningless where `ok` is 0: the caller decides there without a reference). With `strong`, also
         where it changed beyond doubt (far darker or brighter, or another colour): (changed, strong).

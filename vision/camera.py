@@ -37,8 +37,10 @@ class CameraModel:
             try:
                 data = json.loads(Path(source).read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:
-                raise CameraError(f"cannot read camera file {str(source)!r}: {exc}; "
-                                  "make one with 'smart-table calibrate camera'") from exc
+                raise CameraError(
+                    f"cannot read camera file {str(source)!r}: {exc}; "
+                    "make one with 'smart-table calibrate camera'"
+                ) from exc
         try:
             K = np.array(data["K"], np.float64).reshape(3, 3)
             dist = np.array(data.get("dist", [0, 0, 0, 0, 0]), np.float64).reshape(-1)

@@ -22,7 +22,7 @@ class SourceError(ValueError):
 
 
 def kind_of(source: str | int) -> str:
-    """"v4l2", "rtsp", "mjpeg", "picamera2" or "file" for a source string."""
+    """ "v4l2", "rtsp", "mjpeg", "picamera2" or "file" for a source string."""
     s = str(source)
     if s.isdigit() or s.startswith("/dev/video"):
         return "v4l2"
@@ -51,21 +51,27 @@ class CameraSource:
             if not cap.isOpened():
                 cap = cv2.VideoCapture(index)
             if not cap.isOpened():
-                raise SourceError(f"cannot open camera {self.source}; check it is plugged in and not used by "
-                                  "another program")
+                raise SourceError(
+                    f"cannot open camera {self.source}; check it is plugged in and not used by "
+                    "another program"
+                )
             self._cap = cap
         elif self.kind == "rtsp":
             cap = cv2.VideoCapture(self.source, cv2.CAP_FFMPEG)
             if not cap.isOpened():
-                raise SourceError(f"cannot open stream {self.source}; check the address and that the camera "
-                                  "is streaming (RTSP needs OpenCV built with FFmpeg)")
+                raise SourceError(
+                    f"cannot open stream {self.source}; check the address and that the camera "
+                    "is streaming (RTSP needs OpenCV built with FFmpeg)"
+                )
             self._cap = cap
         elif self.kind == "picamera2":
             try:
                 from picamera2 import Picamera2  # type: ignore[import-not-found]
             except ImportError as exc:
-                raise SourceError("source 'picamera2' needs the picamera2 package (Raspberry Pi OS: "
-                                  "apt install python3-picamera2)") from exc
+                raise SourceError(
+                    "source 'picamera2' needs the picamera2 package (Raspberry Pi OS: "
+                    "apt install python3-picamera2)"
+                ) from exc
             num = int(self.source.split(":", 1)[1]) if ":" in self.source else 0
             cam = Picamera2(num)
             cam.configure(cam.create_video_configuration(main={"format": "BGR888"}))
@@ -97,20 +103,32 @@ class CameraSource:
         stays valid; returns a sentence saying what was done or why it could not be."""
         if self._picam is not None:
             meta = self._picam.capture_metadata()
-            self._picam.set_controls({"AeEnable": False, "AwbEnable": False,
-                                      "ExposureTime": meta.get("ExposureTime", 10000),
-                                      "AnalogueGain": meta.get("AnalogueGain", 1.0),
-                                      "ColourGains": meta.get("ColourGains", (1.0, 1.0))})
+            self._picam.set_controls(
+                {
+                    "AeEnable": False,
+                    "AwbEnable": False,
+                    "ExposureTime": meta.get("ExposureTime", 10000),
+                    "AnalogueGain": meta.get("AnalogueGain", 1.0),
+                    "ColourGains": meta.get("ColourGains", (1.0, 1.0)),
+                }
+            )
             return "exposure and white balance locked (Picamera2)"
         if self.kind == "v4l2" and self._cap is not None:
             # V4L2 through OpenCV: 1 = manual exposure (0.25 on some drivers), auto white balance off.
-            done = [self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1) or self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25),
-                    self._cap.set(cv2.CAP_PROP_AUTO_WB, 0)]
+            done = [
+                self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 1)
+                or self._cap.set(cv2.CAP_PROP_AUTO_EXPOSURE, 0.25),
+                self._cap.set(cv2.CAP_PROP_AUTO_WB, 0),
+            ]
             if all(done):
                 return "exposure and white balance locked (V4L2)"
-            return "the camera driver refused to lock exposure or white balance: lock them in its own settings"
-        return (f"a {self.kind} source cannot be locked from here: lock exposure and white balance in the "
-                "camera's own app or settings")
+            return (
+                "the camera driver refused to lock exposure or white balance: lock them in its own settings"
+            )
+        return (
+            f"a {self.kind} source cannot be locked from here: lock exposure and white balance in the "
+            "camera's own app or settings"
+        )
 
 
 def mjpeg_frames(url: str, timeout_s: float = 10.0) -> Iterator[np.ndarray]:
@@ -119,12 +137,15 @@ def mjpeg_frames(url: str, timeout_s: float = 10.0) -> Iterator[np.ndarray]:
     try:
         resp = urllib.request.urlopen(url, timeout=timeout_s)  # noqa: S310 (the user names the camera)
     except OSError as exc:
-        raise SourceError(f"cannot open stream {url}: {exc}; check the address and that the camera is "
-                          "streaming") from exc
+        raise SourceError(
+            f"cannot open stream {url}: {exc}; check the address and that the camera is streaming"
+        ) from exc
     ctype = resp.headers.get("Content-Type", "")
     if "multipart" not in ctype:
         resp.close()
-        raise SourceError(f"stream {url} is not MJPEG (Content-Type {ctype!r}); use the camera app's MJPEG address")
+        raise SourceError(
+            f"stream {url} is not MJPEG (Content-Type {ctype!r}); use the camera app's MJPEG address"
+        )
     buf = b""
     try:
         while True:
@@ -139,8 +160,8 @@ def mjpeg_frames(url: str, timeout_s: float = 10.0) -> Iterator[np.ndarray]:
                     if start < 0:
                         buf = b""
                     break
-                img = cv2.imdecode(np.frombuffer(buf[start:end + 2], np.uint8), cv2.IMREAD_COLOR)
-                buf = buf[end + 2:]
+                img = cv2.imdecode(np.frombuffer(buf[start : end + 2], np.uint8), cv2.IMREAD_COLOR)
+                buf = buf[end + 2 :]
                 if img is not None:
                     yield img
     finally:

@@ -30,7 +30,9 @@ def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     """The predefined ArUco dictionary called `name` (e.g. "DICT_4X4_50")."""
     code = getattr(cv2.aruco, name, None) if name in ARUCO_DICTIONARIES else None
     if code is None:
-        raise GeometryError(f"unknown ArUco dictionary {name!r}; use one of {', '.join(sorted(ARUCO_DICTIONARIES))}")
+        raise GeometryError(
+            f"unknown ArUco dictionary {name!r}; use one of {', '.join(sorted(ARUCO_DICTIONARIES))}"
+        )
     return cv2.aruco.getPredefinedDictionary(code)
 
 
@@ -65,9 +67,14 @@ def detection_copy(image: np.ndarray, max_detect_width: int = 960) -> np.ndarray
     return cv2.resize(image, (int(round(w * scale)), int(round(h * scale))), interpolation=cv2.INTER_AREA)
 
 
-def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: int = 960,
-                   refine: bool = True, expected: Collection[int] | Mapping[int, np.ndarray] | None = None,
-                   small: np.ndarray | None = None) -> dict[int, np.ndarray]:
+def detect_markers(
+    image: np.ndarray,
+    dictionary_name: str,
+    max_detect_width: int = 960,
+    refine: bool = True,
+    expected: Collection[int] | Mapping[int, np.ndarray] | None = None,
+    small: np.ndarray | None = None,
+) -> dict[int, np.ndarray]:
     """Marker id -> its 4 corners in full-resolution pixels (ArUco order), from a grey or BGR image.
     Detection runs on a grey copy scaled down to at most `max_detect_width` px wide (speed); corners
     are then refined at full size, converting only the pixels around each marker to grey. With
@@ -100,12 +107,16 @@ def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: in
     for c, seen_id in zip(corners, ids.reshape(-1), strict=True):
         keep.setdefault(int(seen_id), c)  # a duplicate id (reflection, print error): keep the first
     # Pixel centres: small (u + 0.5) / s - 0.5 in full-size pixels. All markers' boxes at once.
-    pts_all = ((np.array([c.reshape(4, 2) for c in keep.values()]) + 0.5) / np.array([sx, sy]) - 0.5).astype(np.float32)
+    pts_all = ((np.array([c.reshape(4, 2) for c in keep.values()]) + 0.5) / np.array([sx, sy]) - 0.5).astype(
+        np.float32
+    )
     side = np.hypot(*(pts_all[:, 0] - pts_all[:, 1]).T.astype(np.float64))
     wins = np.clip(side / 8, 2, 7).astype(int)  # large enough to pull a scaled-down corner in
     lo = np.maximum(np.floor(pts_all.min(axis=1)).astype(int) - wins[:, None] - 3, 0)
     hi = np.minimum(np.ceil(pts_all.max(axis=1)).astype(int) + wins[:, None] + 4, [w, h])
-    for marker_id, pts, win, (x0, y0), (x1, y1) in zip(keep, pts_all, wins.tolist(), lo.tolist(), hi.tolist(), strict=True):
+    for marker_id, pts, win, (x0, y0), (x1, y1) in zip(
+        keep, pts_all, wins.tolist(), lo.tolist(), hi.tolist(), strict=True
+    ):
         if refine:
             roi = image[y0:y1, x0:x1]
             roi = cv2.cvtColor(roi, cv2.COLOR_BGR2GRAY) if roi.ndim == 3 else roi
@@ -117,17 +128,23 @@ def detect_markers(image: np.ndarray, dictionary_name: str, max_detect_width: in
     return found
 
 
-def _second_look(small: np.ndarray, dictionary_name: str, expected: Mapping[int, np.ndarray],
-                 corners: Sequence[np.ndarray], ids: np.ndarray | None, missing: set[int]
-                 ) -> tuple[Sequence[np.ndarray], np.ndarray | None]:
+def _second_look(
+    small: np.ndarray,
+    dictionary_name: str,
+    expected: Mapping[int, np.ndarray],
+    corners: Sequence[np.ndarray],
+    ids: np.ndarray | None,
+    missing: set[int],
+) -> tuple[Sequence[np.ndarray], np.ndarray | None]:
     """Markers the fast pass missed, looked for by the full pass in a crop of `small` (the marker's
     predicted box grown by one side each way) from the homography of the expected markers it found.
     With fewer than 3 found returns ids None (the caller then runs the full pass on the whole image).
     A marker not found in its crop is hidden (a cube or a hand on it) and stays missing."""
     if ids is None:
         return corners, None
-    have = [(c.reshape(4, 2), int(i)) for c, i in zip(corners, ids.reshape(-1), strict=True)
-            if int(i) in expected]
+    have = [
+        (c.reshape(4, 2), int(i)) for c, i in zip(corners, ids.reshape(-1), strict=True) if int(i) in expected
+    ]
     if len({i for _, i in have}) < 3:
         return corners, None
     board = np.concatenate([np.asarray(expected[i], np.float64).reshape(4, 2) for _, i in have])
@@ -231,8 +248,9 @@ class CameraPose:
 def pose_from_points(board_pts: np.ndarray, image_pts: np.ndarray, K: np.ndarray) -> CameraPose:
     """Camera pose from board points (z = 0) and their ideal pixels."""
     obj = np.column_stack([np.asarray(board_pts, np.float64).reshape(-1, 2), np.zeros(len(board_pts))])
-    ok, rvec, tvec = cv2.solvePnP(obj, np.asarray(image_pts, np.float64).reshape(-1, 2), K, None,
-                                  flags=cv2.SOLVEPNP_ITERATIVE)
+    ok, rvec, tvec = cv2.solvePnP(
+        obj, np.asarray(image_pts, np.float64).reshape(-1, 2), K, None, flags=cv2.SOLVEPNP_ITERATIVE
+    )
     if not ok:
         raise GeometryError("could not solve the camera pose from the markers")
     R, _ = cv2.Rodrigues(rvec)
@@ -241,7 +259,9 @@ def pose_from_points(board_pts: np.ndarray, image_pts: np.ndarray, K: np.ndarray
     return CameraPose(K=K, R=R, t=tvec.reshape(3))
 
 
-def default_intrinsics(width: int, height: int, H: np.ndarray | None = None, hfov_deg: float = 65.0) -> np.ndarray:
+def default_intrinsics(
+    width: int, height: int, H: np.ndarray | None = None, hfov_deg: float = 65.0
+) -> np.ndarray:
     """A camera matrix when none was calibrated: focal length from the homography when the view is
     tilted enough to tell, else that of a typical webcam (`hfov_deg`). Parallax correction only needs
     the camera height roughly (a 20 % error moves a cube by well under 1 mm)."""
@@ -289,8 +309,9 @@ def polygon_is_simple(poly: np.ndarray) -> bool:
     return True
 
 
-def rasterize_polygons(polys: list[np.ndarray], size_px: tuple[int, int], px_per_mm: float,
-                       values: list[int], base: int = 0) -> np.ndarray:
+def rasterize_polygons(
+    polys: list[np.ndarray], size_px: tuple[int, int], px_per_mm: float, values: list[int], base: int = 0
+) -> np.ndarray:
     """A label image (uint8) with each polygon (mm) filled with its value, later ones on top."""
     w, h = size_px
     img = np.full((h, w), base, np.uint8)
@@ -313,7 +334,9 @@ def upsample_grid(grid: np.ndarray, step: int, size: tuple[int, int]) -> np.ndar
     """Bilinear upsampling of values sampled at pixels (k*step, j*step) to every pixel of `size`
     (node k lands exactly on pixel k*step, unlike cv2.resize which aligns cell centres)."""
     M = np.array([[step, 0, 0], [0, step, 0]], np.float32)
-    return cv2.warpAffine(grid.astype(np.float32), M, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpAffine(
+        grid.astype(np.float32), M, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 def merge_boxes(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:

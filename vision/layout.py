@@ -107,7 +107,9 @@ def _points(value: Any, path: str, count: int | None = None, minimum: int = 1) -
 
 def _inside(pts: np.ndarray, size: tuple[float, float], path: str) -> None:
     eps = 1e-6
-    bad = np.where((pts[:, 0] < -eps) | (pts[:, 1] < -eps) | (pts[:, 0] > size[0] + eps) | (pts[:, 1] > size[1] + eps))[0]
+    bad = np.where(
+        (pts[:, 0] < -eps) | (pts[:, 1] < -eps) | (pts[:, 0] > size[0] + eps) | (pts[:, 1] > size[1] + eps)
+    )[0]
     if len(bad):
         i = int(bad[0])
         raise _fail(f"{path}[{i}]", f"point {pts[i].tolist()} lies outside the board (size_mm {list(size)})")
@@ -126,8 +128,10 @@ def load_board_layout(source: str | Path | dict[str, Any]) -> BoardLayout:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise LayoutError(f"layout file {str(path)!r} is not valid JSON: {exc.msg} at line {exc.lineno} "
-                              f"column {exc.colno}") from exc
+            raise LayoutError(
+                f"layout file {str(path)!r} is not valid JSON: {exc.msg} at line {exc.lineno} "
+                f"column {exc.colno}"
+            ) from exc
     return _validate(data)
 
 
@@ -165,15 +169,20 @@ def _validate(data: Any) -> BoardLayout:
             raise _fail(path, "must be an object {'id': ..., 'corners_mm': [...]}")
         mid = m.get("id")
         if isinstance(mid, bool) or not isinstance(mid, int) or not 0 <= mid < n_ids:
-            raise _fail(f"{path}.id", f"must be a whole number from 0 to {n_ids - 1} for {dict_name}, got {mid!r}")
+            raise _fail(
+                f"{path}.id", f"must be a whole number from 0 to {n_ids - 1} for {dict_name}, got {mid!r}"
+            )
         if any(x.id == mid for x in markers):
             raise _fail(f"{path}.id", f"marker id {mid} is listed twice")
         corners = _points(m.get("corners_mm"), f"{path}.corners_mm", count=4)
         _inside(corners, size_t, f"{path}.corners_mm")
         area = polygon_area(corners)
         if area <= 1.0 or not polygon_is_simple(corners):
-            raise _fail(f"{path}.corners_mm", "must go clockwise on the board: top-left, top-right, bottom-right, "
-                                              "bottom-left (as seen with y pointing down)")
+            raise _fail(
+                f"{path}.corners_mm",
+                "must go clockwise on the board: top-left, top-right, bottom-right, "
+                "bottom-left (as seen with y pointing down)",
+            )
         markers.append(Marker(id=mid, corners_mm=corners))
 
     raw_zones = data.get("zones")
@@ -206,7 +215,9 @@ def _validate(data: Any) -> BoardLayout:
         poly = _points(z.get("polygon_mm"), f"{path}.polygon_mm", minimum=3)
         _inside(poly, size_t, f"{path}.polygon_mm")
         if abs(polygon_area(poly)) < 1.0 or not polygon_is_simple(poly):
-            raise _fail(f"{path}.polygon_mm", "must be a simple polygon (edges that do not cross) with an area")
+            raise _fail(
+                f"{path}.polygon_mm", "must be a simple polygon (edges that do not cross) with an area"
+            )
         extra = {k: v for k, v in z.items() if k not in ("id", "kind", "polygon_mm")}
         zones.append(Zone(id=zid, kind=kind, polygon_mm=poly, extra=extra))
     _check_overlaps(zones, size_t)
@@ -240,9 +251,17 @@ def _validate(data: Any) -> BoardLayout:
         _inside(c, size_t, f"{path}.center_mm")
         swatches.append(Swatch(color=s["color"], center_mm=c[0]))
 
-    return BoardLayout(name=name, size_mm=size_t, cube_size_mm=cube, aruco_dictionary=dict_name,
-                       markers=tuple(markers), zones=tuple(zones), adjacent=tuple(adjacent),
-                       swatches=tuple(swatches), raw=json.loads(json.dumps(data)))
+    return BoardLayout(
+        name=name,
+        size_mm=size_t,
+        cube_size_mm=cube,
+        aruco_dictionary=dict_name,
+        markers=tuple(markers),
+        zones=tuple(zones),
+        adjacent=tuple(adjacent),
+        swatches=tuple(swatches),
+        raw=json.loads(json.dumps(data)),
+    )
 
 
 def _check_overlaps(zones: list[Zone], size: tuple[float, float]) -> None:
@@ -255,8 +274,11 @@ def _check_overlaps(zones: list[Zone], size: tuple[float, float]) -> None:
         ys, xs = np.nonzero(count > 1)
         x, y = float(xs[0]), float(ys[0])
         hits = [z.id for z in zones if rasterize_polygons([z.polygon_mm], (w, h), 1.0, [1])[int(y), int(x)]]
-        raise _fail("zones", f"zones {' and '.join(repr(h) for h in hits[:2])} overlap near [{x:.0f}, {y:.0f}] mm; "
-                             "zones may share an edge but not area")
+        raise _fail(
+            "zones",
+            f"zones {' and '.join(repr(h) for h in hits[:2])} overlap near [{x:.0f}, {y:.0f}] mm; "
+            "zones may share an edge but not area",
+        )
 
 
 def default_layout() -> BoardLayout:

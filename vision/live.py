@@ -28,8 +28,6 @@ TOPIC = topics.VISION_BOARD.decode()
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 
-
-
 # ---------------------------------------------------------------- frame sources
 
 
@@ -42,7 +40,9 @@ def iter_frames(source: str | int, loop: bool = False) -> Iterator[np.ndarray]:
     if isinstance(source, int) or (isinstance(source, str) and source.isdigit()):
         cap = cv2.VideoCapture(int(source))
         if not cap.isOpened():
-            raise SourceError(f"cannot open camera {source}; check it is plugged in and not used by another program")
+            raise SourceError(
+                f"cannot open camera {source}; check it is plugged in and not used by another program"
+            )
         yield from _from_capture(cap)
         return
     path = Path(source)
@@ -118,7 +118,10 @@ class SettleGate:
         self.just_settled = False
         moved = True
         if self._prev is not None and self._prev.shape == small.shape:
-            m = max(self.motion(small, self._prev), self.motion(small, self._anchor) if self._anchor is not None else 0)
+            m = max(
+                self.motion(small, self._prev),
+                self.motion(small, self._anchor) if self._anchor is not None else 0,
+            )
             self.last_motion = m
             moved = m > self.changed_share
         self._prev = small
@@ -139,21 +142,31 @@ class SettleGate:
         return self.state
 
     def reset(self) -> None:
-        self.state, self.still_count, self._prev, self._anchor, self.just_settled = "moving", 0, None, None, False
+        self.state, self.still_count, self._prev, self._anchor, self.just_settled = (
+            "moving",
+            0,
+            None,
+            None,
+            False,
+        )
 
 
 # ---------------------------------------------------------------- watcher
 
 
-def crop_jpeg(frame: np.ndarray, bbox: tuple[int, int, int, int], max_side: int = 96, quality: int = 85) -> str:
+def crop_jpeg(
+    frame: np.ndarray, bbox: tuple[int, int, int, int], max_side: int = 96, quality: int = 85
+) -> str:
     """Base64 JPEG of one cube's box in the camera frame, at most `max_side` px."""
     x, y, w, h = bbox
     if w <= 0 or h <= 0:
         return ""
-    crop = frame[y:y + h, x:x + w]
+    crop = frame[y : y + h, x : x + w]
     scale = min(1.0, max_side / max(w, h))
     if scale < 1.0:
-        crop = cv2.resize(crop, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA)
+        crop = cv2.resize(
+            crop, (max(1, int(w * scale)), max(1, int(h * scale))), interpolation=cv2.INTER_AREA
+        )
     ok, buf = cv2.imencode(".jpg", crop, [cv2.IMWRITE_JPEG_QUALITY, quality])
     return base64.b64encode(buf.tobytes()).decode("ascii") if ok else ""
 
@@ -162,8 +175,16 @@ def reading_key(reading: dict[str, Any]) -> str:
     """What must repeat for two readings to confirm each other: status, counts, re-drops, ambiguity."""
     import json
 
-    return json.dumps([reading["status"], reading["counts"], len(reading["redrop"]), len(reading["ambiguous"]),
-                       sorted((c["color"], c["zone"]) for c in reading["cubes"])], sort_keys=True)
+    return json.dumps(
+        [
+            reading["status"],
+            reading["counts"],
+            len(reading["redrop"]),
+            len(reading["ambiguous"]),
+            sorted((c["color"], c["zone"]) for c in reading["cubes"]),
+        ],
+        sort_keys=True,
+    )
 
 
 @dataclass
@@ -182,8 +203,15 @@ class BoardWatcher:
     identical readings in a row are needed before a publish; a new publish needs motion first.
     """
 
-    def __init__(self, reader: BoardReader, still_frames: int = 8, confirm: int = 2, source: str = "",
-                 crops: bool = True, clock: Any = time.time) -> None:
+    def __init__(
+        self,
+        reader: BoardReader,
+        still_frames: int = 8,
+        confirm: int = 2,
+        source: str = "",
+        crops: bool = True,
+        clock: Any = time.time,
+    ) -> None:
         self.reader = reader
         self.gate = SettleGate(still_frames=still_frames)
         self.confirm = max(1, confirm)
@@ -218,7 +246,7 @@ class BoardWatcher:
             return WatchEvent(fid, "settled")
         data = reading.to_json()
         self._agree.append(reading_key(data))
-        if len(self._agree) < self.confirm or len(set(self._agree[-self.confirm:])) != 1:
+        if len(self._agree) < self.confirm or len(set(self._agree[-self.confirm :])) != 1:
             return WatchEvent(fid, "confirming")
         self._armed, self._agree = False, []
         self.published += 1
@@ -228,7 +256,10 @@ class BoardWatcher:
             "timestamp": round(float(self.clock()), 3),
             "source": self.source,
             "reading": data,
-            "crops": [{"index": i, "jpeg_base64": crop_jpeg(frame, c.bbox_px)} for i, c in enumerate(reading.cubes)]
-            if self.crops else [],
+            "crops": [
+                {"index": i, "jpeg_base64": crop_jpeg(frame, c.bbox_px)} for i, c in enumerate(reading.cubes)
+            ]
+            if self.crops
+            else [],
         }
         return WatchEvent(fid, "published", message=message)

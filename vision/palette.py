@@ -24,7 +24,9 @@ SHIFT = 8 - BITS
 BACKGROUND = 0
 # Shading range: the darkest side face and the brightest highlight, relative to the learned top face.
 ALPHA_MIN, ALPHA_MAX = 0.33, 1.45
-STRONG_BGR = 10.5  # see build_lut: a bin this near a cube colour's line is that colour even if the board shows it
+STRONG_BGR = (
+    10.5  # see build_lut: a bin this near a cube colour's line is that colour even if the board shows it
+)
 
 
 class PaletteError(ValueError):
@@ -61,8 +63,10 @@ class Palette:
     def to_json(self) -> dict[str, Any]:
         return {
             "schema": SCHEMA,
-            "colors": {c.name: {"bgr": [round(float(v), 2) for v in c.bgr], "spread": round(float(c.spread), 2)}
-                       for c in self.colors},
+            "colors": {
+                c.name: {"bgr": [round(float(v), 2) for v in c.bgr], "spread": round(float(c.spread), 2)}
+                for c in self.colors
+            },
             "background_bins": [int(b) for b in np.asarray(self.background_bins).tolist()],
             "bin_bits": BITS,
             **({"meta": self.meta} if self.meta else {}),
@@ -94,10 +98,14 @@ def _png_from_b64(text: str) -> np.ndarray:
     try:
         buf = np.frombuffer(base64.b64decode(text, validate=True), np.uint8)
     except (binascii.Error, ValueError) as exc:
-        raise PaletteError("palette field 'board_reference_png' is not base64; re-run 'smart-table calibrate colors'") from exc
+        raise PaletteError(
+            "palette field 'board_reference_png' is not base64; re-run 'smart-table calibrate colors'"
+        ) from exc
     img = cv2.imdecode(buf, cv2.IMREAD_COLOR) if buf.size else None
     if img is None:
-        raise PaletteError("palette field 'board_reference_png' is not a PNG; re-run 'smart-table calibrate colors'")
+        raise PaletteError(
+            "palette field 'board_reference_png' is not a PNG; re-run 'smart-table calibrate colors'"
+        )
     return img
 
 
@@ -157,7 +165,11 @@ def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
         strong = (dbest < accept * 0.35) | (resid_best < STRONG_BGR)
         lut[background & ~strong] = BACKGROUND
     # Vivid colours nobody calibrated (a hand, a cube of another colour): "unknown".
-    lab = cv2.cvtColor(centres.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2Lab).reshape(-1, 3).astype(np.float32)
+    lab = (
+        cv2.cvtColor(centres.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2Lab)
+        .reshape(-1, 3)
+        .astype(np.float32)
+    )
     chroma = np.hypot(lab[:, 1] - 128, lab[:, 2] - 128)
     unknown = (lut == 0) & ~background & (chroma > 28) & (lab[:, 0] > 60)
     if n:
@@ -166,8 +178,9 @@ def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
     return lut
 
 
-def background_bins_from_pixels(pixels: np.ndarray, shade_levels: tuple[float, ...] = (1.2, 1.1, 1.0, 0.85, 0.7, 0.57),
-                                min_count: int = 2) -> np.ndarray:
+def background_bins_from_pixels(
+    pixels: np.ndarray, shade_levels: tuple[float, ...] = (1.2, 1.1, 1.0, 0.85, 0.7, 0.57), min_count: int = 2
+) -> np.ndarray:
     """Bins the bare board occupies, also a little brighter (uneven light) and shadowed (a cube's shadow)."""
     px = pixels.reshape(-1, 3).astype(np.float32)
     counts = np.zeros(LEVELS**3, np.int64)
@@ -202,23 +215,31 @@ def load_palette(source: str | Path | dict[str, Any] | Palette) -> Palette:
         except OSError as exc:
             raise PaletteError(f"cannot read palette file {str(path)!r}: {exc.strerror or exc}") from exc
         except json.JSONDecodeError as exc:
-            raise PaletteError(f"palette file {str(path)!r} is not valid JSON ({exc.msg} at line {exc.lineno}); "
-                               "re-run 'smart-table calibrate colors'") from exc
+            raise PaletteError(
+                f"palette file {str(path)!r} is not valid JSON ({exc.msg} at line {exc.lineno}); "
+                "re-run 'smart-table calibrate colors'"
+            ) from exc
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise PaletteError(f"a palette must be a JSON object with \"schema\": \"{SCHEMA}\"; "
-                           "make one with 'smart-table calibrate colors'")
+        raise PaletteError(
+            f'a palette must be a JSON object with "schema": "{SCHEMA}"; '
+            "make one with 'smart-table calibrate colors'"
+        )
     if data.get("bin_bits", BITS) != BITS:
         raise PaletteError(f"palette field 'bin_bits' must be {BITS}; re-run 'smart-table calibrate colors'")
     raw = data.get("colors")
     if not isinstance(raw, dict) or not raw:
-        raise PaletteError("palette field 'colors' must map colour names to {\"bgr\": [b, g, r], \"spread\": s}")
+        raise PaletteError(
+            'palette field \'colors\' must map colour names to {"bgr": [b, g, r], "spread": s}'
+        )
     colors = []
     for name, entry in raw.items():
         try:
             bgr = np.array(entry["bgr"], np.float64).reshape(3)
             spread = float(entry.get("spread", 4.0))
         except (KeyError, TypeError, ValueError) as exc:
-            raise PaletteError(f"palette field 'colors.{name}' must be {{\"bgr\": [b, g, r], \"spread\": s}}") from exc
+            raise PaletteError(
+                f'palette field \'colors.{name}\' must be {{"bgr": [b, g, r], "spread": s}}'
+            ) from exc
         if not np.all(np.isfinite(bgr)) or np.any(bgr < 0) or np.any(bgr > 255) or float(bgr.sum()) < 1:
             raise PaletteError(f"palette field 'colors.{name}.bgr' must be three numbers 0-255, not all 0")
         colors.append(ColorModel(name=str(name), bgr=bgr, spread=spread))
@@ -229,5 +250,9 @@ def load_palette(source: str | Path | dict[str, Any] | Palette) -> Palette:
         raise PaletteError(f"palette field 'background_bins' must hold bin numbers 0-{LEVELS**3 - 1}")
     ref = data.get("board_reference_png")
     reference = _png_from_b64(ref) if isinstance(ref, str) and ref else None
-    return Palette(colors=colors, background_bins=bins.astype(np.int32), meta=dict(data.get("meta", {})),
-                   reference=reference)
+    return Palette(
+        colors=colors,
+        background_bins=bins.astype(np.int32),
+        meta=dict(data.get("meta", {})),
+        reference=reference,
+    )

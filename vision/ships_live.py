@@ -41,8 +41,11 @@ __all__ = ["TOPIC", "SourceError", "TableWatcher", "TableWatchEvent", "reading_k
 
 def reading_key(reading: dict[str, Any]) -> tuple:
     """What must repeat for two readings to confirm each other (confidences may wobble)."""
-    return (reading["status"], tuple((s["ship"], s["square"]) for s in reading["ships"]),
-            tuple((b["square"], b["face_up"], b["board"]) for b in reading["boards"]))
+    return (
+        reading["status"],
+        tuple((s["ship"], s["square"]) for s in reading["ships"]),
+        tuple((b["square"], b["face_up"], b["board"]) for b in reading["boards"]),
+    )
 
 
 @dataclass
@@ -56,9 +59,16 @@ class TableWatchEvent:
 class TableWatcher:
     """Feed frames; get a message to publish each time the table settles on a new, readable state."""
 
-    def __init__(self, layout: TableLayout | dict | str, camera: Any = None,
-                 ships_in_play: list[str] | None = None, still_frames: int = 5, confirm: int = 2,
-                 source: str = "", clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        layout: TableLayout | dict | str,
+        camera: Any = None,
+        ships_in_play: list[str] | None = None,
+        still_frames: int = 5,
+        confirm: int = 2,
+        source: str = "",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.layout = load_table_layout(layout)
         self.camera = camera
         self.ships_in_play = ships_in_play
@@ -82,8 +92,9 @@ class TableWatcher:
             if state == "moving":
                 self._agree = []
             return TableWatchEvent(fid, state)
-        reading = read_table_detailed(frame, self.layout, self.camera, self.ships_in_play,
-                                      previous=self._registered)
+        reading = read_table_detailed(
+            frame, self.layout, self.camera, self.ships_in_play, previous=self._registered
+        )
         self._registered = reading if reading.homography is not None else None
         data = reading.to_json()
         if reading.occluded or reading.status == "no-table":
@@ -95,20 +106,34 @@ class TableWatcher:
         if key == self._last_published:
             return TableWatchEvent(fid, "settled")
         self._agree.append(key)
-        if len(self._agree) < self.confirm or len(set(self._agree[-self.confirm:])) != 1:
+        if len(self._agree) < self.confirm or len(set(self._agree[-self.confirm :])) != 1:
             return TableWatchEvent(fid, "confirming")
         self._agree = []
         self._last_published = key
         self.published += 1
-        message = {"topic": TOPIC, "seq": self.published, "frame": fid,
-                   "timestamp": round(float(self.clock()), 3), "source": self.source, "reading": data}
+        message = {
+            "topic": TOPIC,
+            "seq": self.published,
+            "frame": fid,
+            "timestamp": round(float(self.clock()), 3),
+            "source": self.source,
+            "reading": data,
+        }
         return TableWatchEvent(fid, "published", message=message)
 
 
-def watch_table(source: int | str | Path, layout: TableLayout | dict | str, pub: str | None = "tcp://127.0.0.1:5561",
-                camera: Any = None, ships_in_play: list[str] | None = None, still_frames: int = 5,
-                confirm: int = 2, max_frames: int = 0, echo: Callable[[dict], None] | None = None,
-                connect_grace_s: float = 0.3) -> int:
+def watch_table(
+    source: int | str | Path,
+    layout: TableLayout | dict | str,
+    pub: str | None = "tcp://127.0.0.1:5561",
+    camera: Any = None,
+    ships_in_play: list[str] | None = None,
+    still_frames: int = 5,
+    confirm: int = 2,
+    max_frames: int = 0,
+    echo: Callable[[dict], None] | None = None,
+    connect_grace_s: float = 0.3,
+) -> int:
     """Read frames until the source ends (or `max_frames`), publishing settled readings as
     `[b"vision.table", JSON]`. Returns how many were published. Raises `SourceError`."""
     src = source if isinstance(source, int) else str(source)

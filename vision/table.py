@@ -130,7 +130,9 @@ def _dictionary(value: Any, fieldname: str) -> str:
     try:
         aruco_dictionary(value)
     except (GeometryError, TypeError):
-        raise _fail(fieldname, f"must name an OpenCV ArUco dictionary such as DICT_4X4_50, got {value!r}") from None
+        raise _fail(
+            fieldname, f"must name an OpenCV ArUco dictionary such as DICT_4X4_50, got {value!r}"
+        ) from None
     return value
 
 
@@ -177,13 +179,15 @@ def load_table_layout(source: str | Path | dict[str, Any] | TableLayout) -> Tabl
         except (OSError, UnicodeDecodeError) as exc:
             raise LayoutError(f"table layout file {path} cannot be read: {exc}") from None
         except json.JSONDecodeError as exc:
-            raise LayoutError(f"table layout file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+            raise LayoutError(
+                f"table layout file {path} is not valid JSON (line {exc.lineno}: {exc.msg})"
+            ) from None
     else:
         data = source
     if not isinstance(data, dict):
         raise LayoutError("table layout must be a JSON object")
     if data.get("schema") != SCHEMA:
-        raise _fail("schema", f"must be \"{SCHEMA}\", got {data.get('schema')!r}")
+        raise _fail("schema", f'must be "{SCHEMA}", got {data.get("schema")!r}')
     name = data.get("name", "table")
     if not isinstance(name, str):
         raise _fail("name", "must be a string")
@@ -234,7 +238,9 @@ def load_table_layout(source: str | Path | dict[str, Any] | TableLayout) -> Tabl
         seen_cells.add((row, col))
         expected = f"r{row}c{col}"
         if s.get("id") != expected:
-            raise _fail(f"squares[{i}].id", f"must be \"{expected}\" for row {row} col {col}, got {s.get('id')!r}")
+            raise _fail(
+                f"squares[{i}].id", f'must be "{expected}" for row {row} col {col}, got {s.get("id")!r}'
+            )
         squares.append(Square(expected, row, col, _points(s.get("polygon_mm"), f"squares[{i}].polygon_mm")))
     squares.sort(key=lambda sq: (sq.row, sq.col))
 
@@ -256,7 +262,10 @@ def load_table_layout(source: str | Path | dict[str, Any] | TableLayout) -> Tabl
     offset = data["boards"].get("marker_offset_mm", [27.0, 27.0])
     if not isinstance(offset, list) or len(offset) != 2:
         raise _fail("boards.marker_offset_mm", "must be [x, y] from the square's top-left corner")
-    offset_t = (_number(offset[0], "boards.marker_offset_mm[0]"), _number(offset[1], "boards.marker_offset_mm[1]"))
+    offset_t = (
+        _number(offset[0], "boards.marker_offset_mm[0]"),
+        _number(offset[1], "boards.marker_offset_mm[1]"),
+    )
     back = data["boards"].get("back", {"hue": [128, 160], "min_saturation": 70})
     if not isinstance(back, dict):
         raise _fail("boards.back", "must be an object with hue [low, high] and min_saturation")
@@ -376,10 +385,16 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
             # 5 % of the ship markers; 3 px loses none of them in 40 scenes and is no slower).
             p.adaptiveThreshWinSizeMin = p.adaptiveThreshWinSizeMax = 3
         # (Rates are of the image's larger side; the boards' strip of crops is long and thin.)
-        p.minMarkerPerimeterRate = {"frame": _FRAME_PERIMETER_RATES[0], "coarse": _COARSE_MIN_PERIMETER_RATE,
-                                    "retry": 0.04}.get(kind, 0.02)
-        p.maxMarkerPerimeterRate = {"frame": _FRAME_PERIMETER_RATES[1], "coarse": _FRAME_PERIMETER_RATES[1],
-                                    "retry": 0.5}.get(kind, 4.0)
+        p.minMarkerPerimeterRate = {
+            "frame": _FRAME_PERIMETER_RATES[0],
+            "coarse": _COARSE_MIN_PERIMETER_RATE,
+            "retry": 0.04,
+        }.get(kind, 0.02)
+        p.maxMarkerPerimeterRate = {
+            "frame": _FRAME_PERIMETER_RATES[1],
+            "coarse": _FRAME_PERIMETER_RATES[1],
+            "retry": 0.5,
+        }.get(kind, 4.0)
         # More samples per bit: a 25 mm ship marker can be ~20 px in a tilted view.
         p.perspectiveRemovePixelPerCell = 8
         p.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
@@ -395,8 +410,9 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
     return det
 
 
-def _detect(gray: np.ndarray, dictionary_name: str, kind: str,
-            perimeter_rates: tuple[float, float] | None = None) -> dict[int, list[np.ndarray]]:
+def _detect(
+    gray: np.ndarray, dictionary_name: str, kind: str, perimeter_rates: tuple[float, float] | None = None
+) -> dict[int, list[np.ndarray]]:
     """Markers of one dictionary; `perimeter_rates` (min, max, of the image's larger side) replace the
     detector's own limits for this call when the marker's size in pixels is known."""
     det = _detector(dictionary_name, kind)
@@ -422,8 +438,9 @@ COARSE_MARGIN_PX = 32
 COARSE_MARGIN_RATE = 0.15
 
 
-def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
-                    box: tuple[int, int, int, int] | None = None) -> dict[int, list[np.ndarray]] | None:
+def _coarse_to_fine(
+    gray: np.ndarray, layout: TableLayout, in_play: set[str], box: tuple[int, int, int, int] | None = None
+) -> dict[int, list[np.ndarray]] | None:
     """The full-frame marker pass (frame markers and ships, one dictionary) at about half its cost:
     candidates are found and decoded on an exact half-size copy; the frame markers found there get
     their corners refined at full resolution; every ship marker decoded there, every outline of a ship
@@ -446,7 +463,7 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
     if hh < 64 or hw < 64:
         return None
     # Exactly half (even size and origin): INTER_AREA then averages 2x2 blocks, its fast path.
-    half = cv2.resize(gray[y0:y0 + 2 * hh, x0:x0 + 2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+    half = cv2.resize(gray[y0 : y0 + 2 * hh, x0 : x0 + 2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
     if box is None:
         det = _detector(layout.aruco_dictionary, "coarse")
     else:
@@ -469,7 +486,9 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
     if not _spread_ok(layout, [m for m, _ in frame]):
         return None
     try:
-        H = fit_homography(np.concatenate([m.corners_mm for m, _ in frame]), np.concatenate([q for _, q in frame]))
+        H = fit_homography(
+            np.concatenate([m.corners_mm for m, _ in frame]), np.concatenate([q for _, q in frame])
+        )
         Hinv = np.linalg.inv(H)
     except (GeometryError, np.linalg.LinAlgError):
         return None
@@ -494,9 +513,14 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
         half_mm = layout.ships.marker_size_mm / 2
         sq = (where[:, None, :] + half_mm * np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])).reshape(-1, 2)
         expect = _perimeters(apply_homography(H, sq).reshape(-1, 4, 2))
-        keep = ((where[:, 0] >= -40.0) & (where[:, 0] <= W + 40.0) & (where[:, 1] >= -40.0)
-                & (where[:, 1] <= Ht + 40.0) & (per >= BOARD_PERIMETER_RANGE[0] * expect)
-                & (per <= BOARD_PERIMETER_RANGE[1] * expect))
+        keep = (
+            (where[:, 0] >= -40.0)
+            & (where[:, 0] <= W + 40.0)
+            & (where[:, 1] >= -40.0)
+            & (where[:, 1] <= Ht + 40.0)
+            & (per >= BOARD_PERIMETER_RANGE[0] * expect)
+            & (per <= BOARD_PERIMETER_RANGE[1] * expect)
+        )
         boxes += list(rq[keep])
     # Pixel boxes around the candidates, merged where they overlap (a marker must not be found twice).
     raw: list[list[int]] = []
@@ -514,8 +538,9 @@ def _coarse_to_fine(gray: np.ndarray, layout: TableLayout, in_play: set[str],
     crops = [gray[y0:y1, x0:x1] for x0, y0, x1, y1 in rects]
     tall = max(c.shape[0] for c in crops)
     # Shorter crops padded with plain white: a replicated edge draws streaks that cost contours.
-    strip = np.hstack([cv2.copyMakeBorder(c, 0, tall - c.shape[0], 0, 0, cv2.BORDER_CONSTANT, value=255)
-                       for c in crops])
+    strip = np.hstack(
+        [cv2.copyMakeBorder(c, 0, tall - c.shape[0], 0, 0, cv2.BORDER_CONSTANT, value=255) for c in crops]
+    )
     starts = np.cumsum([0] + [c.shape[1] for c in crops])
     side = float(max(strip.shape[:2]))
     full = float(max(w, h))
@@ -544,8 +569,13 @@ def _settle_corners(gray: np.ndarray, quads: list[np.ndarray]) -> list[np.ndarra
     on its own.)"""
     if not quads:
         return []
-    pts = cv2.cornerSubPix(gray, np.concatenate(quads).astype(np.float32).reshape(-1, 1, 2), (3, 3), (-1, -1),
-                           (cv2.TERM_CRITERIA_MAX_ITER | cv2.TERM_CRITERIA_EPS, 100, 1e-4))
+    pts = cv2.cornerSubPix(
+        gray,
+        np.concatenate(quads).astype(np.float32).reshape(-1, 1, 2),
+        (3, 3),
+        (-1, -1),
+        (cv2.TERM_CRITERIA_MAX_ITER | cv2.TERM_CRITERIA_EPS, 100, 1e-4),
+    )
     return list(pts.reshape(-1, 4, 2).astype(np.float64))
 
 
@@ -557,8 +587,9 @@ def _perimeters(quads: np.ndarray) -> np.ndarray:
 def _perimeter_px(H: np.ndarray, center_mm: tuple[float, float], size_mm: float) -> float:
     """Perimeter in px of a size_mm square lying on the table at center_mm, as the homography draws it."""
     x, y, half = center_mm[0], center_mm[1], size_mm / 2
-    quad = apply_homography(H, np.array([[x - half, y - half], [x + half, y - half],
-                                         [x + half, y + half], [x - half, y + half]]))
+    quad = apply_homography(
+        H, np.array([[x - half, y - half], [x + half, y - half], [x + half, y + half], [x - half, y + half]])
+    )
     return float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).sum())
 
 
@@ -619,7 +650,11 @@ def _frame_samples(layout: TableLayout) -> np.ndarray:
         xs, ys = np.meshgrid(np.arange(5, W - 4, 14.0), np.arange(5, H - 4, 14.0))
         cand = np.stack([xs.ravel(), ys.ravel()], axis=1)
         keep = []
-        polys = [layout.harbor_mm] + [sq.polygon_mm for sq in layout.squares] + [m.corners_mm for m in layout.markers]
+        polys = (
+            [layout.harbor_mm]
+            + [sq.polygon_mm for sq in layout.squares]
+            + [m.corners_mm for m in layout.markers]
+        )
         for x, y in cand:
             if all(_signed_distance(p, x, y) < -8.0 for p in polys):
                 keep.append((x, y))
@@ -669,12 +704,20 @@ def _white_gains(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> np.nd
     return _frame_colour(image, layout, H)[0]
 
 
-def _patch(image: np.ndarray, H: np.ndarray, center_mm: tuple[float, float], half_mm: float, n: int = 24) -> np.ndarray:
+def _patch(
+    image: np.ndarray, H: np.ndarray, center_mm: tuple[float, float], half_mm: float, n: int = 24
+) -> np.ndarray:
     """A small n x n top-down colour patch of the table around `center_mm` (only n*n pixels are warped)."""
     step = 2 * half_mm / (n - 1)
     A = np.array([[step, 0, center_mm[0] - half_mm], [0, step, center_mm[1] - half_mm], [0, 0, 1.0]])
-    return cv2.warpPerspective(image, H @ A, (n, n), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0))
+    return cv2.warpPerspective(
+        image,
+        H @ A,
+        (n, n),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0),
+    )
 
 
 def _back_fractions(patches: list[np.ndarray], gains: np.ndarray, layout: TableLayout) -> list[float]:
@@ -698,9 +741,13 @@ def _back_mask(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout) ->
     return in_band & (sat >= layout.back_min_saturation) & (val > 25) & (_max3(patch_bgr) < 250)
 
 
-def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: Any = None,
-                        ships_in_play: list[str] | None = None,
-                        previous: TableReading | None = None) -> TableReading:
+def read_table_detailed(
+    image_bgr: np.ndarray,
+    layout: TableLayout | dict | str,
+    camera: Any = None,
+    ships_in_play: list[str] | None = None,
+    previous: TableReading | None = None,
+) -> TableReading:
     """Read one frame: which board lies face up on each square and where each ship stands.
 
     A ship whose marker is hidden, misshapen or too close to a square's edge, and a square whose board
@@ -726,7 +773,9 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     t1 = time.perf_counter()
     found: dict[int, list[np.ndarray]] | None = None
     ship_found: dict[int, list[np.ndarray]] = {}
-    box = _table_box(previous.homography, layout, w, h) if previous is not None and previous.frame_ids else None
+    box = (
+        _table_box(previous.homography, layout, w, h) if previous is not None and previous.frame_ids else None
+    )
     if box is not None and previous is not None and layout.ships.aruco_dictionary == layout.aruco_dictionary:
         found = _coarse_to_fine(gray, layout, in_play, box)
         if found is not None and all(len(found.get(mid, [])) == 1 for mid in previous.frame_ids):
@@ -746,8 +795,11 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
 
         found = near(layout.aruco_dictionary)
         if all(len(found.get(mid, [])) == 1 for mid in previous.frame_ids):
-            ship_found = found if layout.ships.aruco_dictionary == layout.aruco_dictionary else near(
-                layout.ships.aruco_dictionary)
+            ship_found = (
+                found
+                if layout.ships.aruco_dictionary == layout.aruco_dictionary
+                else near(layout.ships.aruco_dictionary)
+            )
         else:
             found = None
     if found is None:
@@ -756,18 +808,24 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
             ship_found = found
     if found is None:
         found = _detect(gray, layout.aruco_dictionary, "frame")
-        ship_found = found if layout.ships.aruco_dictionary == layout.aruco_dictionary else _detect(
-            gray, layout.ships.aruco_dictionary, "frame")
+        ship_found = (
+            found
+            if layout.ships.aruco_dictionary == layout.aruco_dictionary
+            else _detect(gray, layout.ships.aruco_dictionary, "frame")
+        )
     t2 = time.perf_counter()
 
     def ideal(px: np.ndarray) -> np.ndarray:
         return undistort_pixels(px, K, dist) if K is not None and dist is not None and np.any(dist) else px
 
     def empty(status: str, reason: str) -> TableReading:
-        boards = [{"square": sq.id, "face_up": None, "board": None, "confidence": 0.0} for sq in layout.squares]
+        boards = [
+            {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0} for sq in layout.squares
+        ]
         ships = [{"ship": s, "square": None, "confidence": 0.0} for s in layout.ships.ids]
-        return TableReading(status, boards, ships, reason=reason,
-                            timings_ms={"total": (time.perf_counter() - t0) * 1000})
+        return TableReading(
+            status, boards, ships, reason=reason, timings_ms={"total": (time.perf_counter() - t0) * 1000}
+        )
 
     # The table frame: one homography from every frame marker seen; drop a marker that disagrees. The
     # markers used must span the table (3 or more, not in a line): two markers on one edge would let
@@ -791,10 +849,16 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         H = None
     if H is None:
         if len(frame) < 3:
-            return empty("no-table", f"only {len(frame)} of the table's {len(layout.markers)} frame markers are "
-                                     "visible (need 3 around the table): clear the table's edge or check the camera")
-        return empty("no-table", "the frame markers seen do not agree on where the table is, or lie in a line: "
-                                 "check the layout's marker corners and the view")
+            return empty(
+                "no-table",
+                f"only {len(frame)} of the table's {len(layout.markers)} frame markers are "
+                "visible (need 3 around the table): clear the table's edge or check the camera",
+            )
+        return empty(
+            "no-table",
+            "the frame markers seen do not agree on where the table is, or lie in a line: "
+            "check the layout's marker corners and the view",
+        )
     if K is None:
         K = default_intrinsics(w, h, H)
     try:
@@ -820,7 +884,10 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
             sm = layout.ships.marker_size_mm
             sizes = [_perimeter_px(H, (float(x), float(y)), sm) for x in (x0, x1) for y in (y0, y1)]
             side = float(max(xb - xa, yb - ya))
-            rates = (BOARD_PERIMETER_RANGE[0] * min(sizes) / side, BOARD_PERIMETER_RANGE[1] * max(sizes) / side)
+            rates = (
+                BOARD_PERIMETER_RANGE[0] * min(sizes) / side,
+                BOARD_PERIMETER_RANGE[1] * max(sizes) / side,
+            )
             again = _detect(gray[ya:yb, xa:xb], layout.ships.aruco_dictionary, "retry", rates)
             ship_found = dict(ship_found)
             for mid in missing:
@@ -835,7 +902,9 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         entry: dict[str, Any] = {"ship": name, "square": None, "confidence": 0.0}
         seen = ship_found.get(mid, [])
         if len(seen) == 1:
-            foot = parallax_to_footprint(apply_homography(Hinv, ideal(seen[0])), pose, layout.ships.marker_height_mm)
+            foot = parallax_to_footprint(
+                apply_homography(Hinv, ideal(seen[0])), pose, layout.ships.marker_height_mm
+            )
             sides = np.linalg.norm(foot - np.roll(foot, -1, axis=0), axis=1)
             size_ok = bool(np.all(np.abs(sides / layout.ships.marker_size_mm - 1) < SIZE_TOLERANCE))
             cx, cy = foot.mean(axis=0)
@@ -858,7 +927,10 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     ox, oy = layout.board_marker_offset_mm
     seen_boards: dict[str, list[int]] = {}
     boards_out: list[dict[str, Any]] = []
-    spots = [(float(sq.polygon_mm[:, 0].min() + ox), float(sq.polygon_mm[:, 1].min() + oy)) for sq in layout.squares]
+    spots = [
+        (float(sq.polygon_mm[:, 0].min() + ox), float(sq.polygon_mm[:, 1].min() + oy))
+        for sq in layout.squares
+    ]
     # The back art first (12 small warps, one colour conversion): where it fills the marker's spot there
     # is no marker to look for.
     fractions = _back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots], gains, layout)
@@ -871,8 +943,9 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     unit = np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
     centres = np.array(spots, dtype=np.float64)[:, None, :]
     n_spots = len(spots)
-    drawn = apply_homography(H, np.concatenate([centres + unit * (bsize / 2), centres + unit * roi_half])
-                             .reshape(-1, 2)).reshape(2 * n_spots, 4, 2)
+    drawn = apply_homography(
+        H, np.concatenate([centres + unit * (bsize / 2), centres + unit * roi_half]).reshape(-1, 2)
+    ).reshape(2 * n_spots, 4, 2)
     spot_perimeters = _perimeters(drawn[:n_spots])
     for k in range(n_spots):
         if fractions[k] >= BACK_FRACTION:
@@ -882,35 +955,50 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
         if dist is not None and np.any(dist):  # the crop is taken from the distorted image
             roi_px = cv2.projectPoints(
                 np.column_stack([apply_homography(np.linalg.inv(K), roi_px), np.ones(4)]),
-                np.zeros(3), np.zeros(3), K, dist)[0].reshape(-1, 2)
+                np.zeros(3),
+                np.zeros(3),
+                K,
+                dist,
+            )[0].reshape(-1, 2)
         xa, ya = np.floor(roi_px.min(axis=0)).astype(int) - 2
         xb, yb = np.ceil(roi_px.max(axis=0)).astype(int) + 2
         xa, ya, xb, yb = max(xa, 0), max(ya, 0), min(xb, w), min(yb, h)
         if xb - xa >= 16 and yb - ya >= 16:
-            crops.append((k, xa, ya, cv2.copyMakeBorder(gray[ya:yb, xa:xb], PAD, PAD, PAD, PAD,
-                                                        cv2.BORDER_REPLICATE)))
+            crops.append(
+                (k, xa, ya, cv2.copyMakeBorder(gray[ya:yb, xa:xb], PAD, PAD, PAD, PAD, cv2.BORDER_REPLICATE))
+            )
     names: dict[int, set[str]] = {k: set() for k in range(len(layout.squares))}
     if crops:
         tall = max(cr.shape[0] for *_, cr in crops)
-        strip = np.hstack([cv2.copyMakeBorder(cr, 0, tall - cr.shape[0], 0, 0, cv2.BORDER_REPLICATE)
-                           for *_, cr in crops])
+        strip = np.hstack(
+            [cv2.copyMakeBorder(cr, 0, tall - cr.shape[0], 0, 0, cv2.BORDER_REPLICATE) for *_, cr in crops]
+        )
         starts = np.cumsum([0] + [cr.shape[1] for *_, cr in crops])
         # Only outlines of about the board marker's size in this view are decoded: the busy art in the
         # crops yields hundreds of smaller and larger contours, each one a warp and a decode.
         side = float(max(strip.shape[:2]))
-        perimeter_rates = (BOARD_PERIMETER_RANGE[0] * min(perimeters) / side,
-                           BOARD_PERIMETER_RANGE[1] * max(perimeters) / side)
-        hits = [(bname, q) for mid, quads in _detect(strip, layout.boards.aruco_dictionary, "board",
-                                                     perimeter_rates).items()
-                if (bname := layout.boards.name_of(mid)) is not None for q in quads]
+        perimeter_rates = (
+            BOARD_PERIMETER_RANGE[0] * min(perimeters) / side,
+            BOARD_PERIMETER_RANGE[1] * max(perimeters) / side,
+        )
+        hits = [
+            (bname, q)
+            for mid, quads in _detect(strip, layout.boards.aruco_dictionary, "board", perimeter_rates).items()
+            if (bname := layout.boards.name_of(mid)) is not None
+            for q in quads
+        ]
         if hits:
             # Each marker's centre on the table (all of them through one homography call); it must lie
             # on the square whose spot it was cut from.
             qs = np.array([q for _, q in hits])
             where = np.searchsorted(starts, qs[:, :, 0].mean(axis=1), side="right") - 1
-            offsets = np.array([[starts[i] + PAD - crops[i][1], PAD - crops[i][2]] for i in where], dtype=np.float64)
+            offsets = np.array(
+                [[starts[i] + PAD - crops[i][1], PAD - crops[i][2]] for i in where], dtype=np.float64
+            )
             centres_mm = apply_homography(Hinv, ideal((qs - offsets[:, None, :]).reshape(-1, 2)))
-            for (bname, _), i, (cx, cy) in zip(hits, where, centres_mm.reshape(-1, 4, 2).mean(axis=1), strict=True):
+            for (bname, _), i, (cx, cy) in zip(
+                hits, where, centres_mm.reshape(-1, 4, 2).mean(axis=1), strict=True
+            ):
                 k = crops[i][0]
                 if _signed_distance(layout.squares[k].polygon_mm, cx, cy) >= 0:
                     names[k].add(bname)
@@ -927,19 +1015,43 @@ def read_table_detailed(image_bgr: np.ndarray, layout: TableLayout | dict | str,
     for _bname, where in seen_boards.items():
         if len(where) > 1:  # one physical board cannot lie on two squares: one of them is a misread
             for k in where:
-                boards_out[k] = {"square": layout.squares[k].id, "face_up": None, "board": None, "confidence": 0.0}
+                boards_out[k] = {
+                    "square": layout.squares[k].id,
+                    "face_up": None,
+                    "board": None,
+                    "confidence": 0.0,
+                }
     if any(b["face_up"] is None for b in boards_out):
         ambiguous = True
     t5 = time.perf_counter()
-    timings = {"prepare": (t1 - t0) * 1000, "markers": (t2 - t1) * 1000, "pose": (t3 - t2) * 1000,
-               "ships": (t4 - t3) * 1000, "boards": (t5 - t4) * 1000, "total": (t5 - t0) * 1000}
+    timings = {
+        "prepare": (t1 - t0) * 1000,
+        "markers": (t2 - t1) * 1000,
+        "pose": (t3 - t2) * 1000,
+        "ships": (t4 - t3) * 1000,
+        "boards": (t5 - t4) * 1000,
+        "total": (t5 - t0) * 1000,
+    }
     reason = "an arm or a hand is over the table" if occluded else None
-    return TableReading("ambiguous" if ambiguous else "ok", boards_out, ships_out, reason=reason, homography=H,
-                        pose=pose, ship_positions_mm=positions, occluded=occluded, timings_ms=timings,
-                        frame_ids=tuple(m.id for m, _ in frame))
+    return TableReading(
+        "ambiguous" if ambiguous else "ok",
+        boards_out,
+        ships_out,
+        reason=reason,
+        homography=H,
+        pose=pose,
+        ship_positions_mm=positions,
+        occluded=occluded,
+        timings_ms=timings,
+        frame_ids=tuple(m.id for m, _ in frame),
+    )
 
 
-def read_table(image_bgr: np.ndarray, layout: TableLayout | dict | str, camera: Any = None,
-               ships_in_play: list[str] | None = None) -> dict[str, Any]:
+def read_table(
+    image_bgr: np.ndarray,
+    layout: TableLayout | dict | str,
+    camera: Any = None,
+    ships_in_play: list[str] | None = None,
+) -> dict[str, Any]:
     """The `vision ships` JSON for one frame (see `read_table_detailed`)."""
     return read_table_detailed(image_bgr, layout, camera, ships_in_play).to_json()

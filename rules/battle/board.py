@@ -61,8 +61,6 @@ class BattleBoard:
         return {"zones": zones, "adjacent": pairs}
 
 
-
-
 def _int_field(zone_id: str, entry: dict[str, Any], key: str) -> int:
     value = entry.get(key, 0)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
@@ -90,7 +88,9 @@ def board_from_json(data: Any) -> BattleBoard:
 
 def _parse_board(data: Any) -> BattleBoard:
     if not isinstance(data, dict) or not isinstance(data.get("zones"), dict) or not data["zones"]:
-        raise BattleRecordError("The battle board needs 'zones': an object mapping zone ids to {'kind': ...}.")
+        raise BattleRecordError(
+            "The battle board needs 'zones': an object mapping zone ids to {'kind': ...}."
+        )
     zones: dict[str, Zone] = {}
     for zone_id, entry in data["zones"].items():
         if not isinstance(entry, dict) or entry.get("kind") not in ZONE_KINDS:
@@ -111,7 +111,9 @@ def _parse_board(data: Any) -> BattleBoard:
     pairs: set[frozenset[str]] = set()
     for pair in data.get("adjacent", []) or []:
         if not isinstance(pair, (list, tuple)) or len(pair) != 2 or pair[0] == pair[1]:
-            raise BattleRecordError(f"'adjacent' entries must be pairs of two different zone ids, got {pair!r}.")
+            raise BattleRecordError(
+                f"'adjacent' entries must be pairs of two different zone ids, got {pair!r}."
+            )
         for zone_id in pair:
             if zone_id not in zones:
                 raise BattleRecordError(f"'adjacent' names zone {zone_id!r}, which is not in 'zones'.")

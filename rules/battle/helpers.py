@@ -13,8 +13,12 @@ from dataclasses import dataclass
 from rules.battle.contract import BattleAbility, BattleOutcome, BattleSetup, SideName
 
 SINK_AT = 5  # "A Ship that has 5 or more Damage now sinks."
-HARBOR_DEFENDER_BONUS = 4  # "If the player that was attacked is in Harbor, they get 4 additional Battle cubes."
-FINAL_TURN_BONUS = 2  # "if a player who has taken their final turn is involved in a battle, they get 2 additional"
+HARBOR_DEFENDER_BONUS = (
+    4  # "If the player that was attacked is in Harbor, they get 4 additional Battle cubes."
+)
+FINAL_TURN_BONUS = (
+    2  # "if a player who has taken their final turn is involved in a battle, they get 2 additional"
+)
 FORT_CUBES = 5
 GARRISON_CUBES = 2
 SINK_COIN_LOSS = 5
@@ -77,7 +81,12 @@ def sailor_battle_abilities(
     base = f"{owner}:{card_id}:L{level}"
     s = sailor.lower()
     if s == "captain" and level in (3, 4):
-        params = {"base": 2 if level == 4 else 0, "per_wheel": 1, "wheels": wheels_on_card, "ship_battles_only": True}
+        params = {
+            "base": 2 if level == 4 else 0,
+            "per_wheel": 1,
+            "wheels": wheels_on_card,
+            "ship_battles_only": True,
+        }
         return (BattleAbility(f"{base}:a", card_id, "coins_per_wheel_on_win", params),)
     if s == "gunner" and level == 3:
         return (BattleAbility(f"{base}:a", card_id, "drop_extra_cubes", {"cubes": 2}),)
@@ -85,7 +94,10 @@ def sailor_battle_abilities(
         return (
             BattleAbility(f"{base}:a", card_id, "drop_extra_cubes", {"cubes": 2}),
             BattleAbility(
-                f"{base}:b", card_id, "remove_cube_for_damage_and_coins", {"damage": 1, "coins": 2, "whose": "own"}
+                f"{base}:b",
+                card_id,
+                "remove_cube_for_damage_and_coins",
+                {"damage": 1, "coins": 2, "whose": "own"},
             ),
         )
     return ()
@@ -96,7 +108,8 @@ def sinks(damage: int) -> bool:
 
 
 def loser_damage(setup: BattleSetup) -> int:
-    """The default 1 Damage for losing, in Ship and Building battles (a Merchant's Lose effect is card data)."""
+    """The default 1 Damage for losing, in Ship and Building battles (a Merchant's Lose effect is card
+    data)."""
     return 1 if setup.kind in ("ship", "building") else 0
 
 

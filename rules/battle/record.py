@@ -52,6 +52,8 @@ def coins_of(params: dict[str, Any], wheels: int) -> int:
     plus `per_wheel` x `wheels` (per_wheel defaults to 1 without `coins`, to 0 with it)."""
     per_wheel = int(params.get("per_wheel", 0 if "coins" in params else 1))
     return int(params.get("coins", params.get("base", 0))) + per_wheel * int(params.get("wheels", wheels))
+
+
 DROP_REASONS = ("initial", "rail", "exploding", "ability")
 SIDES = ("attacker", "defender")
 
@@ -209,17 +211,22 @@ class Tracker:
         index = step.get("cube")
         if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < len(self.cubes):
             raise BattleRecordError(
-                f"Ability {ab.id!r} needs 'cube': the number of a cube on the board (0 to {len(self.cubes) - 1})."
+                f"Ability {ab.id!r} needs 'cube': the number of a cube on the board (0 to "
+                f"{len(self.cubes) - 1})."
             )
         cube = self.cubes[index]
         if cube.ghost:
-            raise BattleRecordError(f"Cube {index} was corrected as not a cube of this battle; pick another cube.")
+            raise BattleRecordError(
+                f"Cube {index} was corrected as not a cube of this battle; pick another cube."
+            )
         if cube.removed:
             raise BattleRecordError(f"Cube {index} was already removed from the board; pick another cube.")
         whose = ab.params.get("whose", default_whose)
         own = self.side(side).cube_color
         if whose == "own" and cube.color != own:
-            raise BattleRecordError(f"Ability {ab.id!r} works on one of your own ({own}) cubes; cube {index} is {cube.color}.")
+            raise BattleRecordError(
+                f"Ability {ab.id!r} works on one of your own ({own}) cubes; cube {index} is {cube.color}."
+            )
         if whose == "opponent" and cube.color == own:
             raise BattleRecordError(f"Ability {ab.id!r} works on an opponent's cube; cube {index} is yours.")
         return cube
@@ -231,7 +238,9 @@ class Tracker:
         if ab is None:
             raise BattleRecordError(f"The {side} has no Battle ability {ab_id!r} in this battle.")
         if ab.id in self.used:
-            raise BattleRecordError(f"Ability {ab.id!r} was already used this turn; each is used at most once.")
+            raise BattleRecordError(
+                f"Ability {ab.id!r} was already used this turn; each is used at most once."
+            )
         if ab not in self.usable(side):
             raise BattleRecordError(f"Ability {ab.id!r} cannot be used in a {self.setup.kind} battle.")
         tally = self.tally[side]
@@ -268,7 +277,9 @@ class Tracker:
         elif ab.effect == "redrop_cube":
             cube = self._cube(step, ab, side, "own")
             if cube.zone is None:
-                raise BattleRecordError("That cube lies on a rail and is re-dropped anyway; pick a cube in a zone.")
+                raise BattleRecordError(
+                    "That cube lies on a rail and is re-dropped anyway; pick a cube in a zone."
+                )
             cube.removed = cube.ghost = True  # lifted: it lands again in the next reading, not a new cube
             expected = dict(self.counts())
             expected[cube.color] = expected.get(cube.color, 0) + 1
@@ -288,31 +299,42 @@ class Tracker:
             self.pending = PendingDrop("rail", dict(dropped), now, cubes=tuple(rail))
             return
         boom = [
-            i for i, c in enumerate(self.cubes)
+            i
+            for i, c in enumerate(self.cubes)
             if not c.removed and self.board.zones[c.zone].kind == "exploding"  # type: ignore[index]
         ]
         if boom:
             n = Counter(self.cubes[i].color for i in boom)
             expected = {c: now.get(c, 0) + n.get(c, 0) for c in set(now) | set(n)}
-            self.pending = PendingDrop("exploding", {c: 2 * k for c, k in n.items()}, expected, cubes=tuple(boom))
+            self.pending = PendingDrop(
+                "exploding", {c: 2 * k for c, k in n.items()}, expected, cubes=tuple(boom)
+            )
             return
         self.pending = None
 
     def _drop(self, step: dict[str, Any]) -> None:
         reason = step.get("reason")
         if reason not in DROP_REASONS:
-            raise BattleRecordError(f"A drop step needs 'reason': one of {', '.join(DROP_REASONS)}, got {reason!r}.")
+            raise BattleRecordError(
+                f"A drop step needs 'reason': one of {', '.join(DROP_REASONS)}, got {reason!r}."
+            )
         owed = self.pending
         if owed is None:
             raise BattleRecordError(f"No drop was owed when this {reason} drop was recorded.")
         if owed.reason != reason:
-            raise BattleRecordError(f"The table owed the {owed.reason} drop, but a {reason} drop was recorded.")
+            raise BattleRecordError(
+                f"The table owed the {owed.reason} drop, but a {reason} drop was recorded."
+            )
         if reason == "ability" and step.get("ability") not in (None, owed.ability):
-            raise BattleRecordError(f"This drop was owed to ability {owed.ability!r}, not {step.get('ability')!r}.")
+            raise BattleRecordError(
+                f"This drop was owed to ability {owed.ability!r}, not {step.get('ability')!r}."
+            )
         if "dropped" in step and {k: v for k, v in step["dropped"].items() if v} != {
             k: v for k, v in owed.dropped.items() if v
         }:
-            raise BattleRecordError(f"The {reason} drop should be {owed.dropped}, the record says {step['dropped']}.")
+            raise BattleRecordError(
+                f"The {reason} drop should be {owed.dropped}, the record says {step['dropped']}."
+            )
         raw = step.get("board")
         if not isinstance(raw, list):
             raise BattleRecordError("A drop step needs 'board': the list of cubes read on the board.")
@@ -320,22 +342,28 @@ class Tracker:
         cubes: list[BoardCube] = []
         for i, c in enumerate(raw):
             if isinstance(c, dict) and c.get("ghost"):
-                cubes.append(BoardCube(str(c.get("color")), None, removed=True, ghost=True))  # keeps indexes stable
+                cubes.append(
+                    BoardCube(str(c.get("color")), None, removed=True, ghost=True)
+                )  # keeps indexes stable
                 continue
             if not isinstance(c, dict) or c.get("color") not in colors:
                 raise BattleRecordError(
-                    f"Cube {i} of the {reason} drop is {c!r}; this battle only has {colors[0]} and {colors[1]} cubes."
+                    f"Cube {i} of the {reason} drop is {c!r}; this battle only has {colors[0]} and "
+                    f"{colors[1]} cubes."
                 )
             zone = c.get("zone")
             if zone is not None and zone not in self.board.zones:
-                raise BattleRecordError(f"Cube {i} lies in zone {zone!r}, which the battle board does not have.")
+                raise BattleRecordError(
+                    f"Cube {i} lies in zone {zone!r}, which the battle board does not have."
+                )
             cubes.append(BoardCube(c["color"], zone))
         seen = Counter(c.color for c in cubes if not c.ghost)
         for color in colors:
             if seen.get(color, 0) != owed.expected.get(color, 0):
                 raise BattleRecordError(
                     f"After the {reason} drop the board shows {seen.get(color, 0)} {color} cubes; "
-                    f"{owed.expected.get(color, 0)} should be there. Find the missing or extra cube and correct the reading."
+                    f"{owed.expected.get(color, 0)} should be there. Find the missing or extra cube and "
+                    "correct the reading."
                 )
         if reason == "exploding":
             for i in owed.cubes:
@@ -352,7 +380,9 @@ class Tracker:
     # --- the whole record -----------------------------------------------------------------------------
     def apply(self, step: dict[str, Any]) -> None:
         if not isinstance(step, dict):
-            raise BattleRecordError(f"Step {self.steps_done} is {step!r}; each step is an object with 'step'.")
+            raise BattleRecordError(
+                f"Step {self.steps_done} is {step!r}; each step is an object with 'step'."
+            )
         kind = step.get("step")
         if kind == "drop":
             self._drop(step)
@@ -362,7 +392,9 @@ class Tracker:
             self._take_turn(step.get("side"), "pass")
             self._pass()
         else:
-            raise BattleRecordError(f"Step {self.steps_done} has 'step': {kind!r}; use drop, ability or pass.")
+            raise BattleRecordError(
+                f"Step {self.steps_done} has 'step': {kind!r}; use drop, ability or pass."
+            )
         self.steps_done += 1
 
 
@@ -377,7 +409,9 @@ def corrected_steps(record: dict[str, Any], board: BattleBoard) -> list[dict[str
         steps = copy.deepcopy(steps)
     for n, corr in enumerate(record.get("corrections", []) or []):
         if not isinstance(corr, dict):
-            raise BattleRecordError(f"Correction {n} is {corr!r}; it must be an object with 'step', 'cube', 'zone'.")
+            raise BattleRecordError(
+                f"Correction {n} is {corr!r}; it must be an object with 'step', 'cube', 'zone'."
+            )
         s, i = corr.get("step"), corr.get("cube")
         if not isinstance(s, int) or not 0 <= s < len(steps) or steps[s].get("step") != "drop":
             raise BattleRecordError(f"Correction {n} names step {s!r}, which is not a drop in this battle.")
@@ -385,16 +419,22 @@ def corrected_steps(record: dict[str, Any], board: BattleBoard) -> list[dict[str
         if "add" in corr:  # a cube the camera could not see (hidden under another)
             added = corr["add"]
             if not isinstance(added, dict) or added.get("zone") not in board.zones:
-                raise BattleRecordError(f"Correction {n} adds {added!r}; give the cube's 'color' and a board 'zone'.")
+                raise BattleRecordError(
+                    f"Correction {n} adds {added!r}; give the cube's 'color' and a board 'zone'."
+                )
             cubes.append({"color": added.get("color"), "zone": added["zone"], "added": True})
             continue
         if not isinstance(i, int) or not 0 <= i < len(cubes):
-            raise BattleRecordError(f"Correction {n} names cube {i!r}; that drop has cubes 0 to {len(cubes) - 1}.")
+            raise BattleRecordError(
+                f"Correction {n} names cube {i!r}; that drop has cubes 0 to {len(cubes) - 1}."
+            )
         if corr.get("remove"):  # not a cube of this battle (a stray object, a double detection)
             cubes[i]["ghost"] = True
         if "zone" in corr:
             if corr["zone"] is not None and corr["zone"] not in board.zones:
-                raise BattleRecordError(f"Correction {n} puts the cube in zone {corr['zone']!r}, which the board lacks.")
+                raise BattleRecordError(
+                    f"Correction {n} puts the cube in zone {corr['zone']!r}, which the board lacks."
+                )
             cubes[i]["zone"] = corr["zone"]
         if "color" in corr:
             cubes[i]["color"] = corr["color"]
@@ -407,7 +447,8 @@ def replay(setup: BattleSetup, record: dict[str, Any]) -> Tracker:
         raise BattleRecordError("A battle record must be a JSON object with 'board' and 'steps'.")
     if record.get("battle_id", setup.battle_id) != setup.battle_id:
         raise BattleRecordError(
-            f"This record is of battle {record.get('battle_id')!r}, not {setup.battle_id!r}; use the matching record."
+            f"This record is of battle {record.get('battle_id')!r}, not {setup.battle_id!r}; use the "
+            "matching record."
         )
     board = board_from_json(record.get("board"))
     tracker = Tracker(setup, board)

@@ -61,7 +61,9 @@ def outcome_of(tracker: Tracker) -> BattleOutcome:
     if tracker.pending is not None:
         owed = tracker.pending
         what = ", ".join(f"{n} {c}" for c, n in owed.dropped.items() if n) or "no"
-        raise BattleRecordError(f"The battle is not finished: the {owed.reason} drop ({what} cubes) is still owed.")
+        raise BattleRecordError(
+            f"The battle is not finished: the {owed.reason} drop ({what} cubes) is still owed."
+        )
     t = tallies(tracker)
     a_str, d_str = t["attacker"]["strength"], t["defender"]["strength"]
     winner = "attacker" if a_str >= d_str else "defender"  # a tie goes to the active player

@@ -120,9 +120,12 @@ class BattleSession:
     # --- inputs ----------------------------------------------------------------------------------------
     def tower(self, counts: dict[str, int], now: float) -> list[Prompt]:
         if not isinstance(counts, dict) or not all(
-            isinstance(c, str) and isinstance(n, int) and not isinstance(n, bool) and n >= 0 for c, n in counts.items()
+            isinstance(c, str) and isinstance(n, int) and not isinstance(n, bool) and n >= 0
+            for c, n in counts.items()
         ):
-            raise BattleRecordError(f"Tower counts must map a colour to a whole number 0 or more, got {counts!r}.")
+            raise BattleRecordError(
+                f"Tower counts must map a colour to a whole number 0 or more, got {counts!r}."
+            )
         if self._tracker.pending is None:
             self.record["extra_readings"].append({"t": now, "tower_counts": dict(counts)})
             return self.prompts()
@@ -162,7 +165,9 @@ class BattleSession:
             raise BattleRecordError("No drop is being refereed now; there is no tower count to adjust.")
         new = self._tower.get(color, 0) + delta
         if new < 0:
-            raise BattleRecordError(f"The tower counted {self._tower.get(color, 0)} {color}; it cannot go below 0.")
+            raise BattleRecordError(
+                f"The tower counted {self._tower.get(color, 0)} {color}; it cannot go below 0."
+            )
         self._tower[color] = new
         self._evidence.append({"t": now, "event": "tower-adjusted", "color": color, "delta": delta, "by": by})
         self._evaluate(now)
@@ -193,8 +198,17 @@ class BattleSession:
             self._commit_step({"step": "pass", "side": side, "by": name, "t": now, "timeout": True}, now)
         return self.prompts()
 
-    def correct(self, cube: int | None, now: float, by: str, zone: str | None = None, step: int | None = None,
-                color: str | None = None, remove: bool = False, add: dict[str, Any] | None = None) -> list[Prompt]:
+    def correct(
+        self,
+        cube: int | None,
+        now: float,
+        by: str,
+        zone: str | None = None,
+        step: int | None = None,
+        color: str | None = None,
+        remove: bool = False,
+        add: dict[str, Any] | None = None,
+    ) -> list[Prompt]:
         """Any player corrects a reading: cube `cube` of drop step `step` (None: the reading being
         refereed now) lies in `zone` (None: on a rail), has `color`, is not a cube (`remove`), or a
         hidden cube is added (`add={"color", "zone"}`). Past readings re-resolve the battle."""
@@ -212,10 +226,15 @@ class BattleSession:
         live = step is None or step == len(self.record["steps"])
         if live:
             if self._tracker.pending is None or self._reading is None:
-                raise BattleRecordError("No reading is waiting to be accepted; name the drop step to correct.")
+                raise BattleRecordError(
+                    "No reading is waiting to be accepted; name the drop step to correct."
+                )
             corr["step"] = len(self.record["steps"])
-            trial = {**self.record, "steps": [*self.record["steps"], self._pending_step()],
-                     "corrections": [*self.record["corrections"], *self._pending_corrections, corr]}
+            trial = {
+                **self.record,
+                "steps": [*self.record["steps"], self._pending_step()],
+                "corrections": [*self.record["corrections"], *self._pending_corrections, corr],
+            }
             corrected_steps(trial, self._tracker.board)  # refuses a bad cube number or zone
             self._pending_corrections.append(corr)
             self._evaluate(now)
@@ -226,7 +245,8 @@ class BattleSession:
             tracker = replay(self.setup, trial)
         except BattleRecordError as exc:
             raise BattleRecordError(
-                f"That correction does not fit what happened after it ({exc.message}); correct the latest reading "
+                f"That correction does not fit what happened after it ({exc.message}); correct the latest "
+                "reading "
                 "or re-drop as the table says."
             ) from None
         self.record = trial
@@ -265,8 +285,14 @@ class BattleSession:
                 if key in c:
                     cube[key] = c[key]
             board.append(cube)
-        step: dict[str, Any] = {"step": "drop", "reason": owed.reason, "dropped": dict(owed.dropped), "board": board,
-                                "tower_counts": dict(self._tower), "readings": list(self._evidence)}
+        step: dict[str, Any] = {
+            "step": "drop",
+            "reason": owed.reason,
+            "dropped": dict(owed.dropped),
+            "board": board,
+            "tower_counts": dict(self._tower),
+            "readings": list(self._evidence),
+        }
         if owed.ability:
             step["ability"] = owed.ability
         return step
@@ -274,8 +300,11 @@ class BattleSession:
     def _provisional_cubes(self) -> tuple[list[dict[str, Any]], set[int]]:
         """The reading under refereeing with its corrections, and the cube numbers corrected."""
         step = self._pending_step()
-        trial = {**self.record, "steps": [*self.record["steps"], step],
-                 "corrections": [*self.record["corrections"], *self._pending_corrections]}
+        trial = {
+            **self.record,
+            "steps": [*self.record["steps"], step],
+            "corrections": [*self.record["corrections"], *self._pending_corrections],
+        }
         cubes = corrected_steps(trial, self._tracker.board)[-1]["board"]
         fixed = {c["cube"] for c in self._pending_corrections if "cube" in c}
         return cubes, fixed
@@ -305,44 +334,75 @@ class BattleSession:
         reading = self._reading or {}
         if reading.get("status") == "no-board":
             why = reading.get("reason") or reading.get("error") or "the board markers are not visible"
-            return [Prompt("no-board", "table", f"The camera cannot see the battle board ({why}); "
-                           "clear the view of the board's corner markers.")]
+            return [
+                Prompt(
+                    "no-board",
+                    "table",
+                    f"The camera cannot see the battle board ({why}); "
+                    "clear the view of the board's corner markers.",
+                )
+            ]
         out: list[Prompt] = []
         want_tower = Counter(owed.dropped) + self._allowance
         for color in sorted(set(want_tower) | set(self._tower)):
             got, want = self._tower.get(color, 0), want_tower.get(color, 0)
             if got < want:
-                out.append(Prompt("missing-cube", "table",
-                                  f"The tower counted {got} of the {_plural(want, color)} for this drop: drop the "
-                                  "rest, or shake free a cube stuck in the tower.",
-                                  {"source": "tower", "color": color, "counted": got, "expected": want}))
+                out.append(
+                    Prompt(
+                        "missing-cube",
+                        "table",
+                        f"The tower counted {got} of the {_plural(want, color)} for this drop: drop the "
+                        "rest, or shake free a cube stuck in the tower.",
+                        {"source": "tower", "color": color, "counted": got, "expected": want},
+                    )
+                )
             elif got > want:
-                out.append(Prompt("extra-cube", "table",
-                                  f"The tower counted {got} {color} cubes but this drop is {want}: take the "
-                                  f"{got - want} extra {color} cube(s) back off the board and confirm on the table.",
-                                  {"source": "tower", "color": color, "counted": got, "expected": want}))
+                out.append(
+                    Prompt(
+                        "extra-cube",
+                        "table",
+                        f"The tower counted {got} {color} cubes but this drop is {want}: take the "
+                        f"{got - want} extra {color} cube(s) back off the board and confirm on the table.",
+                        {"source": "tower", "color": color, "counted": got, "expected": want},
+                    )
+                )
         cubes, fixed = self._provisional_cubes()
         colors = (self.setup.attacker.cube_color, self.setup.defender.cube_color)
         seen = Counter(c["color"] for c in cubes if not c.get("ghost"))
         for color in sorted(set(seen) - set(colors)):
             idx = [i for i, c in enumerate(cubes) if c["color"] == color and not c.get("ghost")]
-            out.append(Prompt("stray-cube", "table",
-                              f"The camera sees {_plural(seen[color], color)} but this battle has only {colors[0]} "
-                              f"and {colors[1]} cubes: take it off the board, or correct its colour.",
-                              {"color": color, "cubes": idx}))
+            out.append(
+                Prompt(
+                    "stray-cube",
+                    "table",
+                    f"The camera sees {_plural(seen[color], color)} but this battle has only {colors[0]} "
+                    f"and {colors[1]} cubes: take it off the board, or correct its colour.",
+                    {"color": color, "cubes": idx},
+                )
+            )
         for color in colors:
             got, want = seen.get(color, 0), owed.expected.get(color, 0)
             if got < want:
-                out.append(Prompt("missing-cube", "table",
-                                  f"The camera sees {got} {color} cubes on the board but {want} should be there: "
-                                  f"if one fell off the board, say so and drop it again; if one is hidden under "
-                                  f"another, separate them or add it with its zone.",
-                                  {"source": "camera", "color": color, "seen": got, "expected": want}))
+                out.append(
+                    Prompt(
+                        "missing-cube",
+                        "table",
+                        f"The camera sees {got} {color} cubes on the board but {want} should be there: "
+                        f"if one fell off the board, say so and drop it again; if one is hidden under "
+                        f"another, separate them or add it with its zone.",
+                        {"source": "camera", "color": color, "seen": got, "expected": want},
+                    )
+                )
             elif got > want:
-                out.append(Prompt("extra-cube", "table",
-                                  f"The camera sees {got} {color} cubes on the board but only {want} should be "
-                                  "there: take off any cube that is not in this battle, or mark the misread one.",
-                                  {"source": "camera", "color": color, "seen": got, "expected": want}))
+                out.append(
+                    Prompt(
+                        "extra-cube",
+                        "table",
+                        f"The camera sees {got} {color} cubes on the board but only {want} should be "
+                        "there: take off any cube that is not in this battle, or mark the misread one.",
+                        {"source": "camera", "color": color, "seen": got, "expected": want},
+                    )
+                )
         flagged = set(self._reading.get("ambiguous", []) if self._reading else [])
         raw = self._reading.get("cubes", []) if self._reading else []
         for i, c in enumerate(raw):
@@ -354,23 +414,43 @@ class BattleSession:
                 continue
             c = raw[i]
             where = f" near {c['center_mm']} mm" if "center_mm" in c else ""
-            out.append(Prompt("ambiguous-cube", "table",
-                              f"Cube {i} ({c.get('color')}{where}) cannot be placed with confidence: "
-                              "say which zone it is in (or that it is on a rail).",
-                              {"cube": i, "color": c.get("color"), "zone": c.get("zone")}))
+            out.append(
+                Prompt(
+                    "ambiguous-cube",
+                    "table",
+                    f"Cube {i} ({c.get('color')}{where}) cannot be placed with confidence: "
+                    "say which zone it is in (or that it is on a rail).",
+                    {"cube": i, "color": c.get("color"), "zone": c.get("zone")},
+                )
+            )
         for i, c in enumerate(cubes):
-            if not c.get("ghost") and c.get("zone") is not None and c["zone"] not in self._tracker.board.zones:
-                out.append(Prompt("unknown-zone", "table",
-                                  f"Cube {i} is read in zone {c['zone']!r}, which this battle's board does not have: "
-                                  "the camera and the battle must use the same board layout; correct the cube's zone.",
-                                  {"cube": i, "zone": c["zone"]}))
+            if (
+                not c.get("ghost")
+                and c.get("zone") is not None
+                and c["zone"] not in self._tracker.board.zones
+            ):
+                out.append(
+                    Prompt(
+                        "unknown-zone",
+                        "table",
+                        f"Cube {i} is read in zone {c['zone']!r}, which this battle's board does not have: "
+                        "the camera and the battle must use the same board layout; correct the cube's zone.",
+                        {"cube": i, "zone": c["zone"]},
+                    )
+                )
         return out
 
     def _accept(self, now: float) -> None:
         step = self._pending_step()
         index = len(self.record["steps"])
-        trial = {**self.record, "steps": [*self.record["steps"], step],
-                 "corrections": [*self.record["corrections"], *[{**c, "step": index} for c in self._pending_corrections]]}
+        trial = {
+            **self.record,
+            "steps": [*self.record["steps"], step],
+            "corrections": [
+                *self.record["corrections"],
+                *[{**c, "step": index} for c in self._pending_corrections],
+            ],
+        }
         try:
             tracker = replay(self.setup, trial)
         except BattleRecordError as exc:  # the cross-check passed, so this is a rule the board broke
@@ -381,22 +461,39 @@ class BattleSession:
         self._adopt(tracker, now)
 
     def _drop_prompt(self, owed: PendingDrop) -> Prompt:
-        data: dict[str, Any] = {"reason": owed.reason, "cubes": dict(owed.dropped), "board_cubes": list(owed.cubes)}
+        data: dict[str, Any] = {
+            "reason": owed.reason,
+            "cubes": dict(owed.dropped),
+            "board_cubes": list(owed.cubes),
+        }
         if owed.reason == "initial":
-            return Prompt("drop", "table", f"Drop {_list(owed.dropped)} into the battle ship, all at once.", data)
+            return Prompt(
+                "drop", "table", f"Drop {_list(owed.dropped)} into the battle ship, all at once.", data
+            )
         if owed.reason == "rail":
-            return Prompt("redrop-rail", "table",
-                          f"Re-drop the cube(s) lying on a rail ({_list(owed.dropped)}: cube "
-                          f"{', '.join(map(str, owed.cubes))}).", data)
+            return Prompt(
+                "redrop-rail",
+                "table",
+                f"Re-drop the cube(s) lying on a rail ({_list(owed.dropped)}: cube "
+                f"{', '.join(map(str, owed.cubes))}).",
+                data,
+            )
         if owed.reason == "exploding":
             n = {c: k // 2 for c, k in owed.dropped.items()}
-            parts = [f"{k} {c} cube{'s' if k != 1 else ''} from the exploding-shot zone, plus {k} extra {c}"
-                     for c, k in sorted(n.items()) if k]
+            parts = [
+                f"{k} {c} cube{'s' if k != 1 else ''} from the exploding-shot zone, plus {k} extra {c}"
+                for c, k in sorted(n.items())
+                if k
+            ]
             return Prompt("redrop-exploding", "table", f"Re-drop {' and '.join(parts)}, all at once.", data)
         side = next(s for s in SIDES if any(a.id == owed.ability for a in self._tracker.side(s).abilities))
         data["ability"] = owed.ability
-        return Prompt("ability-drop", self._tracker.side(side).name,
-                      f"Drop {_list(owed.dropped)} into the battle ship for your ability.", data)
+        return Prompt(
+            "ability-drop",
+            self._tracker.side(side).name,
+            f"Drop {_list(owed.dropped)} into the battle ship for your ability.",
+            data,
+        )
 
     def _turn_prompts(self) -> list[Prompt]:
         side = self._tracker.next_to_act()
@@ -404,21 +501,47 @@ class BattleSession:
             o = self.outcome
             assert o is not None
             winner = self._tracker.side(o.winner).name
-            text = f"{winner} wins the battle" + (" (tied strength: the active player wins)." if o.tied else ".")
+            text = f"{winner} wins the battle" + (
+                " (tied strength: the active player wins)." if o.tied else "."
+            )
             if o.tied and self.setup.kind == "tiebreak":
                 text = "Still tied: repeat the tie-break battle."
             return [Prompt("result", "table", text, {"outcome": o.to_json()})]
         options = []
         for ab in self._tracker.usable(side):
-            needs = {"move_cube_adjacent": ["cube", "to"], "remove_cube_for_damage_and_coins": ["cube"],
-                     "redrop_cube": ["cube"]}.get(ab.effect, [])
-            options.append({"id": ab.id, "source": ab.source, "effect": ab.effect, "params": dict(ab.params),
-                            "needs": needs})
+            needs = {
+                "move_cube_adjacent": ["cube", "to"],
+                "remove_cube_for_damage_and_coins": ["cube"],
+                "redrop_cube": ["cube"],
+            }.get(ab.effect, [])
+            options.append(
+                {
+                    "id": ab.id,
+                    "source": ab.source,
+                    "effect": ab.effect,
+                    "params": dict(ab.params),
+                    "needs": needs,
+                }
+            )
         name = self._tracker.side(side).name
-        text = f"{name}: use one Battle ability or pass." if self.setup.kind == "ship" else \
-            f"{name}: use your Battle abilities in any order, then pass to finish."
-        return [Prompt("ability", name, text, {"side": side, "options": options, "since": self._since,
-                                               "timeout_s": self.settings.ability_timeout_s})]
+        text = (
+            f"{name}: use one Battle ability or pass."
+            if self.setup.kind == "ship"
+            else f"{name}: use your Battle abilities in any order, then pass to finish."
+        )
+        return [
+            Prompt(
+                "ability",
+                name,
+                text,
+                {
+                    "side": side,
+                    "options": options,
+                    "since": self._since,
+                    "timeout_s": self.settings.ability_timeout_s,
+                },
+            )
+        ]
 
     # --- the table display ---------------------------------------------------------------------------
     def view(self) -> dict[str, Any]:
@@ -443,11 +566,23 @@ class BattleSession:
         for s in SIDES:
             side = t.side(s)
             exploding = t.exploding_shots.get(side.cube_color, 0)
-            exploding_now = sum(1 for c in cubes if not c.removed and c.color == side.cube_color and c.zone
-                                and t.board.zones.get(c.zone) is not None and t.board.zones[c.zone].kind == "exploding")
-            sides[s] = {"name": side.name, "color": side.cube_color, "cubes": side.cubes,
-                        **counts[s], "exploding_shots": exploding + exploding_now,
-                        "abilities_used": [a.id for a in side.abilities if a.id in t.used]}
+            exploding_now = sum(
+                1
+                for c in cubes
+                if not c.removed
+                and c.color == side.cube_color
+                and c.zone
+                and t.board.zones.get(c.zone) is not None
+                and t.board.zones[c.zone].kind == "exploding"
+            )
+            sides[s] = {
+                "name": side.name,
+                "color": side.cube_color,
+                "cubes": side.cubes,
+                **counts[s],
+                "exploding_shots": exploding + exploding_now,
+                "abilities_used": [a.id for a in side.abilities if a.id in t.used],
+            }
         owed = t.pending
         return {
             "battle_id": self.setup.battle_id,
@@ -474,7 +609,9 @@ def _check_reading(reading: Any) -> None:
             f"({', '.join(READING_STATUSES)})."
         )
     cubes = reading.get("cubes", [])
-    if not isinstance(cubes, list) or not all(isinstance(c, dict) and isinstance(c.get("color"), str) for c in cubes):
+    if not isinstance(cubes, list) or not all(
+        isinstance(c, dict) and isinstance(c.get("color"), str) for c in cubes
+    ):
         raise BattleRecordError("The camera reading's 'cubes' must be a list of objects with a 'color'.")
     for key in ("redrop", "ambiguous"):
         if not isinstance(reading.get(key, []), list):

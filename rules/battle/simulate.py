@@ -29,8 +29,9 @@ def new_record(setup: BattleSetup, board: dict[str, Any] | None = None) -> dict[
     }
 
 
-def random_record(setup: BattleSetup, rng: random.Random, board: dict[str, Any] | None = None,
-                  **options: Any) -> dict[str, Any]:
+def random_record(
+    setup: BattleSetup, rng: random.Random, board: dict[str, Any] | None = None, **options: Any
+) -> dict[str, Any]:
     """A finished record of `setup`: drops, re-drops and Battle abilities chosen at random (`options`:
     `random_record_played`'s chances and zone weights)."""
     return random_record_played(setup, rng, board, **options)[0]
@@ -113,7 +114,9 @@ def _random_ability(tracker: Tracker, side: str, rng: random.Random) -> dict[str
                 if ab.effect != "move_cube_adjacent":
                     targets.append((i, None))
                 else:
-                    targets.extend((i, z) for z in sorted(tracker.board.zones) if tracker.board.is_adjacent(c.zone, z))
+                    targets.extend(
+                        (i, z) for z in sorted(tracker.board.zones) if tracker.board.is_adjacent(c.zone, z)
+                    )
             if not targets:
                 continue
             i, to = rng.choice(targets)

@@ -57,7 +57,8 @@ class Game(Generic[D]):
 
 
 def action_table(*chapters: Iterable[Action[D]]) -> dict[str, Action[D]]:
-    """The actions of a game from its chapters' `ACTIONS`; an action type defined twice is a programming error."""
+    """The actions of a game from its chapters' `ACTIONS`; an action type defined twice is a programming
+    error."""
     table: dict[str, Action[D]] = {}
     for chapter in chapters:
         for a in chapter:

@@ -33,7 +33,9 @@ def start(game: Game[Any], created: dict[str, Any]) -> tuple[GameState, list[dic
     return auto_chance(game, GameState(d), [created, *out])
 
 
-def apply(game: Game[Any], state: GameState, command: Any, inplace: bool = False) -> tuple[GameState, list[dict[str, Any]]]:
+def apply(
+    game: Game[Any], state: GameState, command: Any, inplace: bool = False
+) -> tuple[GameState, list[dict[str, Any]]]:
     """Check a command fully, then fold its event into a copy of `state` (or into `state` itself with
     `inplace`: the check runs before anything is touched, so a refusal still changes nothing)."""
     if not isinstance(command, dict):
@@ -45,8 +47,10 @@ def apply(game: Game[Any], state: GameState, command: Any, inplace: bool = False
         raise Invalid("the command's action must be an object with a 'type'.")
     d = state.data
     if seq != d["seq"]:
-        raise Illegal(f"this command was made against state {seq} but the game is at {d['seq']}; "
-                      "look again at the table and resend it.")
+        raise Illegal(
+            f"this command was made against state {seq} but the game is at {d['seq']}; "
+            "look again at the table and resend it."
+        )
     if not isinstance(player, str) or (player != "table" and player not in d["players"]):
         raise Invalid(f"{player!r} is not a player in this game (players: {', '.join(d['players'])}).")
     atype = action["type"]
@@ -65,15 +69,24 @@ def apply(game: Game[Any], state: GameState, command: Any, inplace: bool = False
     return auto_chance(game, new, [event, *out])
 
 
-def auto_chance(game: Game[Any], state: GameState, events: list[dict[str, Any]]) -> tuple[GameState, list[dict[str, Any]]]:
-    """With `auto_chance`, draw every chance outcome the game waits for now, each recorded as its own event."""
+def auto_chance(
+    game: Game[Any], state: GameState, events: list[dict[str, Any]]
+) -> tuple[GameState, list[dict[str, Any]]]:
+    """With `auto_chance`, draw every chance outcome the game waits for now, each recorded as its own
+    event."""
     d = state.data
     if not d["options"].get("auto_chance"):
         return state, events
     req = game.next_chance(d)
     while req is not None:
         action = game.draw_chance(d, req)
-        event = {"seq": d["seq"], "type": action["type"], "player": "table", "action": action, "rng": d["rng"]}
+        event = {
+            "seq": d["seq"],
+            "type": action["type"],
+            "player": "table",
+            "action": action,
+            "rng": d["rng"],
+        }
         out: Notices = []
         fold_into(game, d, event, out)
         events.append(event)
@@ -106,10 +119,15 @@ def fold_into(game: Game[Any], d: Data, event: dict[str, Any], out: Notices, rep
     if event.get("notice"):
         # a consequence already folded with the event that caused it: it only keeps its place in the log
         if not isinstance(event.get("seq"), int) or event["seq"] >= d["seq"]:
-            raise Invalid(f"notice {event.get('seq')} comes before the event that caused it; the log is out of order.")
+            raise Invalid(
+                f"notice {event.get('seq')} comes before the event that caused it; the log is out of order."
+            )
         return
     if event["type"] != "game_created" and event.get("seq") != d["seq"]:
-        raise Invalid(f"event {event.get('seq')} does not follow state {d['seq']}; the log is out of order or has a gap.")
+        raise Invalid(
+            f"event {event.get('seq')} does not follow state {d['seq']}; the log is out of order or has a "
+            "gap."
+        )
     etype = event["type"]
     if etype == "game_created":
         game.setup(d, event["action"], out)
@@ -126,7 +144,9 @@ def fold_into(game: Game[Any], d: Data, event: dict[str, Any], out: Notices, rep
         return
     act = game.actions.get(etype)
     if act is None:
-        raise Invalid(f"event {event.get('seq')} has an unknown type {etype!r}; this log is not of this game.")
+        raise Invalid(
+            f"event {event.get('seq')} has an unknown type {etype!r}; this log is not of this game."
+        )
     d["seq"] += 1
     if d["phase"] == "main":
         d["turn_log"].append(dict(event))  # the turn so far, for undo (refolded over turn_base)
@@ -163,8 +183,15 @@ def apply_undo(game: Game[Any], state: GameState, player: str) -> tuple[GameStat
     if last["player"] != player and not act.chance:
         raise Illegal(f"the last action was {last['player']}'s, not yours: it cannot be undone by you.")
     if act.chance or not act.undoable or last.get("revealed") or game.undo_blocked(d):
-        raise Illegal("that cannot be undone: it revealed something (a board, a card or a battle) to the table.")
-    event = {"seq": d["seq"], "type": "undo", "player": player, "action": {"type": "undo", "undone": last["seq"]}}
+        raise Illegal(
+            "that cannot be undone: it revealed something (a board, a card or a battle) to the table."
+        )
+    event = {
+        "seq": d["seq"],
+        "type": "undo",
+        "player": player,
+        "action": {"type": "undo", "undone": last["seq"]},
+    }
     new = state.copy()
     fold_undo(game, new.data, event)
     return new, [event]

@@ -10,7 +10,8 @@ from typing import Any
 
 
 class RulesError(Exception):
-    """A refused command. Subclasses say why: it could not be understood, it is forbidden, or it is unclear."""
+    """A refused command. Subclasses say why: it could not be understood, it is forbidden, or it is
+    unclear."""
 
     kind: str = "error"
 

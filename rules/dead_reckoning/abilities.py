@@ -27,8 +27,12 @@ def always_passes(ab: dict[str, Any]) -> bool:
     """True for an ability whose check cannot refuse it once the turn's preconditions hold: no Harbor-only
     clause, no cost, only Cargo/Coins gained to the Dock and Sails. (The offer plan, memoised in the
     catalogue, keeps this verdict per card.)"""
-    return (ab.get("where") != "harbor" and not ab.get("pay", {}).get("cargo", 0) and "effects" in ab
-            and all(e["do"] == "sails" or (e["do"] == "gain" and e.get("to") == "dock") for e in ab["effects"]))
+    return (
+        ab.get("where") != "harbor"
+        and not ab.get("pay", {}).get("cargo", 0)
+        and "effects" in ab
+        and all(e["do"] == "sails" or (e["do"] == "gain" and e.get("to") == "dock") for e in ab["effects"])
+    )
 
 
 def sure_ability(d: State, player: str, a: dict[str, Any], found: tuple[str, dict[str, Any]]) -> bool:
@@ -51,7 +55,9 @@ def sure_ability(d: State, player: str, a: dict[str, Any], found: tuple[str, dic
 def find_ability(d: State, player: str, ability_id: Any) -> tuple[str, dict[str, Any]]:
     p = d["p"][player]
     if not isinstance(ability_id, str) or ":" not in ability_id:
-        raise Invalid("name the ability as '<card>:L<level>:<n>' or '<card>:<advancement>:<n>' (see legal actions).")
+        raise Invalid(
+            "name the ability as '<card>:L<level>:<n>' or '<card>:<advancement>:<n>' (see legal actions)."
+        )
     card = ability_id.split(":", 1)[0]
     if card not in p["cards"]:
         raise Invalid(f"{card!r} is not one of {player}'s Sailor cards.")
@@ -63,8 +69,9 @@ def find_ability(d: State, player: str, ability_id: Any) -> tuple[str, dict[str,
     raise Invalid(f"{ability_id} is not an ability on {card} at its current level.")
 
 
-def check_use_ability(d: State, player: str, a: dict[str, Any],
-                      found: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def check_use_ability(
+    d: State, player: str, a: dict[str, Any], found: tuple[str, dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """`found`: (card, ability) when the caller has just looked `a["ability"]` up on a played card."""
     p = require_active(d, player, "use an ability")
     aid = a.get("ability")
@@ -76,8 +83,10 @@ def check_use_ability(d: State, player: str, a: dict[str, Any],
     if "choice" in ab:
         ch = a.get("choice")
         if ch is None:
-            raise Ambiguous("this ability offers a choice: say which effect with 'choice' (0, 1, ...).",
-                            list(range(len(ab["choice"]))))
+            raise Ambiguous(
+                "this ability offers a choice: say which effect with 'choice' (0, 1, ...).",
+                list(range(len(ab["choice"]))),
+            )
         if not isinstance(ch, int) or isinstance(ch, bool) or not 0 <= ch < len(ab["choice"]):
             raise Invalid(f"'choice' must be 0 to {len(ab['choice']) - 1}.")
         ab = ab["choice"][ch]
@@ -92,14 +101,21 @@ def check_use_ability(d: State, player: str, a: dict[str, Any],
     sim = {"dock": p["dock"] - norm.get("pay", {}).get("dock", 0)}
     args = a.get("args", {})
     if not isinstance(args, dict):
-        raise Invalid("'args' must be an object (e.g. {\"replace\": [\"blue\"]} or {\"islands\": [\"r2c1\"]}).")
+        raise Invalid('\'args\' must be an object (e.g. {"replace": ["blue"]} or {"islands": ["r2c1"]}).')
     for i, e in enumerate(ab["effects"]):
         norm[f"e{i}"] = _check_effect(d, player, e, args, icons, sim, norm)
     return norm
 
 
-def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: dict[str, int],
-                  sim: dict[str, Any], norm: dict[str, Any]) -> dict[str, Any]:
+def _check_effect(
+    d: State,
+    player: str,
+    e: dict[str, Any],
+    args: Any,
+    icons: dict[str, int],
+    sim: dict[str, Any],
+    norm: dict[str, Any],
+) -> dict[str, Any]:
     cat = catalog(d)
     p = d["p"][player]
     args = args if isinstance(args, dict) else {}
@@ -115,7 +131,10 @@ def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: di
             pay = norm.get("pay", {"holds": [0, 0]})
             room = room_in_hold(p, 0) + room_in_hold(p, 1) + pay["holds"][0] + pay["holds"][1]
             if to_ship > room:
-                raise Illegal(f"your Ship has room for {room} more; unload or jettison first to take {to_ship} on board.")
+                raise Illegal(
+                    f"your Ship has room for {room} more; unload or jettison first to take {to_ship} on "
+                    "board."
+                )
         return {"what": e["what"], "total": n, "to_ship": to_ship}
     if do == "sails":
         return {"amount": e["amount"]}
@@ -128,8 +147,10 @@ def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: di
     if do == "produce":
         sqs = args.get("islands")
         if sqs is None:
-            raise Ambiguous(f"choose up to {e['amount']} different islands to produce on ('islands': [squares]).",
-                            [sq for sq in SQUARES if d["grid"][sq]["island"]])
+            raise Ambiguous(
+                f"choose up to {e['amount']} different islands to produce on ('islands': [squares]).",
+                [sq for sq in SQUARES if d["grid"][sq]["island"]],
+            )
         if not isinstance(sqs, list) or len(set(sqs)) != len(sqs) or not 1 <= len(sqs) <= e["amount"]:
             raise Invalid(f"'islands' must list 1 to {e['amount']} different island squares.")
         for sq in sqs:
@@ -141,13 +162,15 @@ def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: di
     if do == "build":
         builds = args.get("builds")
         if not isinstance(builds, list) or not 1 <= len(builds) <= e["amount"]:
-            raise Invalid(f"'builds' must list 1 to {e['amount']} buildings as {{\"square\", \"building\"}}.")
+            raise Invalid(f'\'builds\' must list 1 to {e["amount"]} buildings as {{"square", "building"}}.')
         total = 0
         seen: set[tuple[str, str]] = set()
         for b in builds:
             sq, kind = (b.get("square"), b.get("building")) if isinstance(b, dict) else (None, None)
             if kind not in BUILDINGS or sq not in SQUARES:
-                raise Invalid("each build needs a 'square' (r1c1..r4c3) and a 'building' (fort, garrison, outpost).")
+                raise Invalid(
+                    "each build needs a 'square' (r1c1..r4c3) and a 'building' (fort, garrison, outpost)."
+                )
             isl = d["grid"][sq]["island"]
             if not isl or isl["controller"] != player:
                 raise Illegal(f"you can build only on islands you control, and you do not control {sq}.")
@@ -161,7 +184,11 @@ def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: di
         return {"builds": [{"square": b["square"], "building": b["building"]} for b in builds], "pay": plan}
     if do == "upgrade":
         tile = args.get("tile")
-        opts = [t for t, s in cat.upgrades.items() if s["category"] == e["category"] and d["upgrade_supply"][t] > 0]
+        opts = [
+            t
+            for t, s in cat.upgrades.items()
+            if s["category"] == e["category"] and d["upgrade_supply"][t] > 0
+        ]
         if tile is None:
             if len(opts) == 1:
                 tile = opts[0]
@@ -172,13 +199,17 @@ def _check_effect(d: State, player: str, e: dict[str, Any], args: Any, icons: di
         blank = [i for i in range(4) if not p["ship"]["hull"][i] and not BASE_HULL[i]]
         space = args.get("space", blank[0] if blank else None)
         if space is None:
-            raise Ambiguous("every hull space is covered: choose which one to cover ('space': 0-3).", [0, 1, 2, 3])
+            raise Ambiguous(
+                "every hull space is covered: choose which one to cover ('space': 0-3).", [0, 1, 2, 3]
+            )
         if space not in (0, 1, 2, 3):
             raise Invalid("'space' must be 0 to 3.")
         if blank and space not in blank:
             # "place it on a blank space of your Ship. If all the spaces are full ... replace one"
-            raise Illegal(f"hull space {space} is already full and space {blank[0]} is still blank: a Ship Upgrade "
-                          "goes on a blank space; one may be covered only when all spaces are full.")
+            raise Illegal(
+                f"hull space {space} is already full and space {blank[0]} is still blank: a Ship Upgrade "
+                "goes on a blank space; one may be covered only when all spaces are full."
+            )
         return {"tile": tile, "space": space}
     raise Invalid(f"unknown effect {do!r}.")
 
@@ -197,7 +228,9 @@ def do_use_ability(d: State, player: str, a: dict[str, Any], out: list[dict[str,
     check_achievements(d, player, out)
 
 
-def _do_effect(d: State, player: str, e: dict[str, Any], x: dict[str, Any], out: list[dict[str, Any]]) -> None:
+def _do_effect(
+    d: State, player: str, e: dict[str, Any], x: dict[str, Any], out: list[dict[str, Any]]
+) -> None:
     cat = catalog(d)
     p = d["p"][player]
     do = e["do"]
@@ -252,6 +285,4 @@ def _do_effect(d: State, player: str, e: dict[str, Any], x: dict[str, Any], out:
         p["ship"]["hull"][x["space"]].append(x["tile"])
 
 
-ACTIONS: tuple[Action[State], ...] = (
-    Action("use_ability", check_use_ability, do_use_ability),
-)
+ACTIONS: tuple[Action[State], ...] = (Action("use_ability", check_use_ability, do_use_ability),)

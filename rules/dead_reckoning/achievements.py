@@ -28,8 +28,12 @@ def achieved(d: State, color: str) -> list[str]:
 def check_deal_bonus(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     req = need_pending(d, "deal_bonus")
     toks = a.get("tokens")
-    if (not isinstance(toks, list) or len(toks) != 2 or not all(isinstance(t, int) for t in toks)
-            or len(set(toks)) != 2) or any(t not in d["bonus_pool"] for t in toks):
+    if (
+        not isinstance(toks, list)
+        or len(toks) != 2
+        or not all(isinstance(t, int) for t in toks)
+        or len(set(toks)) != 2
+    ) or any(t not in d["bonus_pool"] for t in toks):
         raise Illegal("deal two different Bonus Achievement tokens that are still in the pool.")
     return {"type": "deal_bonus", "player_dealt": req["player"], "tokens": list(toks)}
 
@@ -121,7 +125,12 @@ def release_explorer_cubes(d: State, out: list[dict[str, Any]]) -> None:
     need = catalog(d).explorer_needed[str(len(d["players"]))]
     for color in d["players"]:
         mine = cubes.get(color, 0)
-        if mine and color not in d["achievements"]["explorer"] and mine < need and _explorer_out_of_reach(d, need - mine):
+        if (
+            mine
+            and color not in d["achievements"]["explorer"]
+            and mine < need
+            and _explorer_out_of_reach(d, need - mine)
+        ):
             d["p"][color]["cubes"] += cubes.pop(color)
             notice(out, "explorer_cubes_returned", player=color, cubes=mine)
 

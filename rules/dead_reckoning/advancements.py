@@ -22,7 +22,9 @@ def check_draw_advancement(d: State, player: str, a: dict[str, Any]) -> dict[str
     if not isinstance(card, str) or card not in catalog(d).cards:
         raise Invalid(f"{card!r} is not a card in this game's data; re-read the card.")
     if card not in d["decks"][str(req["row"])]:
-        raise Illegal(f"{card} is not in the row {req['row']} box (it is in play, buried, or from another row).")
+        raise Illegal(
+            f"{card} is not in the row {req['row']} box (it is in play, buried, or from another row)."
+        )
     return {"type": "draw_advancement", "square": req["square"], "card": card}
 
 

@@ -49,7 +49,9 @@ def do_attack(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]
     mark_acted(d, player)
     if a["flag"]:
         d["p"][player]["flags_used"] += 1
-    d["battle_queue"] = [{"kind": "ship", "defender": a["target"], "provoked": False, "cannons": a["cannons"]}]
+    d["battle_queue"] = [
+        {"kind": "ship", "defender": a["target"], "provoked": False, "cannons": a["cannons"]}
+    ]
     next_battle(d, out)
 
 
@@ -76,10 +78,16 @@ def check_attack_building(d: State, player: str, a: dict[str, Any]) -> dict[str,
     p = require_active(d, player, "attack")
     at = p["ship"]["at"]
     isl = island_at(d, at)
-    if not isl or isl["controller"] in (None, player) or not (isl["buildings"]["fort"] or isl["buildings"]["garrison"]):
+    if (
+        not isl
+        or isl["controller"] in (None, player)
+        or not (isl["buildings"]["fort"] or isl["buildings"]["garrison"])
+    ):
         raise Illegal("there is no opponent's Fort or Garrison here (Outposts cannot be attacked).")
     if blockaded(d, at, player):
-        raise Illegal("an opponent's Pirate-mode Ship is here: win that battle before attacking the Buildings.")
+        raise Illegal(
+            "an opponent's Pirate-mode Ship is here: win that battle before attacking the Buildings."
+        )
     if f"building:{at}" in d["turn"]["battled"]:
         raise Illegal("you may never battle the same Building more than once in a turn.")
     return {"type": "attack_building", "square": at, "cannons": a.get("cannons")}
@@ -136,19 +144,38 @@ def _cannons_free(d: State, color: str) -> int:
     return max(0, ship_icon(cat, d, color, "cannon") + played_icons(cat, p, "cannon") - p["cannons_used"])
 
 
-def _side(d: State, color: str, cannons: int, ship_battle: bool, *, buildings: int = 0,
-          in_harbor: bool = False, final_bonus: bool = True) -> BattleSide:
+def _side(
+    d: State,
+    color: str,
+    cannons: int,
+    ship_battle: bool,
+    *,
+    buildings: int = 0,
+    in_harbor: bool = False,
+    final_bonus: bool = True,
+) -> BattleSide:
     """A player's side: step 1's cube count by `rules.battle.battle_cubes` (Cannons, Buildings on their own
     island, +4 defending in Harbor, +2 after their final turn; short of cubes, their island cubes)."""
     p = d["p"][color]
-    count = battle_cubes(cannons, island_buildings=buildings, defender_in_harbor=in_harbor,
-                         after_final_turn=final_bonus and p["final_done"], supply=p["cubes"],
-                         from_islands=_cubes_for_battle(d, color) - p["cubes"])
-    return BattleSide(name=color, is_player=True, cube_color=color, cubes=count.cubes,
-                      abilities=_abilities_for(d, color, ship_battle),
-                      hold_room=(room_in_hold(p, 0), room_in_hold(p, 1)),
-                      wheels=sum(card_icons(catalog(d), p["cards"][c]).get("wheel", 0) for c in p["played"]),
-                      damage=p["ship"]["damage"], pirate_mode=p["ship"]["pirate"])
+    count = battle_cubes(
+        cannons,
+        island_buildings=buildings,
+        defender_in_harbor=in_harbor,
+        after_final_turn=final_bonus and p["final_done"],
+        supply=p["cubes"],
+        from_islands=_cubes_for_battle(d, color) - p["cubes"],
+    )
+    return BattleSide(
+        name=color,
+        is_player=True,
+        cube_color=color,
+        cubes=count.cubes,
+        abilities=_abilities_for(d, color, ship_battle),
+        hold_room=(room_in_hold(p, 0), room_in_hold(p, 1)),
+        wheels=sum(card_icons(catalog(d), p["cards"][c]).get("wheel", 0) for c in p["played"]),
+        damage=p["ship"]["damage"],
+        pirate_mode=p["ship"]["pirate"],
+    )
 
 
 def build_setup(d: State) -> BattleSetup:
@@ -164,21 +191,37 @@ def build_setup(d: State) -> BattleSetup:
         att = _side(d, me, cannons, True, buildings=building_bonus(d, me, at))
         dc = b["defender"]
         b["def_cannons"] = _cannons_free(d, dc)
-        dfn = _side(d, dc, b["def_cannons"], True, buildings=building_bonus(d, dc, at), in_harbor=at == HARBOR)
+        dfn = _side(
+            d, dc, b["def_cannons"], True, buildings=building_bonus(d, dc, at), in_harbor=at == HARBOR
+        )
     elif kind == "nonplayer":
         # against a Merchant or a Building only the Cannons count (no Building or final-turn bonus)
         att = _side(d, me, cannons, True, final_bonus=False)
         enc = catalog(d).cards[b["card"]]["encounter"]
-        dfn = BattleSide(name=f"merchant:{b['card']}", is_player=False, cube_color="black",
-                         cubes=min(enc["cubes"], d["supply"]["black"]))
+        dfn = BattleSide(
+            name=f"merchant:{b['card']}",
+            is_player=False,
+            cube_color="black",
+            cubes=min(enc["cubes"], d["supply"]["black"]),
+        )
     else:
         att = _side(d, me, cannons, False, final_bonus=False)
         isl = island_at(d, b["square"])
         assert isl is not None  # Buildings stand only on islands
-        dfn = BattleSide(name=f"building:{b['square']}", is_player=False, cube_color="black",
-                         cubes=building_cubes(isl["buildings"]["fort"], isl["buildings"]["garrison"]))
-    return BattleSetup(battle_id=b["battle_id"], kind=kind, attacker=att, defender=dfn, location=at,
-                       provoked_by_pirate=bool(b.get("provoked")))
+        dfn = BattleSide(
+            name=f"building:{b['square']}",
+            is_player=False,
+            cube_color="black",
+            cubes=building_cubes(isl["buildings"]["fort"], isl["buildings"]["garrison"]),
+        )
+    return BattleSetup(
+        battle_id=b["battle_id"],
+        kind=kind,
+        attacker=att,
+        defender=dfn,
+        location=at,
+        provoked_by_pirate=bool(b.get("provoked")),
+    )
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -209,16 +252,20 @@ def next_battle(d: State, out: list[dict[str, Any]]) -> None:
     while d["battle_queue"]:
         nxt = d["battle_queue"].pop(0)
         me = active_player(d)
-        if nxt["kind"] == "ship" and (d["p"][nxt["defender"]]["ship"]["at"] != d["p"][me]["ship"]["at"]
-                                      or nxt["defender"] in d["turn"]["battled"]):
+        if nxt["kind"] == "ship" and (
+            d["p"][nxt["defender"]]["ship"]["at"] != d["p"][me]["ship"]["at"]
+            or nxt["defender"] in d["turn"]["battled"]
+        ):
             continue
         d["turn"]["battles"] += 1
         b = dict(nxt)
         b["battle_id"] = f"t{d['turn_no']}-b{d['turn']['battles']}"
         b["defender_player"] = nxt.get("defender")
         d["battle"] = b
-        d["turn"]["battled"].append(nxt.get("defender") or (f"building:{nxt['square']}" if nxt["kind"] == "building"
-                                                              else f"merchant:{nxt['card']}"))
+        d["turn"]["battled"].append(
+            nxt.get("defender")
+            or (f"building:{nxt['square']}" if nxt["kind"] == "building" else f"merchant:{nxt['card']}")
+        )
         setup = build_setup(d)
         b["setup"] = to_plain(setup)
         notice(out, "battle_started", setup=to_plain(setup))
@@ -258,7 +305,9 @@ def check_resolve_battle(d: State, player: str, a: dict[str, Any]) -> dict[str, 
     setup = BattleSetup.from_json(d["battle"]["setup"])
     if "outcome" in a and a.get("record") is None:
         if not d["options"].get("auto_chance"):
-            raise Illegal("at a physical table a battle is resolved from its record, not from a ready-made outcome.")
+            raise Illegal(
+                "at a physical table a battle is resolved from its record, not from a ready-made outcome."
+            )
         try:
             outcome = BattleOutcome.from_json(a["outcome"])
         except (TypeError, KeyError) as exc:
@@ -284,7 +333,9 @@ def resolved_battle(setup: BattleSetup, rec: dict[str, Any] | None, outcome: Bat
     """The last tests of `check_resolve_battle`, on the outcome its record resolved to, and the action as
     the event keeps it."""
     if outcome.battle_id != setup.battle_id:
-        raise Invalid(f"that result is for battle {outcome.battle_id}, but battle {setup.battle_id} is under way.")
+        raise Invalid(
+            f"that result is for battle {outcome.battle_id}, but battle {setup.battle_id} is under way."
+        )
     if outcome.winner not in ("attacker", "defender"):
         raise Invalid("the battle's winner must be 'attacker' or 'defender'.")
     known = {ab.id for ab in setup.attacker.abilities + setup.defender.abilities}
@@ -293,8 +344,12 @@ def resolved_battle(setup: BattleSetup, rec: dict[str, Any] | None, outcome: Bat
     for side in (outcome.attacker, outcome.defender):
         if min(side.plunder_cargo, side.plunder_coins, side.damage_dealt, side.coins_from_abilities) < 0:
             raise Invalid("the battle result has a negative number.")
-    return {"type": "resolve_battle", "setup": to_plain(setup), "record": plain_record(rec),
-            "outcome": to_plain(outcome)}
+    return {
+        "type": "resolve_battle",
+        "setup": to_plain(setup),
+        "record": plain_record(rec),
+        "outcome": to_plain(outcome),
+    }
 
 
 def plain_record(rec: Any) -> Any:
@@ -339,7 +394,9 @@ def _merchant_effects(d: State, me: str, effects: list[dict[str, Any]], out: lis
             d["p"][me]["dock" if what == "cargo" else "chest"] += n
 
 
-def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, out: list[dict[str, Any]]) -> None:
+def apply_battle_outcome(
+    d: State, setup: BattleSetup, outcome: BattleOutcome, out: list[dict[str, Any]]
+) -> None:
     """Everything a finished battle changes on the table (the engine's side of the seam)."""
     me = active_player(d)
     b = d["battle"]
@@ -363,7 +420,10 @@ def apply_battle_outcome(d: State, setup: BattleSetup, outcome: BattleOutcome, o
         if who is None:
             continue
         p = d["p"][who]
-        for what, n in (("cargo", res.plunder_cargo), ("coins", res.plunder_coins + res.coins_from_abilities)):
+        for what, n in (
+            ("cargo", res.plunder_cargo),
+            ("coins", res.plunder_coins + res.coins_from_abilities),
+        ):
             if setup.kind == "building" or n == 0:
                 continue
             d["supply"][what] -= n

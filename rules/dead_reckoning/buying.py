@@ -45,12 +45,17 @@ def pay_plan(p: Mapping[str, Any], pay: Any, cost: int, from_dock: bool) -> dict
         left -= h0
         return {"dock": dock, "holds": [h0, left]}
     if not isinstance(pay, dict):
-        raise Invalid("'pay' must be an object like {\"dock\": 1, \"holds\": [2, 0]}.")
+        raise Invalid('\'pay\' must be an object like {"dock": 1, "holds": [2, 0]}.')
     dock = pay.get("dock", 0)
     hs = pay.get("holds", [0, 0])
-    if (not isinstance(dock, int) or not isinstance(hs, list) or len(hs) != 2
-            or not all(isinstance(x, int) and x >= 0 for x in hs) or dock < 0):
-        raise Invalid("'pay' must be an object like {\"dock\": 1, \"holds\": [2, 0]}.")
+    if (
+        not isinstance(dock, int)
+        or not isinstance(hs, list)
+        or len(hs) != 2
+        or not all(isinstance(x, int) and x >= 0 for x in hs)
+        or dock < 0
+    ):
+        raise Invalid('\'pay\' must be an object like {"dock": 1, "holds": [2, 0]}.')
     if dock and not from_dock:
         raise Illegal("this is paid in Cargo from your Ship only, not from your Dock tile.")
     if dock > p["dock"] or hs[0] > holds[0][0] or hs[1] > holds[1][0]:

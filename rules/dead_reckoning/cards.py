@@ -70,8 +70,9 @@ class Catalog:
     # icons (`card_icons`), abilities (`card_abilities`), ability offers (`legal.offer_plan`); read-only
     icons_memo: dict[tuple[Any, ...], dict[str, int]] = field(default_factory=dict)
     abilities_memo: dict[tuple[Any, ...], list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
-    plan_memo: dict[tuple[Any, ...], list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]] = field(
-        default_factory=dict)
+    plan_memo: dict[tuple[Any, ...], list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]] = (
+        field(default_factory=dict)
+    )
 
 
 def _fail(where: str, card: str | None, fld: str, msg: str) -> CardFileError:
@@ -125,7 +126,9 @@ def _ability(where: str, card: str, fld: str, a: Any) -> None:
             raise _fail(where, card, f"{fld}.choice", "must list at least two alternatives")
         for i, alt in enumerate(a["choice"]):
             if "choice" in alt or "battle" in alt:
-                raise _fail(where, card, f"{fld}.choice[{i}]", "must be a plain ability (no nested choice or battle)")
+                raise _fail(
+                    where, card, f"{fld}.choice[{i}]", "must be a plain ability (no nested choice or battle)"
+                )
             _ability(where, card, f"{fld}.choice[{i}]", alt)
         return
     if "battle" in a:
@@ -183,7 +186,9 @@ def validate_cards(doc: Any, where: str = "cards") -> dict[str, dict[str, Any]]:
         enc = c.get("encounter")
         if enc is not None:
             if not isinstance(enc, dict) or enc.get("kind") != "merchant":
-                raise _fail(where, cid, "encounter.kind", "must be 'merchant' (the base game's only Encounter)")
+                raise _fail(
+                    where, cid, "encounter.kind", "must be 'merchant' (the base game's only Encounter)"
+                )
             _int(where, cid, "encounter.cubes", enc.get("cubes"), 0, 20)
             for side in ("win", "lose"):
                 if not isinstance(enc.get(side, []), list):
@@ -191,7 +196,9 @@ def validate_cards(doc: Any, where: str = "cards") -> dict[str, dict[str, Any]]:
                 for j, e in enumerate(enc.get(side, [])):
                     _effect(where, cid, f"encounter.{side}[{j}]", e)
                     if e["do"] != "gain" or "per" in e:  # what the engine applies on a Merchant's back
-                        raise _fail(where, cid, f"encounter.{side}[{j}].do", "must be a plain 'gain' (no 'per')")
+                        raise _fail(
+                            where, cid, f"encounter.{side}[{j}].do", "must be a plain 'gain' (no 'per')"
+                        )
             if not isinstance(enc.get("keep_on_win", False), bool):
                 raise _fail(where, cid, "encounter.keep_on_win", "must be true or false")
         out[cid] = c
@@ -244,7 +251,9 @@ def validate_upgrades(doc: Any, where: str = "upgrades") -> dict[str, dict[str, 
     return out
 
 
-def validate_sailors(doc: Any, where: str = "sailors") -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
+def validate_sailors(
+    doc: Any, where: str = "sailors"
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, int]]:
     if not isinstance(doc, dict) or not isinstance(doc.get("sailors"), dict):
         raise CardFileError(f"{where}: expected an object with a 'sailors' object.")
     for kind, levels in doc["sailors"].items():
@@ -274,8 +283,9 @@ def _read(name: str, override: str | Path | None) -> Any:
 _CACHE: dict[tuple[Any, ...], Catalog] = {}
 
 
-def load_catalog(cards: str | Path | None = None, boards: str | Path | None = None,
-                 upgrades: str | Path | None = None) -> Catalog:
+def load_catalog(
+    cards: str | Path | None = None, boards: str | Path | None = None, upgrades: str | Path | None = None
+) -> Catalog:
     """The validated catalogue: the shipped sample set, or a user's files in its place."""
     key = (str(cards), str(boards), str(upgrades))
     if key in _CACHE:
@@ -290,12 +300,27 @@ def load_catalog(cards: str | Path | None = None, boards: str | Path | None = No
         rows[c["row"]].append(cid)
     for r, ids in rows.items():
         if len(ids) < 4:
-            raise CardFileError(f"{cards or 'advancements.json'}: row {r} has {len(ids)} cards; each row needs 4 or more.")
+            raise CardFileError(
+                f"{cards or 'advancements.json'}: row {r} has {len(ids)} cards; each row needs 4 or more."
+            )
     islands = [n for n, b in board_map.items() if b["kind"] == "island"]
     if len(islands) < 10 or len([n for n, b in board_map.items() if b["kind"] == "open_sea"]) < 4:
-        raise CardFileError(f"{boards or 'ocean_boards.json'}: needs at least 10 island and 4 open sea boards.")
-    cat = Catalog(card_map, sailors, deck, board_map, up_map, game["achievements"], game["building_costs"],
-                  game["building_supply"], game["explorer_needed"], game["bonus_tokens"], rows)
+        raise CardFileError(
+            f"{boards or 'ocean_boards.json'}: needs at least 10 island and 4 open sea boards."
+        )
+    cat = Catalog(
+        card_map,
+        sailors,
+        deck,
+        board_map,
+        up_map,
+        game["achievements"],
+        game["building_costs"],
+        game["building_supply"],
+        game["explorer_needed"],
+        game["bonus_tokens"],
+        rows,
+    )
     _CACHE[key] = cat
     return cat
 
@@ -337,8 +362,10 @@ def card_abilities(cat: Catalog, cid: str, card: SailorCard) -> list[tuple[str, 
     key = (cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
     got = cat.abilities_memo.get(key)
     if got is None:
-        got = [(f"{cid}:L{card['level']}:{i}", a)
-               for i, a in enumerate(cat.sailors[card["sailor"]][card["level"] - 1].get("abilities", []))]
+        got = [
+            (f"{cid}:L{card['level']}:{i}", a)
+            for i, a in enumerate(cat.sailors[card["sailor"]][card["level"] - 1].get("abilities", []))
+        ]
         for slot in ("top", "middle", "bottom"):
             adv = sl[slot]
             if adv:

@@ -28,7 +28,9 @@ def check_load(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     at = p["ship"]["at"]
     if at == HARBOR:
         if coins:
-            raise Illegal("in Harbor only Cargo is loaded from your Dock tile; Coins stay in your Treasure chest.")
+            raise Illegal(
+                "in Harbor only Cargo is loaded from your Dock tile; Coins stay in your Treasure chest."
+            )
         if cargo > p["dock"]:
             raise Illegal(f"your Dock tile has only {p['dock']} Cargo.")
     else:
@@ -40,7 +42,9 @@ def check_load(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
         if cargo > isl["cargo"] or coins > isl["coins"]:
             raise Illegal(f"the island holds only {isl['cargo']} Cargo and {isl['coins']} Coins.")
     if cargo + coins > room_in_hold(p, h):
-        raise Illegal(f"hold {h + 1} is full: it takes {HOLD_CAP[h]} and holds {hold_load(p['ship']['holds'][h])}.")
+        raise Illegal(
+            f"hold {h + 1} is full: it takes {HOLD_CAP[h]} and holds {hold_load(p['ship']['holds'][h])}."
+        )
     return {"type": "load", "hold": h, "cargo": cargo, "coins": coins}
 
 
@@ -111,7 +115,10 @@ def check_rearrange(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if cargo > hold[0] or coins > hold[1]:
         raise Illegal(f"hold {src + 1} carries only {hold[0]} Cargo and {hold[1]} Coins.")
     if cargo + coins > room_in_hold(p, dst):
-        raise Illegal(f"hold {dst + 1} is full: it takes {HOLD_CAP[dst]} and holds {hold_load(p['ship']['holds'][dst])}.")
+        raise Illegal(
+            f"hold {dst + 1} is full: it takes {HOLD_CAP[dst]} and holds "
+            f"{hold_load(p['ship']['holds'][dst])}."
+        )
     return {"type": "rearrange", "from_hold": src, "cargo": cargo, "coins": coins}
 
 

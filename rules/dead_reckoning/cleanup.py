@@ -26,7 +26,7 @@ def check_end_turn(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
         raise Illegal("Ships in Harbor must be in Mercantile mode.")
     sleeve = a.get("sleeve", [])
     if not isinstance(sleeve, list):
-        raise Invalid("'sleeve' must list {\"advancement\", \"card\"} pairs.")
+        raise Invalid('\'sleeve\' must list {"advancement", "card"} pairs.')
     cat = catalog(d)
     taken: set[tuple[str, str]] = set()
     done: set[str] = set()
@@ -46,12 +46,18 @@ def check_end_turn(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
         if x not in done:
             rest.append(x)
     if len(rest) > 1:
-        free = {(c, s) for c in p["played"] for s in ("top", "middle", "bottom")
-                if not p["cards"][c]["slots"][s] and (c, s) not in taken}
+        free = {
+            (c, s)
+            for c in p["played"]
+            for s in ("top", "middle", "bottom")
+            if not p["cards"][c]["slots"][s] and (c, s) not in taken
+        }
         sleevable = [x for x in rest if any(s == cat.cards[x]["slot"] for _, s in free)]
         if sleevable:
-            raise Illegal(f"at most 1 Advancement may stay set aside; sleeve {sleevable[0]} onto a played card "
-                          "with that slot free.")
+            raise Illegal(
+                f"at most 1 Advancement may stay set aside; sleeve {sleevable[0]} onto a played card "
+                "with that slot free."
+            )
     norm = []
     for s in sleeve:
         norm.append({"advancement": s["advancement"], "card": s["card"]})
@@ -88,6 +94,4 @@ def do_end_turn(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
         after_chance(d, out)
 
 
-ACTIONS: tuple[Action[State], ...] = (
-    Action("end_turn", check_end_turn, do_end_turn, undoable=False),
-)
+ACTIONS: tuple[Action[State], ...] = (Action("end_turn", check_end_turn, do_end_turn, undoable=False),)

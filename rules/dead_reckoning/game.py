@@ -32,8 +32,13 @@ from rules.dead_reckoning.model import State
 from rules.dead_reckoning.turn import after_chance
 
 # the options a game is created with, and their defaults (docs/rules-engine.md)
-OPTIONS: Mapping[str, Any] = {"auto_chance": True, "bonus_tokens": False, "cards_file": None, "boards_file": None,
-                              "upgrades_file": None}
+OPTIONS: Mapping[str, Any] = {
+    "auto_chance": True,
+    "bonus_tokens": False,
+    "cards_file": None,
+    "boards_file": None,
+    "upgrades_file": None,
+}
 
 
 def next_chance(d: State) -> dict[str, Any] | None:
@@ -47,8 +52,18 @@ def undo_blocked(d: State) -> bool:
 
 GAME: Game[State] = Game(
     name="dead_reckoning",
-    actions=action_table(setup.ACTIONS, sailing.ACTIONS, advancements.ACTIONS, sailors.ACTIONS, cargo.ACTIONS,
-                         buying.ACTIONS, abilities.ACTIONS, battles.ACTIONS, cleanup.ACTIONS, achievements.ACTIONS),
+    actions=action_table(
+        setup.ACTIONS,
+        sailing.ACTIONS,
+        advancements.ACTIONS,
+        sailors.ACTIONS,
+        cargo.ACTIONS,
+        buying.ACTIONS,
+        abilities.ACTIONS,
+        battles.ACTIONS,
+        cleanup.ACTIONS,
+        achievements.ACTIONS,
+    ),
     setup=setup.set_up,
     draw_chance=draw_chance,
     after_chance=after_chance,
@@ -63,7 +78,9 @@ def game_for(options: Mapping[str, Any]) -> Game[State]:
     return GAME
 
 
-def new_game(players: list[str], seed: int, options: dict[str, Any] | None = None) -> tuple[GameState, list[dict[str, Any]]]:
+def new_game(
+    players: list[str], seed: int, options: dict[str, Any] | None = None
+) -> tuple[GameState, list[dict[str, Any]]]:
     """A game set up for 2-4 players; returns the state and its events (game_created, then setup chance)."""
     if not isinstance(players, list) or not 2 <= len(players) <= 4:
         raise Invalid("a game needs 2 to 4 players; name them by colour, e.g. red blue green.")
@@ -78,6 +95,10 @@ def new_game(players: list[str], seed: int, options: dict[str, Any] | None = Non
         if k not in opts:
             raise Invalid(f"unknown game option {k!r}; known options: {', '.join(opts)}.")
         opts[k] = v
-    event = {"seq": 0, "type": "game_created", "player": "table",
-             "action": {"type": "game_created", "players": list(players), "seed": seed, "options": opts}}
+    event = {
+        "seq": 0,
+        "type": "game_created",
+        "player": "table",
+        "action": {"type": "game_created", "players": list(players), "seed": seed, "options": opts},
+    }
     return engine.start(game_for(opts), event)

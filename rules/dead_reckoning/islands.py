@@ -102,12 +102,16 @@ def check_influence(d: State, player: str, n: int, args: dict[str, Any]) -> dict
             t = targets[ti]
             ti += 1
             if t not in others:
-                raise Illegal(f"there is no {t} cube on this island to replace (you may replace: {', '.join(others)}).")
+                raise Illegal(
+                    f"there is no {t} cube on this island to replace (you may replace: {', '.join(others)})."
+                )
         elif len(others) == 1:
             t = others[0]
         else:
-            raise Ambiguous(f"the island is full: say whose cube to replace ('replace'), one of {', '.join(others)}.",
-                            others)
+            raise Ambiguous(
+                f"the island is full: say whose cube to replace ('replace'), one of {', '.join(others)}.",
+                others,
+            )
         plan.append(t)
         if d["p"][t]["final_done"] and not strikes.get(t):
             strikes[t] = 1  # doubled protection after a final turn: this placement only weakens the cube

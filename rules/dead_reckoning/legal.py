@@ -38,8 +38,13 @@ def _ok(d: State, player: str, action: dict[str, Any]) -> bool:
         return False
 
 
-def offer(d: State, player: str, action: dict[str, Any], offers: Offers,
-          found: tuple[str, dict[str, Any]] | None = None) -> bool:
+def offer(
+    d: State,
+    player: str,
+    action: dict[str, Any],
+    offers: Offers,
+    found: tuple[str, dict[str, Any]] | None = None,
+) -> bool:
     """Run `action`'s full check against `d`; if it passes, keep the result in `offers` so that `apply`, sent
     the same action unchanged against the same state and seq, does not check it a second time.
     `found`: for an ability, (card, ability) as the caller found it on a played card of `player`."""
@@ -60,10 +65,14 @@ def chance_actions(d: State, limit: int = 40) -> list[dict[str, Any]]:
     req = d["pending"][0]
     kind = req["kind"]
     if kind == "reveal_board":
-        return [{"type": "reveal_board", "square": req["square"], "board": b} for b in board_choices(d)][:limit]
+        return [{"type": "reveal_board", "square": req["square"], "board": b} for b in board_choices(d)][
+            :limit
+        ]
     if kind == "draw_advancement":
-        return [{"type": "draw_advancement", "square": req["square"], "card": c}
-                for c in d["decks"][str(req["row"])]][:limit]
+        return [
+            {"type": "draw_advancement", "square": req["square"], "card": c}
+            for c in d["decks"][str(req["row"])]
+        ][:limit]
     if kind == "choose_first_player":
         return [{"type": "choose_first_player", "first": c} for c in d["players"]]
     # combinatorial outcomes (hands, token pairs): offer one, drawn without advancing the state's RNG
@@ -94,11 +103,16 @@ def simulated_outcome(setup: BattleSetup, seed: int) -> BattleOutcome:
         if setup.kind == "building":
             cargo = coins = 0
         res[name] = (strength, dmg, cargo, coins)
-    winner: Literal["attacker", "defender"] = "attacker" if res["attacker"][0] >= res["defender"][0] else "defender"
-    sides = {n: SideResult(plunder_cargo=v[2], plunder_coins=v[3], damage_dealt=v[1], strength=v[0])
-             for n, v in res.items()}
-    return BattleOutcome(battle_id=setup.battle_id, winner=winner, attacker=sides["attacker"],
-                         defender=sides["defender"])
+    winner: Literal["attacker", "defender"] = (
+        "attacker" if res["attacker"][0] >= res["defender"][0] else "defender"
+    )
+    sides = {
+        n: SideResult(plunder_cargo=v[2], plunder_coins=v[3], damage_dealt=v[1], strength=v[0])
+        for n, v in res.items()
+    }
+    return BattleOutcome(
+        battle_id=setup.battle_id, winner=winner, attacker=sides["attacker"], defender=sides["defender"]
+    )
 
 
 def battle_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
@@ -115,7 +129,8 @@ def battle_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]
         rec, played = random_record_played(setup, random.Random(seed))
         a = {"type": "resolve_battle", "record": rec}
         # The record was played on a tracker as it was drawn: its outcome is what `resolve_battle`'s
-        # replay of the record reads (tests/rules/dead_reckoning/test_legal.py), so apply need not replay it again.
+        # replay of the record reads (tests/rules/dead_reckoning/test_legal.py), so apply need not replay it
+        # again.
         try:
             offers.keep(player, a, resolved_battle(setup, rec, outcome_of(played)))
         except RulesError:
@@ -151,7 +166,9 @@ def _ability_args(d: State, player: str, ab: dict[str, Any]) -> dict[str, Any]:
                 if isl:
                     if isl["controller"] == player:
                         mine.append(sq)
-                    elif not (isl["controller"] and (isl["buildings"]["fort"] or isl["buildings"]["garrison"])):
+                    elif not (
+                        isl["controller"] and (isl["buildings"]["fort"] or isl["buildings"]["garrison"])
+                    ):
                         others.append(sq)  # not guarded: `engine.fortified_against` is False
             args["islands"] = (mine + others)[: e["amount"]]
         elif do == "build":
@@ -166,7 +183,11 @@ def _ability_args(d: State, player: str, ab: dict[str, Any]) -> dict[str, Any]:
                     break
         elif do == "upgrade":
             cat = catalog(d)
-            tiles = [t for t, s in cat.upgrades.items() if s["category"] == e["category"] and d["upgrade_supply"][t] > 0]
+            tiles = [
+                t
+                for t, s in cat.upgrades.items()
+                if s["category"] == e["category"] and d["upgrade_supply"][t] > 0
+            ]
             if tiles:
                 args["tile"] = tiles[0]
             if all(d["p"][player]["ship"]["hull"][i] for i in (1, 2)):
@@ -180,7 +201,9 @@ def _ability_args(d: State, player: str, ab: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
-def offer_plan(cat: Catalog, cid: str, card: SailorCard) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
+def offer_plan(
+    cat: Catalog, cid: str, card: SailorCard
+) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
     """The ability offers a played card can make outside battle, in offer order: (ability id, ability,
     choice index or None, the effect alternative, whether `always_passes` vouches for it). Memoised on
     what the card is, like `card_abilities` (read-only)."""
@@ -212,8 +235,9 @@ def _hopeless(ab: dict[str, Any], at: str, isl: Island | None, ship: Ship) -> bo
     return False
 
 
-def _decided(d: State, player: str, p: PlayerBoard, cat: Catalog, alt: dict[str, Any],
-             args: dict[str, Any]) -> bool | None:
+def _decided(
+    d: State, player: str, p: PlayerBoard, cat: Catalog, alt: dict[str, Any], args: dict[str, Any]
+) -> bool | None:
     """`check_use_ability`'s verdict on an ability of one effect with the arguments `_ability_args` chose,
     once the turn's preconditions hold (`sure_ok`: they are all its check tests before the cost and the
     effect) and `_hopeless` has let it through (so a Harbor clause holds); None where only the full check
@@ -303,7 +327,11 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
                 for c in pirates:
                     if ps[c]["ship"]["at"] == n:
                         pir.append(c)
-                add({"type": "move", "path": [n], "fight_order": pir} if len(pir) > 1 else {"type": "move", "path": [n]})
+                add(
+                    {"type": "move", "path": [n], "fight_order": pir}
+                    if len(pir) > 1
+                    else {"type": "move", "path": [n]}
+                )
     # Candidates below pass the engine's full checks: where the cheap tests in front of them are exactly
     # the check's (and `sure_ok` holds) they are offered as they are, otherwise through `offer`.
     holds = ship["holds"]
@@ -328,8 +356,11 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
             cands.append({"type": "attack", "target": c})
     # an opponent's Fort or Garrison here (`fortified_against`); attacking it is left to its check, which
     # also tests the blockade and the battles of the turn
-    guarded = isl is not None and isl["controller"] not in (None, player) and \
-        bool(isl["buildings"]["fort"] or isl["buildings"]["garrison"])
+    guarded = (
+        isl is not None
+        and isl["controller"] not in (None, player)
+        and bool(isl["buildings"]["fort"] or isl["buildings"]["garrison"])
+    )
     if guarded:
         cands.append({"type": "attack_building"})
     for a in cands:  # buy, attack and attack_merchant were filtered above with exactly their checks' tests
@@ -341,18 +372,25 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
     for cid in p["played"]:
         card = cards[cid]
         sl = card["slots"]
-        plan = plans.get((cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])) \
-            or offer_plan(cat, cid, card)
+        plan = plans.get(
+            (cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
+        ) or offer_plan(cat, cid, card)
         for aid, ab, choice, alt, sure_alt in plan:
             if aid in used:
                 continue
             if sure_ok and sure_alt:  # never hopeless, and no arguments to choose
-                add({"type": "use_ability", "ability": aid, "args": {}} if choice is None else
-                    {"type": "use_ability", "ability": aid, "choice": choice, "args": {}})
+                add(
+                    {"type": "use_ability", "ability": aid, "args": {}}
+                    if choice is None
+                    else {"type": "use_ability", "ability": aid, "choice": choice, "args": {}}
+                )
             elif not _hopeless(alt, at, isl, ship):
                 args = _ability_args(d, player, alt)
-                a = {"type": "use_ability", "ability": aid, "args": args} if choice is None else \
-                    {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
+                a = (
+                    {"type": "use_ability", "ability": aid, "args": args}
+                    if choice is None
+                    else {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
+                )
                 verdict = _decided(d, player, p, cat, alt, args) if sure_ok else None
                 if verdict or (verdict is None and offer(d, player, a, offers, (cid, ab))):
                     add(a)

@@ -21,8 +21,23 @@ CHANCE = frozenset(CHANCE_TYPES)
 ANY_TIME = frozenset({"rearrange", "jettison"})
 # after their turn, until their next turn's first action; a dealt Bonus token is kept whenever
 BETWEEN_TURNS = frozenset({"level_up", "choose_bonus"})
-TURN = frozenset({"set_sails", "move", "load", "unload", "play_card", "buy", "master_merchant", "use_ability",
-                  "attack", "attack_merchant", "attack_building", "end_turn", "undo"})
+TURN = frozenset(
+    {
+        "set_sails",
+        "move",
+        "load",
+        "unload",
+        "play_card",
+        "buy",
+        "master_merchant",
+        "use_ability",
+        "attack",
+        "attack_merchant",
+        "attack_building",
+        "end_turn",
+        "undo",
+    }
+)
 
 # stage -> seat -> action types: "active" is the player whose turn it is, "defender" the player attacked
 # in the battle under way, "other" any other player, "table" the table itself (chance and battle records)
@@ -34,12 +49,18 @@ STAGES: dict[str, dict[str, frozenset[str]]] = {
     # the drop (a record), and nothing else happens until it is resolved
     # (`battle_drop_started`: the battle session says the cubes are being dropped; from then on the two
     # sides may no longer make room or add cards: "once the battle has begun")
-    "battle": {"table": frozenset({"battle_drop_started", "resolve_battle"}),
-               "active": ANY_TIME | BETWEEN_TURNS | {"battle_drop_started", "resolve_battle"},
-               "defender": ANY_TIME | BETWEEN_TURNS | {"play_card", "battle_drop_started", "resolve_battle"},
-               "other": ANY_TIME | BETWEEN_TURNS},
+    "battle": {
+        "table": frozenset({"battle_drop_started", "resolve_battle"}),
+        "active": ANY_TIME | BETWEEN_TURNS | {"battle_drop_started", "resolve_battle"},
+        "defender": ANY_TIME | BETWEEN_TURNS | {"play_card", "battle_drop_started", "resolve_battle"},
+        "other": ANY_TIME | BETWEEN_TURNS,
+    },
     # a player's turn: its actions (any order, each within its limits), then end_turn runs the Cleanup phase
-    "turn": {"table": frozenset(), "active": TURN | ANY_TIME | BETWEEN_TURNS, "other": ANY_TIME | BETWEEN_TURNS},
+    "turn": {
+        "table": frozenset(),
+        "active": TURN | ANY_TIME | BETWEEN_TURNS,
+        "other": ANY_TIME | BETWEEN_TURNS,
+    },
     "over": {"table": frozenset(), "active": frozenset(), "other": frozenset()},
 }
 
@@ -67,8 +88,16 @@ def seat_of(d: State, player: str) -> str:
 
 
 def fresh_turn() -> Turn:
-    return {"sails_set": False, "explored": False, "bought": 0, "battled": [], "beaten": [], "extra_sails": 0,
-            "battles": 0, "acted": False}
+    return {
+        "sails_set": False,
+        "explored": False,
+        "bought": 0,
+        "battled": [],
+        "beaten": [],
+        "extra_sails": 0,
+        "battles": 0,
+        "acted": False,
+    }
 
 
 def active_player(d: State) -> str:
@@ -89,7 +118,10 @@ def battle_under_way(d: State) -> dict[str, Any]:
 def need_pending(d: State, kind: str) -> dict[str, Any]:
     if not d["pending"] or d["pending"][0]["kind"] != kind:
         want = d["pending"][0]["kind"] if d["pending"] else "nothing"
-        raise Illegal(f"the table is not waiting for {kind.replace('_', ' ')} now (it waits for {want.replace('_', ' ')}).")
+        raise Illegal(
+            f"the table is not waiting for {kind.replace('_', ' ')} now (it waits for "
+            f"{want.replace('_', ' ')})."
+        )
     return d["pending"][0]
 
 

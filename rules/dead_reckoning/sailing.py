@@ -24,7 +24,8 @@ from rules.dead_reckoning.sinking import deal_damage
 
 def board_choices(d: State) -> list[str]:
     """Boards that may plausibly be under a face-down square. The face-down squares hold exactly
-    `islands_left` island boards (which ones is unknown: the rest stayed in the box) and the in-play open seas."""
+    `islands_left` island boards (which ones is unknown: the rest stayed in the box) and the in-play
+    open seas."""
     revealed = {d["grid"][sq]["board"] for sq in SQUARES}
     face_down = sum(1 for sq in SQUARES if d["grid"][sq]["board"] is None)
     left = d["pool"]["islands_left"]
@@ -42,8 +43,10 @@ def check_reveal_board(d: State, player: str, a: dict[str, Any]) -> dict[str, An
     if not isinstance(board, str) or board not in cat.boards:
         raise Invalid(f"{board!r} is not an Ocean board in this game's data; re-read the board.")
     if board not in board_choices(d):
-        raise Illegal(f"{board} cannot be under {req['square']}: it is already on the table, not in play for "
-                      f"{len(d['players'])} players, or all the island boards are already revealed.")
+        raise Illegal(
+            f"{board} cannot be under {req['square']}: it is already on the table, not in play for "
+            f"{len(d['players'])} players, or all the island boards are already revealed."
+        )
     return {"type": "reveal_board", "square": req["square"], "board": board}
 
 
@@ -55,8 +58,15 @@ def do_reveal_board(d: State, player: str, a: dict[str, Any], out: list[dict[str
     d["grid"][sq]["board"] = board
     if spec["kind"] == "island":
         d["pool"]["islands_left"] -= 1
-        d["grid"][sq]["island"] = {"cubes": [None] * spec["slots"], "permanent": {}, "cargo": 0, "coins": 0,
-                                   "controller": None, "buildings": {b: False for b in BUILDINGS}, "strikes": {}}
+        d["grid"][sq]["island"] = {
+            "cubes": [None] * spec["slots"],
+            "permanent": {},
+            "cargo": 0,
+            "coins": 0,
+            "controller": None,
+            "buildings": {b: False for b in BUILDINGS},
+            "strikes": {},
+        }
     release_explorer_cubes(d, out)
     row = int(sq[1])
     if d["decks"][str(row)]:
@@ -66,7 +76,10 @@ def do_reveal_board(d: State, player: str, a: dict[str, Any], out: list[dict[str
 def sails_available(d: State, player: str) -> int:
     cat = catalog(d)
     p = d["p"][player]
-    return min(MAX_SAILS, ship_icon(cat, d, player, "sail", True) + played_icons(cat, p, "sail") + d["turn"]["extra_sails"])
+    return min(
+        MAX_SAILS,
+        ship_icon(cat, d, player, "sail", True) + played_icons(cat, p, "sail") + d["turn"]["extra_sails"],
+    )
 
 
 def check_set_sails(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
@@ -88,7 +101,7 @@ def check_move(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if isinstance(a.get("to"), str) and path is None:
         path = [a["to"]]
     if not isinstance(path, list) or not path or not all(isinstance(s, str) for s in path):
-        raise Invalid("a move needs 'path': the boards entered in order, e.g. [\"r1c2\", \"r2c2\"].")
+        raise Invalid('a move needs \'path\': the boards entered in order, e.g. ["r1c2", "r2c2"].')
     if not d["turn"]["sails_set"]:
         raise Illegal("set your Sails before moving.")
     if len(path) > p["ship"]["sails"]:
@@ -98,7 +111,9 @@ def check_move(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
         if sq != HARBOR and sq not in SQUARES:
             raise Invalid(f"{sq!r} is not a square (use r1c1..r4c3 or harbor).")
         if sq not in neighbours(here):
-            raise Illegal(f"{sq} is not orthogonally next to {here}: ships move one board at a time, no diagonals.")
+            raise Illegal(
+                f"{sq} is not orthogonally next to {here}: ships move one board at a time, no diagonals."
+            )
         here = sq
     last = path[-1]
     if last != HARBOR and d["grid"][last]["board"] is None and d["turn"]["explored"]:
@@ -106,8 +121,10 @@ def check_move(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     order = a.get("fight_order")
     pir = pirates_at(d, last, player)
     if order is None and len(pir) > 1:
-        raise Ambiguous(f"several Pirate-mode ships are at {last}: say in which order you fight them "
-                        "('fight_order').", pir)
+        raise Ambiguous(
+            f"several Pirate-mode ships are at {last}: say in which order you fight them ('fight_order').",
+            pir,
+        )
     if order is None:
         order = pir
     if not isinstance(order, list) or not all(isinstance(c, str) for c in order):
@@ -133,14 +150,18 @@ def do_move(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]])
     if last != HARBOR and d["grid"][last]["board"] is None:
         d["turn"]["explored"] = True
         if d["turn_log"]:
-            d["turn_log"][-1] = {**d["turn_log"][-1], "revealed": True}  # replaced, never edited: copies share it
+            d["turn_log"][-1] = {
+                **d["turn_log"][-1],
+                "revealed": True,
+            }  # replaced, never edited: copies share it
         _explore_cube(d, player, out)
         d["pending"].append({"kind": "reveal_board", "square": last})
         return
     queue = [c for c in a["fight_order"]]
     if queue:
-        d["battle_queue"] = [{"kind": "ship", "defender": c, "provoked": True, "cannons": a.get("cannons")}
-                             for c in queue]
+        d["battle_queue"] = [
+            {"kind": "ship", "defender": c, "provoked": True, "cannons": a.get("cannons")} for c in queue
+        ]
         next_battle(d, out)
 
 

@@ -38,12 +38,19 @@ def check_draw_sailors(d: State, player: str, a: dict[str, Any]) -> dict[str, An
     if who != req["player"]:
         raise Illegal(f"it is {req['player']} who draws now, not {who}.")
     cards = a.get("cards")
-    if not isinstance(cards, list) or len(cards) != req["count"] or not all(isinstance(c, str) for c in cards):
+    if (
+        not isinstance(cards, list)
+        or len(cards) != req["count"]
+        or not all(isinstance(c, str) for c in cards)
+    ):
         raise Invalid(f"{req['player']} draws {req['count']} card(s); send exactly that many card ids.")
     pile = d["p"][who]["deck"]
     if len(set(cards)) != len(cards) or any(c not in pile for c in cards):
         bad = [c for c in cards if c not in pile]
-        raise Illegal(f"{', '.join(map(str, bad)) or 'a repeated card'} is not in {who}'s Sailor deck; re-read the cards.")
+        raise Illegal(
+            f"{', '.join(map(str, bad)) or 'a repeated card'} is not in {who}'s Sailor deck; re-read the "
+            "cards."
+        )
     return {"type": "draw_sailors", "player_drawing": who, "cards": list(cards)}
 
 
@@ -64,8 +71,10 @@ def check_play_card(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
         raise Illegal(f"{card} is not in your hand.")
     b = d["battle"]
     if b and player == b["defender_player"] and b.get("locked"):
-        raise Illegal("the battle has begun (its cubes are being dropped): a defender's Cannon and Battle cards are "
-                      "played before the drop; wait until the battle is over.")
+        raise Illegal(
+            "the battle has begun (its cubes are being dropped): a defender's Cannon and Battle cards are "
+            "played before the drop; wait until the battle is over."
+        )
     if b and player == b["defender_player"]:
         icons = card_icons(catalog(d), p["cards"][card])
         abil = [x for _, x in card_abilities(catalog(d), card, p["cards"][card]) if "battle" in x]
@@ -94,7 +103,9 @@ def check_level_up(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(card, str) or card not in p["cards"]:
         raise Invalid(f"{card!r} is not one of {player}'s Sailor cards.")
     if not p["level_up"]:
-        raise Illegal("you may level up one card after your turn ends and before your next turn's first action.")
+        raise Illegal(
+            "you may level up one card after your turn ends and before your next turn's first action."
+        )
     if card not in p["hand"]:
         raise Illegal(f"{card} is not in your hand: only a card in hand can be levelled up.")
     if p["cards"][card]["level"] >= 4:

@@ -43,8 +43,16 @@ def score_game(d: State) -> dict[str, Any]:
     scores: dict[str, dict[str, int]] = {}
     for color in d["players"]:
         p = d["p"][color]
-        s = {"achievements": 0, "coins": p["chest"] + sum(h[1] for h in p["ship"]["holds"]), "buildings": 0,
-             "upgrades": 0, "advancement_effects": 0, "advancements": 0, "islands": 0, "bonus_token": 0}
+        s = {
+            "achievements": 0,
+            "coins": p["chest"] + sum(h[1] for h in p["ship"]["holds"]),
+            "buildings": 0,
+            "upgrades": 0,
+            "advancement_effects": 0,
+            "advancements": 0,
+            "islands": 0,
+            "bonus_token": 0,
+        }
         done = [a for a, who in d["achievements"].items() if color in who]
         s["achievements"] = sum(cat.achievements[a] for a in done)
         if p["bonus"] is not None:
@@ -73,7 +81,9 @@ def score_game(d: State) -> dict[str, Any]:
                     s["advancement_effects"] += _score_rule(rule, icons, cargo_owned, no_cubes)
         for a in p["set_aside"]:
             for rule in cat.cards[a].get("scoring", []):
-                s["advancement_effects"] += _score_rule(rule, cat.cards[a].get("icons", {}), cargo_owned, no_cubes)
+                s["advancement_effects"] += _score_rule(
+                    rule, cat.cards[a].get("icons", {}), cargo_owned, no_cubes
+                )
         scores[color] = s
     for sq in SQUARES:
         isl, board = d["grid"][sq]["island"], d["grid"][sq]["board"]
@@ -83,8 +93,12 @@ def score_game(d: State) -> dict[str, Any]:
     totals = {c: sum(s.values()) for c, s in scores.items()}
     best = max(totals.values())
     leaders = [c for c, t in totals.items() if t == best]
-    return {"scores": scores, "totals": totals, "winner": leaders[0] if len(leaders) == 1 else None,
-            "tie_break_needed": leaders if len(leaders) > 1 else []}
+    return {
+        "scores": scores,
+        "totals": totals,
+        "winner": leaders[0] if len(leaders) == 1 else None,
+        "tie_break_needed": leaders if len(leaders) > 1 else [],
+    }
 
 
 def _score_rule(rule: dict[str, Any], icons: dict[str, int], cargo: int, no_cubes: int) -> int:

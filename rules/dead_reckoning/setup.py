@@ -25,16 +25,39 @@ SUPPLY_START = {"cargo": 400, "coins": 800, "black": 20}
 def set_up(d: State, action: dict[str, Any], out: list[dict[str, Any]]) -> None:
     players, opts = action["players"], action["options"]
     d.clear()  # type: ignore[attr-defined]  # a fold into empty data: game_created starts from nothing
-    d.update({"seq": 0, "players": list(players), "options": opts, "rng": action["seed"] & ((1 << 64) - 1),
-              "phase": "setup", "active": None, "first": None, "turn_no": 0, "pending": [], "after": "start",
-              "battle": None, "battle_queue": [], "final": None, "scores": None,
-              "turn_base": None, "turn_log": [], "created": copy_data(action)})
+    d.update(
+        {
+            "seq": 0,
+            "players": list(players),
+            "options": opts,
+            "rng": action["seed"] & ((1 << 64) - 1),
+            "phase": "setup",
+            "active": None,
+            "first": None,
+            "turn_no": 0,
+            "pending": [],
+            "after": "start",
+            "battle": None,
+            "battle_queue": [],
+            "final": None,
+            "scores": None,
+            "turn_base": None,
+            "turn_log": [],
+            "created": copy_data(action),
+        }
+    )
     cat = catalog(d)
     n = len(players)
-    opens = [b for b, spec in cat.boards.items() if spec["kind"] == "open_sea" and (spec["players"] is None or n <= spec["players"])]
-    d["pool"] = {"islands_left": ISLANDS_BY_COUNT[n],
-                 "islands": sorted(b for b, s in cat.boards.items() if s["kind"] == "island"),
-                 "open_seas": sorted(opens)}
+    opens = [
+        b
+        for b, spec in cat.boards.items()
+        if spec["kind"] == "open_sea" and (spec["players"] is None or n <= spec["players"])
+    ]
+    d["pool"] = {
+        "islands_left": ISLANDS_BY_COUNT[n],
+        "islands": sorted(b for b, s in cat.boards.items() if s["kind"] == "island"),
+        "open_seas": sorted(opens),
+    }
     d["grid"] = {sq: {"board": None, "card": None, "island": None} for sq in SQUARES}
     d["decks"] = {str(r): sorted(ids) for r, ids in cat.rows.items()}
     d["buried"] = {str(r): [] for r in cat.rows}
@@ -51,14 +74,38 @@ def set_up(d: State, action: dict[str, Any], out: list[dict[str, Any]]) -> None:
         for kind, copies in cat.deck.items():
             for i in range(1, copies + 1):
                 cid = kind if copies == 1 else f"{kind}-{i}"
-                cards[cid] = {"sailor": kind, "level": 1, "slots": {"top": None, "middle": None, "bottom": None}}
+                cards[cid] = {
+                    "sailor": kind,
+                    "level": 1,
+                    "slots": {"top": None, "middle": None, "bottom": None},
+                }
         d["p"][color] = {
-            "chest": 15, "dock": 0, "cubes": 29, "markers": 6,  # one cube sits on the Sail track
-            "ship": {"at": HARBOR, "holds": [[0, 0], [0, 0]], "sails": 0, "damage": 0, "pirate": False,
-                     "hull": [[], [], [], []]},
-            "cards": cards, "deck": sorted(cards), "hand": [], "discard": [], "played": [], "set_aside": [],
-            "level_up": False, "bonus": None, "bonus_offer": [], "sank": 0, "used": [], "cannons_used": 0,
-            "flags_used": 0, "final_done": False,
+            "chest": 15,
+            "dock": 0,
+            "cubes": 29,
+            "markers": 6,  # one cube sits on the Sail track
+            "ship": {
+                "at": HARBOR,
+                "holds": [[0, 0], [0, 0]],
+                "sails": 0,
+                "damage": 0,
+                "pirate": False,
+                "hull": [[], [], [], []],
+            },
+            "cards": cards,
+            "deck": sorted(cards),
+            "hand": [],
+            "discard": [],
+            "played": [],
+            "set_aside": [],
+            "level_up": False,
+            "bonus": None,
+            "bonus_offer": [],
+            "sank": 0,
+            "used": [],
+            "cannons_used": 0,
+            "flags_used": 0,
+            "final_done": False,
         }
     for sq in ("r1c1", "r1c2", "r1c3"):
         _request(d, {"kind": "reveal_board", "square": sq})

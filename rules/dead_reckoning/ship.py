@@ -92,9 +92,17 @@ def owe_gain(d: State, color: str, what: str, n: int, out: list[dict[str, Any]])
     owed = dict(p.get("owed") or {"cargo": 0, "coins": 0})
     owed[what] += n
     p["owed"] = owed
-    notice(out, "gain_owed", player=color, what=what, amount=n,
-           message=f"{n} {what} did not fit on {color}'s Ship: jettison or unload to make room for them, or they "
-                   "go back to the supply at the end of the turn.")
+    notice(
+        out,
+        "gain_owed",
+        player=color,
+        what=what,
+        amount=n,
+        message=(
+            f"{n} {what} did not fit on {color}'s Ship: jettison or unload to make room for them, "
+            "or they go back to the supply at the end of the turn."
+        ),
+    )
 
 
 def take_owed(d: State, color: str, out: list[dict[str, Any]]) -> None:

@@ -13,7 +13,9 @@ from rules.dead_reckoning.model import State
 from rules.dead_reckoning.ship import ship_coins
 
 
-def deal_damage(d: State, color: str, n: int, by: str | None, out: list[dict[str, Any]], in_battle: bool = False) -> bool:
+def deal_damage(
+    d: State, color: str, n: int, by: str | None, out: list[dict[str, Any]], in_battle: bool = False
+) -> bool:
     """Add Damage; outside a battle the 5th Damage sinks at once. Returns True if the ship sank."""
     p = d["p"][color]
     p["ship"]["damage"] += n

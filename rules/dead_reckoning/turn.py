@@ -65,7 +65,7 @@ def _finish_turn(d: State, out: list[dict[str, Any]]) -> None:
 
 def _seat_order_after(d: State, me: str) -> list[str]:
     i = d["players"].index(me)
-    return d["players"][i + 1:] + d["players"][:i]
+    return d["players"][i + 1 :] + d["players"][:i]
 
 
 def _game_over(d: State, out: list[dict[str, Any]]) -> None:

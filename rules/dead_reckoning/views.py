@@ -30,9 +30,14 @@ def _player_public(d: State, color: str) -> dict[str, Any]:
         "dock_cargo": p["dock"],
         "cubes": p["cubes"],
         "achievement_markers_left": p["markers"],
-        "ship": {"at": ship["at"], "holds": [{"cargo": h[0], "coins": h[1]} for h in ship["holds"]],
-                 "sails": ship["sails"], "damage": ship["damage"], "pirate": ship["pirate"],
-                 "hull": [list(t) for t in ship["hull"]]},
+        "ship": {
+            "at": ship["at"],
+            "holds": [{"cargo": h[0], "coins": h[1]} for h in ship["holds"]],
+            "sails": ship["sails"],
+            "damage": ship["damage"],
+            "pirate": ship["pirate"],
+            "hull": [list(t) for t in ship["hull"]],
+        },
         "hand_size": len(p["hand"]),
         "deck_size": len(p["deck"]),
         "discard": {c: _card_public(p["cards"][c]) for c in p["discard"]},
@@ -53,13 +58,23 @@ def public_view(state: GameState) -> dict[str, Any]:
         cell: dict[str, Any] = {"board": g["board"], "face_up": g["board"] is not None}
         if g["card"]:
             c = cat.cards[g["card"]]
-            cell["card"] = {"id": g["card"], "name": c["name"], "cost": c["cost"], "slot": c["slot"],
-                            "merchant": "encounter" in c}
+            cell["card"] = {
+                "id": g["card"],
+                "name": c["name"],
+                "cost": c["cost"],
+                "slot": c["slot"],
+                "merchant": "encounter" in c,
+            }
         if g["island"]:
             isl = g["island"]
-            cell["island"] = {"cubes": list(isl["cubes"]), "permanent": dict(isl["permanent"]),
-                              "cargo": isl["cargo"], "coins": isl["coins"], "controller": isl["controller"],
-                              "buildings": [b for b, on in isl["buildings"].items() if on]}
+            cell["island"] = {
+                "cubes": list(isl["cubes"]),
+                "permanent": dict(isl["permanent"]),
+                "cargo": isl["cargo"],
+                "coins": isl["coins"],
+                "controller": isl["controller"],
+                "buildings": [b for b, on in isl["buildings"].items() if on],
+            }
         grid[sq] = cell
     view: dict[str, Any] = {
         "seq": d["seq"],
@@ -82,9 +97,13 @@ def public_view(state: GameState) -> dict[str, Any]:
     }
     if d["active"] and d["phase"] == "main":
         t = d["turn"]
-        view["this_turn"] = {"sails_set": t["sails_set"], "explored": t["explored"], "bought": t["bought"],
-                             "battled": list(t["battled"]),
-                             "blockaded": blockaded(d, d["p"][d["active"]]["ship"]["at"], d["active"])}
+        view["this_turn"] = {
+            "sails_set": t["sails_set"],
+            "explored": t["explored"],
+            "bought": t["bought"],
+            "battled": list(t["battled"]),
+            "blockaded": blockaded(d, d["p"][d["active"]]["ship"]["at"], d["active"]),
+        }
     return view
 
 
@@ -104,11 +123,15 @@ def private_view(state: GameState, player: str) -> dict[str, Any]:
         "chest": p["chest"],
         "hand": {c: _card_public(p["cards"][c]) for c in p["hand"]},
         "deck": sorted(p["deck"]),  # contents you know; the order is unknown to everyone
-        "set_aside": [{"id": a, "name": cat.cards[a]["name"], "slot": cat.cards[a]["slot"]} for a in p["set_aside"]],
+        "set_aside": [
+            {"id": a, "name": cat.cards[a]["name"], "slot": cat.cards[a]["slot"]} for a in p["set_aside"]
+        ],
         "bonus_token": cat.bonus_tokens[p["bonus"]] if p["bonus"] is not None else None,
         "bonus_offer": [cat.bonus_tokens[t] for t in p["bonus_offer"]],
         "hand_limit": hand_limit(cat, d, player),
-        "sails_if_set_now": sails_available(d, player) if d["active"] == player and d["phase"] == "main" else None,
+        "sails_if_set_now": sails_available(d, player)
+        if d["active"] == player and d["phase"] == "main"
+        else None,
     }
     return view
 

@@ -20,8 +20,11 @@ SHIPS = ["red", "blue"]
 
 
 def reading(**squares: str | None) -> dict:
-    return {"status": "ok", "boards": [],
-            "ships": [{"ship": s, "square": sq, "confidence": 0.97 if sq else 0.0} for s, sq in squares.items()]}
+    return {
+        "status": "ok",
+        "boards": [],
+        "ships": [{"ship": s, "square": sq, "confidence": 0.97 if sq else 0.0} for s, sq in squares.items()],
+    }
 
 
 def zone_state(*occupied: str, harbor: list[bool] | None = None) -> dict:
@@ -90,8 +93,11 @@ def test_sensors_unplugged_camera_alone_works() -> None:
 
 
 def test_no_table_reading_counts_as_camera_missing() -> None:
-    cam = {"status": "no-table", "boards": [], "ships": [{"ship": s, "square": None, "confidence": 0.0}
-                                                         for s in SHIPS]}
+    cam = {
+        "status": "no-table",
+        "boards": [],
+        "ships": [{"ship": s, "square": None, "confidence": 0.0} for s in SHIPS],
+    }
     f = fuse_positions(SHIPS, cam, zone_state("r1c1", "r2c2"), {"red": "r1c1", "blue": "r2c2"})
     assert not f.confident and len(f.questions) == 2
 
@@ -147,8 +153,9 @@ def test_harbor_to_row_two_via_any_row_one_square() -> None:
 
 
 def test_moves_from_consecutive_positions_with_per_ship_hazards() -> None:
-    props = propose_moves({"red": "r1c1", "blue": "r3c3"}, {"red": "r2c2", "blue": "r3c3"},
-                          {"red": {"r2c1"}, "blue": set()})
+    props = propose_moves(
+        {"red": "r1c1", "blue": "r3c3"}, {"red": "r2c2", "blue": "r3c3"}, {"red": {"r2c1"}, "blue": set()}
+    )
     assert len(props) == 1 and props[0].ship == "red" and props[0].ask
 
 

@@ -16,8 +16,9 @@ from vision.table import DEFAULT_LAYOUT_PATH, default_table_layout
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli", "vision", "ships", *args], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", "vision", "ships", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.fixture(scope="module")
@@ -89,8 +90,12 @@ def test_bad_calibration_file_is_one_line(scene, tmp_path) -> None:
 
 def test_calibrate_table_reports_marker_error_and_back_colour(scene) -> None:
     path, truth = scene
-    r = subprocess.run([sys.executable, "-m", "cli", "calibrate", "table", "--image", str(path)],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "cli", "calibrate", "table", "--image", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 0, r.stderr
     report = json.loads(r.stdout)
     assert report["ok"] and report["markers_missing"] == []
@@ -104,6 +109,10 @@ def test_calibrate_table_reports_marker_error_and_back_colour(scene) -> None:
 def test_calibrate_table_without_a_table_fails_with_the_reason(tmp_path) -> None:
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((540, 960, 3), 128, np.uint8))
-    r = subprocess.run([sys.executable, "-m", "cli", "calibrate", "table", "--image", str(blank)],
-                       capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "cli", "calibrate", "table", "--image", str(blank)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode == 1 and "frame markers" in r.stderr.strip().splitlines()[-1]

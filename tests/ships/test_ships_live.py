@@ -1,4 +1,5 @@
-"""`smart-table vision ships-watch` over an image folder: settle gate, hand pause, ZeroMQ PUB (real sockets)."""
+"""`smart-table vision ships-watch` over an image folder: settle gate, hand pause, ZeroMQ PUB (real
+sockets)."""
 
 from __future__ import annotations
 
@@ -38,13 +39,40 @@ def frames_dir(tmp_path_factory):
     rng = np.random.default_rng(5)
     cam = random_camera(LAYOUT, rng, max_tilt_deg=15)
     boards = {sq.id: (f"island-{i + 1:02d}" if sq.row == 1 else None) for i, sq in enumerate(LAYOUT.squares)}
-    before, _ = render_table_scene(LAYOUT, boards, {"red": "harbor", "blue": "r1c1"}, rng, camera=cam, hands=0,
-                                   glare=False, noise_sigma=1.0, blur_sigma=0.0)
-    hand, _ = render_table_scene(LAYOUT, boards, {"red": "harbor", "blue": "r1c1"}, rng, camera=cam, hands=2,
-                                 glare=False, noise_sigma=1.0, blur_sigma=0.0)
+    before, _ = render_table_scene(
+        LAYOUT,
+        boards,
+        {"red": "harbor", "blue": "r1c1"},
+        rng,
+        camera=cam,
+        hands=0,
+        glare=False,
+        noise_sigma=1.0,
+        blur_sigma=0.0,
+    )
+    hand, _ = render_table_scene(
+        LAYOUT,
+        boards,
+        {"red": "harbor", "blue": "r1c1"},
+        rng,
+        camera=cam,
+        hands=2,
+        glare=False,
+        noise_sigma=1.0,
+        blur_sigma=0.0,
+    )
     boards_after = dict(boards, r2c2="open-sea-a")
-    after, _ = render_table_scene(LAYOUT, boards_after, {"red": "r2c2", "blue": "r1c1"}, rng, camera=cam, hands=0,
-                                  glare=False, noise_sigma=1.0, blur_sigma=0.0)
+    after, _ = render_table_scene(
+        LAYOUT,
+        boards_after,
+        {"red": "r2c2", "blue": "r1c1"},
+        rng,
+        camera=cam,
+        hands=0,
+        glare=False,
+        noise_sigma=1.0,
+        blur_sigma=0.0,
+    )
     d = tmp_path_factory.mktemp("frames")
     sequence = [before] * 3 + [hand] + [after] * 3
     for i, img in enumerate(sequence):
@@ -59,10 +87,29 @@ def test_watch_publishes_each_settled_state_once(frames_dir) -> None:
     sub = ctx.socket(zmq.SUB)
     sub.setsockopt(zmq.SUBSCRIBE, b"vision.table")
     sub.connect(endpoint)
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "vision", "ships-watch", "--images", str(frames_dir),
-                             "--pub", endpoint, "--settle-frames", "1", "--confirm", "1", "--ships", "red,blue",
-                             "--print"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "vision",
+            "ships-watch",
+            "--images",
+            str(frames_dir),
+            "--pub",
+            endpoint,
+            "--settle-frames",
+            "1",
+            "--confirm",
+            "1",
+            "--ships",
+            "red,blue",
+            "--print",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         out, err = proc.communicate(timeout=120)
     finally:
@@ -113,18 +160,28 @@ def test_reading_key_ignores_confidence() -> None:
 
 
 def test_missing_source_is_one_line(tmp_path) -> None:
-    r = subprocess.run([sys.executable, "-m", "cli", "vision", "ships-watch", "--video", str(tmp_path / "nope.mp4")],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "cli", "vision", "ships-watch", "--video", str(tmp_path / "nope.mp4")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "nope.mp4" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "cli", "vision", "ships-watch", "--images", str(tmp_path)],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "cli", "vision", "ships-watch", "--images", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode != 0 and "holds no images" in r.stderr
 
 
 def test_still_ambiguous_table_without_a_hand_is_published_with_its_nulls(frames_dir) -> None:
     before = _imread(sorted(frames_dir.iterdir())[0])
     # "green" is in play but not on the table: the camera cannot place it, nobody's hand is in view.
-    w = TableWatcher(LAYOUT, ships_in_play=["red", "blue", "green"], still_frames=1, confirm=2, clock=lambda: 0.0)
+    w = TableWatcher(
+        LAYOUT, ships_in_play=["red", "blue", "green"], still_frames=1, confirm=2, clock=lambda: 0.0
+    )
     events = [w.process(before) for _ in range(4)]
     published = [e.message for e in events if e.message]
     assert len(published) == 1

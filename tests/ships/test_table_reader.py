@@ -113,20 +113,23 @@ def _raw() -> dict:
     return json.loads(DEFAULT_LAYOUT_PATH.read_text())
 
 
-@pytest.mark.parametrize(("edit", "field"), [
-    (lambda d: d.update(schema="x"), "schema"),
-    (lambda d: d.update(size_mm=[740]), "size_mm"),
-    (lambda d: d.update(aruco_dictionary="DICT_9X9_1"), "aruco_dictionary"),
-    (lambda d: d["markers"][1].update(id=40), "markers[1].id"),
-    (lambda d: d["markers"][0].update(corners_mm=[[0, 0], [1, 1]]), "markers[0].corners_mm"),
-    (lambda d: d["squares"].pop(), "squares"),
-    (lambda d: d["squares"][4].update(id="r9c9"), "squares[4].id"),
-    (lambda d: d["squares"][2]["polygon_mm"][1].__setitem__(0, "a"), "squares[2].polygon_mm[1][0]"),
-    (lambda d: d["boards"]["ids"].update({"island-02": 10}), "boards.ids.island-02"),
-    (lambda d: d["ships"].pop("marker_height_mm"), "ships.marker_height_mm"),
-    (lambda d: d["ships"]["ids"].update(red=40), "ships.ids"),
-    (lambda d: d["harbor"].update(polygon_mm=[]), "harbor.polygon_mm"),
-])
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (lambda d: d.update(schema="x"), "schema"),
+        (lambda d: d.update(size_mm=[740]), "size_mm"),
+        (lambda d: d.update(aruco_dictionary="DICT_9X9_1"), "aruco_dictionary"),
+        (lambda d: d["markers"][1].update(id=40), "markers[1].id"),
+        (lambda d: d["markers"][0].update(corners_mm=[[0, 0], [1, 1]]), "markers[0].corners_mm"),
+        (lambda d: d["squares"].pop(), "squares"),
+        (lambda d: d["squares"][4].update(id="r9c9"), "squares[4].id"),
+        (lambda d: d["squares"][2]["polygon_mm"][1].__setitem__(0, "a"), "squares[2].polygon_mm[1][0]"),
+        (lambda d: d["boards"]["ids"].update({"island-02": 10}), "boards.ids.island-02"),
+        (lambda d: d["ships"].pop("marker_height_mm"), "ships.marker_height_mm"),
+        (lambda d: d["ships"]["ids"].update(red=40), "ships.ids"),
+        (lambda d: d["harbor"].update(polygon_mm=[]), "harbor.polygon_mm"),
+    ],
+)
 def test_bad_layout_names_the_field(edit, field: str) -> None:
     data = copy.deepcopy(_raw())
     edit(data)

@@ -35,7 +35,7 @@ def test_ships_keep_clear_of_edges_and_of_each_other() -> None:
             where, margin = locate(LAYOUT, p.x, p.y)
             assert where == p.square and margin >= 30
         for i, p in enumerate(placed):
-            for q in placed[i + 1:]:
+            for q in placed[i + 1 :]:
                 assert np.hypot(p.x - q.x, p.y - q.y) >= 48
 
 

@@ -17,8 +17,9 @@ from vision.synth.battle import light_session
 BENCH_SIZE = (1920, 1080)
 
 
-def _bench_scene(layout: BoardLayout, session: int, scene: int
-                 ) -> tuple[np.ndarray, tuple[np.ndarray, dict[str, Any]]]:
+def _bench_scene(
+    layout: BoardLayout, session: int, scene: int
+) -> tuple[np.ndarray, tuple[np.ndarray, dict[str, Any]]]:
     """(calibration image, (image, truth) of scene `scene`) of the benchmark's light session `session`."""
     light = light_session(layout, session, BENCH_SIZE)
     for _ in range(scene + 1):

@@ -28,9 +28,16 @@ def _views(n: int, k1: float) -> tuple[list[tuple[str, np.ndarray]], np.ndarray]
     views: list[tuple[str, np.ndarray]] = []
     K = np.eye(3)  # replaced by the last view's camera (n >= 1)
     for i in range(n):
-        cam = look_at_camera((w_mm / 2 + rng.normal(0, 25), h_mm / 2 + rng.normal(0, 20)), rng.uniform(380, 520),
-                             rng.uniform(10, 40), rng.uniform(0, 360), rng.normal(0, 10), 62.0, (960, 540),
-                             dist=(k1, 0.0, 0.0, 0.0, 0.0))
+        cam = look_at_camera(
+            (w_mm / 2 + rng.normal(0, 25), h_mm / 2 + rng.normal(0, 20)),
+            rng.uniform(380, 520),
+            rng.uniform(10, 40),
+            rng.uniform(0, 360),
+            rng.normal(0, 10),
+            62.0,
+            (960, 540),
+            dist=(k1, 0.0, 0.0, 0.0, 0.0),
+        )
         img = apply_distortion(cam, project_texture(cam, board, px_per_mm, background=(90, 90, 90)))
         views.append((f"v{i}.png", add_noise(img, rng, 1.5)))
         K = cam.K
@@ -53,8 +60,13 @@ def test_calibrate_camera_command(tmp_path: Path) -> None:
         cv2.imwrite(str(tmp_path / name), img)
     cv2.imwrite(str(tmp_path / "blank.png"), np.full((540, 960, 3), 128, np.uint8))
     out = tmp_path / "camera.json"
-    proc = subprocess.run([sys.executable, "-m", "cli", "calibrate", "camera", "--images", str(tmp_path),
-                           "--out", str(out)], cwd=REPO, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "cli", "calibrate", "camera", "--images", str(tmp_path), "--out", str(out)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert summary["views_used"] == 6 and summary["views_rejected"] == 1
@@ -64,8 +76,23 @@ def test_calibrate_camera_command(tmp_path: Path) -> None:
 
 def test_too_few_views_is_one_clear_line(tmp_path: Path) -> None:
     cv2.imwrite(str(tmp_path / "blank.png"), np.full((100, 100, 3), 128, np.uint8))
-    proc = subprocess.run([sys.executable, "-m", "cli", "calibrate", "camera", "--images", str(tmp_path),
-                           "--out", str(tmp_path / "c.json")], cwd=REPO, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "calibrate",
+            "camera",
+            "--images",
+            str(tmp_path),
+            "--out",
+            str(tmp_path / "c.json"),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0 and proc.stderr.count("\n") == 1 and "usable views" in proc.stderr
 
 

@@ -33,8 +33,13 @@ class _Mjpeg(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
         self.end_headers()
         for jpg in self.frames:
-            self.wfile.write(b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
-                             + str(len(jpg)).encode() + b"\r\n\r\n" + jpg + b"\r\n")
+            self.wfile.write(
+                b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                + str(len(jpg)).encode()
+                + b"\r\n\r\n"
+                + jpg
+                + b"\r\n"
+            )
         self.wfile.flush()
 
     def log_message(self, *args: object) -> None:
@@ -76,7 +81,11 @@ def test_a_video_file_is_a_source(tmp_path: Path) -> None:
 
 
 def test_sources_that_cannot_open_say_what_to_check() -> None:
-    assert kind_of("/dev/video0") == "v4l2" and kind_of("rtsp://x/y") == "rtsp" and kind_of("picamera2") == "picamera2"
+    assert (
+        kind_of("/dev/video0") == "v4l2"
+        and kind_of("rtsp://x/y") == "rtsp"
+        and kind_of("picamera2") == "picamera2"
+    )
     with pytest.raises(SourceError, match="cannot open stream"):
         list(iter_frames("http://127.0.0.1:9/video"))
     try:

@@ -15,7 +15,7 @@ def _reference(mask: np.ndarray, min_area: float) -> list[tuple[list[int], np.nd
     for k in range(1, n):
         if stats[k, cv2.CC_STAT_AREA] >= min_area:
             x, y, w, h = (int(v) for v in stats[k, :4])
-            out.append((stats[k].tolist(), cc[y:y + h, x:x + w] == k))
+            out.append((stats[k].tolist(), cc[y : y + h, x : x + w] == k))
     return out
 
 
@@ -26,7 +26,7 @@ def test_components_match_opencv(seed: int) -> None:
     for _ in range(int(rng.integers(0, 25))):
         x, y = (int(v) for v in rng.integers(0, [150, 110]))
         w, h = (int(v) for v in rng.integers(1, 20, 2))
-        mask[y:y + h, x:x + w] = 1
+        mask[y : y + h, x : x + w] = 1
     mask[rng.random(mask.shape) < 0.02] = 1  # specks
     # A ring with a blob in its hole, and two blocks meeting only at a corner (one 8-group, two 4-components).
     cv2.rectangle(mask, (60, 40), (100, 80), 1, 3)
@@ -105,18 +105,24 @@ def test_coarse_to_fine_finds_the_whole_board_blobs(session, seed: int) -> None:
     if reader.print is not None:
         # As `read` does without the coarse pass: the bare print compared at full resolution, under the
         # light gain the coarse pass fitted.
-        to_mm = (np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]]) @ np.linalg.inv(pose.plane_homography(0.0))
-                 @ pose.plane_homography(h) @ np.diag([1.0 / reader.s, 1.0 / reader.s, 1.0]))
+        to_mm = (
+            np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]])
+            @ np.linalg.inv(pose.plane_homography(0.0))
+            @ pose.plane_homography(h)
+            @ np.diag([1.0 / reader.s, 1.0 / reader.s, 1.0])
+        )
         labels = reader._with_print(rect, *reader.print.warp(to_mm, reader.size_px))
     else:
         labels = reader._lut.take(_bin_index(rect))
     labels[reader._on_board(pose, h) == 0] = 0
     whole = reader._blobs(labels)
     areas = {(lab, int(st[0]), int(st[1])): int(st[4]) for lab, st, _ in fine}
-    big = [(lab, st) for lab, st, _ in whole if st[4] >= 35 * reader.s ** 2]
+    big = [(lab, st) for lab, st, _ in whole if st[4] >= 35 * reader.s**2]
     assert big
     for lab, st in big:
-        near = [a for (lb, x, y), a in areas.items() if lb == lab and abs(x - st[0]) <= 1 and abs(y - st[1]) <= 1]
+        near = [
+            a for (lb, x, y), a in areas.items() if lb == lab and abs(x - st[0]) <= 1 and abs(y - st[1]) <= 1
+        ]
         assert near and min(abs(a - int(st[4])) for a in near) <= 4
 
 
@@ -127,7 +133,9 @@ def test_row_ends_give_the_same_min_area_rect() -> None:
     for _ in range(20):
         mask = np.zeros((60, 60), np.uint8)
         centre = (float(rng.uniform(20, 40)), float(rng.uniform(20, 40)))
-        box = cv2.boxPoints((centre, (float(rng.uniform(8, 30)), float(rng.uniform(8, 30))), float(rng.uniform(0, 90))))
+        box = cv2.boxPoints(
+            (centre, (float(rng.uniform(8, 30)), float(rng.uniform(8, 30))), float(rng.uniform(0, 90)))
+        )
         cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
         ys, xs = np.nonzero(mask)
         pts = np.stack([xs, ys], 1).astype(np.float32)
@@ -140,5 +148,5 @@ def test_merge_boxes_leaves_no_overlap() -> None:
     merged = merge_boxes([(0, 0, 10, 10), (5, 5, 20, 20), (30, 30, 40, 40), (19, 0, 31, 3), (50, 50, 60, 60)])
     assert sorted(merged) == [(0, 0, 31, 20), (30, 30, 40, 40), (50, 50, 60, 60)]
     for i, a in enumerate(merged):
-        for b in merged[i + 1:]:
+        for b in merged[i + 1 :]:
             assert not (a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3])

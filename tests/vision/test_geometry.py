@@ -30,7 +30,9 @@ def test_parallax_moves_a_top_face_onto_its_footprint() -> None:
     assert abs(pose.height_mm - (-cam.center_world[2])) < 0.5
     footprint = np.array([[250.0, 30.0], [40.0, 190.0]])
     top = np.column_stack([footprint, np.full(2, -10.0)])  # 10 mm up
-    seen_on_board = np.linalg.solve(cam.plane_homography(0.0), np.column_stack([cam.project(top), np.ones(2)]).T).T
+    seen_on_board = np.linalg.solve(
+        cam.plane_homography(0.0), np.column_stack([cam.project(top), np.ones(2)]).T
+    ).T
     seen_on_board = seen_on_board[:, :2] / seen_on_board[:, 2:]
     assert np.linalg.norm(seen_on_board - footprint, axis=1).min() > 2.0  # parallax is real
     corrected = parallax_to_footprint(seen_on_board, pose, 10.0)

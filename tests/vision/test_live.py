@@ -22,7 +22,11 @@ from vision.synth.common import add_noise
 
 REPO = Path(__file__).resolve().parents[2]
 A_CUBES = [{"color": "red", "zone": "dmg-1"}, {"color": "blue", "zone": "str-2a"}]
-B_CUBES = [{"color": "red", "zone": "dmg-1"}, {"color": "blue", "zone": "str-2a"}, {"color": "green", "zone": None}]
+B_CUBES = [
+    {"color": "red", "zone": "dmg-1"},
+    {"color": "blue", "zone": "str-2a"},
+    {"color": "green", "zone": None},
+]
 
 
 def _noisy(base: np.ndarray, n: int, seed: int) -> list[np.ndarray]:
@@ -71,8 +75,12 @@ def test_watcher_publishes_once_per_settle_and_pauses_for_a_hand(session, frames
     reader = BoardReader(session.layout, session.palette)
     clock = iter(range(1000, 2000))
     watcher = BoardWatcher(reader, still_frames=3, confirm=2, source="test", clock=lambda: next(clock))
-    seq = (_noisy(frames["a"], 8, 1) + _noisy(frames["hand"], 8, 2) + _noisy(frames["a_b"], 1, 5)
-           + _noisy(frames["b"], 8, 3))
+    seq = (
+        _noisy(frames["a"], 8, 1)
+        + _noisy(frames["hand"], 8, 2)
+        + _noisy(frames["a_b"], 1, 5)
+        + _noisy(frames["b"], 8, 3)
+    )
     events = [watcher.process(f) for f in seq]
     published = [e for e in events if e.message is not None]
     assert len(published) == 2, [e.state for e in events]
@@ -113,9 +121,30 @@ def test_watch_command_publishes_on_zeromq(session, frames, tmp_path: Path) -> N
     sub.setsockopt(zmq.LINGER, 0)
     sub.connect(f"tcp://127.0.0.1:{port}")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli", "vision", "watch", "--video", str(folder), "--layout", str(layout),
-         "--palette", str(palette), "--zmq-pub", f"tcp://127.0.0.1:{port}", "--settle-frames", "3",
-         "--start-delay", "1.0"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "vision",
+            "watch",
+            "--video",
+            str(folder),
+            "--layout",
+            str(layout),
+            "--palette",
+            str(palette),
+            "--zmq-pub",
+            f"tcp://127.0.0.1:{port}",
+            "--settle-frames",
+            "3",
+            "--start-delay",
+            "1.0",
+        ],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         got: list[tuple[bytes, Any]] = []
         deadline = time.monotonic() + 60
@@ -142,8 +171,24 @@ def test_watch_command_bad_source_is_one_line(tmp_path: Path) -> None:
     layout = REPO / "vision" / "data" / "battle-board.json"
     palette = tmp_path / "p.json"
     palette.write_text('{"schema": "smart-table/palette@1", "colors": {"red": {"bgr": [30, 30, 200]}}}')
-    proc = subprocess.run([sys.executable, "-m", "cli", "vision", "watch", "--video", str(tmp_path / "none.mp4"),
-                           "--layout", str(layout), "--palette", str(palette)], cwd=REPO, capture_output=True,
-                          text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "vision",
+            "watch",
+            "--video",
+            str(tmp_path / "none.mp4"),
+            "--layout",
+            str(layout),
+            "--palette",
+            str(palette),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode != 0
     assert proc.stderr.count("\n") == 1 and "does not exist" in proc.stderr and "Traceback" not in proc.stderr

@@ -35,7 +35,9 @@ def test_seeded_scenes_are_read_exactly_or_flagged(session) -> None:
 
 
 def test_output_is_the_contract_object(session) -> None:
-    image, truth = session.render([{"color": "red", "zone": "dmg-1"}, {"color": "black", "zone": "str-2a"}], seed=7)
+    image, truth = session.render(
+        [{"color": "red", "zone": "dmg-1"}, {"color": "black", "zone": "str-2a"}], seed=7
+    )
     out = read_board(image, session.layout, session.palette)
     assert set(out) == {"status", "cubes", "counts", "redrop", "ambiguous"}
     assert out["status"] == "ok"
@@ -63,9 +65,11 @@ def test_cube_on_rail_is_a_redrop(session) -> None:
 
 def test_touching_cubes_are_counted(session, layout) -> None:
     c = _zone_centre(layout, "str-2b")
-    specs = [{"color": "red", "center_mm": (c + [-5.2, 0]).tolist(), "yaw_deg": 0, "zone": "str-2b"},
-             {"color": "red", "center_mm": (c + [5.2, 0]).tolist(), "yaw_deg": 0, "zone": "str-2b"},
-             {"color": "blue", "center_mm": (c + [-5.2, 10.4]).tolist(), "yaw_deg": 0, "zone": "str-2b"}]
+    specs = [
+        {"color": "red", "center_mm": (c + [-5.2, 0]).tolist(), "yaw_deg": 0, "zone": "str-2b"},
+        {"color": "red", "center_mm": (c + [5.2, 0]).tolist(), "yaw_deg": 0, "zone": "str-2b"},
+        {"color": "blue", "center_mm": (c + [-5.2, 10.4]).tolist(), "yaw_deg": 0, "zone": "str-2b"},
+    ]
     image, _ = session.render(specs, seed=12)
     out = read_board(image, session.layout, session.palette)
     assert out["counts"] == {"red": {"str-2b": 2}, "blue": {"str-2b": 1}}, out
@@ -73,7 +77,10 @@ def test_touching_cubes_are_counted(session, layout) -> None:
 
 
 def test_leaning_cube_counts_in_its_zone(session) -> None:
-    specs = [{"color": "blue", "zone": "dmg-2", "lean": True}, {"color": "blue", "zone": "explode", "lean": True}]
+    specs = [
+        {"color": "blue", "zone": "dmg-2", "lean": True},
+        {"color": "blue", "zone": "explode", "lean": True},
+    ]
     image, truth = session.render(specs, seed=13)
     assert [c["state"] for c in truth["cubes"]] == ["lean", "lean"]
     out = read_board(image, session.layout, session.palette)
@@ -104,8 +111,10 @@ def test_hand_over_the_board_is_not_a_reading(session) -> None:
 
 
 def test_intrinsics_and_lens_distortion(session) -> None:
-    specs = [{"color": c, "zone": z} for c, z in [("red", "dmg-1"), ("green", "str-1a"), ("black", "miss-2"),
-                                                   ("yellow", "plunder-coin1")]]
+    specs = [
+        {"color": c, "zone": z}
+        for c, z in [("red", "dmg-1"), ("green", "str-1a"), ("black", "miss-2"), ("yellow", "plunder-coin1")]
+    ]
     image, truth = session.render(specs, seed=17, k1=-0.15, tilt_deg=28)
     out = read_board(image, session.layout, session.palette, camera=truth["camera"])
     assert out["counts"] == truth["counts"] and out["status"] == "ok"

@@ -106,9 +106,17 @@ def _paint_board(layout: BoardLayout, rng: np.random.Generator) -> np.ndarray:
     paper = np.array([168, 204, 226], np.float32)
     ink = (38, 58, 88)
     for zone in layout.zones:
-        tint = paper + rng.normal(0, 8, 3).astype(np.float32) + {
-            "exploding": (0, -8, 6), "plunder": (-14, 0, 6), "damage": (-4, -10, 4),
-            "strength": (6, 4, -6), "miss": (12, 8, 0)}[zone.kind]
+        tint = (
+            paper
+            + rng.normal(0, 8, 3).astype(np.float32)
+            + {
+                "exploding": (0, -8, 6),
+                "plunder": (-14, 0, 6),
+                "damage": (-4, -10, 4),
+                "strength": (6, 4, -6),
+                "miss": (12, 8, 0),
+            }[zone.kind]
+        )
         mask = np.zeros((h, w), np.uint8)
         cv2.fillPoly(mask, [_pts(zone.polygon_mm)], 255, cv2.LINE_AA, shift=4)
         x0, y0 = np.floor(zone.polygon_mm.min(axis=0) * s).astype(int)
@@ -128,8 +136,11 @@ def _paint_board(layout: BoardLayout, rng: np.random.Generator) -> np.ndarray:
         cv2.circle(img, c, int(7.5 * s * 16), (150, 160, 165), -1, cv2.LINE_AA, shift=4)
         cv2.circle(img, c, int(7.5 * s * 16), (40, 50, 60), 2, cv2.LINE_AA, shift=4)
     for m in layout.markers:
-        quiet = square_corners(m.corners_mm.mean(axis=0), float(np.linalg.norm(m.corners_mm[1] - m.corners_mm[0])) + 5,
-                               math.degrees(math.atan2(*(m.corners_mm[1] - m.corners_mm[0])[::-1])))
+        quiet = square_corners(
+            m.corners_mm.mean(axis=0),
+            float(np.linalg.norm(m.corners_mm[1] - m.corners_mm[0])) + 5,
+            math.degrees(math.atan2(*(m.corners_mm[1] - m.corners_mm[0])[::-1])),
+        )
         cv2.fillPoly(img, [_pts(quiet)], (236, 240, 242), cv2.LINE_AA, shift=4)
         draw_aruco(img, layout.aruco_dictionary, m.id, m.corners_mm * s)
     return img
@@ -155,7 +166,9 @@ def _busy_art(patch: np.ndarray, zone: Any, rng: np.random.Generator, ink: tuple
     if glyph == "exploding":
         for k in range(12):
             a = k * math.pi / 6
-            cv2.line(patch, (cx, cy), (int(cx + r * math.cos(a)), int(cy + r * math.sin(a))), ink, 2, cv2.LINE_AA)
+            cv2.line(
+                patch, (cx, cy), (int(cx + r * math.cos(a)), int(cy + r * math.sin(a))), ink, 2, cv2.LINE_AA
+            )
     elif glyph == "plunder":
         cv2.ellipse(patch, (cx, cy), (r, int(r * 0.6)), 0, 0, 360, ink, 2, cv2.LINE_AA)
         cv2.rectangle(patch, (cx - r // 2, cy - r // 3), (cx + r // 2, cy + r // 3), ink, 1, cv2.LINE_AA)
@@ -167,8 +180,16 @@ def _busy_art(patch: np.ndarray, zone: Any, rng: np.random.Generator, ink: tuple
             cv2.circle(patch, (cx + (k * 2 - 1) * r // 2, cy), r // 2, ink, 2, cv2.LINE_AA)
     else:
         cv2.circle(patch, (cx, cy), r, (110, 120, 128), 1, cv2.LINE_AA)
-    cv2.putText(patch, zone.id.upper(), (int(pw * 0.06), int(ph * 0.9)), cv2.FONT_HERSHEY_SIMPLEX,
-                rng.uniform(0.5, 0.9), ink, 1, cv2.LINE_AA)
+    cv2.putText(
+        patch,
+        zone.id.upper(),
+        (int(pw * 0.06), int(ph * 0.9)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        rng.uniform(0.5, 0.9),
+        ink,
+        1,
+        cv2.LINE_AA,
+    )
 
 
 # ---------------------------------------------------------------- placement
@@ -178,7 +199,9 @@ def _zone_poly(layout: BoardLayout, zone_id: str) -> np.ndarray:
     try:
         return layout.zone(zone_id).polygon_mm
     except KeyError:
-        raise PlacementError(f"unknown zone {zone_id!r}; the layout has {', '.join(z.id for z in layout.zones)}") from None
+        raise PlacementError(
+            f"unknown zone {zone_id!r}; the layout has {', '.join(z.id for z in layout.zones)}"
+        ) from None
 
 
 def _inside(poly: np.ndarray, pts: np.ndarray | Sequence[np.ndarray], margin: float = 0.0) -> bool:
@@ -196,8 +219,11 @@ def _dense(square: np.ndarray) -> np.ndarray:
 
 
 def _overlaps(square: np.ndarray, placed: list[PlacedCube], gap: float = 0.3) -> bool:
-    grown = square_corners(square.mean(axis=0), float(np.linalg.norm(square[1] - square[0])) + gap,
-                           math.degrees(math.atan2(*(square[1] - square[0])[::-1])))
+    grown = square_corners(
+        square.mean(axis=0),
+        float(np.linalg.norm(square[1] - square[0])) + gap,
+        math.degrees(math.atan2(*(square[1] - square[0])[::-1])),
+    )
     for other in placed:
         if np.linalg.norm(other.center_mm - square.mean(axis=0)) > 16:
             continue
@@ -231,8 +257,13 @@ def _marker_keepout(layout: BoardLayout, pts: np.ndarray) -> bool:
     return False
 
 
-def place_cubes(layout: BoardLayout, specs: list[dict[str, Any]], rng: np.random.Generator,
-                touch_prob: float = 0.25, wall_prob: float = 0.2) -> list[PlacedCube]:
+def place_cubes(
+    layout: BoardLayout,
+    specs: list[dict[str, Any]],
+    rng: np.random.Generator,
+    touch_prob: float = 0.25,
+    wall_prob: float = 0.2,
+) -> list[PlacedCube]:
     """Turn cube requests into resting cubes. A request is `{"color", "zone"}` (zone id; `null` or
     "rail" for a cube lying on a rail), optionally `"lean": true`, or an explicit pose
     `{"color", "center_mm", "yaw_deg", "state", "zone"}`."""
@@ -247,7 +278,11 @@ def place_cubes(layout: BoardLayout, specs: list[dict[str, Any]], rng: np.random
             yaw = float(spec.get("yaw_deg", 0.0))
             base = -rail_h if state == "rail" else 0.0
             sq = square_corners(c, size, yaw)
-            placed.append(PlacedCube(color, state, spec.get("zone"), c, yaw, sq, box_vertices(tuple(c), size, yaw, base)))
+            placed.append(
+                PlacedCube(
+                    color, state, spec.get("zone"), c, yaw, sq, box_vertices(tuple(c), size, yaw, base)
+                )
+            )
             continue
         zone = spec.get("zone")
         if zone in (None, "rail"):
@@ -259,8 +294,15 @@ def place_cubes(layout: BoardLayout, specs: list[dict[str, Any]], rng: np.random
     return placed
 
 
-def _place_flat(layout: BoardLayout, color: str, zone: str, rng: np.random.Generator, placed: list[PlacedCube],
-                touch_prob: float, wall_prob: float) -> PlacedCube:
+def _place_flat(
+    layout: BoardLayout,
+    color: str,
+    zone: str,
+    rng: np.random.Generator,
+    placed: list[PlacedCube],
+    touch_prob: float,
+    wall_prob: float,
+) -> PlacedCube:
     poly = _zone_poly(layout, zone)
     size = layout.cube_size_mm
     lo, hi = poly.min(axis=0), poly.max(axis=0)
@@ -272,8 +314,11 @@ def _place_flat(layout: BoardLayout, color: str, zone: str, rng: np.random.Gener
             yaw = other.yaw_deg
             a = math.radians(yaw + 90 * int(rng.integers(4)))
             slide = rng.uniform(-0.4, 0.4) * size
-            c = other.center_mm + np.array([math.cos(a), math.sin(a)]) * (size + 0.35) + \
-                np.array([-math.sin(a), math.cos(a)]) * slide
+            c = (
+                other.center_mm
+                + np.array([math.cos(a), math.sin(a)]) * (size + 0.35)
+                + np.array([-math.sin(a), math.cos(a)]) * slide
+            )
         elif attempt < 40 and rng.random() < wall_prob:
             # Pressed against the wall: square to the wall's edge, touching it.
             i = int(rng.integers(len(poly)))
@@ -297,8 +342,9 @@ def _place_flat(layout: BoardLayout, color: str, zone: str, rng: np.random.Gener
     raise PlacementError(f"zone {zone!r} has no room left for another cube")
 
 
-def _place_leaning(layout: BoardLayout, color: str, zone: str, rng: np.random.Generator,
-                   placed: list[PlacedCube]) -> PlacedCube:
+def _place_leaning(
+    layout: BoardLayout, color: str, zone: str, rng: np.random.Generator, placed: list[PlacedCube]
+) -> PlacedCube:
     """Bottom edge on the well's floor, the cube tipped toward a wall and resting on the rail's corner."""
     poly = _zone_poly(layout, zone)
     size, rail_h = layout.cube_size_mm, layout.rail_height_mm
@@ -349,12 +395,16 @@ def hull_square(hull: np.ndarray) -> np.ndarray:
 
 def _far(poly: np.ndarray, pts: np.ndarray, margin: float) -> bool:
     c = poly.astype(np.float32).reshape(-1, 1, 2)
-    return all(cv2.pointPolygonTest(c, (float(p[0]), float(p[1])), True) < -margin for p in _dense(pts)
-               ) if len(pts) == 4 else all(
-        cv2.pointPolygonTest(c, (float(p[0]), float(p[1])), True) < -margin for p in pts)
+    return (
+        all(cv2.pointPolygonTest(c, (float(p[0]), float(p[1])), True) < -margin for p in _dense(pts))
+        if len(pts) == 4
+        else all(cv2.pointPolygonTest(c, (float(p[0]), float(p[1])), True) < -margin for p in pts)
+    )
 
 
-def _tilt(verts: np.ndarray, pivot: np.ndarray, axis_deg: float, tilt_deg: float, n_out: np.ndarray) -> np.ndarray:
+def _tilt(
+    verts: np.ndarray, pivot: np.ndarray, axis_deg: float, tilt_deg: float, n_out: np.ndarray
+) -> np.ndarray:
     axis = np.array([math.cos(math.radians(axis_deg)), math.sin(math.radians(axis_deg)), 0.0])
     for sign in (1, -1):
         rot, _ = cv2.Rodrigues(axis * math.radians(tilt_deg) * sign)
@@ -366,8 +416,9 @@ def _tilt(verts: np.ndarray, pivot: np.ndarray, axis_deg: float, tilt_deg: float
     raise AssertionError("tilt direction")
 
 
-def _place_on_rail(layout: BoardLayout, color: str, rng: np.random.Generator,
-                   placed: list[PlacedCube]) -> PlacedCube:
+def _place_on_rail(
+    layout: BoardLayout, color: str, rng: np.random.Generator, placed: list[PlacedCube]
+) -> PlacedCube:
     size, rail_h = layout.cube_size_mm, layout.rail_height_mm
     W, H = layout.size_mm
     for _ in range(2000):
@@ -388,9 +439,14 @@ def _place_on_rail(layout: BoardLayout, color: str, rng: np.random.Generator,
 # ---------------------------------------------------------------- scenes
 
 
-def random_cube_specs(layout: BoardLayout, rng: np.random.Generator, n: int,
-                      colors: tuple[str, ...] = ("red", "blue", "green", "yellow", "black"),
-                      rail_prob: float = 0.04, lean_prob: float = 0.1) -> list[dict[str, Any]]:
+def random_cube_specs(
+    layout: BoardLayout,
+    rng: np.random.Generator,
+    n: int,
+    colors: tuple[str, ...] = ("red", "blue", "green", "yellow", "black"),
+    rail_prob: float = 0.04,
+    lean_prob: float = 0.1,
+) -> list[dict[str, Any]]:
     """Cube requests as a drop might leave them: zones chosen at random, a few on rails or leaning."""
     zone_ids = [z.id for z in layout.zones]
     n_colors = int(rng.integers(1, min(4, len(colors)) + 1))
@@ -408,8 +464,9 @@ def random_cube_specs(layout: BoardLayout, rng: np.random.Generator, n: int,
     return specs
 
 
-def random_variation(rng: np.random.Generator, max_tilt_deg: float = 30.0, light_strength: float = 1.0
-                     ) -> dict[str, Any]:
+def random_variation(
+    rng: np.random.Generator, max_tilt_deg: float = 30.0, light_strength: float = 1.0
+) -> dict[str, Any]:
     """A random camera, light and image quality within the stated ranges."""
     return {
         "tilt_deg": float(rng.uniform(0, max_tilt_deg)),
@@ -429,8 +486,17 @@ def random_variation(rng: np.random.Generator, max_tilt_deg: float = 30.0, light
     }
 
 
-def make_camera(layout: BoardLayout, size: tuple[int, int], tilt_deg: float, azimuth_deg: float, roll_deg: float,
-                hfov_deg: float, fill: float, k1: float, rng: np.random.Generator) -> PinholeCamera:
+def make_camera(
+    layout: BoardLayout,
+    size: tuple[int, int],
+    tilt_deg: float,
+    azimuth_deg: float,
+    roll_deg: float,
+    hfov_deg: float,
+    fill: float,
+    k1: float,
+    rng: np.random.Generator,
+) -> PinholeCamera:
     """A camera framing the whole board: `fill` is the share of the image width the board spans."""
     W, H = layout.size_mm
     target = (W / 2 + rng.normal(0, 6), H / 2 + rng.normal(0, 6))
@@ -438,8 +504,9 @@ def make_camera(layout: BoardLayout, size: tuple[int, int], tilt_deg: float, azi
     distance = max(W / (fill * 2 * tanh), H * size[0] / size[1] / (fill * 2 * tanh))
     corners = np.array([[0, 0, 0], [W, 0, 0], [W, H, 0], [0, H, 0]], np.float64)
     for _ in range(30):
-        cam = look_at_camera(target, distance, tilt_deg, azimuth_deg, roll_deg, hfov_deg, size,
-                             dist=(k1, 0.0, 0.0, 0.0, 0.0))
+        cam = look_at_camera(
+            target, distance, tilt_deg, azimuth_deg, roll_deg, hfov_deg, size, dist=(k1, 0.0, 0.0, 0.0, 0.0)
+        )
         px = cam.project(corners, distort=True)
         margin = 0.03 * size[0]
         if px.min() > margin and px[:, 0].max() < size[0] - margin and px[:, 1].max() < size[1] - margin:
@@ -448,8 +515,9 @@ def make_camera(layout: BoardLayout, size: tuple[int, int], tilt_deg: float, azi
     return cam
 
 
-def render_battle_scene(layout: BoardLayout, cubes: list[dict[str, Any]], rng: np.random.Generator,
-                        **variation: Any) -> tuple[np.ndarray, dict[str, Any]]:
+def render_battle_scene(
+    layout: BoardLayout, cubes: list[dict[str, Any]], rng: np.random.Generator, **variation: Any
+) -> tuple[np.ndarray, dict[str, Any]]:
     """Render `cubes` (see `place_cubes`) on `layout`; returns (BGR image, truth). Variation keys not
     given are drawn from `rng` (see `random_variation`); extra keys: size=(w, h), hide_markers=[ids],
     hand=bool, camera=PinholeCamera."""
@@ -457,8 +525,16 @@ def render_battle_scene(layout: BoardLayout, cubes: list[dict[str, Any]], rng: n
     var.update({k: v for k, v in variation.items() if v is not None})
     size = tuple(var.get("size", (1920, 1080)))
     camera: PinholeCamera = var.get("camera") or make_camera(
-        layout, size, var["tilt_deg"], var["azimuth_deg"], var["roll_deg"], var["hfov_deg"], var["fill"],
-        var["k1"], rng)
+        layout,
+        size,
+        var["tilt_deg"],
+        var["azimuth_deg"],
+        var["roll_deg"],
+        var["hfov_deg"],
+        var["fill"],
+        var["k1"],
+        rng,
+    )
     light: Lighting = var["lighting"]
     placed = place_cubes(layout, cubes, rng)
 
@@ -470,13 +546,17 @@ def render_battle_scene(layout: BoardLayout, cubes: list[dict[str, Any]], rng: n
             if m.id in hidden:  # a card or a coin lying over the marker
                 lo = (m.corners_mm.min(axis=0) - 3) * TEXTURE_PX_PER_MM
                 hi = (m.corners_mm.max(axis=0) + 3) * TEXTURE_PX_PER_MM
-                cv2.rectangle(texture, tuple(int(v) for v in lo), tuple(int(v) for v in hi), (120, 150, 170), -1)
+                cv2.rectangle(
+                    texture, tuple(int(v) for v in lo), tuple(int(v) for v in hi), (120, 150, 170), -1
+                )
     image = project_texture(camera, texture, TEXTURE_PX_PER_MM)
 
     if var.get("shadows", True) and placed:
         polys = []
         for cube in placed:
-            ground = shadow_polygon(cube.verts, light, ground_z=-layout.rail_height_mm if cube.state == "rail" else 0.0)
+            ground = shadow_polygon(
+                cube.verts, light, ground_z=-layout.rail_height_mm if cube.state == "rail" else 0.0
+            )
             z = -layout.rail_height_mm if cube.state == "rail" else 0.0
             polys.append(camera.project(np.column_stack([ground, np.full(len(ground), z)])))
         image = darken_polygons(image, polys, light.shadow_strength, blur_px=3.0)
@@ -484,11 +564,28 @@ def render_battle_scene(layout: BoardLayout, cubes: list[dict[str, Any]], rng: n
     jitter = float(var.get("color_jitter", 0.0))
     # The set of cubes is the same all session (fixed by `cube_seed`); each cube differs a little.
     paint_rng = np.random.default_rng(int(var.get("cube_seed", 0)))
-    paint = {c: np.clip(np.array(v, np.float64) * paint_rng.uniform(0.85, 1.15) + paint_rng.normal(0, jitter, 3), 0, 255)
-             for c, v in CUBE_COLORS_BGR.items()}
-    boxes = [(cube.verts, BoxLook(tuple(np.clip(paint.get(cube.color, np.full(3, 128.0)) * rng.uniform(0.96, 1.04)
-                                                + rng.normal(0, 1.5, 3), 0, 255))))
-             for cube in placed]
+    paint = {
+        c: np.clip(
+            np.array(v, np.float64) * paint_rng.uniform(0.85, 1.15) + paint_rng.normal(0, jitter, 3), 0, 255
+        )
+        for c, v in CUBE_COLORS_BGR.items()
+    }
+    boxes = [
+        (
+            cube.verts,
+            BoxLook(
+                tuple(
+                    np.clip(
+                        paint.get(cube.color, np.full(3, 128.0)) * rng.uniform(0.96, 1.04)
+                        + rng.normal(0, 1.5, 3),
+                        0,
+                        255,
+                    )
+                )
+            ),
+        )
+        for cube in placed
+    ]
     draw_boxes(image, camera, boxes, light)
     if var.get("hand"):
         draw_hand(image, rng, reach=float(var.get("hand_reach", 0.5)))
@@ -509,22 +606,45 @@ def scene_truth(placed: list[PlacedCube], camera: PinholeCamera, hidden_markers:
     redrop = []
     for i, cube in enumerate(placed):
         on_rail = cube.state == "rail"
-        cubes.append({"color": cube.color, "zone": None if on_rail else cube.zone,
-                      "center_mm": [round(float(v), 2) for v in cube.center_mm], "on_rail": on_rail,
-                      "state": cube.state})
+        cubes.append(
+            {
+                "color": cube.color,
+                "zone": None if on_rail else cube.zone,
+                "center_mm": [round(float(v), 2) for v in cube.center_mm],
+                "on_rail": on_rail,
+                "state": cube.state,
+            }
+        )
         if on_rail:
             redrop.append(i)
         else:
             counts.setdefault(cube.color, {}).setdefault(cube.zone, 0)
             counts[cube.color][cube.zone] += 1
-    return {"status": "redrop" if redrop else "ok", "cubes": cubes, "counts": counts, "redrop": redrop,
-            "ambiguous": [], "camera": camera.as_json(), "hidden_markers": hidden_markers}
+    return {
+        "status": "redrop" if redrop else "ok",
+        "cubes": cubes,
+        "counts": counts,
+        "redrop": redrop,
+        "ambiguous": [],
+        "camera": camera.as_json(),
+        "hidden_markers": hidden_markers,
+    }
 
 
-def swatch_cubes(layout: BoardLayout, rng: np.random.Generator, jitter_mm: float = 1.0) -> list[dict[str, Any]]:
+def swatch_cubes(
+    layout: BoardLayout, rng: np.random.Generator, jitter_mm: float = 1.0
+) -> list[dict[str, Any]]:
     """One cube on each colour swatch, as a user places them for `calibrate colors`."""
-    return [{"color": sw.color, "center_mm": (sw.center_mm + rng.normal(0, jitter_mm, 2)).tolist(),
-             "yaw_deg": float(rng.uniform(-15, 15)), "state": "rail", "zone": None} for sw in layout.swatches]
+    return [
+        {
+            "color": sw.color,
+            "center_mm": (sw.center_mm + rng.normal(0, jitter_mm, 2)).tolist(),
+            "yaw_deg": float(rng.uniform(-15, 15)),
+            "state": "rail",
+            "zone": None,
+        }
+        for sw in layout.swatches
+    ]
 
 
 @dataclass
@@ -539,8 +659,9 @@ class LightSession:
     scenes: Iterator[tuple[list[dict[str, Any]], np.ndarray, dict[str, Any]]]
 
 
-def light_session(layout: BoardLayout, seed: int, size: tuple[int, int] = (1920, 1080),
-                  max_cubes: int = 24) -> LightSession:
+def light_session(
+    layout: BoardLayout, seed: int, size: tuple[int, int] = (1920, 1080), max_cubes: int = 24
+) -> LightSession:
     rng = np.random.default_rng(seed)
     var = random_variation(rng)
     fixed = {k: var[k] for k in ("lighting", "art_seed", "color_jitter", "cube_seed")}

@@ -50,8 +50,11 @@ class PinholeCamera:
         return H / H[2, 2]
 
     def as_json(self) -> dict:
-        return {"K": self.K.tolist(), "dist": self.dist.reshape(-1).tolist(),
-                "image_size": [self.width, self.height]}
+        return {
+            "K": self.K.tolist(),
+            "dist": self.dist.reshape(-1).tolist(),
+            "image_size": [self.width, self.height],
+        }
 
 
 def look_at_camera(
@@ -92,14 +95,24 @@ def look_at_camera(
     return PinholeCamera(K=K, dist=np.array(dist, dtype=np.float64), R=R, t=t, width=w, height=h)
 
 
-def project_texture(camera: PinholeCamera, texture: np.ndarray, px_per_mm: float,
-                    background: tuple[int, int, int] = (60, 60, 60), z: float = 0.0) -> np.ndarray:
+def project_texture(
+    camera: PinholeCamera,
+    texture: np.ndarray,
+    px_per_mm: float,
+    background: tuple[int, int, int] = (60, 60, 60),
+    z: float = 0.0,
+) -> np.ndarray:
     """Draw a planar texture (image of the plane at `px_per_mm`, origin at its top-left) in the ideal view."""
     S = np.diag([1.0 / px_per_mm, 1.0 / px_per_mm, 1.0])
     M = camera.plane_homography(z) @ S
-    return cv2.warpPerspective(texture, M, (camera.width, camera.height), flags=cv2.INTER_AREA
-                               if px_per_mm > 4 else cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=background)
+    return cv2.warpPerspective(
+        texture,
+        M,
+        (camera.width, camera.height),
+        flags=cv2.INTER_AREA if px_per_mm > 4 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=background,
+    )
 
 
 def apply_distortion(camera: PinholeCamera, ideal: np.ndarray, step: int = 8) -> np.ndarray:
@@ -107,13 +120,13 @@ def apply_distortion(camera: PinholeCamera, ideal: np.ndarray, step: int = 8) ->
     if not np.any(camera.dist):
         return ideal
     w, h = camera.width, camera.height
-    gx, gy = np.meshgrid(np.arange(0, w + step, step, dtype=np.float32),
-                         np.arange(0, h + step, step, dtype=np.float32))
+    gx, gy = np.meshgrid(
+        np.arange(0, w + step, step, dtype=np.float32), np.arange(0, h + step, step, dtype=np.float32)
+    )
     pts = np.stack([gx.ravel(), gy.ravel()], axis=1).reshape(-1, 1, 2)
     und = cv2.undistortPoints(pts, camera.K, camera.dist, P=camera.K).reshape(gx.shape + (2,))
     mx, my = upsample_grid(und[..., 0], step, (w, h)), upsample_grid(und[..., 1], step, (w, h))
     return cv2.remap(ideal, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
 
 
 @dataclass(slots=True)
@@ -196,7 +209,9 @@ def jpeg_roundtrip(image: np.ndarray, quality: int) -> np.ndarray:
 
 def aruco_marker_image(dictionary_name: str, marker_id: int, side_px: int) -> np.ndarray:
     """The marker's black square (no quiet zone) as a grey image `side_px` wide."""
-    return cv2.aruco.generateImageMarker(aruco_dictionary(dictionary_name), int(marker_id), int(side_px), borderBits=1)
+    return cv2.aruco.generateImageMarker(
+        aruco_dictionary(dictionary_name), int(marker_id), int(side_px), borderBits=1
+    )
 
 
 def draw_aruco(canvas: np.ndarray, dictionary_name: str, marker_id: int, corners_px: np.ndarray) -> None:
@@ -221,7 +236,9 @@ def fill_polygon_aa(image: np.ndarray, pts: np.ndarray, color: tuple[float, ...]
     cv2.fillPoly(image, [p], tuple(float(c) for c in color), lineType=cv2.LINE_AA, shift=shift)
 
 
-def darken_polygons(image: np.ndarray, polygons: list[np.ndarray], strength: float, blur_px: float) -> np.ndarray:
+def darken_polygons(
+    image: np.ndarray, polygons: list[np.ndarray], strength: float, blur_px: float
+) -> np.ndarray:
     """Soft shadows: darken the union of `polygons` (pixel coordinates) by `strength`."""
     if not polygons:
         return image
@@ -234,14 +251,32 @@ def darken_polygons(image: np.ndarray, polygons: list[np.ndarray], strength: flo
     return (image.astype(np.float32) * factor[..., None]).astype(np.uint8)
 
 
-def box_vertices(center_xy: tuple[float, float], size: float, yaw_deg: float, base_z: float = 0.0,
-                 tilt_deg: float = 0.0, tilt_axis_deg: float = 0.0, pivot: np.ndarray | None = None) -> np.ndarray:
+def box_vertices(
+    center_xy: tuple[float, float],
+    size: float,
+    yaw_deg: float,
+    base_z: float = 0.0,
+    tilt_deg: float = 0.0,
+    tilt_axis_deg: float = 0.0,
+    pivot: np.ndarray | None = None,
+) -> np.ndarray:
     """The 8 corners (world frame) of a cube resting with its bottom at depth `base_z`, turned
     `yaw_deg`, optionally tipped `tilt_deg` about a horizontal axis at `tilt_axis_deg` through `pivot`.
     Order: bottom 0-3, top 4-7 (same winding)."""
     s = size / 2
-    local = np.array([[-s, -s, 0], [s, -s, 0], [s, s, 0], [-s, s, 0],
-                      [-s, -s, -size], [s, -s, -size], [s, s, -size], [-s, s, -size]], dtype=np.float64)
+    local = np.array(
+        [
+            [-s, -s, 0],
+            [s, -s, 0],
+            [s, s, 0],
+            [-s, s, 0],
+            [-s, -s, -size],
+            [s, -s, -size],
+            [s, s, -size],
+            [-s, s, -size],
+        ],
+        dtype=np.float64,
+    )
     a = math.radians(yaw_deg)
     Rz = np.array([[math.cos(a), -math.sin(a), 0], [math.sin(a), math.cos(a), 0], [0, 0, 1]])
     pts = local @ Rz.T + np.array([center_xy[0], center_xy[1], base_z])
@@ -256,7 +291,10 @@ def box_vertices(center_xy: tuple[float, float], size: float, yaw_deg: float, ba
 # Faces of `box_vertices` as vertex indices, wound so the normal points outward.
 BOX_FACES: tuple[tuple[int, int, int, int], ...] = (
     (4, 5, 6, 7),  # top
-    (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7),  # sides
+    (0, 1, 5, 4),
+    (1, 2, 6, 5),
+    (2, 3, 7, 6),
+    (3, 0, 4, 7),  # sides
     (3, 2, 1, 0),  # bottom
 )
 
@@ -271,8 +309,9 @@ class BoxLook:
     extra: dict = field(default_factory=dict)
 
 
-def draw_boxes(image: np.ndarray, camera: PinholeCamera, boxes: list[tuple[np.ndarray, BoxLook]],
-               light: Lighting) -> None:
+def draw_boxes(
+    image: np.ndarray, camera: PinholeCamera, boxes: list[tuple[np.ndarray, BoxLook]], light: Lighting
+) -> None:
     """Paint solid boxes (8 world vertices each) in the ideal view, far ones first, visible faces only,
     each face shaded by the light. In place."""
     centre = camera.center_world
@@ -316,12 +355,24 @@ def draw_hand(image: np.ndarray, rng: np.random.Generator, reach: float = 0.5) -
     """An arm and hand entering from a random image edge, reaching `reach` of the way across (in place)."""
     h, w = image.shape[:2]
     side = int(rng.integers(4))
-    start = [(rng.uniform(0.2, 0.8) * w, h + 20), (rng.uniform(0.2, 0.8) * w, -20),
-             (-20, rng.uniform(0.2, 0.8) * h), (w + 20, rng.uniform(0.2, 0.8) * h)][side]
+    start = [
+        (rng.uniform(0.2, 0.8) * w, h + 20),
+        (rng.uniform(0.2, 0.8) * w, -20),
+        (-20, rng.uniform(0.2, 0.8) * h),
+        (w + 20, rng.uniform(0.2, 0.8) * h),
+    ][side]
     target = (w * rng.uniform(0.3, 0.7), h * rng.uniform(0.3, 0.7))
     end = (start[0] + (target[0] - start[0]) * reach * 2, start[1] + (target[1] - start[1]) * reach * 2)
     skin = np.array([rng.uniform(90, 140), rng.uniform(130, 175), rng.uniform(180, 225)])
     width = int(min(w, h) * rng.uniform(0.09, 0.13))
-    cv2.line(image, (int(start[0]), int(start[1])), (int(end[0]), int(end[1])), skin.tolist(), width, cv2.LINE_AA)
-    cv2.circle(image, (int(end[0]), int(end[1])), int(width * 0.9), (skin * 1.05).clip(0, 255).tolist(), -1,
-               cv2.LINE_AA)
+    cv2.line(
+        image, (int(start[0]), int(start[1])), (int(end[0]), int(end[1])), skin.tolist(), width, cv2.LINE_AA
+    )
+    cv2.circle(
+        image,
+        (int(end[0]), int(end[1])),
+        int(width * 0.9),
+        (skin * 1.05).clip(0, 255).tolist(),
+        -1,
+        cv2.LINE_AA,
+    )

@@ -26,17 +26,35 @@ import numpy as np
 TEX_PX_PER_MM = 5.0
 CUBE_NAMES = ("red", "blue", "green", "yellow", "black")
 # Cube paint as linear reflectance (R, G, B): stained wood of each colour, varied per design.
-_PAINT_RGB = {"red": (0.55, 0.05, 0.05), "blue": (0.04, 0.12, 0.45), "green": (0.06, 0.30, 0.07),
-              "yellow": (0.75, 0.58, 0.04), "black": (0.025, 0.025, 0.028)}
+_PAINT_RGB = {
+    "red": (0.55, 0.05, 0.05),
+    "blue": (0.04, 0.12, 0.45),
+    "green": (0.06, 0.30, 0.07),
+    "yellow": (0.75, 0.58, 0.04),
+    "black": (0.025, 0.025, 0.028),
+}
 # Print colours close to a cube's (the hard cases) and ordinary ones, linear reflectance (R, G, B).
-_NEAR_CUBE_FILLS = {"charcoal": (0.04, 0.04, 0.045), "brick": (0.40, 0.09, 0.06), "ochre": (0.60, 0.42, 0.08),
-                    "navy": (0.05, 0.08, 0.30), "forest": (0.08, 0.22, 0.08)}
-_PLAIN_FILLS = [(0.80, 0.74, 0.58), (0.70, 0.75, 0.78), (0.62, 0.55, 0.45), (0.85, 0.85, 0.82),
-                (0.55, 0.66, 0.70), (0.72, 0.62, 0.70), (0.45, 0.50, 0.40)]
+_NEAR_CUBE_FILLS = {
+    "charcoal": (0.04, 0.04, 0.045),
+    "brick": (0.40, 0.09, 0.06),
+    "ochre": (0.60, 0.42, 0.08),
+    "navy": (0.05, 0.08, 0.30),
+    "forest": (0.08, 0.22, 0.08),
+}
+_PLAIN_FILLS = [
+    (0.80, 0.74, 0.58),
+    (0.70, 0.75, 0.78),
+    (0.62, 0.55, 0.45),
+    (0.85, 0.85, 0.82),
+    (0.55, 0.66, 0.70),
+    (0.72, 0.62, 0.70),
+    (0.45, 0.50, 0.40),
+]
 
 
 def kelvin_rgb(kelvin: float) -> np.ndarray:
-    """Relative (R, G, B) of a black body at `kelvin`, green = 1 (a fit good to a few percent 2000-10000 K)."""
+    """Relative (R, G, B) of a black body at `kelvin`, green = 1 (a fit good to a few percent 2000-10000
+    K)."""
     t = kelvin / 100.0
     r = 255.0 if t <= 66 else 329.7 * (t - 60) ** -0.1332
     g = 99.47 * math.log(t) - 161.1 if t <= 66 else 288.1 * (t - 60) ** -0.0755
@@ -101,14 +119,20 @@ def _square(x: float, y: float, s: float) -> list[list[float]]:
     return [[x, y], [x + s, y], [x + s, y + s], [x, y + s]]
 
 
-def random_layout(rng: np.random.Generator, name: str) -> tuple[dict[str, Any], list[tuple[float, float, float, float]]]:
+def random_layout(
+    rng: np.random.Generator, name: str
+) -> tuple[dict[str, Any], list[tuple[float, float, float, float]]]:
     """A board-layout@1 dict and the wells' rectangles (x0, y0, x1, y1 mm)."""
     W, H = float(rng.integers(250, 341)), float(rng.integers(180, 241))
     frame = float(rng.uniform(22, 28))
     ms = float(rng.uniform(13, 17))
     mo = float(rng.uniform(2.5, 4.0))
-    markers = [_square(mo, mo, ms), _square(W - mo - ms, mo, ms), _square(W - mo - ms, H - mo - ms, ms),
-               _square(mo, H - mo - ms, ms)]
+    markers = [
+        _square(mo, mo, ms),
+        _square(W - mo - ms, mo, ms),
+        _square(W - mo - ms, H - mo - ms, ms),
+        _square(mo, H - mo - ms, ms),
+    ]
     if rng.random() < 0.6:
         markers += [_square(mo, H / 2 - ms / 2, ms), _square(W - mo - ms, H / 2 - ms / 2, ms)]
     ids = rng.choice(50, len(markers), replace=False)
@@ -123,9 +147,16 @@ def random_layout(rng: np.random.Generator, name: str) -> tuple[dict[str, Any], 
         for c in range(cols):
             zx, zy = x0 + c * (cw + gap), y0 + r * (rh + gap)
             kind = kinds[int(rng.integers(0, len(kinds)))]
-            z: dict[str, Any] = {"id": f"z{r}{c}", "kind": kind,
-                                 "polygon_mm": [[round(zx, 2), round(zy, 2)], [round(zx + cw, 2), round(zy, 2)],
-                                                [round(zx + cw, 2), round(zy + rh, 2)], [round(zx, 2), round(zy + rh, 2)]]}
+            z: dict[str, Any] = {
+                "id": f"z{r}{c}",
+                "kind": kind,
+                "polygon_mm": [
+                    [round(zx, 2), round(zy, 2)],
+                    [round(zx + cw, 2), round(zy, 2)],
+                    [round(zx + cw, 2), round(zy + rh, 2)],
+                    [round(zx, 2), round(zy + rh, 2)],
+                ],
+            }
             if kind == "plunder":
                 z["cargo"] = int(rng.integers(0, 3))
                 z["coins"] = 1 if z["cargo"] == 0 else int(rng.integers(0, 2))
@@ -144,13 +175,23 @@ def random_layout(rng: np.random.Generator, name: str) -> tuple[dict[str, Any], 
     rng.shuffle(names)
     sy = H - (frame + 6) / 2
     span = W - 2 * (mo + ms + 22)
-    swatches = [{"color": n, "center_mm": [round(mo + ms + 22 + span * (k + 0.5) / 5, 1), round(sy, 1)]}
-                for k, n in enumerate(names)]
+    swatches = [
+        {"color": n, "center_mm": [round(mo + ms + 22 + span * (k + 0.5) / 5, 1), round(sy, 1)]}
+        for k, n in enumerate(names)
+    ]
     rail_h = float(rng.choice([0.0, 2.0, 3.0, 4.0]))
-    layout = {"schema": "smart-table/board-layout@1", "name": name, "size_mm": [W, H], "cube_size_mm": 10,
-              "rail_height_mm": rail_h, "aruco_dictionary": "DICT_4X4_50",
-              "markers": [{"id": int(i), "corners_mm": m} for i, m in zip(ids, markers, strict=True)],
-              "zones": zones, "adjacent": adjacent, "swatches": swatches}
+    layout = {
+        "schema": "smart-table/board-layout@1",
+        "name": name,
+        "size_mm": [W, H],
+        "cube_size_mm": 10,
+        "rail_height_mm": rail_h,
+        "aruco_dictionary": "DICT_4X4_50",
+        "markers": [{"id": int(i), "corners_mm": m} for i, m in zip(ids, markers, strict=True)],
+        "zones": zones,
+        "adjacent": adjacent,
+        "swatches": swatches,
+    }
     return layout, wells
 
 
@@ -161,8 +202,11 @@ def random_design(seed: int) -> Design:
     s = TEX_PX_PER_MM
     tw, th = int(round(W * s)), int(round(H * s))
     dark_rails = rng.random() < 0.4
-    rail_rgb = (np.array([0.03, 0.03, 0.035]) * rng.uniform(0.6, 2.5) if dark_rails
-                else np.array(_PLAIN_FILLS[int(rng.integers(0, len(_PLAIN_FILLS)))]) * rng.uniform(0.8, 1.1))
+    rail_rgb = (
+        np.array([0.03, 0.03, 0.035]) * rng.uniform(0.6, 2.5)
+        if dark_rails
+        else np.array(_PLAIN_FILLS[int(rng.integers(0, len(_PLAIN_FILLS)))]) * rng.uniform(0.8, 1.1)
+    )
     tex = np.empty((th, tw, 3), np.float32)
     tex[:] = rail_rgb
     _texture(tex, rng, 0.06)
@@ -200,15 +244,23 @@ def random_design(seed: int) -> Design:
         x0, y0 = mc.min(axis=0)
         x1, y1 = mc.max(axis=0)
         q = int(round((x1 - x0) / 6.0 * 1.3))
-        cv2.rectangle(tex, (int(x0) - q, int(y0) - q), (int(x1) + q, int(y1) + q), tuple(paper_white.tolist()), -1)
+        cv2.rectangle(
+            tex, (int(x0) - q, int(y0) - q), (int(x1) + q, int(y1) + q), tuple(paper_white.tolist()), -1
+        )
         side = int(round(x1 - x0))
-        img = cv2.aruco.generateImageMarker(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), m["id"], side)
-        tex[int(y0):int(y0) + side, int(x0):int(x0) + side] = np.where(img[..., None] > 127, paper_white, 0.02)
+        img = cv2.aruco.generateImageMarker(
+            cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), m["id"], side
+        )
+        tex[int(y0) : int(y0) + side, int(x0) : int(x0) + side] = np.where(
+            img[..., None] > 127, paper_white, 0.02
+        )
     paints = {}
     for n in CUBE_NAMES:
         base = np.array(_PAINT_RGB[n]) * rng.uniform(0.8, 1.2) * rng.uniform(0.92, 1.08, 3)
         paints[n] = np.clip(base, 0.005, 0.9)
-    return Design(seed, layout, np.clip(tex, 0.003, 0.95), rail_mask, float(layout["rail_height_mm"]), paints, fills)
+    return Design(
+        seed, layout, np.clip(tex, 0.003, 0.95), rail_mask, float(layout["rail_height_mm"]), paints, fills
+    )
 
 
 def _texture(patch: np.ndarray, rng: np.random.Generator, amount: float) -> None:
@@ -216,13 +268,18 @@ def _texture(patch: np.ndarray, rng: np.random.Generator, amount: float) -> None
     h, w = patch.shape[:2]
     if h < 4 or w < 4:
         return
-    low = cv2.resize(rng.normal(0, 1, (max(2, h // 40), max(2, w // 40))).astype(np.float32), (w, h),
-                     interpolation=cv2.INTER_CUBIC)
+    low = cv2.resize(
+        rng.normal(0, 1, (max(2, h // 40), max(2, w // 40))).astype(np.float32),
+        (w, h),
+        interpolation=cv2.INTER_CUBIC,
+    )
     fine = rng.normal(0, 0.4, (h, w)).astype(np.float32)
     f = 1 + amount * (low + fine)
     if rng.random() < 0.3:
         period = rng.uniform(8, 30)
-        xx = np.arange(w, dtype=np.float32)[None, :] + np.arange(h, dtype=np.float32)[:, None] * rng.uniform(-1, 1)
+        xx = np.arange(w, dtype=np.float32)[None, :] + np.arange(h, dtype=np.float32)[:, None] * rng.uniform(
+            -1, 1
+        )
         f *= 1 + amount * np.sin(xx / period * 2 * math.pi)
     patch *= np.clip(f, 0.3, 2.0)[..., None]
 
@@ -233,21 +290,46 @@ def _icons(patch: np.ndarray, rng: np.random.Generator, s: float, n: int) -> Non
     for _ in range(n):
         kind = rng.choice(["line", "ring", "star", "text", "cube", "coin"])
         x, y = float(rng.uniform(0.1, 0.9) * w), float(rng.uniform(0.1, 0.9) * h)
-        ink = tuple(float(v) for v in (rng.uniform(0.02, 0.6, 3) if rng.random() < 0.7 else rng.uniform(0.0, 0.08) * np.ones(3)))
+        ink = tuple(
+            float(v)
+            for v in (
+                rng.uniform(0.02, 0.6, 3) if rng.random() < 0.7 else rng.uniform(0.0, 0.08) * np.ones(3)
+            )
+        )
         th = max(1, int(rng.uniform(0.3, 1.2) * s))
         if kind == "line":
-            cv2.line(patch, (int(x), int(y)), (int(rng.uniform(0, w)), int(rng.uniform(0, h))), ink, th, cv2.LINE_AA)
+            cv2.line(
+                patch,
+                (int(x), int(y)),
+                (int(rng.uniform(0, w)), int(rng.uniform(0, h))),
+                ink,
+                th,
+                cv2.LINE_AA,
+            )
         elif kind == "ring":
             cv2.circle(patch, (int(x), int(y)), int(rng.uniform(3, 12) * s), ink, th, cv2.LINE_AA)
         elif kind == "star":
             r = rng.uniform(3, 9) * s
-            pts = [(x + r * (1 if k % 2 == 0 else 0.45) * math.cos(k * math.pi / 5),
-                    y + r * (1 if k % 2 == 0 else 0.45) * math.sin(k * math.pi / 5)) for k in range(10)]
+            pts = [
+                (
+                    x + r * (1 if k % 2 == 0 else 0.45) * math.cos(k * math.pi / 5),
+                    y + r * (1 if k % 2 == 0 else 0.45) * math.sin(k * math.pi / 5),
+                )
+                for k in range(10)
+            ]
             cv2.fillPoly(patch, [np.round(np.array(pts)).astype(np.int32)], ink, cv2.LINE_AA)
         elif kind == "text":
             m = np.zeros((h, w), np.uint8)
-            cv2.putText(m, str(rng.choice(["x2", "+1", "STR", "7", "MISS", "DMG"])), (int(x), int(y)),
-                        cv2.FONT_HERSHEY_SIMPLEX, float(rng.uniform(0.15, 0.35) * s), 255, th, cv2.LINE_AA)
+            cv2.putText(
+                m,
+                str(rng.choice(["x2", "+1", "STR", "7", "MISS", "DMG"])),
+                (int(x), int(y)),
+                cv2.FONT_HERSHEY_SIMPLEX,
+                float(rng.uniform(0.15, 0.35) * s),
+                255,
+                th,
+                cv2.LINE_AA,
+            )
             a = (m.astype(np.float32) / 255.0)[..., None]
             patch[:] = patch * (1 - a) + np.array(ink, np.float32) * a
         elif kind == "cube":  # a printed cube icon in a cube-like colour, a darker side beside it
@@ -255,12 +337,16 @@ def _icons(patch: np.ndarray, rng: np.random.Generator, s: float, n: int) -> Non
             col = np.array(_PAINT_RGB[name]) * rng.uniform(0.8, 1.2)
             e = rng.uniform(6, 9) * s
             cv2.rectangle(patch, (int(x), int(y)), (int(x + e), int(y + e)), tuple(col.tolist()), -1)
-            side = np.array([[x + e, y], [x + e * 1.3, y + e * 0.3], [x + e * 1.3, y + e * 1.3], [x + e, y + e]])
+            side = np.array(
+                [[x + e, y], [x + e * 1.3, y + e * 0.3], [x + e * 1.3, y + e * 1.3], [x + e, y + e]]
+            )
             cv2.fillPoly(patch, [np.round(side).astype(np.int32)], tuple((col * 0.5).tolist()), cv2.LINE_AA)
         else:  # coin
             r = int(rng.uniform(3, 6) * s)
             cv2.circle(patch, (int(x), int(y)), r, (0.62, 0.46, 0.10), -1, cv2.LINE_AA)
-            cv2.circle(patch, (int(x), int(y)), int(r * 0.7), (0.35, 0.25, 0.05), max(1, int(0.4 * s)), cv2.LINE_AA)
+            cv2.circle(
+                patch, (int(x), int(y)), int(r * 0.7), (0.35, 0.25, 0.05), max(1, int(0.4 * s)), cv2.LINE_AA
+            )
 
 
 # ---------------------------------------------------------------- light and camera
@@ -287,11 +373,26 @@ def random_light(rng: np.random.Generator, design: Design) -> Light:
         u = np.array([math.cos(a), math.sin(a)]) * 600
         v = np.array([-math.sin(a), math.cos(a)]) * rng.uniform(8, 40)
         bands.append((np.array([c - u - v, c + u - v, c + u + v, c - u + v]), float(rng.uniform(0.15, 0.5))))
-    gloss = [(np.array([rng.uniform(0, W), rng.uniform(0, H)]), float(rng.uniform(8, 30)), float(rng.uniform(0.2, 0.9)))
-             for _ in range(int(rng.integers(0, 3)))]
+    gloss = [
+        (
+            np.array([rng.uniform(0, W), rng.uniform(0, H)]),
+            float(rng.uniform(8, 30)),
+            float(rng.uniform(0.2, 0.9)),
+        )
+        for _ in range(int(rng.integers(0, 3)))
+    ]
     ambient = float(rng.uniform(0.1, 0.35))
-    light = Light(lamps, ambient, kelvin_rgb(float(rng.uniform(4000, 7000))), 1.0, wb, bands, gloss, 1.0,
-                  int(rng.integers(70, 96)))
+    light = Light(
+        lamps,
+        ambient,
+        kelvin_rgb(float(rng.uniform(4000, 7000))),
+        1.0,
+        wb,
+        bands,
+        gloss,
+        1.0,
+        int(rng.integers(70, 96)),
+    )
     # Auto-exposure aims the board's mean at a level; where it lands varies from dim (noisy, gain up) to
     # bright (light paper clipped): `level` is mid-grey paper's share of full scale before the curve.
     centre = np.array([[W / 2, H / 2, 0.0]])
@@ -307,11 +408,19 @@ def drifted(rng: np.random.Generator, light: Light, design: Design, moved_camera
     (people move), same lamps; glossy reflections move only with the camera (they follow the view)."""
     W, H = design.layout["size_mm"]
     fresh = random_light(rng, design)
-    return Light(light.lamps, light.ambient, light.ambient_rgb, light.exposure * float(np.exp(rng.normal(0, 0.12))),
-                 light.wb * np.exp(rng.normal(0, 0.04, 3)), fresh.shadow_bands if rng.random() < 0.5 else [],
-                 light.gloss if not moved_camera else
-                 [(np.array([rng.uniform(0, W), rng.uniform(0, H)]), r, st) for _, r, st in light.gloss],
-                 light.noise, int(rng.integers(70, 96)))
+    return Light(
+        light.lamps,
+        light.ambient,
+        light.ambient_rgb,
+        light.exposure * float(np.exp(rng.normal(0, 0.12))),
+        light.wb * np.exp(rng.normal(0, 0.04, 3)),
+        fresh.shadow_bands if rng.random() < 0.5 else [],
+        light.gloss
+        if not moved_camera
+        else [(np.array([rng.uniform(0, W), rng.uniform(0, H)]), r, st) for _, r, st in light.gloss],
+        light.noise,
+        int(rng.integers(70, 96)),
+    )
 
 
 def random_shot(rng: np.random.Generator, design: Design) -> Shot:
@@ -319,7 +428,9 @@ def random_shot(rng: np.random.Generator, design: Design) -> Shot:
     size = [(1280, 720), (1920, 1080), (1920, 1080), (2560, 1440), (3840, 2160)][int(rng.integers(0, 5))]
     hfov = math.radians(rng.uniform(50, 75))
     f = size[0] / 2 / math.tan(hfov / 2)
-    K = np.array([[f, 0, size[0] / 2 + rng.normal(0, 8)], [0, f, size[1] / 2 + rng.normal(0, 8)], [0, 0, 1.0]])
+    K = np.array(
+        [[f, 0, size[0] / 2 + rng.normal(0, 8)], [0, f, size[1] / 2 + rng.normal(0, 8)], [0, 0, 1.0]]
+    )
     dist = np.array([rng.uniform(-0.06, 0.03), rng.uniform(-0.01, 0.01), 0, 0, 0])
     tilt = float(rng.uniform(0, 35))
     az = rng.uniform(0, 2 * math.pi)
@@ -401,8 +512,10 @@ def random_cubes(rng: np.random.Generator, design: Design, n: int) -> list[Cube]
                 # Wholly on the rail: 1.5 mm clear of every well (a re-drop nobody can doubt).
                 if any(_poly_dist(poly, sq) < 1.5 for _, poly in wells):
                     continue
-            if any(np.all(sq.max(axis=0) > m.min(axis=0) - 2) and np.all(sq.min(axis=0) < m.max(axis=0) + 2)
-                   for m in keep_out):
+            if any(
+                np.all(sq.max(axis=0) > m.min(axis=0) - 2) and np.all(sq.min(axis=0) < m.max(axis=0) + 2)
+                for m in keep_out
+            ):
                 continue
             if any(np.linalg.norm(c - s) < 16 for s in sw):
                 continue
@@ -430,8 +543,16 @@ def _poly_dist(poly: np.ndarray, pts: np.ndarray) -> float:
 
 
 def swatch_cubes(rng: np.random.Generator, design: Design) -> list[Cube]:
-    return [Cube(s["color"], np.array(s["center_mm"]) + rng.normal(0, 1.0, 2), float(rng.uniform(-0.25, 0.25)),
-                 design.rail_h, None) for s in design.layout["swatches"]]
+    return [
+        Cube(
+            s["color"],
+            np.array(s["center_mm"]) + rng.normal(0, 1.0, 2),
+            float(rng.uniform(-0.25, 0.25)),
+            design.rail_h,
+            None,
+        )
+        for s in design.layout["swatches"]
+    ]
 
 
 # ---------------------------------------------------------------- rendering
@@ -448,7 +569,9 @@ def _irradiance(light: Light, pts: np.ndarray, normal: np.ndarray) -> np.ndarray
     return out
 
 
-def render(design: Design, cubes: list[Cube], light: Light, shot: Shot, rng: np.random.Generator) -> np.ndarray:
+def render(
+    design: Design, cubes: list[Cube], light: Light, shot: Shot, rng: np.random.Generator
+) -> np.ndarray:
     """The photo (BGR uint8) of the board with `cubes` under `light` through `shot`."""
     w, h = shot.size
     s = TEX_PX_PER_MM
@@ -457,7 +580,9 @@ def render(design: Design, cubes: list[Cube], light: Light, shot: Shot, rng: np.
     # Light on the print, in texture space (coarse grid, then resized: it is smooth).
     gy, gx = np.mgrid[0:th:8, 0:tw:8]
     pts = np.stack([gx.ravel() / s, gy.ravel() / s, np.zeros(gx.size)], 1)
-    irr: np.ndarray = _irradiance(light, pts, np.array([0, 0, 1.0])).reshape(gx.shape + (3,)).astype(np.float32)
+    irr: np.ndarray = (
+        _irradiance(light, pts, np.array([0, 0, 1.0])).reshape(gx.shape + (3,)).astype(np.float32)
+    )
     irr = cv2.resize(irr, (tw, th), interpolation=cv2.INTER_LINEAR)
     shade = np.ones((th, tw), np.float32)
     for poly, k in light.shadow_bands:
@@ -484,7 +609,9 @@ def render(design: Design, cubes: list[Cube], light: Light, shot: Shot, rng: np.
     img = _warp_plane(radiance, shot, 0.0, (w, h))
     if design.rail_h > 0:
         rail = _warp_plane(radiance, shot, design.rail_h, (w, h))
-        mask = _warp_plane(design.rail_mask.astype(np.float32)[..., None].repeat(3, 2), shot, design.rail_h, (w, h))
+        mask = _warp_plane(
+            design.rail_mask.astype(np.float32)[..., None].repeat(3, 2), shot, design.rail_h, (w, h)
+        )
         img = img * (1 - mask) + rail * mask
     # Cubes, far to near from the camera.
     eye = shot.eye_up
@@ -506,12 +633,25 @@ def _warp_plane(tex: np.ndarray, shot: Shot, z: float, size: tuple[int, int]) ->
     src = np.array([[0, 0], [1000, 0], [1000, 1000], [0, 1000]], np.float64)
     dst = shot.project(np.column_stack([src, np.full(4, z)]), distort=False)
     Hm = cv2.getPerspectiveTransform((src * s).astype(np.float32), dst.astype(np.float32))
-    return cv2.warpPerspective(tex, Hm, size, flags=cv2.INTER_AREA if Hm[0, 0] < 1 else cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_CONSTANT, borderValue=(0.15, 0.12, 0.1))
+    return cv2.warpPerspective(
+        tex,
+        Hm,
+        size,
+        flags=cv2.INTER_AREA if Hm[0, 0] < 1 else cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0.15, 0.12, 0.1),
+    )
 
 
-def _draw_cube(img: np.ndarray, c: Cube, paint: np.ndarray, light: Light, shot: Shot, eye: np.ndarray,
-               rng: np.random.Generator) -> None:
+def _draw_cube(
+    img: np.ndarray,
+    c: Cube,
+    paint: np.ndarray,
+    light: Light,
+    shot: Shot,
+    eye: np.ndarray,
+    rng: np.random.Generator,
+) -> None:
     base = _corners(c.center, c.size, c.yaw)
     b3 = np.column_stack([base, np.full(4, c.z)])
     t3 = np.column_stack([base, np.full(4, c.z + c.size)])
@@ -533,7 +673,9 @@ def _draw_cube(img: np.ndarray, c: Cube, paint: np.ndarray, light: Light, shot: 
         col = paint * e * float(rng.uniform(0.96, 1.04))
         if n[2] > 0.5:  # a faint specular sheen on the stained top
             col = col + 0.02 * light.lamps[0][2] * rng.uniform(0, 1)
-        cv2.fillConvexPoly(img, np.round(px * 16).astype(np.int32), tuple(float(v) for v in col), cv2.LINE_AA, 4)
+        cv2.fillConvexPoly(
+            img, np.round(px * 16).astype(np.int32), tuple(float(v) for v in col), cv2.LINE_AA, 4
+        )
 
 
 def _lens(img: np.ndarray, shot: Shot) -> np.ndarray:
@@ -569,8 +711,9 @@ class HeldOutSession:
     scenes: Iterator[tuple[np.ndarray, dict[str, Any]]]
 
 
-def session(design_seed: int, scene_seed: int, max_cubes: int = 20,
-            size: tuple[int, int] | None = None) -> HeldOutSession:
+def session(
+    design_seed: int, scene_seed: int, max_cubes: int = 20, size: tuple[int, int] | None = None
+) -> HeldOutSession:
     """One design, one room light; the calibration photo and an endless run of play photos (each with
     its own camera shot, light drift and cubes). `size` forces one resolution (else random per shot)."""
     design = random_design(design_seed)
@@ -579,8 +722,17 @@ def session(design_seed: int, scene_seed: int, max_cubes: int = 20,
     shot = random_shot(rng, design)
     if size is not None:
         shot = _resized(shot, size)
-    light0 = Light(light.lamps, light.ambient, light.ambient_rgb, light.exposure, light.wb, [], light.gloss,
-                   light.noise, 92)
+    light0 = Light(
+        light.lamps,
+        light.ambient,
+        light.ambient_rgb,
+        light.exposure,
+        light.wb,
+        [],
+        light.gloss,
+        light.noise,
+        92,
+    )
     calibration = render(design, swatch_cubes(rng, design), light0, shot, rng)
 
     def scenes() -> Iterator[tuple[np.ndarray, dict[str, Any]]]:

@@ -33,8 +33,14 @@ from vision.table import TableLayout, load_table_layout
 
 TEXTURE_PX_PER_MM = 2.0
 SHIP_COLORS_BGR: dict[str, tuple[int, int, int]] = {
-    "red": (40, 40, 200), "blue": (190, 90, 30), "green": (60, 160, 40), "yellow": (40, 200, 225),
-    "white": (225, 225, 225), "black": (35, 35, 35), "purple": (150, 50, 130), "orange": (30, 130, 240),
+    "red": (40, 40, 200),
+    "blue": (190, 90, 30),
+    "green": (60, 160, 40),
+    "yellow": (40, 200, 225),
+    "white": (225, 225, 225),
+    "black": (35, 35, 35),
+    "purple": (150, 50, 130),
+    "orange": (30, 130, 240),
 }
 BACK_BGR = (150, 40, 115)  # a saturated purple: OpenCV hue ~ 145, inside the default layout's back range
 SHIP_LENGTH_MM = 50.0
@@ -55,7 +61,9 @@ class PlacedShip:
     heading_deg: float
 
 
-def _draw_aruco_local(canvas: np.ndarray, dictionary_name: str, marker_id: int, corners_px: np.ndarray) -> None:
+def _draw_aruco_local(
+    canvas: np.ndarray, dictionary_name: str, marker_id: int, corners_px: np.ndarray
+) -> None:
     """`draw_aruco` on the marker's bounding box only (a view of the canvas): same result, far faster."""
     c = np.asarray(corners_px, np.float64).reshape(4, 2)
     h, w = canvas.shape[:2]
@@ -73,8 +81,12 @@ def _rect_of(poly: np.ndarray) -> tuple[float, float, float, float]:
     return float(x0), float(y0), float(x1), float(y1)
 
 
-def random_table_setup(layout: TableLayout, rng: np.random.Generator, n_ships: int | None = None,
-                       face_up_fraction: float | None = None) -> tuple[dict[str, str | None], dict[str, str]]:
+def random_table_setup(
+    layout: TableLayout,
+    rng: np.random.Generator,
+    n_ships: int | None = None,
+    face_up_fraction: float | None = None,
+) -> tuple[dict[str, str | None], dict[str, str]]:
     """A random deal: which board is face up on each square (None = face down) and each ship's square."""
     names = list(layout.boards.ids)
     rng.shuffle(names)
@@ -131,6 +143,7 @@ def _square_at(layout: TableLayout, x: float, y: float) -> str | None:
 
 # --- the top-down texture ------------------------------------------------------------------------
 
+
 def _busy_board_art(size_px: int, rng: np.random.Generator) -> np.ndarray:
     """A face-up Ocean board: sea, an island, waves, printed text and icons (busy, like real art)."""
     sea = np.array([rng.uniform(150, 200), rng.uniform(120, 170), rng.uniform(40, 90)])
@@ -142,8 +155,17 @@ def _busy_board_art(size_px: int, rng: np.random.Generator) -> np.ndarray:
     for _ in range(int(rng.integers(8, 18))):  # waves
         x, y = rng.uniform(0, size_px, 2)
         r = rng.uniform(8, 30)
-        cv2.ellipse(art, (int(x), int(y)), (int(r), int(r / 2)), 0, 200, 340,
-                    (235, 225, 200), int(rng.integers(1, 3)), cv2.LINE_AA)
+        cv2.ellipse(
+            art,
+            (int(x), int(y)),
+            (int(r), int(r / 2)),
+            0,
+            200,
+            340,
+            (235, 225, 200),
+            int(rng.integers(1, 3)),
+            cv2.LINE_AA,
+        )
     if rng.random() < 0.75:  # an island
         c = rng.uniform(0.35, 0.65, 2) * size_px
         n = int(rng.integers(7, 12))
@@ -159,8 +181,16 @@ def _busy_board_art(size_px: int, rng: np.random.Generator) -> np.ndarray:
             cv2.rectangle(art, tuple(p - s + 3), tuple(p + s - 3), (40, 40, 40), -1)
     for _ in range(int(rng.integers(3, 8))):  # text and icons
         p = rng.uniform(0.05, 0.9, 2) * size_px
-        cv2.putText(art, "".join(rng.choice(list("ABCDEFGH0123456789"), 4)), (int(p[0]), int(p[1])),
-                    cv2.FONT_HERSHEY_SIMPLEX, rng.uniform(0.5, 1.2), (20, 20, 20), 2, cv2.LINE_AA)
+        cv2.putText(
+            art,
+            "".join(rng.choice(list("ABCDEFGH0123456789"), 4)),
+            (int(p[0]), int(p[1])),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            rng.uniform(0.5, 1.2),
+            (20, 20, 20),
+            2,
+            cv2.LINE_AA,
+        )
     return art
 
 
@@ -187,18 +217,36 @@ def _harbor_art(w: int, h: int, rng: np.random.Generator) -> np.ndarray:
     art[:] = (90, 150, 190)
     for _ in range(12):  # towns and docks
         x, y = int(rng.uniform(0, w)), int(rng.uniform(0, h))
-        cv2.rectangle(art, (x, y), (x + int(rng.uniform(20, 80)), y + int(rng.uniform(15, 50))),
-                      tuple(int(v) for v in rng.uniform(40, 200, 3)), -1)
+        cv2.rectangle(
+            art,
+            (x, y),
+            (x + int(rng.uniform(20, 80)), y + int(rng.uniform(15, 50))),
+            tuple(int(v) for v in rng.uniform(40, 200, 3)),
+            -1,
+        )
     for k in range(9):  # the achievement spaces along the top
         x = int(w * (0.05 + 0.1 * k))
         cv2.rectangle(art, (x, 10), (x + int(w * 0.08), int(h * 0.3)), (230, 230, 230), 2)
-    cv2.putText(art, "HARBOR", (int(w * 0.35), int(h * 0.7)), cv2.FONT_HERSHEY_SIMPLEX, 3.0, (30, 30, 60), 6,
-                cv2.LINE_AA)
+    cv2.putText(
+        art,
+        "HARBOR",
+        (int(w * 0.35), int(h * 0.7)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        3.0,
+        (30, 30, 60),
+        6,
+        cv2.LINE_AA,
+    )
     return art
 
 
-def render_table_texture(layout: TableLayout, boards: dict[str, Any], rng: np.random.Generator,
-                         jitter_mm: float = 4.0, jitter_deg: float = 2.0) -> tuple[np.ndarray, dict[str, dict]]:
+def render_table_texture(
+    layout: TableLayout,
+    boards: dict[str, Any],
+    rng: np.random.Generator,
+    jitter_mm: float = 4.0,
+    jitter_deg: float = 2.0,
+) -> tuple[np.ndarray, dict[str, dict]]:
     """The table seen from straight above at TEXTURE_PX_PER_MM; returns it and per-square board truth
     (the marker's corners in table mm, so a camera view can tell whether it is visible)."""
     s = TEXTURE_PX_PER_MM
@@ -233,8 +281,13 @@ def render_table_texture(layout: TableLayout, boards: dict[str, Any], rng: np.ra
         cx, cy = (x0 + x1) / 2 + dx, (y0 + y1) / 2 + dy
         rot = np.array([[math.cos(ang), -math.sin(ang)], [math.sin(ang), math.cos(ang)]])
 
-        def to_table(p_board_mm: np.ndarray, cx: float = cx, cy: float = cy, rot: np.ndarray = rot,
-                     side_mm: float = side_mm) -> np.ndarray:
+        def to_table(
+            p_board_mm: np.ndarray,
+            cx: float = cx,
+            cy: float = cy,
+            rot: np.ndarray = rot,
+            side_mm: float = side_mm,
+        ) -> np.ndarray:
             return (np.asarray(p_board_mm, float) - side_mm / 2) @ rot.T + np.array([cx, cy])
 
         src = np.array([[0, 0], [side_px, 0], [side_px, side_px], [0, side_px]], np.float32)
@@ -245,10 +298,16 @@ def render_table_texture(layout: TableLayout, boards: dict[str, Any], rng: np.ra
         M = cv2.getPerspectiveTransform(src, (dst - np.array([bx0, by0])).astype(np.float32))
         view = tex[by0:by1, bx0:bx1]
         warped = cv2.warpPerspective(art, M, (bx1 - bx0, by1 - by0), flags=cv2.INTER_LINEAR)
-        mask = cv2.warpPerspective(np.full((side_px, side_px), 255, np.uint8), M, (bx1 - bx0, by1 - by0),
-                                   flags=cv2.INTER_NEAREST)
+        mask = cv2.warpPerspective(
+            np.full((side_px, side_px), 255, np.uint8), M, (bx1 - bx0, by1 - by0), flags=cv2.INTER_NEAREST
+        )
         np.copyto(view, warped, where=mask[..., None] > 0)
-        entry = {"square": sq.id, "face_up": face_up, "board": name if face_up else None, "marker_corners_mm": None}
+        entry = {
+            "square": sq.id,
+            "face_up": face_up,
+            "board": name if face_up else None,
+            "marker_corners_mm": None,
+        }
         if face_up and name is not None:
             # The marker's centre sits at the layout's offset from the square's corner (board corner
             # = square corner + 2 mm, before the board's own jitter), on a white quiet zone.
@@ -267,14 +326,20 @@ def render_table_texture(layout: TableLayout, boards: dict[str, Any], rng: np.ra
 
 # --- ships and the camera view --------------------------------------------------------------------
 
+
 def _ship_geometry(ship: PlacedShip, layout: TableLayout) -> dict[str, np.ndarray]:
     """World points (z down) of a ship: hull footprint and deck outline, mast, marker plate and marker."""
     a = math.radians(ship.heading_deg)
     fwd = np.array([math.cos(a), math.sin(a)])
     side = np.array([-fwd[1], fwd[0]])
     L, B = SHIP_LENGTH_MM / 2, SHIP_BEAM_MM / 2
-    outline2d = [L * fwd, 0.4 * L * fwd + B * side, -L * fwd + 0.8 * B * side,
-                 -L * fwd - 0.8 * B * side, 0.4 * L * fwd - B * side]
+    outline2d = [
+        L * fwd,
+        0.4 * L * fwd + B * side,
+        -L * fwd + 0.8 * B * side,
+        -L * fwd - 0.8 * B * side,
+        0.4 * L * fwd - B * side,
+    ]
     base = np.array([ship.x, ship.y])
     foot = np.array([[*(base + p), 0.0] for p in outline2d])
     deck = np.array([[*(base + p), -HULL_HEIGHT_MM] for p in outline2d])
@@ -285,14 +350,28 @@ def _ship_geometry(ship: PlacedShip, layout: TableLayout) -> dict[str, np.ndarra
     right, down = side, -fwd
 
     def plate(r: float) -> np.ndarray:
-        return np.array([[*(base + (cx * r / half) * right + (cy * r / half) * down), -h] for cx, cy in corners2d])
+        return np.array(
+            [[*(base + (cx * r / half) * right + (cy * r / half) * down), -h] for cx, cy in corners2d]
+        )
 
-    return {"foot": foot, "deck": deck, "mast": np.array([[ship.x, ship.y, -HULL_HEIGHT_MM], [ship.x, ship.y, -h]]),
-            "plate": plate(half + 4.0), "marker": plate(half)}
+    return {
+        "foot": foot,
+        "deck": deck,
+        "mast": np.array([[ship.x, ship.y, -HULL_HEIGHT_MM], [ship.x, ship.y, -h]]),
+        "plate": plate(half + 4.0),
+        "marker": plate(half),
+    }
 
 
-def _draw_ship(image: np.ndarray, labels: np.ndarray, label: int, camera: PinholeCamera, ship: PlacedShip,
-               layout: TableLayout, color: tuple[int, int, int]) -> np.ndarray:
+def _draw_ship(
+    image: np.ndarray,
+    labels: np.ndarray,
+    label: int,
+    camera: PinholeCamera,
+    ship: PlacedShip,
+    layout: TableLayout,
+    color: tuple[int, int, int],
+) -> np.ndarray:
     g = _ship_geometry(ship, layout)
     foot, deck = camera.project(g["foot"]), camera.project(g["deck"])
     hull = cv2.convexHull(np.vstack([foot, deck]).astype(np.float32)).reshape(-1, 2)
@@ -303,8 +382,14 @@ def _draw_ship(image: np.ndarray, labels: np.ndarray, label: int, camera: Pinhol
     mast = camera.project(g["mast"])
     three_mm = camera.project(g["mast"][1:] + np.array([[3.0, 0.0, 0.0]]))
     thick = max(2, int(round(float(np.linalg.norm(three_mm[0] - mast[1])))))
-    cv2.line(image, tuple(np.round(mast[0]).astype(int)), tuple(np.round(mast[1]).astype(int)), (40, 60, 90), thick,
-             cv2.LINE_AA)
+    cv2.line(
+        image,
+        tuple(np.round(mast[0]).astype(int)),
+        tuple(np.round(mast[1]).astype(int)),
+        (40, 60, 90),
+        thick,
+        cv2.LINE_AA,
+    )
     plate = camera.project(g["plate"])
     fill_polygon_aa(image, plate, (240, 240, 240))
     cv2.fillPoly(labels, [np.round(plate).astype(np.int32)], label)
@@ -315,12 +400,20 @@ def _draw_ship(image: np.ndarray, labels: np.ndarray, label: int, camera: Pinhol
 
 def _fits(camera: PinholeCamera, pts: np.ndarray, margin: float) -> bool:
     px = camera.project(pts)
-    return bool(np.all(px[:, 0] > margin) and np.all(px[:, 0] < camera.width - margin)
-                and np.all(px[:, 1] > margin) and np.all(px[:, 1] < camera.height - margin))
+    return bool(
+        np.all(px[:, 0] > margin)
+        and np.all(px[:, 0] < camera.width - margin)
+        and np.all(px[:, 1] > margin)
+        and np.all(px[:, 1] < camera.height - margin)
+    )
 
 
-def random_camera(layout: TableLayout, rng: np.random.Generator, max_tilt_deg: float = 30.0,
-                  size: tuple[int, int] = (1920, 1080)) -> PinholeCamera:
+def random_camera(
+    layout: TableLayout,
+    rng: np.random.Generator,
+    max_tilt_deg: float = 30.0,
+    size: tuple[int, int] = (1920, 1080),
+) -> PinholeCamera:
     """A camera above the table that sees all of it, tilted up to `max_tilt_deg`, the table's long side
     along the image's long side; as close as the view allows."""
     W, H = layout.size_mm
@@ -355,8 +448,13 @@ def _glare(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return field
 
 
-def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any], ships: dict[str, Any],
-                       rng: np.random.Generator, **variation: Any) -> tuple[np.ndarray, dict]:
+def render_table_scene(
+    layout: TableLayout | dict | str,
+    boards: dict[str, Any],
+    ships: dict[str, Any],
+    rng: np.random.Generator,
+    **variation: Any,
+) -> tuple[np.ndarray, dict]:
     """Render one camera frame of the table. `boards`: square id -> board name (face up) or None (face
     down). `ships`: ship name -> square id, "harbor" or an (x, y) position in mm.
 
@@ -368,7 +466,9 @@ def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any],
     layout = load_table_layout(layout)
     for name in ships:
         if name not in layout.ships.ids:
-            raise ValueError(f"ship {name!r} has no marker in the table layout ({', '.join(layout.ships.ids)})")
+            raise ValueError(
+                f"ship {name!r} has no marker in the table layout ({', '.join(layout.ships.ids)})"
+            )
     squares = {sq.id for sq in layout.squares}
     for sq_id, spec in boards.items():
         board_name = spec.get("board") if isinstance(spec, dict) else spec
@@ -378,7 +478,8 @@ def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any],
             raise ValueError(f"board {board_name!r} has no marker in the table layout")
     size = tuple(variation.get("size", (1920, 1080)))
     camera: PinholeCamera = variation.get("camera") or random_camera(
-        layout, rng, float(variation.get("max_tilt_deg", 30.0)), size)
+        layout, rng, float(variation.get("max_tilt_deg", 30.0)), size
+    )
     tex, board_truth = render_table_texture(layout, boards, rng)
     image = project_texture(camera, tex, TEXTURE_PX_PER_MM)
     labels = np.zeros(image.shape[:2], np.uint8)  # 0 table, 1.. ship k, 250 hand
@@ -423,13 +524,21 @@ def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any],
         cv2.fillPoly(m, [np.round(quad_px - np.array([x0, y0])).astype(np.int32)], 1)
         m = cv2.dilate(m, np.ones((5, 5), np.uint8))  # the quiet zone's first pixels count too
         sel = m > 0
-        return bool(np.all(labels[y0:y1, x0:x1][sel] == own_label)
-                    and float(glare_field[y0:y1, x0:x1][sel].max(initial=0.0)) < 40.0)
+        return bool(
+            np.all(labels[y0:y1, x0:x1][sel] == own_label)
+            and float(glare_field[y0:y1, x0:x1][sel].max(initial=0.0)) < 40.0
+        )
 
     ships_truth = []
     for i, ship in enumerate(placed):
-        ships_truth.append({"ship": ship.name, "square": ship.square, "position_mm": [ship.x, ship.y],
-                            "marker_visible": visible(marker_px[ship.name], i + 1)})
+        ships_truth.append(
+            {
+                "ship": ship.name,
+                "square": ship.square,
+                "position_mm": [ship.x, ship.y],
+                "marker_visible": visible(marker_px[ship.name], i + 1),
+            }
+        )
     boards_truth = []
     for sq in layout.squares:
         entry = board_truth[sq.id]
@@ -437,15 +546,25 @@ def render_table_scene(layout: TableLayout | dict | str, boards: dict[str, Any],
         if entry["marker_corners_mm"] is not None:
             quad = camera.project(np.column_stack([entry["marker_corners_mm"], np.zeros(4)]))
             vis = visible(quad, 0)
-        boards_truth.append({"square": sq.id, "face_up": entry["face_up"], "board": entry["board"],
-                             "marker_visible": vis})
+        boards_truth.append(
+            {"square": sq.id, "face_up": entry["face_up"], "board": entry["board"], "marker_visible": vis}
+        )
     frame_visible = sum(
-        1 for m in layout.markers if visible(camera.project(np.column_stack([m.corners_mm, np.zeros(4)])), 0))
-    truth = {"camera": {**camera.as_json(), "center_mm": camera.center_world.tolist()},
-             "boards": boards_truth, "ships": ships_truth, "frame_markers_visible": frame_visible}
+        1 for m in layout.markers if visible(camera.project(np.column_stack([m.corners_mm, np.zeros(4)])), 0)
+    )
+    truth = {
+        "camera": {**camera.as_json(), "center_mm": camera.center_world.tolist()},
+        "boards": boards_truth,
+        "ships": ships_truth,
+        "frame_markers_visible": frame_visible,
+    }
     return image, truth
 
 
 def _inside_image(px: np.ndarray, camera: PinholeCamera, margin: float = 2.0) -> bool:
-    return bool(np.all(px[:, 0] >= margin) and np.all(px[:, 0] < camera.width - margin)
-                and np.all(px[:, 1] >= margin) and np.all(px[:, 1] < camera.height - margin))
+    return bool(
+        np.all(px[:, 0] >= margin)
+        and np.all(px[:, 0] < camera.width - margin)
+        and np.all(px[:, 1] >= margin)
+        and np.all(px[:, 1] < camera.height - margin)
+    )
