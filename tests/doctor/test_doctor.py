@@ -219,7 +219,7 @@ def test_firmware_simulator_answers_hello(tmp_path):
 
 def _video(path: Path, frames: list[np.ndarray], fps: float = 10.0) -> Path:
     h, w = frames[0].shape[:2]
-    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (w, h))
     for f in frames:
         out.write(f)
     out.release()
@@ -308,7 +308,7 @@ def _cfg(**sections: dict[str, object]) -> config.Config:
 
 def test_unbuilt_display(tmp_path):
     """A checkout where `npm install` never ran: a copy of the package without node_modules."""
-    for part in ("cli", "controller", "rules", "vision", "calibration", "firmware_bridge"):
+    for part in ("cli", "contracts", "controller", "rules", "vision", "calibration", "firmware_bridge"):
         shutil.copytree(
             REPO / part, tmp_path / part, ignore=shutil.ignore_patterns("node_modules", "__pycache__")
         )
