@@ -64,6 +64,7 @@ def main() -> None:
         for n, step in enumerate(r["steps"]):
             t1 = time.perf_counter()
             if step["step"] == "drop":
+                assert session.owed is not None, "the record has a drop where the session owes none"
                 session.tower(dict(session.owed.dropped), now=n)
                 session.camera(camera_json(step["board"]), settled=True, now=n + 0.5)
             elif step["step"] == "ability":

@@ -80,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                 sent: list[tuple[int, float]] = []
                 start = time.monotonic()
                 for _ in range(args.updates):
+                    assert state.active is not None, "the game ended before the last update"
                     action = next(a for a in api.legal_actions(state, state.active) if a["type"] == "end_turn")
                     state, _ = api.apply(state, {"seq": state.seq, "player": state.active, "action": action})
                     sent.append((state.seq, publish(state)))

@@ -20,7 +20,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -48,7 +50,8 @@ class Counting:
 
 
 class Tablet:
-    def __init__(self, host: str, port: int, user: str | None, password: str | None, proto: int) -> None:
+    def __init__(self, host: str, port: int, user: str | None, password: str | None,
+                 proto: mqtt.MQTTProtocolVersion) -> None:
         self.arrivals: list[tuple[float, int]] = []
         self.received = 0
         self.lock = threading.Lock()
@@ -93,13 +96,16 @@ def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
         time.sleep(1.0)
 
         # The sensors: real ZeroMQ PUB sockets, the controller's real SUB side.
-        zctx = zmq.Context.instance()
+        zctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         pub = zctx.socket(zmq.PUB)
         endpoint = f"ipc://{tmp}/sensors"
         pub.bind(endpoint)
 
         class Service:  # what SensorWiring needs
-            pass
+            core: Any
+            battles: Any
+            mqtt: Any
+            refresh_tower_warning: Callable[[], None]
 
         svc = Service()
         svc.core, svc.battles, svc.mqtt = core, driver, None

@@ -18,9 +18,12 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.core import Prompt, Refusal, TableCore
+
+if TYPE_CHECKING:
+    from rules.battle.contract import SideName
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +95,13 @@ class BattleDriver:
         self._restored = False  # the first sync after a (re)start also brings back a result still on the table
         core.listeners.append(lambda _events: self.sync())
 
+    @property
+    def live_battle_id(self) -> str:
+        """The live battle's id, for code that runs only while a session is open."""
+        if self.setup_json is None:
+            raise RuntimeError("no battle is live on this table")
+        return self.setup_json["battle_id"]
+
     def busy(self) -> bool:
         return self.session is not None
 
@@ -135,8 +145,8 @@ class BattleDriver:
             self.crops, self.last_reading = {}, None
             self.entry, self.proposal, self.baseline_boot, self.ready_since = None, None, None, None
             self.hand_keys, self.tower_keys, self.manual_counts, self.hand_reading = set(), set(), set(), {}
-            self.step_crops = self.core.log.step_crops(self.core.game_id, battle_id)  # empty for a new battle
-            for entry in self.core.log.session_inputs(self.core.game_id, battle_id):
+            self.step_crops = self.core.log.step_crops(self.core.open_game_id, battle_id)  # empty for a new battle
+            for entry in self.core.log.session_inputs(self.core.open_game_id, battle_id):
                 try:
                     self._feed(entry)
                 except Exception as exc:  # noqa: BLE001 - a logged input the new setup no longer takes
@@ -168,11 +178,11 @@ class BattleDriver:
                 raise Refusal("illegal", exc.message) from None
             except (TypeError, ValueError) as exc:
                 raise Refusal("invalid", f"That battle input is malformed ({exc}).") from None
-            self.core.log.add_session_input(self.core.game_id, self.setup_json["battle_id"], entry)
+            self.core.log.add_session_input(self.core.open_game_id, self.live_battle_id, entry)
             if op in ("cube_lost", "adjust_tower", "correct"):
                 # A person settled a disagreement between the tower, the camera and the board: tower health.
                 kind = "misread" if op == "correct" else "disagreement"
-                self.core.log.record_incident(self.core.table_id, self.core.game_id, self.setup_json["battle_id"],
+                self.core.log.record_incident(self.core.table_id, self.core.game_id, self.live_battle_id,
                                               kind, {"op": op, **args})
             self._tell_engine_the_battle_began()
             self._publish()
@@ -237,7 +247,7 @@ class BattleDriver:
         session = self.session
         if session is None or session.owed is None or self.setup_json is None:
             return None
-        return (self.setup_json["battle_id"], len(session.record["steps"]), session.owed.reason)
+        return (self.live_battle_id, len(session.record["steps"]), session.owed.reason)
 
     def tower_totals(self, totals: dict[str, int], boot: Any = None) -> None:
         """The bridge's running totals per colour since the tower's boot `boot` (None: a tower model without
@@ -273,7 +283,7 @@ class BattleDriver:
         first_report = self.baseline_boot is None and not self.baseline
         if not first_report:
             log.warning("battle %s: the tower restarted during the drop (boot %s -> %s); re-baselined, %s counted",
-                        self.setup_json["battle_id"], self.baseline_boot, boot, counted)
+                        self.live_battle_id, self.baseline_boot, boot, counted)
         self.input("baseline", {"totals": base, "boot": boot, "rebased": not first_report})
         owed = {c: n for c, n in session.owed.dropped.items() if n}
         if counted != owed and not first_report:
@@ -298,7 +308,7 @@ class BattleDriver:
                     step = len(self.session.record["steps"])
                     self.step_crops[step] = dict(self.crops)
                     # Kept in the log too: a player checking a cube after a restart still sees what the camera saw.
-                    self.core.log.set_step_crops(self.core.game_id, self.setup_json["battle_id"], step, self.crops)
+                    self.core.log.set_step_crops(self.core.open_game_id, self.live_battle_id, step, self.crops)
                 if isinstance(reading, dict):
                     self.last_reading = reading
                     self._counts_from_board(reading)
@@ -311,7 +321,8 @@ class BattleDriver:
         if key is None or key in self.manual_counts or not (self.sensors()["tower"] == "manual" or key in self.tower_keys):
             return
         owed = self.session.owed
-        cubes = reading.get("cubes") if isinstance(reading.get("cubes"), list) else []
+        raw = reading.get("cubes")
+        cubes = raw if isinstance(raw, list) else []
         seen = Counter(c.get("color") for c in cubes if isinstance(c, dict))
         counts = {}
         for color, n in owed.dropped.items():
@@ -502,7 +513,7 @@ class BattleDriver:
             elif answer.get("contest") is True:
                 # Back to the people: this drop's cubes are entered by hand and confirmed.
                 self.input("proposal_done", {"by": player, "result": "contested"})
-                self.core.log.record_incident(self.core.table_id, self.core.game_id, self.setup_json["battle_id"],
+                self.core.log.record_incident(self.core.table_id, self.core.game_id, self.live_battle_id,
                                               "contested", {**prop["args"], "contested_by": player})
                 self.input("hand_entry", {"why": "contested", "by": player})
             else:
@@ -546,7 +557,7 @@ class BattleDriver:
 
     def _publish(self, live: bool = True) -> None:
         session = self.session
-        battle_id = self.setup_json["battle_id"]
+        battle_id = self.live_battle_id
         self.core.battle_view = session.view()
         self.sensor_modes = self.sensors()
         self.core.battle_view["sensors"] = dict(self.sensor_modes)
@@ -582,7 +593,7 @@ class BattleDriver:
                 entry = {"op": "baseline", "args": {"totals": dict(self.last_totals), "boot": self.last_boot},
                          "now": self.clock()}
                 self._feed(entry)
-                self.core.log.add_session_input(self.core.game_id, battle_id, entry)
+                self.core.log.add_session_input(self.core.open_game_id, battle_id, entry)
         if session.outcome is not None:
             self._resolve()
             return
@@ -686,7 +697,7 @@ class BattleDriver:
 
     def _resolve(self) -> None:
         record = self.session.record
-        battle_id = self.setup_json["battle_id"]
+        battle_id = self.live_battle_id
         # Kept before submitting: the core's listener (sync) ends the session inside submit and must find the
         # result to show, and a correction later replaces this very event (its seq is the state's now).
         self.finished = {"session": self.session, "setup": self.setup_json, "battle_id": battle_id,
@@ -708,7 +719,7 @@ class BattleDriver:
         fin = self.finished
         if fin is not None and fin["battle_id"] == battle_id and fin["turn"] is not None:
             # What a restarted controller needs to show this result again and take corrections of it.
-            self.core.log.add_session_input(self.core.game_id, battle_id, {"op": "resolved", "now": self.clock(), "args": {
+            self.core.log.add_session_input(self.core.open_game_id, battle_id, {"op": "resolved", "now": self.clock(), "args": {
                 "setup": fin["setup"], "target_seq": fin["target_seq"], "turn": list(fin["turn"])}})
         self.core.log.record_drops(self.core.table_id, self.core.game_id, battle_id, landings(record))
         if self.on_resolved is not None:
@@ -785,6 +796,8 @@ class BattleDriver:
 
         with self.core.lock:
             fin = self.finished
+            if fin is None:  # the callers found a result; it cannot leave the table while they hold the lock
+                raise Refusal("stale", "That battle's result has left the table; nothing was changed.")
             session = copy.deepcopy(fin["session"])  # a trial: the kept session changes only if all is accepted
             now = self.clock()
             try:
@@ -823,8 +836,8 @@ class BattleDriver:
         """The other side's answer to a correction after the result: accept it, or contest it (undone)."""
         with self.core.lock:
             fin = self.finished
-            last = (fin or {}).get("last_correction")
-            if last is None:
+            last = fin.get("last_correction") if fin is not None else None
+            if fin is None or last is None:
                 raise Refusal("stale", "That correction is no longer open to contest.")
             if player == last["by"] or not self.may_referee(player, self.fighters(fin["session"])):
                 raise Refusal("illegal", "The other side of the battle answers a correction, not who made it.")
@@ -848,7 +861,7 @@ class BattleDriver:
         from rules.battle.contract import BattleSetup
         from rules.battle.session import BattleSession
 
-        found = self.core.log.last_session_input(self.core.game_id, "resolved")
+        found = self.core.log.last_session_input(self.core.open_game_id, "resolved")
         if found is None:
             return
         battle_id, marker = found
@@ -857,7 +870,7 @@ class BattleDriver:
             return  # the game has moved on: the result has left the table
         try:
             session = BattleSession(BattleSetup.from_json(args["setup"]), board=self.board, now=self.clock())
-            for entry in self.core.log.session_inputs(self.core.game_id, battle_id):
+            for entry in self.core.log.session_inputs(self.core.open_game_id, battle_id):
                 self._feed(entry, session)
         except Exception as exc:  # noqa: BLE001 - an old log this code cannot rebuild: no prompt, as before
             log.warning("battle %s: its result cannot be rebuilt for corrections (%s)", battle_id, exc)
@@ -865,7 +878,7 @@ class BattleDriver:
         if session.outcome is None:
             log.warning("battle %s: the logged inputs no longer finish the battle; no correction prompt", battle_id)
             return
-        self.step_crops = self.core.log.step_crops(self.core.game_id, battle_id)
+        self.step_crops = self.core.log.step_crops(self.core.open_game_id, battle_id)
         self.finished = {"session": session, "setup": args["setup"], "battle_id": battle_id,
                          "target_seq": args["target_seq"],
                          "view": {**final_view(session, args["setup"]), **self._drawing(session)},
@@ -908,7 +921,7 @@ def zone_words(board: dict[str, Any], zone: str | None) -> str:
     if kind == "plunder":
         bits = [f"{z['cargo']} Cargo" if z.get("cargo") else "", f"{z['coins']} coins" if z.get("coins") else ""]
         return f"in a Plunder zone ({' + '.join(b for b in bits if b)})"
-    names = {"exploding": "the Exploding shot zone", "damage": "a Damage zone", "miss": "a Miss zone"}
+    names: dict[Any, str] = {"exploding": "the Exploding shot zone", "damage": "a Damage zone", "miss": "a Miss zone"}
     return f"in {names.get(kind, 'zone ' + zone)}"
 
 
@@ -933,7 +946,7 @@ def final_view(session: Any, setup: dict[str, Any] | None) -> dict[str, Any]:
     view.update({"phase": "resolved", "provisional": False, "expected_drop": None, "to_act": None, "prompts": [],
                  "location": (setup or {}).get("location")})
     if outcome is not None:
-        sides = ("attacker", "defender")
+        sides: tuple[SideName, SideName] = ("attacker", "defender")
         players = [s for s in sides if getattr(session.setup, s).is_player]
         view["result"] = {
             **outcome.to_json(), "winner_name": names[outcome.winner],

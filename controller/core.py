@@ -134,6 +134,13 @@ class TableCore:
         return self.game_id or ""
 
     @property
+    def open_game_id(self) -> str:
+        """The open game's id, for code that runs only while a game is open (commands, battles)."""
+        if self.game_id is None:
+            raise Refusal("invalid", "No game is open on this table yet.")
+        return self.game_id
+
+    @property
     def seq(self) -> int:
         return int(getattr(self.state, "seq", 0))
 
@@ -244,7 +251,7 @@ class TableCore:
             except RulesError as exc:
                 raise Refusal(exc.kind, exc.message) from None
             # Durable first: a crash after this line loses nothing; a crash before it loses nothing accepted.
-            self.n_events = self.log.append(self.game_id, command, events, int(getattr(state, "seq", 0)),
+            self.n_events = self.log.append(self.open_game_id, command, events, int(getattr(state, "seq", 0)),
                                             state=lambda: self.engine.state_to_json(state), session_input=session_input)
             self.state = state
             self.publish_events(events)
@@ -265,7 +272,7 @@ class TableCore:
         with self.lock:
             if self.state is None or not hasattr(self.engine, "correct"):
                 raise Refusal("invalid", "This table's engine takes no corrections.")
-            events = self.log.events(self.game_id)
+            events = self.log.events(self.open_game_id)
             try:
                 state, corrected = self.engine.correct(events, target_seq, action, referee=by)
             except RulesError as exc:
@@ -273,7 +280,7 @@ class TableCore:
             event = corrected[-1]
             command = {"seq": self.seq, "player": by,
                        "action": {k: v for k, v in event["action"].items()}}
-            self.n_events = self.log.append(self.game_id, command, [event], int(getattr(state, "seq", 0)),
+            self.n_events = self.log.append(self.open_game_id, command, [event], int(getattr(state, "seq", 0)),
                                             state=lambda: self.engine.state_to_json(state), session_input=session_input)
             self.state = state
             self.publish_events([event])

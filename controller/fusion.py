@@ -143,8 +143,8 @@ def _both(ships: list[str], cam: dict[str, str | None], occ: Occupancy,
     questions: list[Question] = []
     claimed: dict[str, int] = {}
     for s in ships:
-        if cam.get(s):
-            claimed[cam[s]] = claimed.get(cam[s], 0) + 1  # type: ignore[index]
+        if c := cam.get(s):
+            claimed[c] = claimed.get(c, 0) + 1
     unexplained = [sq for sq in SQUARES if occ.squares.get(sq) and sq not in claimed]
     harbor_extra = 0 if occ.harbor is None else max(0, occ.harbor - claimed.get(HARBOR, 0))
     for s in ships:

@@ -14,7 +14,7 @@ import json
 import logging
 import threading
 import time
-from typing import Any
+from typing import Any, Literal
 
 import paho.mqtt.client as mqtt
 
@@ -64,6 +64,10 @@ class Seats:
         return {seat: {"online": h["online"], "since": h["since"]} for seat, h in sorted(self.holders.items())}
 
 
+# The ways paho reaches a broker: plain TCP (the controller, the bridge) or WebSockets (the tablets).
+Transport = Literal["tcp", "websockets", "unix"]
+
+
 class MqttError(RuntimeError):
     """Cannot connect. `refused` is true when the broker answered no (credentials, authorisation):
     waiting will not help, unlike a broker that is not up yet."""
@@ -76,7 +80,7 @@ class MqttError(RuntimeError):
 class MqttLink:
     def __init__(self, host: str, port: int, username: str | None = None, password: str | None = None,
                  table_id: str = "table-1", client_id: str = "controller", protocol: str = "auto",
-                 transport: str = "tcp") -> None:
+                 transport: Transport = "tcp") -> None:
         self.host, self.port, self.table_id = host, port, table_id
         self.username, self.password, self.client_id = username, password, client_id
         self.protocol, self.transport = protocol, transport
@@ -120,7 +124,7 @@ class MqttLink:
         if self.username:
             client.username_pw_set(self.username, self.password)
         client.will_set(f"{self.base}/availability", json.dumps("offline"), qos=1, retain=True)
-        client.reconnect_delay_set(0.2, 5)
+        client.reconnect_delay_set(0.2, 5)  # type: ignore[arg-type]  # paho says int; it sleeps a float fine
         result: dict[str, Any] = {}
         answered = threading.Event()
 
@@ -238,7 +242,7 @@ class MqttLink:
         if response_topic and response_topic != f"{self.base}/player/{player}/reply":
             log.debug("ignoring response topic %s: replies go to the player's reply topic (ACL)", response_topic)
 
-    def _presence(self, client: mqtt.Client, player: str, raw: bytes) -> None:
+    def _presence(self, client: mqtt.Client, player: str, raw: bytes | bytearray) -> None:
         """A device's hello or Last Will on its seat's presence topic (the ACL lets only that seat's login
         publish there); anything malformed is ignored."""
         if len(raw) > 1024:

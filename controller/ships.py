@@ -83,7 +83,7 @@ class ShipWatcher:
                                                f"{move.start} to {move.end} out of turn: put it back on {move.start}.",
                                                None, {"ship": move.ship, "start": move.start, "end": move.end})
                     continue
-                if move.ask:
+                if move.question is not None:  # move.ask, spelt so the checker knows the question is there
                     pid = f"ships:{core.seq}:way"
                     options = [list(o) for o in move.question.options]
                     # Which Garrisons each way passes (the reason it is asked), for the tablet to show.

@@ -146,7 +146,7 @@ class _Request:
         import zmq
 
         self.endpoint, self.timeout_ms, self.what = endpoint, timeout_ms, what
-        self.ctx = zmq.Context.instance()
+        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         self.sock: Any = None
 
     def request(self, message: dict[str, Any]) -> str:
@@ -202,7 +202,7 @@ class SimTable:
         self.bots = bots  # the seats whose Battle abilities this table plays; None: every seat (a demo)
         self.hardware = hardware  # False: no simulated tower or camera, only the bots' part of a battle
         self.seed = seed
-        self.camera = camera or ModelCamera()
+        self.camera: Any = camera or ModelCamera()  # any camera above: each has read(), some more
         self.tower = tower  # drops cubes through a (simulated) tower; None: count them here
         self.camera_out = camera_out  # sends a reading the way a vision process would; None: straight in
         self.rail_chance, self.ability_chance = rail_chance, ability_chance

@@ -61,7 +61,7 @@ class TowerLeds:
         self.thread.join(timeout=3)
 
     def _run(self) -> None:
-        ctx = zmq.Context.instance()
+        ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         sock = None
         while True:
             with self.cond:

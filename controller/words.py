@@ -15,11 +15,12 @@ import re
 from typing import Any
 
 SQUARE_RE = re.compile(r"^r(\d+)c(\d+)$")
-ICON_NAMES = {"sail": ("Sail", "Sails"), "cannon": ("Cannon", "Cannons"), "wheel": ("Wheel", "Wheels"),
+# Looked up by whatever the engine's JSON holds (a missing key is None): any key, a default for the unknown.
+ICON_NAMES: dict[Any, tuple[str, ...]] = {"sail": ("Sail", "Sails"), "cannon": ("Cannon", "Cannons"), "wheel": ("Wheel", "Wheels"),
               "attack_flag": ("Attack Flag", "Attack Flags"), "bonus_draw": ("Draw bonus", "Draw bonuses")}
 ICON_SIGNS = {"sail": "⛵", "cannon": "💣", "wheel": "☸", "attack_flag": "⚑", "bonus_draw": "🂠"}
 # The Achievements as the rulebook's Achievements section states them (sentence per requirement).
-ACHIEVEMENTS = {
+ACHIEVEMENTS: dict[Any, tuple[str, str]] = {
     "legendary": ("Legendary", "Win 4 non-Building battles with your Ship."),
     "expert_sailors": ("Expert Sailors", "Have 3 cards of level 4."),
     "terror_of_the_sea": ("Terror of the Sea", "Sink a Ship."),
@@ -351,11 +352,11 @@ def action_words(cat: Any, view: dict[str, Any], player: str, a: dict[str, Any],
         n = you.get("sails_if_set_now")
         out["label"] = "Set Sails" + (f" ({plural(n, 'Sail')})" if isinstance(n, int) else "")
     elif t == "play_card":
-        c = cards.get(a.get("card"))
+        c = cards.get(a["card"]) if isinstance(a.get("card"), str) else None
         w = card_words(cat, c) if c else None
         out["label"] = f"Play {named(a.get('card'))}" + (f": {'; '.join(w['abilities'])}" if w and w["abilities"] else "")
     elif t == "level_up":
-        c = cards.get(a.get("card"))
+        c = cards.get(a["card"]) if isinstance(a.get("card"), str) else None
         out["label"] = (f"Level up {title(c.get('sailor', '?'))} from level {c.get('level')} to {int(c.get('level') or 0) + 1}"
                         if c else "Level up a Sailor card")
     elif t == "use_ability":
@@ -454,7 +455,7 @@ def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
     players = list(view.get("players") or s["scores"].keys())
     per = s["scores"]
     known = {k for k, _ in SCORE_CATEGORIES}
-    rows = [{"key": k, "label": lab, "values": {c: int(per.get(c, {}).get(k, 0)) for c in players}}
+    rows: list[dict[str, Any]] = [{"key": k, "label": lab, "values": {c: int(per.get(c, {}).get(k, 0)) for c in players}}
             for k, lab in SCORE_CATEGORIES]
     for k in sorted({k for c in players for k in per.get(c, {})} - known):  # a category the engine adds later
         rows.append({"key": k, "label": title(k), "values": {c: int(per[c].get(k, 0)) for c in players}})
@@ -474,7 +475,7 @@ def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
     return {"players": order, "rows": rows, "totals": totals, "winner": winner, "tied": tied, "verdict": verdict}
 
 
-PHASES = {"setup": "Setup", "main": "Main phase", "over": "Game over"}
+PHASES: dict[Any, str] = {"setup": "Setup", "main": "Main phase", "over": "Game over"}
 
 
 def waiting_text(view: dict[str, Any], req: dict[str, Any]) -> str:
@@ -567,7 +568,7 @@ def prompt_words(state: Any, view: dict[str, Any], prompt: dict[str, Any], playe
     out: dict[str, Any] = {}
     opts = prompt.get("options")
     if isinstance(opts, list):
-        labels = []
+        labels: list[str | None] = []  # None: an option with no words of its own
         for o in opts:
             if isinstance(o, list):
                 labels.append(" → ".join(square_short(view, s) for s in o))
@@ -601,7 +602,8 @@ def event_text(state: Any, view: dict[str, Any], e: dict[str, Any]) -> str:
     """One line of the game's log as the table view lists it ('Red: Sail to Island 9 ...', 'Blue completes
     Explorer'). `e` is the public event (rules.api.event_view: secrets already removed)."""
     t, who = e.get("type"), player_name(e.get("player")) if e.get("player") not in (None, "table", "referee") else None
-    a = e.get("action") if isinstance(e.get("action"), dict) else {}
+    raw = e.get("action")
+    a: dict[str, Any] = raw if isinstance(raw, dict) else {}
     isl = lambda sq: square_name(view, sq)  # noqa: E731 - a short local alias
     if t == "achievement":
         return f"{who} completes {ACHIEVEMENTS.get(e.get('achievement'), (title(str(e.get('achievement'))), ''))[0]}"

@@ -28,7 +28,7 @@ class ZmqInputs:
     def __init__(self, endpoints: list[str], handlers: dict[bytes, Callable[[dict[str, Any]], None]]) -> None:
         self.endpoints = [e for e in endpoints if e]
         self.handlers = handlers
-        self.ctx = zmq.Context.instance()
+        self.ctx: zmq.Context[zmq.Socket[bytes]] = zmq.Context.instance()
         self.thread: threading.Thread | None = None
         self.stop_event = threading.Event()
         self.received = 0

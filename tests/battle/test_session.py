@@ -15,7 +15,9 @@ from tests.battle.helpers import BOARD, ab, black, player, setup
 
 def reading(spec: str, ambiguous: tuple[int, ...] = (), low: tuple[int, ...] = (), status: str | None = None) -> dict[str, Any]:
     """The JSON of `smart-table vision read` for 'red@s1 blue@- ...' ('-': fully on a rail)."""
-    cubes, counts, redrop = [], {}, []
+    cubes: list[dict[str, Any]] = []
+    counts: dict[str, dict[str, int]] = {}
+    redrop: list[int] = []
     for i, token in enumerate(spec.split()):
         color, zone = token.split("@")
         on_rail = zone == "-"
@@ -263,6 +265,7 @@ def test_non_player_prompts_only_the_attacker_and_building_drops_black() -> None
 def test_bad_input_gets_one_sentence_and_changes_nothing() -> None:
     s = BattleSession(SHIP, BOARD)
     before = json.dumps(s.view())
+    bad: object  # deliberately not a reading
     for bad in ({"cubes": []}, "garbage", {"status": "ok", "cubes": [{"zone": "s1"}]}, {"status": "ok", "ambiguous": 3}):
         with pytest.raises(BattleRecordError, match="vision read|'cubes'|'ambiguous'"):
             s.camera(bad, settled=True, now=1)  # type: ignore[arg-type]

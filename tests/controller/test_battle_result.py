@@ -62,7 +62,7 @@ def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path
         # Read as is, the defender wins 1-0 (the attacker's cubes all missed); the camera is sure of it.
         cubes = _drop_and_read(driver)
         assert core.engine.public_view(core.state)["battle"] is None, "the engine accepted the result"
-        resolve_seq = max(e["seq"] for e in log.events(core.game_id) if e["type"] == "resolve_battle")
+        resolve_seq = max(e["seq"] for e in log.events(core.open_game_id) if e["type"] == "resolve_battle")
 
         # 1. The result reaches the table view: the session's final view, phase "resolved", with its result.
         state = _payload(table.wait_for(lambda m: m.topic.endswith("/state") and (_payload(m)["battle"] or {})
@@ -107,13 +107,13 @@ def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path
         assert view["achievement_cubes"]["legendary"].get(att.name) == 1
         assert not view["achievement_cubes"]["legendary"].get(dfd.name)
         # The log keeps both: the original result and the correction replacing it.
-        logged = log.events(core.game_id)
+        logged = log.events(core.open_game_id)
         correction = logged[-1]
         assert correction["type"] == "correction" and correction["action"]["target_seq"] == resolve_seq
         assert any(e["type"] == "resolve_battle" and e["seq"] == resolve_seq for e in logged)
         # Replay of the log, and a controller rebuilt from it, give the same (corrected) state.
         assert api.state_to_json(api.replay(logged)) == api.state_to_json(core.state)
-        rebuilt, _ = core.rebuild(core.game_id)
+        rebuilt, _ = core.rebuild(core.open_game_id)
         assert api.state_to_json(rebuilt) == api.state_to_json(core.state)
         # The tablets see the changed outcome: the public state and the player's own state.
         state = _payload(table.wait_for(lambda m: m.topic.endswith("/state") and (
@@ -209,6 +209,7 @@ def test_a_restart_keeps_the_crops_and_the_result_still_open_to_correction(tmp_p
         reply = answer(core, prompt.player or dfd.name, prompt.id, {"cube": 0, "zone": "miss"})
         assert reply["accepted"] is True, reply
         assert core.engine.public_view(core.state)["battle"] is None, "the battle was resolved"
+        assert core.battle_view is not None, "the result stays on the table"
         assert core.battle_view["result"]["winner"] == "defender"
         resolved_seq = core.seq
 

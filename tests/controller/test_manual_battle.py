@@ -48,6 +48,18 @@ def reopen(db: Path, sensors: dict[str, bool], clock: Clock) -> tuple[TableCore,
     return core, driver
 
 
+def shown(core: TableCore) -> dict[str, Any]:
+    """The battle view the tablets show (a battle is on the table)."""
+    assert core.battle_view is not None, "no battle is shown"
+    return core.battle_view
+
+
+def finished(driver: BattleDriver) -> dict[str, Any]:
+    """The battle just resolved: its session, setup and view."""
+    assert driver.finished is not None, "no battle has just been resolved"
+    return driver.finished
+
+
 def prompts(core: TableCore, kind: str, player: str | None = "*") -> list[Any]:
     return [p for p in core.prompts.values() if p.kind == kind and (player == "*" or p.player == player)]
 
@@ -86,7 +98,7 @@ def test_no_hardware_the_battle_is_entered_by_hand_confirmed_and_finished(tmp_pa
     setup = driver.session.setup
     attacker, defender = setup.attacker.name, setup.defender.name
     bystander = next(p for p in PLAYERS if p not in (attacker, defender))
-    assert core.battle_view["sensors"] == {"tower": "manual", "camera": "manual"}
+    assert shown(core)["sensors"] == {"tower": "manual", "camera": "manual"}
     # Both players of the battle are asked to enter the drop; the third player is not.
     enter = {p.player: p for p in prompts(core, "enter_drop")}
     assert set(enter) == {attacker, defender}
@@ -113,7 +125,7 @@ def test_no_hardware_the_battle_is_entered_by_hand_confirmed_and_finished(tmp_pa
     # Entered again and confirmed: the drop is accepted and the battle goes on to its abilities and result.
     battle_id = setup.battle_id
     finish_by_hand(core, driver, battle_id)
-    record = driver.finished["session"].record
+    record = finished(driver)["session"].record
     first = record["steps"][0]
     assert first["step"] == "drop" and first["readings"][-1]["reading"]["source"] == "hand"
     assert first["readings"][-1]["reading"]["confirmed_by"] == defender
@@ -126,7 +138,7 @@ def test_no_hardware_the_battle_is_entered_by_hand_confirmed_and_finished(tmp_pa
 
 def current(driver: BattleDriver) -> Any:
     """The battle's session, under way or just resolved (with no ability to play a battle ends at its drop)."""
-    return driver.session or driver.finished["session"]
+    return driver.session or finished(driver)["session"]
 
 
 def setup_cubes(driver: BattleDriver) -> dict[str, int]:
@@ -145,7 +157,7 @@ def test_against_a_merchant_ship_the_entry_needs_no_confirmation(tmp_path: Path)
     assert [p.player for p in enter] == [setup.attacker.name]
     assert answer(core, setup.attacker.name, enter[0], {"cubes": landed(driver)})["accepted"]
     assert not prompts(core, "confirm_drop")
-    session = driver.session or driver.finished["session"]  # with no ability to play it may be over already
+    session = driver.session or finished(driver)["session"]  # with no ability to play it may be over already
     assert session.setup.battle_id == setup.battle_id and session.record["steps"][0]["step"] == "drop"
 
 
@@ -154,7 +166,7 @@ def test_tower_only_the_hand_entry_is_checked_against_the_towers_counts(tmp_path
     core, driver = to_battle(tmp_path / "m.db", 2, {"tower": True, "camera": True}, clock)
     driver.sensor_seen("tower")
     driver.tower_totals({"blue": 3}, boot=1)  # a heartbeat: the tower is there, the camera never spoke
-    assert core.battle_view["sensors"] == {"tower": "live", "camera": "manual"}
+    assert shown(core)["sensors"] == {"tower": "live", "camera": "manual"}
     owed = setup_cubes(driver)
     attacker, defender = driver.session.setup.attacker.name, driver.session.setup.defender.name
     enter = prompts(core, "enter_drop", attacker)[0]
@@ -177,7 +189,7 @@ def test_camera_only_the_towers_counts_come_from_the_reading(tmp_path: Path) -> 
     clock = Clock()
     core, driver = to_battle(tmp_path / "m.db", 2, {"tower": True, "camera": True}, clock)
     driver.sensor_seen("camera")
-    assert core.battle_view["sensors"] == {"tower": "manual", "camera": "live"}
+    assert shown(core)["sensors"] == {"tower": "manual", "camera": "live"}
     assert not prompts(core, "enter_drop")  # the camera reads the board: nobody is asked to tap it
     owed = setup_cubes(driver)
     reading = {"status": "ok", "redrop": [], "ambiguous": [],
@@ -200,7 +212,7 @@ def test_a_camera_that_goes_silent_mid_battle_hands_the_drop_to_the_players(tmp_
     assert not prompts(core, "enter_drop")
     clock.t += 2.0  # no reading 20 s after the drop: the players enter it
     driver.tick()
-    assert core.battle_view["sensors"]["camera"] == "manual"
+    assert shown(core)["sensors"]["camera"] == "manual"
     assert {p.player for p in prompts(core, "enter_drop")} == {driver.session.setup.attacker.name,
                                                                driver.session.setup.defender.name}
     # An unplugged camera (vision.health offline) does the same at once.
@@ -258,7 +270,7 @@ def test_after_the_result_only_the_battles_players_correct_and_the_other_side_ma
     assert not [p for p in core.prompts.values() if p.player == bystander and "battle_id" in p.data]
     r = answer(core, defender, contest[0], {"contest": True})
     assert r["accepted"], r
-    assert driver.finished["session"].record != fixed
+    assert finished(driver)["session"].record != fixed
     again = {p.player: p for p in prompts(core, "confirm_reading") if p.data.get("resolved")}
     assert again[attacker].data["steps"][0]["cubes"][0]["zone"] == "str-2"  # put back as it was
     assert not prompts(core, "battle_correction")
@@ -291,7 +303,7 @@ def test_a_correction_of_the_live_reading_waits_for_the_other_side_who_may_conte
     assert not prompts(core, "battle_correction", attacker)
     # Contested: this drop goes back to the people, entered by hand.
     assert answer(core, defender, contest[0], {"contest": True})["accepted"]
-    assert core.battle_view["sensors"]["camera"] == "manual"
+    assert shown(core)["sensors"]["camera"] == "manual"
     assert {p.player for p in prompts(core, "enter_drop")} == {attacker, defender}
     assert answer(core, attacker, prompts(core, "enter_drop", attacker)[0], {"cubes": landed(driver)})["accepted"]
     assert answer(core, defender, prompts(core, "confirm_drop", defender)[0], {"confirm": True})["accepted"]

@@ -106,7 +106,7 @@ def test_simulate_runs_the_hardware_while_a_person_plays_beside_a_bot(tmp_path: 
         assert resolved >= 2, (f"only {resolved} battles resolved; the sim says: {svc.sim.reason if svc.sim else '-'}; "
                                f"open prompts: {open_prompts}; battle busy: {svc.battles.busy()}")
         assert hand_prompts == 0  # the simulated hardware read every drop: nobody was asked to tap it
-        commands = svc.gamelog.commands(svc.core.game_id)
+        commands = svc.gamelog.commands(svc.core.open_game_id)
         records = [c["action"]["record"] for c in commands if c["action"].get("type") == "resolve_battle"]
         assert len(records) >= 2
         for record in records:

@@ -69,7 +69,14 @@ restart_delay = 0.5
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     lines: queue.Queue[str] = queue.Queue()
     seen: list[str] = []
-    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
+    stdout = proc.stdout
+    assert stdout is not None  # stdout=PIPE
+
+    def pump() -> None:
+        for x in stdout:
+            lines.put(x)
+
+    threading.Thread(target=pump, daemon=True).start()
 
     def wait_line(pattern: str, timeout: float = 30) -> re.Match:
         deadline = time.monotonic() + timeout

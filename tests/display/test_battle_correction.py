@@ -73,7 +73,7 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broke
             assert view["p"][dfd.name]["ship"]["damage"] == damage_before  # the damage went back to the attacker
             assert view["p"][att.name]["ship"]["damage"] == attacker_damage + 1
             assert not view["achievement_cubes"]["legendary"].get(att.name)
-            assert core.log.events(core.game_id)[-1]["type"] == "correction"
+            assert core.log.events(core.open_game_id)[-1]["type"] == "correction"
             table.wait_for_function(
                 f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] b\").textContent === "
                 f"'{damage_before}'", timeout=5_000)

@@ -258,6 +258,7 @@ def test_grid_stays_in_view_during_a_battle_at_1280x800(browser, broker, display
         if state.data["battle"]:
             break
         pl = state.active
+        assert pl is not None, "the game ended before a battle"
         acts = [a for a in api.legal_actions(state, pl) if a["type"] != "resolve_battle"]
         acts = [a for a in acts if a["type"] in ("attack", "attack_merchant")] or acts
         state, _ = api.apply(state, {"seq": state.seq, "player": pl, "action": rng.choice(acts)})
@@ -279,6 +280,7 @@ def finished_game(seed: int, players: list[str]) -> Any:
     state = api.new_game(players, seed, None)
     rng = random.Random(seed)
     while not api.is_over(state):
+        assert state.active is not None  # the main phase: someone has the turn
         for pl in [state.active, *state.players]:
             acts = api.legal_actions(state, pl)
             if acts:
@@ -384,6 +386,7 @@ def test_colour_vision_every_piece_told_apart_by_its_initial(browser, broker, di
           .filter((p) => p.w > 6 && p.y >= 0 && p.y + p.h <= 800)""")
     ctl.close()
     bgr = cv2.imread(str(png))
+    assert bgr is not None, f"cannot read the screenshot {png}"
     rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB).astype(float)
     sim = simulate(rgb, kind)
     cv2.imwrite(str(SHOTS / f"table-{kind}.png"), cv2.cvtColor(sim, cv2.COLOR_RGB2BGR))
@@ -438,6 +441,7 @@ def test_several_ways_to_one_square_ask_which(browser, broker, display) -> None:
     ctl.subscribe(f"{BASE}/player/+/cmd")
     state = api.new_game(["red", "blue", "green"], 5, None)
     me = state.active
+    assert me is not None  # the main phase: someone has the turn
     state, _ = api.apply(state, {"seq": state.seq, "player": me, "action": {"type": "set_sails"}})
     square = next(a["path"][0] for a in api.legal_actions(state, me) if a["type"] == "move" and a["path"] != ["harbor"])
     others = [p for p in state.players if p != me]

@@ -48,12 +48,14 @@ def test_table_view_updates_within_a_second(browser, broker, display) -> None:
         assert page.locator(".square").count() == len(api.public_view(state)["grid"])
         for _ in range(3):
             player = state.active
+            assert player is not None  # the main phase: someone has the turn
             action = next(a for a in api.legal_actions(state, player) if a["type"] == "end_turn")
             state, _events = api.apply(state, {"seq": state.seq, "player": player, "action": action})
             t0 = time.monotonic()
             publish_game(ctl, state)
             page.wait_for_function(f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=5_000)
             assert time.monotonic() - t0 < 1.0
+            assert state.active is not None
             assert f"{state.active.capitalize()}'s turn" in page.inner_text("#turn")
     ctl.close()
 
@@ -165,6 +167,7 @@ def test_prompt_answers_and_taps_go_out_as_the_controller_expects(browser, broke
     ctl.subscribe(f"{BASE}/player/+/cmd")
     state = api.new_game(["red", "blue"], 5, None)
     me = state.active
+    assert me is not None  # the main phase: someone has the turn
     publish_game(ctl, state)
     option = f"{me}:gunner-1:L3:a"
     ability = {"id": "b1:3:0", "kind": "battle_ability", "text": f"{me}: use one Battle ability or pass.",
@@ -210,6 +213,7 @@ def test_ship_path_prompt_draws_each_way_with_the_garrison_it_passes(browser, br
     ctl.subscribe(f"{BASE}/player/+/cmd")
     state = api.new_game(["red", "blue"], 5, None)
     me = state.active
+    assert me is not None  # the main phase: someone has the turn
     publish_game(ctl, state)
     ways = [["r1c1", "r1c2", "r2c2"], ["r1c1", "r2c1", "r2c2"]]
     prompt = {"id": "ships:9:way", "kind": "ship_path", "text": f"The {me} ship sailed from r1c1 to r2c2: "

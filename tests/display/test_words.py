@@ -56,6 +56,7 @@ def test_the_issues_examples_read_as_the_issue_wrote_them() -> None:
     """Issue 13: "Crew (level 1): gain 1 Cargo onto your Dock", "Sail to Island 9 (row 1, column 2) — 1 Sail"."""
     state = api.new_game(["red", "blue"], 5, None)
     me = state.active
+    assert me is not None  # the main phase: someone has the turn
     crew = next(c for c in state.data["p"][me]["hand"] if c.startswith("crew"))
     state, _ = api.apply(state, {"seq": state.seq, "player": me, "action": {"type": "play_card", "card": crew}})
     state, _ = api.apply(state, {"seq": state.seq, "player": me, "action": {"type": "set_sails"}})
@@ -69,6 +70,7 @@ def test_the_issues_examples_read_as_the_issue_wrote_them() -> None:
             sq = a["path"][0]
             board = view["grid"][sq]["board"]
             m = re.match(r"^r(\d)c(\d)$", sq)
+            assert m, f"{sq} is not a grid square's id"
             place = f"row {m.group(1)}, column {m.group(2)}"
             expected = (f"Sail to Island {int(board.split('-')[1])} ({place}) — 1 Sail" if board and board.startswith("island")
                         else f"Sail to an unexplored square ({place}) — 1 Sail (explores it)" if not board else None)

@@ -219,7 +219,7 @@ def test_firmware_simulator_answers_hello(tmp_path):
 
 def _video(path: Path, frames: list[np.ndarray], fps: float = 10.0) -> Path:
     h, w = frames[0].shape[:2]
-    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, (w, h))
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), fps, (w, h))
     for f in frames:
         out.write(f)
     out.release()

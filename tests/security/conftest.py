@@ -157,7 +157,7 @@ class Login:
     """A paho client logged in as one user of the table (or none), collecting what it receives."""
 
     def __init__(self, t: Table, user: str | None, password: str | None = None, client_id: str = "",
-                 protocol: int = mqtt.MQTTv5, port: int | None = None) -> None:
+                 protocol: mqtt.MQTTProtocolVersion = mqtt.MQTTv5, port: int | None = None) -> None:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=protocol)
         if user is not None:
             self.client.username_pw_set(user, password if password is not None else t.users[user])

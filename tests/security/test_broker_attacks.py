@@ -28,7 +28,7 @@ def _allowed(base: str, user: str, topic: str) -> bool:
 
 
 @pytest.mark.parametrize("protocol", [mqtt.MQTTv5, mqtt.MQTTv311], ids=["mqtt5", "mqtt311"])
-def test_no_login_receives_anything_by_merely_connecting(table: Table, protocol: int) -> None:
+def test_no_login_receives_anything_by_merely_connecting(table: Table, protocol: mqtt.MQTTProtocolVersion) -> None:
     """amqtt sent a new client the retained messages of every filter any session had subscribed to."""
     for user in ("display", *PLAYERS):
         c = Login(table, user, protocol=protocol)
@@ -41,7 +41,7 @@ def test_no_login_receives_anything_by_merely_connecting(table: Table, protocol:
 
 
 @pytest.mark.parametrize("protocol", [mqtt.MQTTv5, mqtt.MQTTv311], ids=["mqtt5", "mqtt311"])
-def test_wildcards_never_reach_another_login_s_secrets(table: Table, protocol: int) -> None:
+def test_wildcards_never_reach_another_login_s_secrets(table: Table, protocol: mqtt.MQTTProtocolVersion) -> None:
     filters = ["#", "table/#", "+/+/player/+/state", f"{table.base}/player/#", f"{table.base}/player/+/+",
                "+/+/+/+/+", "$SYS/#", "$SYS/broker/version", "$share/g/table/#"]
     for user in ("display", *PLAYERS):

@@ -64,6 +64,7 @@ def _page(browser, url: str):
 
 def _decode(png: bytes) -> str:
     img = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert img is not None, "the QR code is not a PNG"
     img = cv2.copyMakeBorder(img, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=255)
     text, _points, _raw = cv2.QRCodeDetector().detectAndDecode(img)
     return text

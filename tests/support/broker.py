@@ -34,6 +34,7 @@ import pytest
 
 from controller.broker import DEPLOY, render_config, write_broker_files
 from controller.credentials import ROLES
+from controller.mqtt import Transport
 
 REPO = Path(__file__).resolve().parents[2]
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
@@ -117,7 +118,7 @@ class Client:
     """A small paho-mqtt 2.x client for tests: connects as one user, collects messages in a list."""
 
     def __init__(self, broker: Broker, user: str | None, password: str | None = None,
-                 transport: str = "tcp", protocol: str = "5") -> None:
+                 transport: Transport = "tcp", protocol: str = "5") -> None:
         import queue
 
         import paho.mqtt.client as mqtt

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tarfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,7 +67,7 @@ def _frozen_engine(tmp: Path) -> Path:
     return tmp
 
 
-def _walk(pythonpath: Path) -> list[dict[str, object]]:
+def _walk(pythonpath: Path) -> list[dict[str, Any]]:
     env = {**os.environ, "PYTHONPATH": str(pythonpath)}
     out = subprocess.run([sys.executable, str(WALK), str(GAMES), str(STEPS)], capture_output=True, text=True,
                          env=env, cwd=pythonpath, timeout=600)

@@ -25,7 +25,7 @@ def _modules(package: str) -> dict[str, Path]:
 def _imports(path: Path) -> list[tuple[str, list[str]]]:
     """(module imported, names imported from it) for every import in the file, at any depth."""
     tree = ast.parse(path.read_text())
-    out = []
+    out: list[tuple[str, list[str]]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             out += [(a.name, []) for a in node.names]

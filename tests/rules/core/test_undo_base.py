@@ -21,7 +21,7 @@ def _play(players: int, seed: int, inplace: bool, undo_rate: float, steps: int =
     """Saved form (turn base included) after every command of a random game with random undos."""
     state = api.new_game(COLORS[:players], seed)
     rng = random.Random(seed)
-    saved = []
+    saved: list[str] = []
     while state.phase != "over" and len(saved) < steps:
         d = state.data
         who = state.active or "table"

@@ -18,11 +18,12 @@ from rules.dead_reckoning.battles import check_resolve_battle, plain_record
 from rules.dead_reckoning.cards import card_abilities, catalog
 from rules.dead_reckoning.game import GAME
 from rules.dead_reckoning.legal import _ability_args
+from rules.dead_reckoning.model import State
 from rules.errors import RulesError
 from tests.rules.helpers import COLORS
 
 
-def _fully_checked(d: dict, player: str) -> list[dict]:
+def _fully_checked(d: State, player: str) -> list[dict[str, Any]]:
     p = d["p"][player]
     out = []
     for cid in p["played"]:
@@ -41,9 +42,9 @@ def _fully_checked(d: dict, player: str) -> list[dict]:
     return out
 
 
-def _others_fully_checked(d: dict, player: str) -> list[dict]:
+def _others_fully_checked(d: State, player: str) -> list[dict[str, Any]]:
     p = d["p"][player]
-    cands = [{"type": "buy"}, {"type": "attack_merchant"}]
+    cands: list[dict[str, Any]] = [{"type": "buy"}, {"type": "attack_merchant"}]
     cands += [{"type": "attack", "target": c} for c in d["players"] if c != player]
     cands.append({"type": "attack_building"})
     for h in (0, 1):
