@@ -15,7 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere: `python bench/battle_resolve.py`
+sys.path.insert(
+    0, str(Path(__file__).resolve().parents[1])
+)  # run from anywhere: `python bench/battle_resolve.py`
 
 from rules.battle import BattleSetup, BattleSide, random_record, resolve_battle, sailor_battle_abilities
 from rules.battle.session import BattleSession
@@ -25,11 +27,18 @@ def setups(n: int, rng: random.Random) -> list[BattleSetup]:
     out = []
     for i in range(n):
         kind = rng.choice(["ship", "ship", "nonplayer", "building"])
-        abilities = sailor_battle_abilities("red", "g", "gunner", 4) + sailor_battle_abilities("red", "c", "captain", 4)
+        abilities = sailor_battle_abilities("red", "g", "gunner", 4) + sailor_battle_abilities(
+            "red", "c", "captain", 4
+        )
         attacker = BattleSide("red", True, "red", rng.randint(1, 8), abilities=abilities, wheels=1)
         if kind == "ship":
-            defender = BattleSide("blue", True, "blue", rng.randint(1, 8),
-                                  abilities=sailor_battle_abilities("blue", "g", "gunner", 3))
+            defender = BattleSide(
+                "blue",
+                True,
+                "blue",
+                rng.randint(1, 8),
+                abilities=sailor_battle_abilities("blue", "g", "gunner", 3),
+            )
         else:
             defender = BattleSide("black", False, "black", rng.randint(2, 7))
         out.append(BattleSetup(f"b{i}", kind, attacker, defender, "r1c1"))  # type: ignore[arg-type]
@@ -37,8 +46,16 @@ def setups(n: int, rng: random.Random) -> list[BattleSetup]:
 
 
 def camera_json(board: list[dict]) -> dict:
-    cubes = [{"color": c["color"], "zone": c["zone"], "center_mm": [0.0, 0.0], "on_rail": c["zone"] is None,
-              "confidence": 0.99} for c in board]
+    cubes = [
+        {
+            "color": c["color"],
+            "zone": c["zone"],
+            "center_mm": [0.0, 0.0],
+            "on_rail": c["zone"] is None,
+            "confidence": 0.99,
+        }
+        for c in board
+    ]
     return {"status": "ok", "cubes": cubes, "counts": {}, "redrop": [], "ambiguous": []}
 
 
@@ -79,12 +96,20 @@ def main() -> None:
     steps = sum(len(r["steps"]) for r in records)
     per_input.sort()
     print(f"battles: {args.battles}, steps: {steps} ({steps / args.battles:.1f} per battle)")
-    print(f"random_record:  {args.battles / t_gen:9.0f} battles/s  ({1e3 * t_gen / args.battles:.3f} ms each)")
-    print(f"resolve_battle: {args.battles / t_res:9.0f} battles/s  ({1e3 * t_res / args.battles:.3f} ms each)")
-    print(f"session:        {args.battles / t_ses:9.0f} battles/s  ({1e3 * t_ses / args.battles:.3f} ms each)")
-    print(f"session input:  median {1e3 * statistics.median(per_input):.3f} ms, "
-          f"p95 {1e3 * per_input[int(0.95 * (len(per_input) - 1))]:.3f} ms "
-          f"(ratio to a 33 ms camera frame: {statistics.median(per_input) / 0.033:.3f})")
+    print(
+        f"random_record:  {args.battles / t_gen:9.0f} battles/s  ({1e3 * t_gen / args.battles:.3f} ms each)"
+    )
+    print(
+        f"resolve_battle: {args.battles / t_res:9.0f} battles/s  ({1e3 * t_res / args.battles:.3f} ms each)"
+    )
+    print(
+        f"session:        {args.battles / t_ses:9.0f} battles/s  ({1e3 * t_ses / args.battles:.3f} ms each)"
+    )
+    print(
+        f"session input:  median {1e3 * statistics.median(per_input):.3f} ms, "
+        f"p95 {1e3 * per_input[int(0.95 * (len(per_input) - 1))]:.3f} ms "
+        f"(ratio to a 33 ms camera frame: {statistics.median(per_input) / 0.033:.3f})"
+    )
 
 
 if __name__ == "__main__":

@@ -20,8 +20,15 @@ from urllib.parse import urlencode
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = "bench"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -54,12 +61,33 @@ def main(argv: list[str] | None = None) -> int:
 
         def publish(st) -> float:
             t = time.time()
-            ctl.publish(f"{base}/state", json.dumps({"epoch": "e", "seq": st.seq, "view": api.public_view(st),
-                                                     "battle": None, "tower": {"warning": None}, "ts": t}), retain=True)
+            ctl.publish(
+                f"{base}/state",
+                json.dumps(
+                    {
+                        "epoch": "e",
+                        "seq": st.seq,
+                        "view": api.public_view(st),
+                        "battle": None,
+                        "tower": {"warning": None},
+                        "ts": t,
+                    }
+                ),
+                retain=True,
+            )
             for p in colours:
-                ctl.publish(f"{base}/player/{p}/state", json.dumps({
-                    "epoch": "e", "seq": st.seq, "view": api.private_view(st, p),
-                    "legal_actions": api.legal_actions(st, p)}), retain=True)
+                ctl.publish(
+                    f"{base}/player/{p}/state",
+                    json.dumps(
+                        {
+                            "epoch": "e",
+                            "seq": st.seq,
+                            "view": api.private_view(st, p),
+                            "legal_actions": api.legal_actions(st, p),
+                        }
+                    ),
+                    retain=True,
+                )
             return t
 
         ctl.publish(f"{base}/availability", json.dumps("online"), retain=True)
@@ -71,8 +99,15 @@ def main(argv: list[str] | None = None) -> int:
                 pages = {}
                 for name, player in views:
                     user = player or "display"
-                    q = urlencode({"table": TABLE, **({"player": player} if player else {"view": "table"}),
-                                   "user": user, "pass": broker.users[user], "ws": f"ws://127.0.0.1:{broker.ws_port}"})
+                    q = urlencode(
+                        {
+                            "table": TABLE,
+                            **({"player": player} if player else {"view": "table"}),
+                            "user": user,
+                            "pass": broker.users[user],
+                            "ws": f"ws://127.0.0.1:{broker.ws_port}",
+                        }
+                    )
                     page = browser.new_page(viewport={"width": 1024, "height": 768})
                     page.goto(f"{display.url}?{q}")
                     page.wait_for_selector("#conn[data-status=live]", timeout=15_000)
@@ -81,13 +116,18 @@ def main(argv: list[str] | None = None) -> int:
                 start = time.monotonic()
                 for _ in range(args.updates):
                     assert state.active is not None, "the game ended before the last update"
-                    action = next(a for a in api.legal_actions(state, state.active) if a["type"] == "end_turn")
+                    action = next(
+                        a for a in api.legal_actions(state, state.active) if a["type"] == "end_turn"
+                    )
                     state, _ = api.apply(state, {"seq": state.seq, "player": state.active, "action": action})
                     sent.append((state.seq, publish(state)))
                     time.sleep(args.gap)
                 elapsed = time.monotonic() - start
                 time.sleep(1.0)
-                print(f"{args.updates} updates, {len(views)} pages, {args.updates / elapsed:.1f} updates/s published")
+                print(
+                    f"{args.updates} updates, {len(views)} pages, {args.updates / elapsed:.1f} updates/s "
+                    "published"
+                )
                 for name, (page, player) in pages.items():
                     lat = []
                     for seq, t in sent:
@@ -96,8 +136,11 @@ def main(argv: list[str] | None = None) -> int:
                         if drawn is not None:
                             lat.append(drawn - t * 1000)
                     if lat:
-                        print(f"  {name:6s} drawn {len(lat)}/{len(sent)}  median {statistics.median(lat):6.1f} ms"
-                              f"  p99 {pct(lat, 0.99):6.1f} ms  max {max(lat):6.1f} ms")
+                        print(
+                            f"  {name:6s} drawn {len(lat)}/{len(sent)}  median {statistics.median(lat):6.1f} "
+                            "ms"
+                            f"  p99 {pct(lat, 0.99):6.1f} ms  max {max(lat):6.1f} ms"
+                        )
                     else:
                         print(f"  {name:6s} drew none of the updates")
                 browser.close()

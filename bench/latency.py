@@ -1,4 +1,5 @@
-"""Controller latency: from the tower's last cube and the camera's settled frame to the new state at 8 tablets.
+"""Controller latency: from the tower's last cube and the camera's settled frame to the new state at 8
+tablets.
 
     python bench/latency.py [--drops 200] [--seed 1] [--broker mosquitto]
 
@@ -50,8 +51,9 @@ class Counting:
 
 
 class Tablet:
-    def __init__(self, host: str, port: int, user: str | None, password: str | None,
-                 proto: mqtt.MQTTProtocolVersion) -> None:
+    def __init__(
+        self, host: str, port: int, user: str | None, password: str | None, proto: mqtt.MQTTProtocolVersion
+    ) -> None:
         self.arrivals: list[tuple[float, int]] = []
         self.received = 0
         self.lock = threading.Lock()
@@ -84,8 +86,14 @@ def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
     tmp = Path(tempfile.mkdtemp())
     try:
         log = GameLog(tmp / "bench.db")
-        link = MqttLink(host, port, "controller" if creds else None, creds.get("controller"), table_id="bench",
-                        protocol="5" if proto == mqtt.MQTTv5 else "3.1.1")
+        link = MqttLink(
+            host,
+            port,
+            "controller" if creds else None,
+            creds.get("controller"),
+            table_id="bench",
+            protocol="5" if proto == mqtt.MQTTv5 else "3.1.1",
+        )
         counting = Counting(link)
         core = TableCore(log, "bench", publisher=counting)
         core.open_game(["red", "blue", "green", "yellow"], seed)
@@ -123,9 +131,20 @@ def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
                 for _ in range(n):
                     totals[colour] = totals.get(colour, 0) + 1
                     seq += 1
-                    pub.send_multipart([b"bridge.event", json.dumps(
-                        {"type": "cube_dropped", "seq": seq, "boot": 1, "colour": colour,
-                         "totals": dict(totals)}).encode()])
+                    pub.send_multipart(
+                        [
+                            b"bridge.event",
+                            json.dumps(
+                                {
+                                    "type": "cube_dropped",
+                                    "seq": seq,
+                                    "boot": 1,
+                                    "colour": colour,
+                                    "totals": dict(totals),
+                                }
+                            ).encode(),
+                        ]
+                    )
 
         lat: list[float] = []
         pending: list = []
@@ -150,15 +169,23 @@ def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
                 reading = pending.pop()
                 # Wait until the tower counts have been applied (the SUB side got every cube).
                 deadline = time.perf_counter() + 2
-                while driver.session is not None and driver.session.view()["tower_counts"] != \
-                        {c: n for c, n in driver.session.owed.dropped.items() if n} and time.perf_counter() < deadline:
+                while (
+                    driver.session is not None
+                    and driver.session.view()["tower_counts"]
+                    != {c: n for c, n in driver.session.owed.dropped.items() if n}
+                    and time.perf_counter() < deadline
+                ):
                     time.sleep(0.0005)
                 marks = [len(t.arrivals) for t in tablets]
                 for t in tablets:
                     t.event.clear()
                 t0 = time.perf_counter()
-                pub.send_multipart([b"vision.board", json.dumps({"topic": "vision.board", "reading": reading,
-                                                                  "crops": []}).encode()])
+                pub.send_multipart(
+                    [
+                        b"vision.board",
+                        json.dumps({"topic": "vision.board", "reading": reading, "crops": []}).encode(),
+                    ]
+                )
                 got = []
                 for t, mark in zip(tablets, marks, strict=True):
                     end = time.perf_counter() + 5
@@ -195,17 +222,27 @@ def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
 
         lat_ms = sorted(x * 1000 for x in lat)
         p = lambda q: lat_ms[min(len(lat_ms) - 1, int(q * len(lat_ms)))]  # noqa: E731
-        print(f"broker: {broker_kind} ({'MQTT 5' if proto == mqtt.MQTTv5 else 'MQTT 3.1.1'}), 8 tablets, "
-              f"SQLite synchronous=FULL; 2 shared CPU cores under load from other work")
-        print(f"drop accepted -> state at 8 tablets: {len(lat_ms) // len(TABLETS)} drops ({games} games), "
-              f"{len(lat_ms)} deliveries in {elapsed_battles:.1f} s")
+        print(
+            f"broker: {broker_kind} ({'MQTT 5' if proto == mqtt.MQTTv5 else 'MQTT 3.1.1'}), 8 tablets, "
+            f"SQLite synchronous=FULL; 2 shared CPU cores under load from other work"
+        )
+        print(
+            f"drop accepted -> state at 8 tablets: {len(lat_ms) // len(TABLETS)} drops ({games} games), "
+            f"{len(lat_ms)} deliveries in {elapsed_battles:.1f} s"
+        )
         if lat_ms:
-            print(f"  median {statistics.median(lat_ms):.1f} ms   p90 {p(0.90):.1f} ms   p99 {p(0.99):.1f} ms   "
-                  f"max {lat_ms[-1]:.1f} ms   (goal p99 < 150 ms: {'met' if p(0.99) < 150 else 'NOT met'}, "
-                  f"ratio p99/goal {p(0.99) / 150:.2f})")
-        print(f"throughput: {core.seq - seq0} events in {dt:.2f} s = {(core.seq - seq0) / dt:.0f} events/s; "
-              f"controller published {published / dt:.0f} MQTT messages/s, 8 tablets received "
-              f"{received / dt:.0f} messages/s in all (each sees the public topics and only its own private ones)")
+            print(
+                f"  median {statistics.median(lat_ms):.1f} ms   p90 {p(0.90):.1f} ms   p99 {p(0.99):.1f} ms  "
+                " "
+                f"max {lat_ms[-1]:.1f} ms   (goal p99 < 150 ms: {'met' if p(0.99) < 150 else 'NOT met'}, "
+                f"ratio p99/goal {p(0.99) / 150:.2f})"
+            )
+        print(
+            f"throughput: {core.seq - seq0} events in {dt:.2f} s = {(core.seq - seq0) / dt:.0f} events/s; "
+            f"controller published {published / dt:.0f} MQTT messages/s, 8 tablets received "
+            f"{received / dt:.0f} messages/s in all (each sees the public topics and only its own private "
+            "ones)"
+        )
         log.close()
     finally:
         ctx.__exit__(None, None, None)

@@ -27,8 +27,9 @@ GOAL = 20_000
 COLORS = ["red", "blue", "green", "yellow"]
 
 
-def playout(seed: int, players: int, inplace: bool, max_actions: int = 20_000,
-            split: bool = False) -> tuple[int, float, float]:
+def playout(
+    seed: int, players: int, inplace: bool, max_actions: int = 20_000, split: bool = False
+) -> tuple[int, float, float]:
     """One complete game; returns (actions, CPU seconds in apply+legal_actions, seconds in legal_actions).
 
     Without `split` only the whole game is timed (a CPU-time read costs ~1 us, 2 % of an action), and the
@@ -47,7 +48,9 @@ def playout(seed: int, players: int, inplace: bool, max_actions: int = 20_000,
             legal_s += clock() - t
         else:
             acts = api.legal_actions(state, who)
-        state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=inplace)
+        state, _ = api.apply(
+            state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=inplace
+        )
         n += 1
     secs = time.process_time() - t0
     if state.phase != "over":
@@ -66,7 +69,13 @@ def run_mode(mode: str, games: int, seed: int, players: int) -> dict[str, float]
     t0 = time.perf_counter()
     legal = sum(playout(seed + g, players, mode == "inplace", split=True)[2] for g in range(games))
     share = legal / (time.perf_counter() - t0)
-    return {"actions": actions, "secs": secs, "legal_share": share, "rate": actions / secs, "games_s": games / secs}
+    return {
+        "actions": actions,
+        "secs": secs,
+        "legal_share": share,
+        "rate": actions / secs,
+        "games_s": games / secs,
+    }
 
 
 def main() -> int:
@@ -74,29 +83,44 @@ def main() -> int:
     ap.add_argument("--games", type=int, default=20)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--players", type=int, default=4)
-    ap.add_argument("--mode", choices=("both", "inplace", "copy"), default="both",
-                    help="inplace: the headline (simulation keeps one state); copy: a new state per command")
+    ap.add_argument(
+        "--mode",
+        choices=("both", "inplace", "copy"),
+        default="both",
+        help="inplace: the headline (simulation keeps one state); copy: a new state per command",
+    )
     args = ap.parse_args()
     modes = ("inplace", "copy") if args.mode == "both" else (args.mode,)
-    print(f"rules playout: {args.games} random legal {args.players}-player games per mode, seeds {args.seed}.., "
-          "CPU time of this process (one core)")
+    print(
+        f"rules playout: {args.games} random legal {args.players}-player games per mode, seeds "
+        f"{args.seed}.., "
+        "CPU time of this process (one core)"
+    )
     results = {}
     for mode in modes:
         r = results[mode] = run_mode(mode, args.games, args.seed, args.players)
-        print(f"  {mode:8} actions {r['actions']:7d}  {r['rate']:9.0f} actions/s  {r['games_s']:6.2f} games/s  "
-              f"{r['actions'] / args.games:6.0f} actions/game  legal_actions {100 * r['legal_share']:4.1f}% of time  "
-              f"goal ratio {r['rate'] / GOAL:5.2f}")
+        print(
+            f"  {mode:8} actions {r['actions']:7d}  {r['rate']:9.0f} actions/s  {r['games_s']:6.2f} games/s  "
+            f"{r['actions'] / args.games:6.0f} actions/game  legal_actions {100 * r['legal_share']:4.1f}% of "
+            "time  "
+            f"goal ratio {r['rate'] / GOAL:5.2f}"
+        )
     tracemalloc.start()
     playout(args.seed, args.players, modes[0] == "inplace")
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"  peak traced memory during one game ({modes[0]}) {peak / 1e6:.2f} MB; process max RSS {rss:.0f} MB")
+    print(
+        f"  peak traced memory during one game ({modes[0]}) {peak / 1e6:.2f} MB; process max RSS {rss:.0f} MB"
+    )
     head = modes[0]
     r = results[head]
     verdict = "met" if r["rate"] >= GOAL else "NOT met"
-    print(f"headline ({head} mode): {r['rate']:.0f} actions/s, {r['games_s']:.2f} games/s, peak {peak / 1e6:.2f} MB, "
-          f"{r['rate'] / GOAL:.2f} x the {GOAL:,} actions/s goal: {verdict}")
+    print(
+        f"headline ({head} mode): {r['rate']:.0f} actions/s, {r['games_s']:.2f} games/s, peak "
+        f"{peak / 1e6:.2f} MB, "
+        f"{r['rate'] / GOAL:.2f} x the {GOAL:,} actions/s goal: {verdict}"
+    )
     return 0
 
 

@@ -16,13 +16,23 @@ from cli.errors import CliError
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
-    p = top.add_parser("run", help="run the whole table (bridge, vision, controller, broker, display) from a config")
+    p = top.add_parser(
+        "run", help="run the whole table (bridge, vision, controller, broker, display) from a config"
+    )
     p.add_argument("--config", help="TOML config (every option: deploy/smart-table.example.toml)")
-    p.add_argument("--simulate", action="store_true",
-                   help="simulate the hardware only (firmware on a pseudo-terminal, synthetic camera); people play")
-    p.add_argument("--bots", metavar="SEATS",
-                   help="comma-separated seats the built-in player takes, e.g. blue,yellow (the rest are people's)")
-    p.add_argument("--demo", action="store_true", help="every seat a bot, hardware simulated: today's all-bots game")
+    p.add_argument(
+        "--simulate",
+        action="store_true",
+        help="simulate the hardware only (firmware on a pseudo-terminal, synthetic camera); people play",
+    )
+    p.add_argument(
+        "--bots",
+        metavar="SEATS",
+        help="comma-separated seats the built-in player takes, e.g. blue,yellow (the rest are people's)",
+    )
+    p.add_argument(
+        "--demo", action="store_true", help="every seat a bot, hardware simulated: today's all-bots game"
+    )
     p.add_argument("--max-turns", type=int, default=0, help="simulation: stop after this many turns")
     p.add_argument("--duration", type=float, default=0.0, help="simulation: stop after this many seconds")
     p.add_argument("--until-game-over", action="store_true", help="simulation: stop when the game ends")
@@ -46,13 +56,18 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
 
     g = groups["tablets"]
     p = g.add_parser("add", help="print a seat's join link and QR code (its stored login, made on first use)")
-    p.add_argument("player", help="player colour: red, blue, green or yellow; or 'display' for the table view")
+    p.add_argument(
+        "player", help="player colour: red, blue, green or yellow; or 'display' for the table view"
+    )
     p.add_argument("--config", help="TOML config (table.database, mqtt.password_file, hosts and ports)")
     p.add_argument("--db", help="game database holding the table's logins (overrides table.database)")
     p.add_argument("--password-file", help="mosquitto password file to update (overrides mqtt.password_file)")
     p.add_argument("--host", help="host name or address the tablets reach (overrides display.public_host)")
-    p.add_argument("--rotate", action="store_true",
-                   help="make a new password: the seat's old link and QR code stop working")
+    p.add_argument(
+        "--rotate",
+        action="store_true",
+        help="make a new password: the seat's old link and QR code stop working",
+    )
     p.add_argument("--password", help="use this password instead of the stored or a random one")
     p.add_argument("--no-qr", action="store_true", help="print the link only")
     p.set_defaults(func=cmd_tablets_add)
@@ -101,9 +116,14 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     cfg = _config(args.config)
     try:
-        for key, value in (("table.database", args.db), ("display.port", args.http_port),
-                           ("mqtt.port", args.mqtt_port), ("mqtt.ws_port", args.ws_port),
-                           ("simulate.seed", args.seed), ("table.seed", args.seed)):
+        for key, value in (
+            ("table.database", args.db),
+            ("display.port", args.http_port),
+            ("mqtt.port", args.mqtt_port),
+            ("mqtt.ws_port", args.ws_port),
+            ("simulate.seed", args.seed),
+            ("table.seed", args.seed),
+        ):
             if value is not None:
                 section, name = key.split(".")
                 cfg.set(key, config.check(section, name, value))
@@ -114,8 +134,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         seats = [b.strip() for b in args.bots.split(",") if b.strip()]
         bad = [b for b in seats if b not in cfg["table"]["players"]]
         if bad or not seats:
-            raise CliError(f"--bots {args.bots!r}: name seats of this table ({', '.join(cfg['table']['players'])}), "
-                           "separated by commas, e.g. --bots blue,yellow.")
+            raise CliError(
+                f"--bots {args.bots!r}: name seats of this table ({', '.join(cfg['table']['players'])}), "
+                "separated by commas, e.g. --bots blue,yellow."
+            )
         cfg.set("table.bots", seats)
     if args.demo:
         cfg.set("table.demo", True)
@@ -135,7 +157,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 1
     limits = {"max_turns": args.max_turns, "duration": args.duration, "until_game_over": args.until_game_over}
     sup = Supervisor(cfg, args.simulate, limits)
-    previous = {sig: signal.signal(sig, lambda *_: sup.stopping.set()) for sig in (signal.SIGTERM, signal.SIGINT)}
+    previous = {
+        sig: signal.signal(sig, lambda *_: sup.stopping.set()) for sig in (signal.SIGTERM, signal.SIGINT)
+    }
     try:
         return sup.run()
     except SupervisorError as exc:
@@ -208,12 +232,25 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
     except (OSError, ValueError) as exc:
         raise CliError(f"cannot write the password file {path} ({exc}); give --password-file.") from None
     host = args.host or cfg["display"]["public_host"] or cfg["display"]["host"]
-    link = credentials.join_link(host, cfg["display"]["port"], cfg["mqtt"]["ws_port"], table,
-                                 None if who == "display" else who, who, password)
+    link = credentials.join_link(
+        host,
+        cfg["display"]["port"],
+        cfg["mqtt"]["ws_port"],
+        table,
+        None if who == "display" else who,
+        who,
+        password,
+    )
     if host in ("127.0.0.1", "localhost", "0.0.0.0", ""):
-        print(f"note: the link names {host or 'no host'}, which a tablet cannot reach; give --host with this "
-              "machine's address on the table's network (or set display.public_host).", file=sys.stderr)
-    print(f"{who}: user {who}, password {password} ({'new, ' if args.rotate else ''}kept in {db}; added to {path})")
+        print(
+            f"note: the link names {host or 'no host'}, which a tablet cannot reach; give --host with this "
+            "machine's address on the table's network (or set display.public_host).",
+            file=sys.stderr,
+        )
+    print(
+        f"{who}: user {who}, password {password} ({'new, ' if args.rotate else ''}kept in {db}; added to "
+        f"{path})"
+    )
     print(f"join link: {link}")
     if not args.no_qr:
         import io
@@ -225,8 +262,11 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
         buf = io.StringIO()
         qr.print_ascii(out=buf, invert=True)
         print(buf.getvalue(), end="")
-    print("A running `smart-table run` with its own broker takes the new login within a second; a system "
-          "Mosquitto rereads the password file on `systemctl reload mosquitto` (or SIGHUP).", file=sys.stderr)
+    print(
+        "A running `smart-table run` with its own broker takes the new login within a second; a system "
+        "Mosquitto rereads the password file on `systemctl reload mosquitto` (or SIGHUP).",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -243,8 +283,10 @@ def cmd_tower_stats(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(stats.to_json(), sort_keys=True))
         return 0
-    print(f"tower of table {table}: {stats.drops} cubes landed, {stats.jams} jams, "
-          f"{stats.disagreements} tower/camera disagreements")
+    print(
+        f"tower of table {table}: {stats.drops} cubes landed, {stats.jams} jams, "
+        f"{stats.disagreements} tower/camera disagreements"
+    )
     zones = sorted({z for per in stats.by_colour.values() for z in per})
     if zones:
         width = max(len(z) for z in zones) + 2
@@ -257,8 +299,10 @@ def cmd_tower_stats(args: argparse.Namespace) -> int:
     if t is None:
         print("chi-square: not enough drops yet (needs 20 before the last window and 10 in it)")
     else:
-        print(f"chi-square (last {t.recent} cubes vs the {t.baseline} before): statistic {t.statistic}, "
-              f"dof {t.dof}, p = {t.p_value:.3g} ({'UNUSUAL' if t.p_value < stats.alpha else 'consistent'} "
-              f"at alpha {stats.alpha})")
+        print(
+            f"chi-square (last {t.recent} cubes vs the {t.baseline} before): statistic {t.statistic}, "
+            f"dof {t.dof}, p = {t.p_value:.3g} ({'UNUSUAL' if t.p_value < stats.alpha else 'consistent'} "
+            f"at alpha {stats.alpha})"
+        )
     print(f"warning: {stats.warning}" if stats.warning else "warning: none")
     return 0

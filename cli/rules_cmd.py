@@ -26,20 +26,32 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p = g.add_parser("new", help="set up a new game and write its state")
     p.add_argument("--players", type=int, required=True, help="number of players, 2 to 4")
     p.add_argument("--seed", type=int, required=True, help="seed of the simulation RNG")
-    p.add_argument("--out", required=True, help="state file to write (the log goes beside it: NAME.log.jsonl)")
+    p.add_argument(
+        "--out", required=True, help="state file to write (the log goes beside it: NAME.log.jsonl)"
+    )
     p.add_argument("--colors", help="comma-separated player colours (default red,blue,green,yellow)")
-    p.add_argument("--observed-chance", action="store_true",
-                   help="the table reports boards, cards and draws as actions (default: the seeded RNG draws them)")
+    p.add_argument(
+        "--observed-chance",
+        action="store_true",
+        help="the table reports boards, cards and draws as actions (default: the seeded RNG draws them)",
+    )
     p.add_argument("--bonus-tokens", action="store_true", help="deal the optional Bonus Achievement tokens")
-    p.add_argument("--cards", help="your Advancement/Encounter file instead of the sample set (docs/cards.md)")
+    p.add_argument(
+        "--cards", help="your Advancement/Encounter file instead of the sample set (docs/cards.md)"
+    )
     p.add_argument("--boards", help="your Ocean board file instead of the sample set")
     p.add_argument("--upgrades", help="your Ship Upgrade tile file instead of the sample set")
     p.set_defaults(func=cmd_new)
 
     p = g.add_parser("apply", help="apply one action (or command) to a game, print its events")
     p.add_argument("game", help="state file written by 'rules new'")
-    p.add_argument("action", help="JSON file with an action {\"type\": ...} or a command {seq, player, action}; - for stdin")
-    p.add_argument("--as", dest="player", help="the player sending it (default: the active player, or the table)")
+    p.add_argument(
+        "action",
+        help='JSON file with an action {"type": ...} or a command {seq, player, action}; - for stdin',
+    )
+    p.add_argument(
+        "--as", dest="player", help="the player sending it (default: the active player, or the table)"
+    )
     p.set_defaults(func=cmd_apply)
 
     p = g.add_parser("show", help="print a readable summary of a game")
@@ -78,7 +90,9 @@ def _read_json(path: str, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise CliError(f"{what} {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}).") from None
+        raise CliError(
+            f"{what} {path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})."
+        ) from None
 
 
 def _load_game(path: str) -> api.GameState:
@@ -94,7 +108,9 @@ def _write_atomic(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
-        raise CliError(f"cannot write {path} ({exc.strerror}); check the folder exists and is writable.") from None
+        raise CliError(
+            f"cannot write {path} ({exc.strerror}); check the folder exists and is writable."
+        ) from None
 
 
 def _append_log(path: Path, events: list[dict[str, Any]], fresh: bool = False) -> None:
@@ -115,8 +131,13 @@ def cmd_new(args: argparse.Namespace) -> int:
         raise CliError("--players must be 2, 3 or 4.")
     if len(colors) < args.players:
         raise CliError(f"--colors names {len(colors)} colours but --players is {args.players}.")
-    options = {"auto_chance": not args.observed_chance, "bonus_tokens": args.bonus_tokens,
-               "cards_file": args.cards, "boards_file": args.boards, "upgrades_file": args.upgrades}
+    options = {
+        "auto_chance": not args.observed_chance,
+        "bonus_tokens": args.bonus_tokens,
+        "cards_file": args.cards,
+        "boards_file": args.boards,
+        "upgrades_file": args.upgrades,
+    }
     try:
         state, events = api.new_game_with_events(colors[: args.players], args.seed, options)
     except RulesError as exc:
@@ -133,9 +154,13 @@ def cmd_apply(args: argparse.Namespace) -> int:
     state = _load_game(args.game)
     data = _read_json(args.action, "action file")
     if not isinstance(data, dict):
-        raise CliError("the action file must hold a JSON object: an action {\"type\": ...} or a command.")
+        raise CliError('the action file must hold a JSON object: an action {"type": ...} or a command.')
     if "action" in data:
-        command = {"seq": data.get("seq", state.seq), "player": data.get("player", args.player), "action": data["action"]}
+        command = {
+            "seq": data.get("seq", state.seq),
+            "player": data.get("player", args.player),
+            "action": data["action"],
+        }
     else:
         command = {"seq": state.seq, "player": args.player, "action": data}
     if command["player"] is None:
@@ -177,13 +202,17 @@ def cmd_replay(args: argparse.Namespace) -> int:
         try:
             events.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise CliError(f"{args.log} line {i} is not valid JSON ({exc.msg}); the log is damaged there.") from None
+            raise CliError(
+                f"{args.log} line {i} is not valid JSON ({exc.msg}); the log is damaged there."
+            ) from None
     try:
         state = api.replay(events)
     except RulesError as exc:
         raise CliError(f"{args.log}: {exc.message}") from None
     except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise CliError(f"{args.log}: an event is malformed ({type(exc).__name__}: {exc}); the log cannot be replayed.") from None
+        raise CliError(
+            f"{args.log}: an event is malformed ({type(exc).__name__}: {exc}); the log cannot be replayed."
+        ) from None
     if args.out:
         _write_atomic(Path(args.out), json.dumps(api.state_to_json(state)))
     if args.json:
@@ -209,12 +238,19 @@ def _summary(state: api.GameState, player: str | None) -> str:
     v = api.private_view(state, player) if player else api.public_view(state)
     lines = [f"seq {v['seq']}  phase {v['phase']}  turn {v['turn']}  active {v['active'] or '-'}"]
     if v["waiting_for"]:
-        lines.append("waiting for the table: " + ", ".join(
-            r["kind"] + (f" {r.get('square') or r.get('player') or ''}".rstrip()) for r in v["waiting_for"]))
+        lines.append(
+            "waiting for the table: "
+            + ", ".join(
+                r["kind"] + (f" {r.get('square') or r.get('player') or ''}".rstrip())
+                for r in v["waiting_for"]
+            )
+        )
     if v["battle"]:
         b = v["battle"]
-        lines.append(f"battle {b['battle_id']} ({b['kind']}) at {b['location']}: {b['attacker']['name']} "
-                     f"{b['attacker']['cubes']} cubes v {b['defender']['name']} {b['defender']['cubes']} cubes")
+        lines.append(
+            f"battle {b['battle_id']} ({b['kind']}) at {b['location']}: {b['attacker']['name']} "
+            f"{b['attacker']['cubes']} cubes v {b['defender']['name']} {b['defender']['cubes']} cubes"
+        )
     lines.append("ocean (row 1 is next to the Harbor):")
     for r in range(1, 5):
         cells = []
@@ -226,7 +262,8 @@ def _summary(state: api.GameState, player: str | None) -> str:
                 continue
             txt = f"{sq} {g['board']}"
             if g.get("card"):
-                txt += f" card {g['card']['id']}({g['card']['cost']}{' merchant' if g['card']['merchant'] else ''})"
+                card = g["card"]
+                txt += f" card {card['id']}({card['cost']}{' merchant' if card['merchant'] else ''})"
             isl = g.get("island")
             if isl:
                 cubes = "".join((c[0] if c else ".") for c in isl["cubes"])
@@ -244,17 +281,24 @@ def _summary(state: api.GameState, player: str | None) -> str:
         s = p["ship"]
         holds = " ".join(f"{h['cargo']}c{h['coins']}$" for h in s["holds"])
         got = [a for a, who in v["achievements"].items() if color in who]
-        lines.append(f"{color:7} at {s['at']:7} holds {holds}  sails {s['sails']}  damage {s['damage']}"
-                     f"{'  PIRATE' if s['pirate'] else ''}  dock {p['dock_cargo']}  hand {p['hand_size']}  "
-                     f"played {','.join(p['played']) or '-'}  achievements {','.join(got) or '-'}")
+        lines.append(
+            f"{color:7} at {s['at']:7} holds {holds}  sails {s['sails']}  damage {s['damage']}"
+            f"{'  PIRATE' if s['pirate'] else ''}  dock {p['dock_cargo']}  hand {p['hand_size']}  "
+            f"played {','.join(p['played']) or '-'}  achievements {','.join(got) or '-'}"
+        )
     you = v.get("you")
     if you:
         hand = ", ".join(f"{c} ({x['sailor']} L{x['level']})" for c, x in you["hand"].items())
-        lines.append(f"you ({you['player']}): chest {you['chest']}  hand {hand or '-'}  "
-                     f"set aside {', '.join(a['id'] for a in you['set_aside']) or '-'}")
+        lines.append(
+            f"you ({you['player']}): chest {you['chest']}  hand {hand or '-'}  "
+            f"set aside {', '.join(a['id'] for a in you['set_aside']) or '-'}"
+        )
     if v["scores"]:
         lines.append("final coins: " + ", ".join(f"{c} {t}" for c, t in v["scores"]["totals"].items()))
-        lines.append(f"winner: {v['scores']['winner']}" if v["scores"]["winner"] else
-                     "tie: " + ", ".join(v["scores"]["tie_break_needed"]) + " play the tie-break battle")
+        lines.append(
+            f"winner: {v['scores']['winner']}"
+            if v["scores"]["winner"]
+            else "tie: " + ", ".join(v["scores"]["tie_break_needed"]) + " play the tie-break battle"
+        )
     _ = SQUARES
     return "\n".join(lines)

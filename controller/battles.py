@@ -41,8 +41,16 @@ OPS = ("tower", "camera", "use_ability", "pass_turn", "correct", "cube_lost", "a
 # Driver operations a logged input may name (they change what the driver asks for, not the session):
 # a hand entry waiting for the other side's confirmation, its end, a drop whose camera part goes by hand,
 # a drop whose tower counts come from the board (the tower restarted in the middle of it).
-DRIVER_OPS = ("baseline", "entry", "entry_done", "hand_entry", "tower_uncertain", "manual_tower", "proposal",
-              "proposal_done")
+DRIVER_OPS = (
+    "baseline",
+    "entry",
+    "entry_done",
+    "hand_entry",
+    "tower_uncertain",
+    "manual_tower",
+    "proposal",
+    "proposal_done",
+)
 # Seconds without a sign of life after which the tower counts as unplugged (its bridge reports every second).
 TOWER_STALE_S = 5.0
 # Seconds a drop may wait for the camera, once the tower has counted it, before it is entered by hand.
@@ -51,10 +59,18 @@ SENSORS = ("tower", "camera")
 
 
 class BattleDriver:
-    def __init__(self, core: TableCore, clock: Callable[[], float] = time.time, board: dict[str, Any] | None = None,
-                 on_change: Callable[[], None] | None = None, on_resolved: Callable[[], None] | None = None,
-                 sensors: dict[str, bool] | None = None, referees: list[str] | tuple[str, ...] = (),
-                 bots: list[str] | tuple[str, ...] = (), layout: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        core: TableCore,
+        clock: Callable[[], float] = time.time,
+        board: dict[str, Any] | None = None,
+        on_change: Callable[[], None] | None = None,
+        on_resolved: Callable[[], None] | None = None,
+        sensors: dict[str, bool] | None = None,
+        referees: list[str] | tuple[str, ...] = (),
+        bots: list[str] | tuple[str, ...] = (),
+        layout: dict[str, Any] | None = None,
+    ) -> None:
         self.core, self.clock, self.board = core, clock, board
         self.layout = layout  # the zones' outlines (size_mm, zones: id -> polygon) for the tablets' drawing
         # Which sensors this table has at all (config: bridge.enabled, vision.enabled); one that is present
@@ -68,7 +84,9 @@ class BattleDriver:
         self.baseline_boot: Any = None  # the tower boot the baseline's totals come from
         self.last_boot: Any = None
         self.entry: dict[str, Any] | None = None  # a hand entry waiting for the other side: key, by, cubes
-        self.proposal: dict[str, Any] | None = None  # a correction of the live reading waiting for the other side
+        self.proposal: dict[str, Any] | None = (
+            None  # a correction of the live reading waiting for the other side
+        )
         self.hand_keys: set[tuple[Any, ...]] = set()  # owed drops whose camera part is entered by hand
         self.tower_keys: set[tuple[Any, ...]] = set()  # owed drops whose tower counts come from the board
         self.begun: str | None = None  # the battle the engine was told has begun (its drop started)
@@ -86,13 +104,17 @@ class BattleDriver:
         self.on_resolved = on_resolved  # called after a battle's drops are recorded (tower health)
         self.resolved = 0
         self.crops: dict[int, str] = {}  # cube index -> base64 JPEG crop of the latest camera reading
-        self.step_crops: dict[int, dict[int, str]] = {}  # drop step -> the crops of the reading it was read from
+        self.step_crops: dict[
+            int, dict[int, str]
+        ] = {}  # drop step -> the crops of the reading it was read from
         self.last_reading: dict[str, Any] | None = None
         # The battle just resolved: its session (to correct a reading after the result), the seq of its
         # resolve_battle event (what a correction replaces) and its final view, shown until the next
         # battle or the next turn.
         self.finished: dict[str, Any] | None = None
-        self._restored = False  # the first sync after a (re)start also brings back a result still on the table
+        self._restored = (
+            False  # the first sync after a (re)start also brings back a result still on the table
+        )
         core.listeners.append(lambda _events: self.sync())
 
     @property
@@ -145,12 +167,16 @@ class BattleDriver:
             self.crops, self.last_reading = {}, None
             self.entry, self.proposal, self.baseline_boot, self.ready_since = None, None, None, None
             self.hand_keys, self.tower_keys, self.manual_counts, self.hand_reading = set(), set(), set(), {}
-            self.step_crops = self.core.log.step_crops(self.core.open_game_id, battle_id)  # empty for a new battle
+            self.step_crops = self.core.log.step_crops(
+                self.core.open_game_id, battle_id
+            )  # empty for a new battle
             for entry in self.core.log.session_inputs(self.core.open_game_id, battle_id):
                 try:
                     self._feed(entry)
                 except Exception as exc:  # noqa: BLE001 - a logged input the new setup no longer takes
-                    log.warning("battle %s: logged input %s no longer applies (%s)", battle_id, entry.get("op"), exc)
+                    log.warning(
+                        "battle %s: logged input %s no longer applies (%s)", battle_id, entry.get("op"), exc
+                    )
                     continue
                 if entry.get("op") == "camera" and isinstance((entry.get("args") or {}).get("reading"), dict):
                     self.last_reading = entry["args"]["reading"]
@@ -171,7 +197,9 @@ class BattleDriver:
             try:
                 json.dumps(entry, allow_nan=False)  # it must be loggable before it may change the session
             except (TypeError, ValueError) as exc:
-                raise Refusal("invalid", f"That battle input is not plain JSON ({exc}); nothing changed.") from None
+                raise Refusal(
+                    "invalid", f"That battle input is not plain JSON ({exc}); nothing changed."
+                ) from None
             try:
                 self._feed(entry)
             except BattleRecordError as exc:
@@ -182,16 +210,22 @@ class BattleDriver:
             if op in ("cube_lost", "adjust_tower", "correct"):
                 # A person settled a disagreement between the tower, the camera and the board: tower health.
                 kind = "misread" if op == "correct" else "disagreement"
-                self.core.log.record_incident(self.core.table_id, self.core.game_id, self.live_battle_id,
-                                              kind, {"op": op, **args})
+                self.core.log.record_incident(
+                    self.core.table_id, self.core.game_id, self.live_battle_id, kind, {"op": op, **args}
+                )
             self._tell_engine_the_battle_began()
             self._publish()
 
     def _tell_engine_the_battle_began(self) -> None:
-        """"Once the battle has begun" the two sides may no longer jettison, rearrange or play a Cannon card:
+        """ "Once the battle has begun" the two sides may no longer jettison, rearrange or play a Cannon card:
         the first cubes going into the tower are that moment, and only the engine may refuse those actions."""
         battle_id = self.setup_json["battle_id"] if self.setup_json else None
-        if self.session is None or battle_id is None or self.begun == battle_id or not self.session.drop_started:
+        if (
+            self.session is None
+            or battle_id is None
+            or self.begun == battle_id
+            or not self.session.drop_started
+        ):
             return
         self.begun = battle_id
         try:
@@ -204,8 +238,14 @@ class BattleDriver:
         op, args, now = entry["op"], dict(entry.get("args") or {}), float(entry.get("now", 0.0))
         if session is not None:
             if op == "correct_after_result":
-                session.correct(args["cube"], now, by=args.get("by"), zone=args.get("zone"), step=args["step"],
-                                remove=bool(args.get("remove")))
+                session.correct(
+                    args["cube"],
+                    now,
+                    by=args.get("by"),
+                    zone=args.get("zone"),
+                    step=args["step"],
+                    remove=bool(args.get("remove")),
+                )
             elif op == "manual_tower":
                 session.tower(counts=args["counts"], now=now)
             elif op in OPS:
@@ -268,7 +308,9 @@ class BattleDriver:
             if restarted:
                 self._rebase(totals, boot)
                 return
-            counts = {c: n - self.baseline.get(c, 0) for c, n in totals.items() if n - self.baseline.get(c, 0) > 0}
+            counts = {
+                c: n - self.baseline.get(c, 0) for c, n in totals.items() if n - self.baseline.get(c, 0) > 0
+            }
             if counts != self.session._tower:  # heartbeats repeat the totals: feed only a change
                 self.input("tower", {"counts": counts})
                 self._refeed_hand_reading()
@@ -282,8 +324,13 @@ class BattleDriver:
         # start; a tower that truly restarted may have let cubes through uncounted.
         first_report = self.baseline_boot is None and not self.baseline
         if not first_report:
-            log.warning("battle %s: the tower restarted during the drop (boot %s -> %s); re-baselined, %s counted",
-                        self.live_battle_id, self.baseline_boot, boot, counted)
+            log.warning(
+                "battle %s: the tower restarted during the drop (boot %s -> %s); re-baselined, %s counted",
+                self.live_battle_id,
+                self.baseline_boot,
+                boot,
+                counted,
+            )
         self.input("baseline", {"totals": base, "boot": boot, "rebased": not first_report})
         owed = {c: n for c, n in session.owed.dropped.items() if n}
         if counted != owed and not first_report:
@@ -303,12 +350,20 @@ class BattleDriver:
             self.sensor_seen("camera")
             if self.session is not None:
                 if isinstance(crops, list):
-                    self.crops = {c["index"]: c["jpeg_base64"] for c in crops if isinstance(c, dict)
-                                  and isinstance(c.get("index"), int) and isinstance(c.get("jpeg_base64"), str)}
+                    self.crops = {
+                        c["index"]: c["jpeg_base64"]
+                        for c in crops
+                        if isinstance(c, dict)
+                        and isinstance(c.get("index"), int)
+                        and isinstance(c.get("jpeg_base64"), str)
+                    }
                     step = len(self.session.record["steps"])
                     self.step_crops[step] = dict(self.crops)
-                    # Kept in the log too: a player checking a cube after a restart still sees what the camera saw.
-                    self.core.log.set_step_crops(self.core.open_game_id, self.live_battle_id, step, self.crops)
+                    # Kept in the log too: a player checking a cube after a restart still sees what the
+                    # camera saw.
+                    self.core.log.set_step_crops(
+                        self.core.open_game_id, self.live_battle_id, step, self.crops
+                    )
                 if isinstance(reading, dict):
                     self.last_reading = reading
                     self._counts_from_board(reading)
@@ -318,7 +373,11 @@ class BattleDriver:
         """Without a (trusted) tower, the drop's counts are what the board shows beyond the cubes that stayed:
         the cubes seen of each colour, less those that were to stay on the board."""
         key = self._key()
-        if key is None or key in self.manual_counts or not (self.sensors()["tower"] == "manual" or key in self.tower_keys):
+        if (
+            key is None
+            or key in self.manual_counts
+            or not (self.sensors()["tower"] == "manual" or key in self.tower_keys)
+        ):
             return
         owed = self.session.owed
         raw = reading.get("cubes")
@@ -355,14 +414,19 @@ class BattleDriver:
         """Which sensor is live and which is entered by hand, for the drop owed now."""
         now, key = self.clock(), self._key()
         tower_live = "tower" in self.simulated or (
-            self.present["tower"] and "tower" not in self.down
-            and now - self.seen.get("tower", float("-inf")) <= TOWER_STALE_S)
+            self.present["tower"]
+            and "tower" not in self.down
+            and now - self.seen.get("tower", float("-inf")) <= TOWER_STALE_S
+        )
         camera_live = "camera" in self.simulated or (
-            self.present["camera"] and "camera" in self.seen and "camera" not in self.down)
+            self.present["camera"] and "camera" in self.seen and "camera" not in self.down
+        )
         if key is not None and key in self.hand_keys:
             camera_live = False
-        return {"tower": "live" if tower_live and (key is None or key not in self.tower_keys) else "manual",
-                "camera": "live" if camera_live else "manual"}
+        return {
+            "tower": "live" if tower_live and (key is None or key not in self.tower_keys) else "manual",
+            "camera": "live" if camera_live else "manual",
+        }
 
     def tick(self) -> None:
         """Called about ten times a second: a sensor going quiet, and a drop counted but never read."""
@@ -372,15 +436,19 @@ class BattleDriver:
             key, now = self._key(), self.clock()
             if key is not None and self.sensors()["camera"] == "live":
                 counted = self.sensors()["tower"] == "manual" or self.session._tower == {
-                    c: n for c, n in self.session.owed.dropped.items() if n}
+                    c: n for c, n in self.session.owed.dropped.items() if n
+                }
                 waiting = counted and self.session._reading is None
                 if not waiting:
                     self.ready_since = None
                 elif self.ready_since is None:
                     self.ready_since = now
                 elif now - self.ready_since >= CAMERA_WAIT_S:
-                    log.warning("battle %s: no camera reading %g s after the drop; it is entered by hand",
-                                key[0], CAMERA_WAIT_S)
+                    log.warning(
+                        "battle %s: no camera reading %g s after the drop; it is entered by hand",
+                        key[0],
+                        CAMERA_WAIT_S,
+                    )
                     self.ready_since = None
                     self.input("hand_entry", {"why": "camera-silent"})
                     return
@@ -401,11 +469,15 @@ class BattleDriver:
         session = session if session is not None else self.session
         if session is None:
             return []
-        return [side.name for side in (session.setup.attacker, session.setup.defender)
-                if side.is_player and side.name in self.core.players]
+        return [
+            side.name
+            for side in (session.setup.attacker, session.setup.defender)
+            if side.is_player and side.name in self.core.players
+        ]
 
     def may_referee(self, player: str, fighters: list[str] | None = None) -> bool:
-        """Whether `player` may enter, confirm or correct this battle's cubes: one of its players or a referee."""
+        """Whether `player` may enter, confirm or correct this battle's cubes: one of its players or a
+        referee."""
         return player in (fighters if fighters is not None else self.fighters()) or player in self.referees
 
     def _enterers(self) -> list[str]:
@@ -421,8 +493,11 @@ class BattleDriver:
         session = self.session
         owed = session.owed
         picked = set(owed.cubes) if owed is not None else set()
-        return [{"color": c.color, "zone": c.zone} for i, c in enumerate(session._tracker.cubes)
-                if not c.removed and i not in picked]
+        return [
+            {"color": c.color, "zone": c.zone}
+            for i, c in enumerate(session._tracker.cubes)
+            if not c.removed and i not in picked
+        ]
 
     def _check_entry(self, cubes: Any) -> list[dict[str, Any]]:
         owed = self.session.owed
@@ -430,20 +505,30 @@ class BattleDriver:
             raise Refusal("stale", "No drop is waiting to be entered now.")
         zones = self.session.record["board"]["zones"]
         if not isinstance(cubes, list) or not all(isinstance(c, dict) for c in cubes):
-            raise Refusal("invalid", "A drop entered by hand is a list of cubes, each with its colour and zone.")
+            raise Refusal(
+                "invalid", "A drop entered by hand is a list of cubes, each with its colour and zone."
+            )
         out = []
         for i, c in enumerate(cubes):
             zone = c.get("zone")
             if c.get("color") not in owed.dropped:
-                raise Refusal("invalid", f"Cube {i + 1} is {c.get('color')!r}; this drop is {_owed_words(owed.dropped)}.")
+                raise Refusal(
+                    "invalid",
+                    f"Cube {i + 1} is {c.get('color')!r}; this drop is {_owed_words(owed.dropped)}.",
+                )
             if zone is not None and zone not in zones:
-                raise Refusal("invalid", f"Cube {i + 1} is placed in {zone!r}, which is not a zone of this board.")
+                raise Refusal(
+                    "invalid", f"Cube {i + 1} is placed in {zone!r}, which is not a zone of this board."
+                )
             out.append({"color": c["color"], "zone": zone})
         got = Counter(c["color"] for c in out)
         want = Counter({c: n for c, n in owed.dropped.items() if n})
         if got != want:
-            raise Refusal("invalid", f"You placed {_owed_words(dict(got))}, but this drop is {_owed_words(dict(want))}: "
-                                     "place every dropped cube where it landed (or on a rail), no more.")
+            raise Refusal(
+                "invalid",
+                f"You placed {_owed_words(dict(got))}, but this drop is {_owed_words(dict(want))}: "
+                "place every dropped cube where it landed (or on a rail), no more.",
+            )
         return out
 
     def _enter(self, player: str, answer: dict[str, Any]) -> None:
@@ -466,39 +551,56 @@ class BattleDriver:
             if entry is None or entry["key"] != self._key():
                 raise Refusal("stale", "That entry is no longer waiting for a confirmation.")
             if player == entry["by"] or not self.may_referee(player):
-                raise Refusal("illegal", "The other side of the battle confirms an entry, not the one who made it.")
+                raise Refusal(
+                    "illegal", "The other side of the battle confirms an entry, not the one who made it."
+                )
             if answer.get("confirm") is True:
                 self._accept_entry(entry["by"], entry["cubes"], confirmed_by=player)
             elif answer.get("contest") is True:
                 self.input("entry_done", {"by": player, "result": "contested"})
             else:
-                raise Refusal("invalid", "Answer {\"confirm\": true} if the cubes lie as entered, or {\"contest\": true}.")
+                raise Refusal(
+                    "invalid", 'Answer {"confirm": true} if the cubes lie as entered, or {"contest": true}.'
+                )
 
     def _accept_entry(self, by: str, cubes: list[dict[str, Any]], confirmed_by: str | None) -> None:
         key = self._key()
         owed = self.session.owed
         board = [*self.kept_cubes(), *cubes]
-        reading = {"status": "redrop" if any(c["zone"] is None for c in board) else "ok", "source": "hand",
-                   "by": by, "confirmed_by": confirmed_by,
-                   "cubes": [{"color": c["color"], "zone": c["zone"], "on_rail": c["zone"] is None, "confidence": 1.0}
-                             for c in board],
-                   "redrop": [i for i, c in enumerate(board) if c["zone"] is None], "ambiguous": []}
+        reading = {
+            "status": "redrop" if any(c["zone"] is None for c in board) else "ok",
+            "source": "hand",
+            "by": by,
+            "confirmed_by": confirmed_by,
+            "cubes": [
+                {"color": c["color"], "zone": c["zone"], "on_rail": c["zone"] is None, "confidence": 1.0}
+                for c in board
+            ],
+            "redrop": [i for i, c in enumerate(board) if c["zone"] is None],
+            "ambiguous": [],
+        }
         if self.entry is not None:
             self.input("entry_done", {"by": confirmed_by or by, "result": "confirmed"})
         if key not in self.manual_counts and (self.sensors()["tower"] == "manual" or key in self.tower_keys):
-            self.input("manual_tower", {"counts": {c: n for c, n in owed.dropped.items() if n}, "from": "hand"})
+            self.input(
+                "manual_tower", {"counts": {c: n for c, n in owed.dropped.items() if n}, "from": "hand"}
+            )
         self.input("camera", {"reading": reading, "settled": True})
 
     def _asked(self, args: dict[str, Any]) -> bool:
-        """Whether a correction answers a cube the camera flagged (unsure, or in no zone) in the live reading."""
+        """Whether a correction answers a cube the camera flagged (unsure, or in no zone) in the live
+        reading."""
         reading = self.session._reading or {}
         cubes = reading.get("cubes") or []
         i = args.get("cube")
         if args.get("step") is not None or "add" in args or not isinstance(i, int) or not 0 <= i < len(cubes):
             return False
         c = cubes[i]
-        return (i in (reading.get("ambiguous") or []) or float(c.get("confidence", 1.0)) < 0.5
-                or (c.get("zone") is None and not c.get("on_rail")))
+        return (
+            i in (reading.get("ambiguous") or [])
+            or float(c.get("confidence", 1.0)) < 0.5
+            or (c.get("zone") is None and not c.get("on_rail"))
+        )
 
     def _answer_proposal(self, player: str, answer: dict[str, Any]) -> None:
         with self.core.lock:
@@ -506,23 +608,32 @@ class BattleDriver:
             if prop is None or prop["key"] != self._key():
                 raise Refusal("stale", "That correction is no longer waiting for an answer.")
             if player == prop["by"] or not self.may_referee(player):
-                raise Refusal("illegal", "The other side of the battle answers a correction, not who made it.")
+                raise Refusal(
+                    "illegal", "The other side of the battle answers a correction, not who made it."
+                )
             if answer.get("accept") is True:
                 self.input("proposal_done", {"by": player, "result": "accepted"})
                 self.input("correct", prop["args"])
             elif answer.get("contest") is True:
                 # Back to the people: this drop's cubes are entered by hand and confirmed.
                 self.input("proposal_done", {"by": player, "result": "contested"})
-                self.core.log.record_incident(self.core.table_id, self.core.game_id, self.live_battle_id,
-                                              "contested", {**prop["args"], "contested_by": player})
+                self.core.log.record_incident(
+                    self.core.table_id,
+                    self.core.game_id,
+                    self.live_battle_id,
+                    "contested",
+                    {**prop["args"], "contested_by": player},
+                )
                 self.input("hand_entry", {"why": "contested", "by": player})
             else:
-                raise Refusal("invalid", "Answer {\"accept\": true} or {\"contest\": true}.")
+                raise Refusal("invalid", 'Answer {"accept": true} or {"contest": true}.')
 
     def _answer(self, player: str, answer: dict[str, Any]) -> None:
         from rules.battle.errors import BattleRecordError
 
-        if any(k in answer for k in ("cube_lost", "adjust_tower", "cube", "add")) and not self.may_referee(player):
+        if any(k in answer for k in ("cube_lost", "adjust_tower", "cube", "add")) and not self.may_referee(
+            player
+        ):
             raise Refusal("illegal", "Only the players in this battle (or a referee) correct its cubes.")
         if answer.get("pass"):
             self.input("pass_turn", {"player": player})
@@ -533,8 +644,10 @@ class BattleDriver:
         elif "cube_lost" in answer:
             self.input("cube_lost", {"color": answer["cube_lost"], "by": player})
         elif "adjust_tower" in answer:
-            self.input("adjust_tower", {"color": answer["adjust_tower"], "delta": int(answer.get("delta", 0)),
-                                        "by": player})
+            self.input(
+                "adjust_tower",
+                {"color": answer["adjust_tower"], "delta": int(answer.get("delta", 0)), "by": player},
+            )
         elif "cube" in answer or "add" in answer:
             args = {"cube": answer.get("cube"), "by": player}
             args.update({k: answer[k] for k in ("zone", "step", "color", "remove", "add") if k in answer})
@@ -551,7 +664,9 @@ class BattleDriver:
                 raise Refusal("illegal", exc.message) from None
             self.input("proposal", {"by": player, "args": args})
         else:
-            raise Refusal("invalid", "A battle answer needs one of: pass, ability, cube_lost, adjust_tower, cube.")
+            raise Refusal(
+                "invalid", "A battle answer needs one of: pass, ability, cube_lost, adjust_tower, cube."
+            )
 
     # -- output --------------------------------------------------------------------------------
 
@@ -590,8 +705,11 @@ class BattleDriver:
             if key is not None and live:
                 # The tower's running totals now are where this drop's counts start; logged so a restart
                 # mid-drop counts from the same place (a replay restores it in order).
-                entry = {"op": "baseline", "args": {"totals": dict(self.last_totals), "boot": self.last_boot},
-                         "now": self.clock()}
+                entry = {
+                    "op": "baseline",
+                    "args": {"totals": dict(self.last_totals), "boot": self.last_boot},
+                    "now": self.clock(),
+                }
                 self._feed(entry)
                 self.core.log.add_session_input(self.core.open_game_id, battle_id, entry)
         if session.outcome is not None:
@@ -610,8 +728,14 @@ class BattleDriver:
         if key is None or self.sensor_modes.get("camera") != "manual":
             return
         owed = session.owed
-        data = {"battle_id": battle_id, "reason": owed.reason, "cubes": {c: n for c, n in owed.dropped.items() if n},
-                "kept": self.kept_cubes(), "sensors": dict(self.sensor_modes), **self._drawing(session)}
+        data = {
+            "battle_id": battle_id,
+            "reason": owed.reason,
+            "cubes": {c: n for c, n in owed.dropped.items() if n},
+            "kept": self.kept_cubes(),
+            "sensors": dict(self.sensor_modes),
+            **self._drawing(session),
+        }
         if key in self.hand_reading and session._reading is not None:
             return  # entered and confirmed: the session is checking it against the tower now
         entry = self.entry if self.entry is not None and self.entry["key"] == key else None
@@ -620,33 +744,59 @@ class BattleDriver:
             pid = f"{battle_id}:{self.inputs}:enter:{player}"
             if entry is None:
                 text = f"Drop {words} into the battle ship, then tap where each cube landed."
-                self.core.prompts[pid] = Prompt(pid, "enter_drop", text, player, data, handler=self._answer_hand)
+                self.core.prompts[pid] = Prompt(
+                    pid, "enter_drop", text, player, data, handler=self._answer_hand
+                )
             elif player == entry["by"]:
                 text = f"Waiting for the other side to confirm the cubes you entered ({words})."
-                self.core.prompts[pid] = Prompt(pid, "enter_drop", text, player,
-                                                {**data, "waiting": True, "entered": entry["cubes"]},
-                                                handler=self._answer_hand)
+                self.core.prompts[pid] = Prompt(
+                    pid,
+                    "enter_drop",
+                    text,
+                    player,
+                    {**data, "waiting": True, "entered": entry["cubes"]},
+                    handler=self._answer_hand,
+                )
             else:
-                text = f"{entry['by'].capitalize()} entered where the cubes landed: do they lie so on the board?"
-                self.core.prompts[pid] = Prompt(pid, "confirm_drop", text, player,
-                                                {**data, "by": entry["by"], "entered": entry["cubes"]},
-                                                handler=self._answer_hand)
+                text = (
+                    f"{entry['by'].capitalize()} entered where the cubes landed: do they lie so on the board?"
+                )
+                self.core.prompts[pid] = Prompt(
+                    pid,
+                    "confirm_drop",
+                    text,
+                    player,
+                    {**data, "by": entry["by"], "entered": entry["cubes"]},
+                    handler=self._answer_hand,
+                )
 
     def _proposal_prompts(self, battle_id: str) -> None:
         prop = self.proposal
         if prop is None or prop["key"] != self._key():
             return
         a = prop["args"]
-        what = ("is not a battle cube" if a.get("remove") else f"lies {zone_words(self.session.record['board'], a.get('zone'))}")
+        what = (
+            "is not a battle cube"
+            if a.get("remove")
+            else f"lies {zone_words(self.session.record['board'], a.get('zone'))}"
+        )
         subject = f"cube {a['cube']}" if a.get("cube") is not None else "a hidden cube"
-        text = f"{prop['by'].capitalize()} says {subject} {what}. Accept, or contest it to enter the cubes by hand."
+        text = (
+            f"{prop['by'].capitalize()} says {subject} {what}. "
+            "Accept, or contest it to enter the cubes by hand."
+        )
         crop = self.crops.get(a["cube"]) if isinstance(a.get("cube"), int) else None
         for player in self.fighters():
             if player != prop["by"] and player not in self.bots:
                 pid = f"{battle_id}:{self.inputs}:proposal:{player}"
-                self.core.prompts[pid] = Prompt(pid, "battle_correction", text, player,
-                                                {"battle_id": battle_id, "correction": {**a}, "crop": crop,
-                                                 "live": True}, handler=self._answer_proposal)
+                self.core.prompts[pid] = Prompt(
+                    pid,
+                    "battle_correction",
+                    text,
+                    player,
+                    {"battle_id": battle_id, "correction": {**a}, "crop": crop, "live": True},
+                    handler=self._answer_proposal,
+                )
 
     def _drawing(self, session: Any) -> dict[str, Any]:
         """What a tablet needs to draw the battle board: the zone model and, when known, the outlines."""
@@ -677,17 +827,32 @@ class BattleDriver:
         if reading is not None and isinstance(reading.get("cubes"), list):
             crops = self.step_crops.get(live, {})
             out["step"] = live
-            out["reading"] = [{"cube": i, "color": c.get("color"), "zone": c.get("zone"),
-                               "confidence": c.get("confidence"), "crop": crops.get(i)}
-                              for i, c in enumerate(reading["cubes"]) if isinstance(c, dict)]
+            out["reading"] = [
+                {
+                    "cube": i,
+                    "color": c.get("color"),
+                    "zone": c.get("zone"),
+                    "confidence": c.get("confidence"),
+                    "crop": crops.get(i),
+                }
+                for i, c in enumerate(reading["cubes"])
+                if isinstance(c, dict)
+            ]
         steps = []
         for n, step in enumerate(corrected_steps(record, board_from_json(record["board"]))):
             if step.get("step") != "drop":
                 continue
             crops = self.step_crops.get(n, {})
-            steps.append({"step": n, "reason": step.get("reason"),
-                          "cubes": [{"cube": i, "color": c.get("color"), "zone": c.get("zone"), "crop": crops.get(i)}
-                                    for i, c in enumerate(step.get("board", []))]})
+            steps.append(
+                {
+                    "step": n,
+                    "reason": step.get("reason"),
+                    "cubes": [
+                        {"cube": i, "color": c.get("color"), "zone": c.get("zone"), "crop": crops.get(i)}
+                        for i, c in enumerate(step.get("board", []))
+                    ],
+                }
+            )
         out["steps"] = steps
         return out
 
@@ -700,9 +865,14 @@ class BattleDriver:
         battle_id = self.live_battle_id
         # Kept before submitting: the core's listener (sync) ends the session inside submit and must find the
         # result to show, and a correction later replaces this very event (its seq is the state's now).
-        self.finished = {"session": self.session, "setup": self.setup_json, "battle_id": battle_id,
-                         "target_seq": self.core.seq, "view": {**final_view(self.session, self.setup_json),
-                                                              **self._drawing(self.session)}, "turn": None}
+        self.finished = {
+            "session": self.session,
+            "setup": self.setup_json,
+            "battle_id": battle_id,
+            "target_seq": self.core.seq,
+            "view": {**final_view(self.session, self.setup_json), **self._drawing(self.session)},
+            "turn": None,
+        }
         try:
             # The engine ends the battle; sync() (a core listener) then clears it or starts the next one.
             self.core.submit("table", {"type": "resolve_battle", "record": record})
@@ -710,8 +880,13 @@ class BattleDriver:
             self.finished = None
             log.warning("battle %s: the engine refused the record: %s", battle_id, exc)
             pid = f"{battle_id}:{self.inputs}:refused"
-            self.core.prompts[pid] = Prompt(pid, "battle_refused", f"The battle result was refused: {exc} "
-                                            "Correct the reading on a tablet.", None, {"battle_id": battle_id})
+            self.core.prompts[pid] = Prompt(
+                pid,
+                "battle_refused",
+                f"The battle result was refused: {exc} Correct the reading on a tablet.",
+                None,
+                {"battle_id": battle_id},
+            )
             self.core.publish_prompts()
             self.core.publish_state()
             return
@@ -719,8 +894,19 @@ class BattleDriver:
         fin = self.finished
         if fin is not None and fin["battle_id"] == battle_id and fin["turn"] is not None:
             # What a restarted controller needs to show this result again and take corrections of it.
-            self.core.log.add_session_input(self.core.open_game_id, battle_id, {"op": "resolved", "now": self.clock(), "args": {
-                "setup": fin["setup"], "target_seq": fin["target_seq"], "turn": list(fin["turn"])}})
+            self.core.log.add_session_input(
+                self.core.open_game_id,
+                battle_id,
+                {
+                    "op": "resolved",
+                    "now": self.clock(),
+                    "args": {
+                        "setup": fin["setup"],
+                        "target_seq": fin["target_seq"],
+                        "turn": list(fin["turn"]),
+                    },
+                },
+            )
         self.core.log.record_drops(self.core.table_id, self.core.game_id, battle_id, landings(record))
         if self.on_resolved is not None:
             self.on_resolved()
@@ -739,8 +925,10 @@ class BattleDriver:
         lists = self._cube_lists()
         n = len(session.record["corrections"])
         result = fin["view"]["result"] or {}
-        text = (f"Battle over: {result.get('winner_name', '?')} won. If the camera misread a cube, correct it "
-                "here and the battle is resolved again.")
+        text = (
+            f"Battle over: {result.get('winner_name', '?')} won. If the camera misread a cube, correct it "
+            "here and the battle is resolved again."
+        )
         fighters = self.fighters(session)
         last = fin.get("last_correction")
         for player in self.core.players:
@@ -752,15 +940,28 @@ class BattleDriver:
                 c = last
                 board = session.record["board"]
                 now_ = "not a battle cube" if c.get("remove") else zone_words(board, c["zone"])
-                ctext = (f"{c['by'].capitalize()} corrected cube {c['cube']} of drop {c['step'] + 1}: it lay "
-                         f"{zone_words(board, c['from'])}, now {now_}. Accept it, or contest it to put the cube back.")
+                ctext = (
+                    f"{c['by'].capitalize()} corrected cube {c['cube']} of drop {c['step'] + 1}: it lay "
+                    f"{zone_words(board, c['from'])}, now {now_}. Accept it, or contest it to put the cube "
+                    "back."
+                )
                 cid = f"{fin['battle_id']}:contest:{n}:{player}"
-                self.core.prompts[cid] = Prompt(cid, "battle_correction", ctext, player,
-                                                {"battle_id": fin["battle_id"], "correction": c,
-                                                 "crop": c.get("crop")}, handler=self._contest)
-            self.core.prompts[pid] = Prompt(pid, "confirm_reading", text, player,
-                                            {"battle_id": fin["battle_id"], "resolved": True, **lists},
-                                            handler=self._correct_after_result)
+                self.core.prompts[cid] = Prompt(
+                    cid,
+                    "battle_correction",
+                    ctext,
+                    player,
+                    {"battle_id": fin["battle_id"], "correction": c, "crop": c.get("crop")},
+                    handler=self._contest,
+                )
+            self.core.prompts[pid] = Prompt(
+                pid,
+                "confirm_reading",
+                text,
+                player,
+                {"battle_id": fin["battle_id"], "resolved": True, **lists},
+                handler=self._correct_after_result,
+            )
 
     def _correct_after_result(self, player: str, answer: dict[str, Any]) -> None:
         """A reading corrected after the engine accepted the result: the session re-resolves from the
@@ -772,9 +973,17 @@ class BattleDriver:
             if fin is None:
                 raise Refusal("stale", "That battle can no longer be corrected; the game has moved on.")
             step, cube = answer.get("step"), answer.get("cube")
-            if isinstance(step, bool) or not isinstance(step, int) or isinstance(cube, bool) or not isinstance(cube, int):
-                raise Refusal("invalid", "A correction after the result names the drop \"step\" and the \"cube\" "
-                                         "(numbers from the prompt) and the \"zone\" it really lies in.")
+            if (
+                isinstance(step, bool)
+                or not isinstance(step, int)
+                or isinstance(cube, bool)
+                or not isinstance(cube, int)
+            ):
+                raise Refusal(
+                    "invalid",
+                    'A correction after the result names the drop "step" and the "cube" '
+                    '(numbers from the prompt) and the "zone" it really lies in.',
+                )
             zone = answer.get("zone")
             if zone is not None and not isinstance(zone, str):
                 raise Refusal("invalid", "The zone must be a zone id from the prompt, or null for a rail.")
@@ -784,13 +993,26 @@ class BattleDriver:
             if before is None:
                 raise Refusal("invalid", f"Drop {step + 1} has no cube {cube}; pick a cube from the list.")
             remove = bool(answer.get("remove"))
-            if (remove and before.get("ghost")) or (not remove and not before.get("ghost") and before.get("zone") == zone):
-                raise Refusal("invalid", "That is how the cube already lies: a correction must change something; "
-                                         "nothing was changed.")
+            if (remove and before.get("ghost")) or (
+                not remove and not before.get("ghost") and before.get("zone") == zone
+            ):
+                raise Refusal(
+                    "invalid",
+                    "That is how the cube already lies: a correction must change something; "
+                    "nothing was changed.",
+                )
             self._apply_after_result(player, step, cube, zone, remove, before, contested=None)
 
-    def _apply_after_result(self, player: str, step: int, cube: int, zone: str | None, remove: bool,
-                            before: dict[str, Any], contested: dict[str, Any] | None) -> None:
+    def _apply_after_result(
+        self,
+        player: str,
+        step: int,
+        cube: int,
+        zone: str | None,
+        remove: bool,
+        before: dict[str, Any],
+        contested: dict[str, Any] | None,
+    ) -> None:
         """Re-resolve the finished battle with one cube corrected and replace its result in the game."""
         from rules.battle.errors import BattleRecordError
 
@@ -798,33 +1020,72 @@ class BattleDriver:
             fin = self.finished
             if fin is None:  # the callers found a result; it cannot leave the table while they hold the lock
                 raise Refusal("stale", "That battle's result has left the table; nothing was changed.")
-            session = copy.deepcopy(fin["session"])  # a trial: the kept session changes only if all is accepted
+            session = copy.deepcopy(
+                fin["session"]
+            )  # a trial: the kept session changes only if all is accepted
             now = self.clock()
             try:
                 session.correct(cube, now, by=player, zone=zone, step=step, remove=remove)
             except BattleRecordError as exc:
                 raise Refusal("illegal", exc.message) from None
             if session.outcome is None:
-                raise Refusal("illegal", "With that correction the battle would not be finished (a cube would need "
-                                         "a re-drop); correct it differently or ask the table to re-drop it.")
+                raise Refusal(
+                    "illegal",
+                    "With that correction the battle would not be finished (a cube would need "
+                    "a re-drop); correct it differently or ask the table to re-drop it.",
+                )
             # Raises Refusal (nothing logged, nothing changed) when the engine refuses the corrected record.
-            # Logged with the game's correction in one transaction, so a restart rebuilds the corrected session.
-            entry = {"op": "correct_after_result", "now": now,
-                     "args": {"step": step, "cube": cube, "zone": zone, "remove": remove, "by": player}}
-            self.core.correct(fin["target_seq"], {"type": "resolve_battle", "record": session.record}, by=player,
-                              publish=False, session_input=(fin["battle_id"], entry))
+            # Logged with the game's correction in one transaction, so a restart rebuilds the corrected
+            # session.
+            entry = {
+                "op": "correct_after_result",
+                "now": now,
+                "args": {"step": step, "cube": cube, "zone": zone, "remove": remove, "by": player},
+            }
+            self.core.correct(
+                fin["target_seq"],
+                {"type": "resolve_battle", "record": session.record},
+                by=player,
+                publish=False,
+                session_input=(fin["battle_id"], entry),
+            )
             fin["session"] = session
             crop = self.step_crops.get(step, {}).get(cube)
             # Who, what and the evidence: the camera's crop of that cube (none when it was entered by hand).
-            detail = {"op": "correct", "after_result": True, "step": step, "cube": cube, "zone": zone,
-                      "remove": remove, "from": before.get("zone"), "by": player, "crop": crop}
+            detail = {
+                "op": "correct",
+                "after_result": True,
+                "step": step,
+                "cube": cube,
+                "zone": zone,
+                "remove": remove,
+                "from": before.get("zone"),
+                "by": player,
+                "crop": crop,
+            }
             if contested is not None:
                 detail["contests"] = {k: contested[k] for k in ("by", "cube", "step", "zone")}
-            self.core.log.record_incident(self.core.table_id, self.core.game_id, fin["battle_id"],
-                                          "contested" if contested is not None else "misread", detail)
-            fin["last_correction"] = None if contested is not None else {
-                "by": player, "step": step, "cube": cube, "zone": zone, "remove": remove,
-                "from": before.get("zone"), "was_ghost": bool(before.get("ghost")), "crop": crop}
+            self.core.log.record_incident(
+                self.core.table_id,
+                self.core.game_id,
+                fin["battle_id"],
+                "contested" if contested is not None else "misread",
+                detail,
+            )
+            fin["last_correction"] = (
+                None
+                if contested is not None
+                else {
+                    "by": player,
+                    "step": step,
+                    "cube": cube,
+                    "zone": zone,
+                    "remove": remove,
+                    "from": before.get("zone"),
+                    "was_ghost": bool(before.get("ghost")),
+                    "crop": crop,
+                }
+            )
             fin["view"] = {**final_view(session, fin["setup"]), **self._drawing(session)}
             self.core.battle_view = fin["view"]
             self._drop_battle_prompts()
@@ -840,7 +1101,9 @@ class BattleDriver:
             if fin is None or last is None:
                 raise Refusal("stale", "That correction is no longer open to contest.")
             if player == last["by"] or not self.may_referee(player, self.fighters(fin["session"])):
-                raise Refusal("illegal", "The other side of the battle answers a correction, not who made it.")
+                raise Refusal(
+                    "illegal", "The other side of the battle answers a correction, not who made it."
+                )
             if answer.get("accept") is True:
                 last["answered"] = True
                 self._drop_battle_prompts()
@@ -848,12 +1111,17 @@ class BattleDriver:
                 self.core.publish_prompts()
                 return
             if answer.get("contest") is not True:
-                raise Refusal("invalid", "Answer {\"accept\": true} or {\"contest\": true}.")
+                raise Refusal("invalid", 'Answer {"accept": true} or {"contest": true}.')
             before = _cube_at(fin["session"], last["step"], last["cube"]) or {}
             if last["was_ghost"]:
-                raise Refusal("illegal", "A cube marked as not a battle cube cannot be put back from here; "
-                                         "correct its zone instead.")
-            self._apply_after_result(player, last["step"], last["cube"], last["from"], False, before, contested=last)
+                raise Refusal(
+                    "illegal",
+                    "A cube marked as not a battle cube cannot be put back from here; "
+                    "correct its zone instead.",
+                )
+            self._apply_after_result(
+                player, last["step"], last["cube"], last["from"], False, before, contested=last
+            )
 
     def _restore_finished(self, public: dict[str, Any]) -> None:
         """After a restart: the last battle's result, if it is still on the table (same turn), comes back
@@ -876,13 +1144,19 @@ class BattleDriver:
             log.warning("battle %s: its result cannot be rebuilt for corrections (%s)", battle_id, exc)
             return
         if session.outcome is None:
-            log.warning("battle %s: the logged inputs no longer finish the battle; no correction prompt", battle_id)
+            log.warning(
+                "battle %s: the logged inputs no longer finish the battle; no correction prompt", battle_id
+            )
             return
         self.step_crops = self.core.log.step_crops(self.core.open_game_id, battle_id)
-        self.finished = {"session": session, "setup": args["setup"], "battle_id": battle_id,
-                         "target_seq": args["target_seq"],
-                         "view": {**final_view(session, args["setup"]), **self._drawing(session)},
-                         "turn": _turn_key(public)}
+        self.finished = {
+            "session": session,
+            "setup": args["setup"],
+            "battle_id": battle_id,
+            "target_seq": args["target_seq"],
+            "view": {**final_view(session, args["setup"]), **self._drawing(session)},
+            "turn": _turn_key(public),
+        }
         self.core.battle_view = self.finished["view"]
         self._review_prompts()
         self.core.publish_prompts()
@@ -919,9 +1193,16 @@ def zone_words(board: dict[str, Any], zone: str | None) -> str:
     if kind == "strength":
         return f"in a Strength {z.get('strength', '')} zone"
     if kind == "plunder":
-        bits = [f"{z['cargo']} Cargo" if z.get("cargo") else "", f"{z['coins']} coins" if z.get("coins") else ""]
+        bits = [
+            f"{z['cargo']} Cargo" if z.get("cargo") else "",
+            f"{z['coins']} coins" if z.get("coins") else "",
+        ]
         return f"in a Plunder zone ({' + '.join(b for b in bits if b)})"
-    names: dict[Any, str] = {"exploding": "the Exploding shot zone", "damage": "a Damage zone", "miss": "a Miss zone"}
+    names: dict[Any, str] = {
+        "exploding": "the Exploding shot zone",
+        "damage": "a Damage zone",
+        "miss": "a Miss zone",
+    }
     return f"in {names.get(kind, 'zone ' + zone)}"
 
 
@@ -943,16 +1224,27 @@ def final_view(session: Any, setup: dict[str, Any] | None) -> dict[str, Any]:
     view = session.view()
     outcome = session.outcome
     names = {"attacker": session.setup.attacker.name, "defender": session.setup.defender.name}
-    view.update({"phase": "resolved", "provisional": False, "expected_drop": None, "to_act": None, "prompts": [],
-                 "location": (setup or {}).get("location")})
+    view.update(
+        {
+            "phase": "resolved",
+            "provisional": False,
+            "expected_drop": None,
+            "to_act": None,
+            "prompts": [],
+            "location": (setup or {}).get("location"),
+        }
+    )
     if outcome is not None:
         sides: tuple[SideName, SideName] = ("attacker", "defender")
         players = [s for s in sides if getattr(session.setup, s).is_player]
         view["result"] = {
-            **outcome.to_json(), "winner_name": names[outcome.winner],
+            **outcome.to_json(),
+            "winner_name": names[outcome.winner],
             "loser_name": names["defender" if outcome.winner == "attacker" else "attacker"],
-            "plunder": {s: {"cargo": getattr(outcome, s).plunder_cargo, "coins": getattr(outcome, s).plunder_coins}
-                        for s in sides},
+            "plunder": {
+                s: {"cargo": getattr(outcome, s).plunder_cargo, "coins": getattr(outcome, s).plunder_coins}
+                for s in sides
+            },
             "damage_after": {names[s]: ship_damage_after(session.setup, outcome, s) for s in players},
             "sunk": [names[s] for s in sunk_sides(session.setup, outcome)],
         }
@@ -960,7 +1252,8 @@ def final_view(session: Any, setup: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def landings(record: dict[str, Any]) -> list[tuple[str, str]]:
-    """(colour, zone) of each cube that landed, drop by drop: what a reading has that the one before lacked."""
+    """(colour, zone) of each cube that landed, drop by drop: what a reading has that the one before
+    lacked."""
     out: list[tuple[str, str]] = []
     before: Counter[tuple[str, str]] = Counter()
     for step in record.get("steps", []):

@@ -44,8 +44,15 @@ def ws_bind(host: str) -> str:
     return "lo" if host in LOOPBACK or host.startswith("127.") else ""
 
 
-def render_config(template: str, directory: Path, host: str, port: int, ws_port: int, ws_host: str,
-                  extra: list[str] | None = None) -> str:
+def render_config(
+    template: str,
+    directory: Path,
+    host: str,
+    port: int,
+    ws_port: int,
+    ws_host: str,
+    extra: list[str] | None = None,
+) -> str:
     """deploy/mosquitto/mosquitto.conf for one run: the TCP listener on host:port, the WebSocket listener
     on ws_port (loopback only when ws_host is loopback), the password file and ACL in `directory`."""
     tcp_host = "127.0.0.1" if host == "localhost" else host
@@ -60,8 +67,15 @@ def render_config(template: str, directory: Path, host: str, port: int, ws_port:
     return text + "\n# Added for this run by controller/broker.py\n" + "\n".join(lines) + "\n"
 
 
-def write_broker_files(directory: Path, users: dict[str, str], host: str, port: int, ws_port: int,
-                       ws_host: str, extra: list[str] | None = None) -> Path:
+def write_broker_files(
+    directory: Path,
+    users: dict[str, str],
+    host: str,
+    port: int,
+    ws_port: int,
+    ws_host: str,
+    extra: list[str] | None = None,
+) -> Path:
     """Write passwd, acl and mosquitto.conf (each 0600) into `directory` (made 0700); returns the conf."""
     directory.mkdir(parents=True, exist_ok=True)
     directory.chmod(0o700)
@@ -70,8 +84,9 @@ def write_broker_files(directory: Path, users: dict[str, str], host: str, port: 
     acl.write_text((DEPLOY / "acl").read_text())
     acl.chmod(0o600)
     conf = directory / "mosquitto.conf"
-    conf.write_text(render_config((DEPLOY / "mosquitto.conf").read_text(), directory, host, port, ws_port,
-                                  ws_host, extra))
+    conf.write_text(
+        render_config((DEPLOY / "mosquitto.conf").read_text(), directory, host, port, ws_port, ws_host, extra)
+    )
     conf.chmod(0o600)
     return conf
 

@@ -32,7 +32,11 @@ class Range:
 
     def describe(self) -> str:
         if self.lo is not None and self.hi is not None:
-            return f"more than {self.lo:g} and at most {self.hi:g}" if self.lo_open else f"{self.lo:g} to {self.hi:g}"
+            return (
+                f"more than {self.lo:g} and at most {self.hi:g}"
+                if self.lo_open
+                else f"{self.lo:g} to {self.hi:g}"
+            )
         if self.lo is not None:
             return f"{'more than' if self.lo_open else 'at least'} {self.lo:g}"
         return f"at most {self.hi:g}"
@@ -193,7 +197,8 @@ def defaults() -> Config:
 
 
 def load(path: str | Path | None) -> Config:
-    """Defaults overlaid with the file; raises ConfigError: one line naming the file, the key and what is allowed."""
+    """Defaults overlaid with the file; raises ConfigError: one line naming the file, the key and what is
+    allowed."""
     cfg = defaults()
     if path is None:
         return cfg

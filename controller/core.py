@@ -36,8 +36,9 @@ OPEN_CHANCE = frozenset({"draw_advancement", "choose_first_player"})
 SECRET_CHANCE = frozenset({"draw_sailors", "deal_bonus"})
 
 
-def tablet_may_send(action: dict[str, Any], player: str, observed_chance: bool,
-                    pending: dict[str, Any] | None = None) -> bool:
+def tablet_may_send(
+    action: dict[str, Any], player: str, observed_chance: bool, pending: dict[str, Any] | None = None
+) -> bool:
     """Whether `player`'s tablet may send `action`; `pending` is the chance the engine waits for first."""
     atype = action.get("type")
     if atype not in TABLE_ONLY:
@@ -54,12 +55,19 @@ def tablet_may_send(action: dict[str, Any], player: str, observed_chance: bool,
 def table_only_refusal(atype: str) -> str:
     """The sentence a tablet gets for an action only the table may send."""
     if atype == "resolve_battle":
-        return ("A battle's result comes from the table itself (the tower and the camera, through the battle "
-                "session), never from a tablet; answer the battle's prompts or correct a reading instead.")
+        return (
+            "A battle's result comes from the table itself (the tower and the camera, through the battle "
+            "session), never from a tablet; answer the battle's prompts or correct a reading instead."
+        )
     if atype == "correction":
-        return "A correction is made by the controller from a corrected reading; answer a confirm_reading prompt."
-    return (f"{atype} is a chance outcome the table itself observes or draws (camera, sensors, the engine's "
-            "recorded chance), never a tablet; wait for the table to report it.")
+        return (
+            "A correction is made by the controller from a corrected reading; "
+            "answer a confirm_reading prompt."
+        )
+    return (
+        f"{atype} is a chance outcome the table itself observes or draws (camera, sensors, the engine's "
+        "recorded chance), never a tablet; wait for the table to report it."
+    )
 
 
 class Publisher(Protocol):
@@ -103,8 +111,14 @@ def load_engine() -> Any:
 
 
 class TableCore:
-    def __init__(self, log: GameLog, table_id: str = "table-1", publisher: Publisher | None = None,
-                 engine: Any = None, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        log: GameLog,
+        table_id: str = "table-1",
+        publisher: Publisher | None = None,
+        engine: Any = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.log = log
         self.table_id = table_id
         self.publisher: Publisher = publisher or NullPublisher()
@@ -114,12 +128,16 @@ class TableCore:
         self.state: Any = None
         self.game_id: str | None = None
         self.players: list[str] = []
-        self.game_seed = 0  # the open game's seed (simulation derives its own choices from it, never from a clock)
+        self.game_seed = (
+            0  # the open game's seed (simulation derives its own choices from it, never from a clock)
+        )
         self.n_events = 0
         self.prompts: dict[str, Prompt] = {}
         self.battle_view: dict[str, Any] | None = None
         self.tower_warning: str | None = None
-        self.listeners: list[Callable[[list[dict[str, Any]]], None]] = []  # called after each accepted command
+        self.listeners: list[
+            Callable[[list[dict[str, Any]]], None]
+        ] = []  # called after each accepted command
         self.finished = False
         self.seats: dict[str, str] = {}  # seat -> "person" or "bot" (the table view shows who sits where)
 
@@ -144,8 +162,9 @@ class TableCore:
     def seq(self) -> int:
         return int(getattr(self.state, "seq", 0))
 
-    def open_game(self, players: list[str], seed: int, options: dict[str, Any] | None = None,
-                  resume: bool = True) -> bool:
+    def open_game(
+        self, players: list[str], seed: int, options: dict[str, Any] | None = None, resume: bool = True
+    ) -> bool:
         """Resume the table's unfinished game from the log, or start a new one. True when resumed."""
         with self.lock:
             row = self.log.active_game(self.table_id) if resume else None
@@ -158,8 +177,15 @@ class TableCore:
                 state, genesis = self.engine.new_game_with_events(list(players), seed, options)
             else:
                 state, genesis = self.engine.new_game(list(players), seed, options), []
-            self.game_id = self.log.create_game(self.table_id, list(players), seed, options, genesis,
-                                                self.engine.state_to_json(state), int(getattr(state, "seq", 0)))
+            self.game_id = self.log.create_game(
+                self.table_id,
+                list(players),
+                seed,
+                options,
+                genesis,
+                self.engine.state_to_json(state),
+                int(getattr(state, "seq", 0)),
+            )
             self.players, self.state, self.n_events = list(players), state, len(genesis)
             self.game_seed = seed
             return False
@@ -182,18 +208,26 @@ class TableCore:
         request_id: Any = None
         try:
             if len(raw) > MAX_COMMAND_BYTES:
-                raise Refusal("invalid", f"The command is {len(raw)} bytes, more than {MAX_COMMAND_BYTES}; "
-                                         "send one action at a time.")
+                raise Refusal(
+                    "invalid",
+                    f"The command is {len(raw)} bytes, more than {MAX_COMMAND_BYTES}; "
+                    "send one action at a time.",
+                )
             try:
                 msg = json.loads(raw)
             except (ValueError, UnicodeDecodeError):
-                raise Refusal("invalid", "The command is not valid JSON; send an object like "
-                                         '{"request_id": "1", "seq": 3, "action": {"type": ...}}.') from None
+                raise Refusal(
+                    "invalid",
+                    "The command is not valid JSON; send an object like "
+                    '{"request_id": "1", "seq": 3, "action": {"type": ...}}.',
+                ) from None
             if not isinstance(msg, dict):
                 raise Refusal("invalid", "The command must be a JSON object with request_id and action.")
             request_id = msg.get("request_id")
             if not isinstance(request_id, str) or not request_id:
-                raise Refusal("invalid", "The command has no request_id string; add one so the reply can be matched.")
+                raise Refusal(
+                    "invalid", "The command has no request_id string; add one so the reply can be matched."
+                )
             if "player" in msg and msg["player"] != player:
                 raise Refusal("illegal", f"You are {player} and cannot act as {msg['player']!r}.")
             if "prompt_id" in msg:
@@ -201,10 +235,14 @@ class TableCore:
             else:
                 action, seq = msg.get("action"), msg.get("seq")
                 if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-                    raise Refusal("invalid", "The command has no action object with a \"type\"; "
-                                             "pick one of your legal actions.")
+                    raise Refusal(
+                        "invalid",
+                        'The command has no action object with a "type"; pick one of your legal actions.',
+                    )
                 if isinstance(seq, bool) or not isinstance(seq, int):
-                    raise Refusal("invalid", "The command has no integer seq; send the seq of the state you acted on.")
+                    raise Refusal(
+                        "invalid", "The command has no integer seq; send the seq of the state you acted on."
+                    )
                 if not tablet_may_send(action, player, self.observed_chance, self._first_pending()):
                     raise Refusal("illegal", table_only_refusal(action["type"]))
                 self.submit(player, action, seq)
@@ -212,8 +250,12 @@ class TableCore:
         except Refusal as exc:
             return self._reply(request_id, False, exc.kind, exc.reason)
         except Exception as exc:  # noqa: BLE001 - input must never crash the controller
-            return self._reply(request_id, False, "invalid",
-                               f"The command could not be handled ({type(exc).__name__}: {exc}); nothing changed.")
+            return self._reply(
+                request_id,
+                False,
+                "invalid",
+                f"The command could not be handled ({type(exc).__name__}: {exc}); nothing changed.",
+            )
 
     def _first_pending(self) -> dict[str, Any] | None:
         data = getattr(self.state, "data", None)
@@ -227,11 +269,21 @@ class TableCore:
         return isinstance(data, dict) and not data.get("options", {}).get("auto_chance", True)
 
     def _reply(self, request_id: Any, accepted: bool, kind: str | None, reason: str | None) -> dict[str, Any]:
-        return {"request_id": request_id if isinstance(request_id, str) else None, "accepted": accepted,
-                "kind": kind, "reason": reason, "seq": self.seq}
+        return {
+            "request_id": request_id if isinstance(request_id, str) else None,
+            "accepted": accepted,
+            "kind": kind,
+            "reason": reason,
+            "seq": self.seq,
+        }
 
-    def submit(self, player: str | None, action: dict[str, Any], seq: int | None = None,
-               session_input: tuple[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    def submit(
+        self,
+        player: str | None,
+        action: dict[str, Any],
+        seq: int | None = None,
+        session_input: tuple[str, dict[str, Any]] | None = None,
+    ) -> list[dict[str, Any]]:
         """Apply one action; log it; publish. Raises Refusal (state unchanged) when refused.
 
         `seq=None` means "against the current state" (sensors and the battle session, which act on
@@ -243,16 +295,25 @@ class TableCore:
             if self.state is None:
                 raise Refusal("invalid", "No game is open on this table yet.")
             if seq is not None and seq != self.seq:
-                raise Refusal("stale", f"The game has moved on to seq {self.seq} (you acted on {seq}); "
-                                       "look at the new state and try again.")
+                raise Refusal(
+                    "stale",
+                    f"The game has moved on to seq {self.seq} (you acted on {seq}); "
+                    "look at the new state and try again.",
+                )
             command = {"seq": self.seq, "player": player, "action": action}
             try:
                 state, events = self.engine.apply(self.state, command)
             except RulesError as exc:
                 raise Refusal(exc.kind, exc.message) from None
             # Durable first: a crash after this line loses nothing; a crash before it loses nothing accepted.
-            self.n_events = self.log.append(self.open_game_id, command, events, int(getattr(state, "seq", 0)),
-                                            state=lambda: self.engine.state_to_json(state), session_input=session_input)
+            self.n_events = self.log.append(
+                self.open_game_id,
+                command,
+                events,
+                int(getattr(state, "seq", 0)),
+                state=lambda: self.engine.state_to_json(state),
+                session_input=session_input,
+            )
             self.state = state
             self.publish_events(events)
             for listener in list(self.listeners):
@@ -260,8 +321,14 @@ class TableCore:
             self.publish_state()
             return events
 
-    def correct(self, target_seq: int, action: dict[str, Any], by: str, publish: bool = True,
-                session_input: tuple[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    def correct(
+        self,
+        target_seq: int,
+        action: dict[str, Any],
+        by: str,
+        publish: bool = True,
+        session_input: tuple[str, dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """A referee correction of an accepted event (e.g. a battle record corrected after its result):
         `rules.api.correct` replaces event `target_seq` by `action` and replays every later command; the
         log keeps the original events and gains the `correction` event (logged before it is published), so
@@ -278,10 +345,15 @@ class TableCore:
             except RulesError as exc:
                 raise Refusal(exc.kind, exc.message) from None
             event = corrected[-1]
-            command = {"seq": self.seq, "player": by,
-                       "action": {k: v for k, v in event["action"].items()}}
-            self.n_events = self.log.append(self.open_game_id, command, [event], int(getattr(state, "seq", 0)),
-                                            state=lambda: self.engine.state_to_json(state), session_input=session_input)
+            command = {"seq": self.seq, "player": by, "action": {k: v for k, v in event["action"].items()}}
+            self.n_events = self.log.append(
+                self.open_game_id,
+                command,
+                [event],
+                int(getattr(state, "seq", 0)),
+                state=lambda: self.engine.state_to_json(state),
+                session_input=session_input,
+            )
             self.state = state
             self.publish_events([event])
             for listener in list(self.listeners):
@@ -308,7 +380,9 @@ class TableCore:
         with self.lock:
             prompt = self.prompts.get(prompt_id) if isinstance(prompt_id, str) else None
             if prompt is None:
-                raise Refusal("stale", f"Prompt {prompt_id!r} is no longer open; look at your current prompts.")
+                raise Refusal(
+                    "stale", f"Prompt {prompt_id!r} is no longer open; look at your current prompts."
+                )
             if prompt.player is not None and prompt.player != player:
                 raise Refusal("illegal", f"That prompt is for {prompt.player}, not {player}.")
             if not isinstance(answer, dict):
@@ -320,23 +394,47 @@ class TableCore:
     # -- payloads and publishing ---------------------------------------------------------------
 
     def public_payload(self) -> dict[str, Any]:
-        return words.decorate_public(self.engine, self.state, {
-            "epoch": self.epoch, "seq": self.seq, "view": self.engine.public_view(self.state),
-            "battle": self.battle_view, "tower": {"warning": self.tower_warning},
-            "seats": self.seats or {p: "person" for p in self.players}, "ts": self.clock()})
+        return words.decorate_public(
+            self.engine,
+            self.state,
+            {
+                "epoch": self.epoch,
+                "seq": self.seq,
+                "view": self.engine.public_view(self.state),
+                "battle": self.battle_view,
+                "tower": {"warning": self.tower_warning},
+                "seats": self.seats or {p: "person" for p in self.players},
+                "ts": self.clock(),
+            },
+        )
 
     def private_payload(self, player: str, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         if legal is None:
             legal = self.engine.legal_actions(self.state, player)
         pending = self._first_pending()
         legal = [a for a in legal if tablet_may_send(a, player, self.observed_chance, pending)]
-        return words.decorate_private(self.engine, self.state, player, {
-            "epoch": self.epoch, "seq": self.seq, "view": self.engine.private_view(self.state, player),
-            "legal_actions": legal})
+        return words.decorate_private(
+            self.engine,
+            self.state,
+            player,
+            {
+                "epoch": self.epoch,
+                "seq": self.seq,
+                "view": self.engine.private_view(self.state, player),
+                "legal_actions": legal,
+            },
+        )
 
     def prompts_payload(self, player: str | None) -> dict[str, Any]:
-        return words.decorate_prompts(self.state, {"epoch": self.epoch, "seq": self.seq, "prompts": [
-            p.to_json() for p in self.prompts.values() if p.player == player]}, player)
+        return words.decorate_prompts(
+            self.state,
+            {
+                "epoch": self.epoch,
+                "seq": self.seq,
+                "prompts": [p.to_json() for p in self.prompts.values() if p.player == player],
+            },
+            player,
+        )
 
     def publish_state(self) -> None:
         with self.lock:
@@ -346,7 +444,9 @@ class TableCore:
             changed = False
             for p in self.players:
                 legal = self.engine.legal_actions(self.state, p)
-                self.publisher.publish(f"{self.topic}/player/{p}/state", self.private_payload(p, legal), retain=True)
+                self.publisher.publish(
+                    f"{self.topic}/player/{p}/state", self.private_payload(p, legal), retain=True
+                )
                 changed |= self._action_prompt(p, legal)
             if changed:
                 self.publish_prompts()
@@ -363,25 +463,37 @@ class TableCore:
 
         def answer(who: str, data: dict[str, Any]) -> None:
             if data.get("card") not in cards:
-                raise Refusal("invalid", f"Choose one of your cards to level up: {', '.join(map(str, cards))}.")
+                raise Refusal(
+                    "invalid", f"Choose one of your cards to level up: {', '.join(map(str, cards))}."
+                )
             self.submit(who, {"type": "level_up", "card": data["card"]})
 
-        self.prompts[pid] = Prompt(pid, "level_up", "You may level up one Sailor card in your hand.", player,
-                                   {"cards": cards}, handler=answer)
+        self.prompts[pid] = Prompt(
+            pid,
+            "level_up",
+            "You may level up one Sailor card in your hand.",
+            player,
+            {"cards": cards},
+            handler=answer,
+        )
         return True
 
     def publish_prompts(self) -> None:
         with self.lock:
             self.publisher.publish(f"{self.topic}/prompts", self.prompts_payload(None), retain=True)
             for p in self.players:
-                self.publisher.publish(f"{self.topic}/player/{p}/prompts", self.prompts_payload(p), retain=True)
+                self.publisher.publish(
+                    f"{self.topic}/player/{p}/prompts", self.prompts_payload(p), retain=True
+                )
 
     def publish_events(self, events: list[dict[str, Any]]) -> None:
         view = getattr(self.engine, "event_view", None)
         # Without the engine's filter only the event types leave the controller: a secret never does.
         shown = [view(e, None) if view else {"type": e.get("type")} for e in events if isinstance(e, dict)]
-        self.publisher.publish(f"{self.topic}/events", words.decorate_events(
-            self.state, {"epoch": self.epoch, "seq": self.seq, "events": shown}))
+        self.publisher.publish(
+            f"{self.topic}/events",
+            words.decorate_events(self.state, {"epoch": self.epoch, "seq": self.seq, "events": shown}),
+        )
 
     def publish_all(self) -> None:
         """Everything retained, e.g. after a (re)connect to the broker."""

@@ -104,8 +104,10 @@ class CredentialStore:
         if not self.path.exists():
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         self.conn = sqlite3.connect(str(self.path), timeout=10, isolation_level=None)
-        self.conn.execute("CREATE TABLE IF NOT EXISTS credentials (table_id TEXT NOT NULL, user TEXT NOT NULL, "
-                          "password TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (table_id, user))")
+        self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS credentials (table_id TEXT NOT NULL, user TEXT NOT NULL, "
+            "password TEXT NOT NULL, created REAL NOT NULL, PRIMARY KEY (table_id, user))"
+        )
         _private(self.path)
 
     def close(self) -> None:
@@ -118,8 +120,9 @@ class CredentialStore:
         self.close()
 
     def all(self, table_id: str) -> dict[str, str]:
-        rows = self.conn.execute("SELECT user, password FROM credentials WHERE table_id = ? ORDER BY user",
-                                 (table_id,)).fetchall()
+        rows = self.conn.execute(
+            "SELECT user, password FROM credentials WHERE table_id = ? ORDER BY user", (table_id,)
+        ).fetchall()
         return dict(rows)
 
     def get(self, table_id: str, user: str) -> str | None:
@@ -128,8 +131,9 @@ class CredentialStore:
     def set(self, table_id: str, user: str, password: str) -> None:
         if not user or ":" in user or any(c.isspace() for c in user):
             raise ValueError(f"username {user!r} must be non-empty without ':' or spaces")
-        self.conn.execute("INSERT OR REPLACE INTO credentials VALUES (?, ?, ?, ?)",
-                          (table_id, user, password, time.time()))
+        self.conn.execute(
+            "INSERT OR REPLACE INTO credentials VALUES (?, ?, ?, ?)", (table_id, user, password, time.time())
+        )
         _private(self.path)
 
     def ensure(self, table_id: str, users: list[str] | tuple[str, ...]) -> dict[str, str]:
@@ -146,8 +150,9 @@ class CredentialStore:
         return password
 
 
-def join_link(host: str, http_port: int, ws_port: int, table_id: str, player: str | None,
-              user: str, password: str) -> str:
+def join_link(
+    host: str, http_port: int, ws_port: int, table_id: str, player: str | None, user: str, password: str
+) -> str:
     """The URL a tablet opens (docs/mqtt.md); `player=None` gives the table display's link."""
     params: dict[str, str] = {"table": table_id}
     if player is None:

@@ -642,7 +642,7 @@ def _light_since_calibration(
     return [_ok("light", f"the board's brightness is {ratio:.0%} of the colour calibration's")]
 
 
-# -- disk and clock --------------------------------------------------------------------------------------------
+# -- disk and clock ------------------------------------------------------------------------------------------
 
 
 def check_disk(cfg: Config) -> list[Check]:

@@ -31,7 +31,8 @@ class Question:
 
     `ship` is None when the question is "which ship is this" (`options` are then ship names)."""
 
-    kind: str  # "disagree" | "camera-missing" | "sensor-missing" | "unknown-object" | "which-ship" | "which-way"
+    # "disagree" | "camera-missing" | "sensor-missing" | "unknown-object" | "which-ship" | "which-way"
+    kind: str
     prompt: str
     options: tuple[Any, ...]
     ship: str | None = None
@@ -72,7 +73,11 @@ class Occupancy:
         """From the bridge's `zone_state` message ({"squares": {"r1c1": true, ...}, "harbor": [...]})."""
         squares = {str(k): bool(v) for k, v in dict(message.get("squares", {})).items() if str(k) in SQUARES}
         harbor = message.get("harbor")
-        count = None if harbor is None else (sum(1 for h in harbor if h) if isinstance(harbor, list) else int(harbor))
+        count = (
+            None
+            if harbor is None
+            else (sum(1 for h in harbor if h) if isinstance(harbor, list) else int(harbor))
+        )
         return cls(squares, count)
 
     def occupied(self, place: str) -> bool | None:
@@ -94,9 +99,12 @@ def _camera_positions(reading: Mapping[str, Any] | None) -> dict[str, str | None
     return out
 
 
-def fuse_positions(ships: Iterable[str], camera: Mapping[str, Any] | None,
-                   sensors: Occupancy | Mapping[str, Any] | None,
-                   previous: Mapping[str, str | None] | None = None) -> Fusion:
+def fuse_positions(
+    ships: Iterable[str],
+    camera: Mapping[str, Any] | None,
+    sensors: Occupancy | Mapping[str, Any] | None,
+    previous: Mapping[str, str | None] | None = None,
+) -> Fusion:
     """Fuse one camera reading (None: camera off) and one sensor snapshot (None: sensor board unplugged)
     into a position per ship. `previous` holds the last settled positions (needed when only the
     sensors work, since they see a magnet, not which ship it is)."""
@@ -105,9 +113,18 @@ def fuse_positions(ships: Iterable[str], camera: Mapping[str, Any] | None,
     occ = sensors if isinstance(sensors, Occupancy) or sensors is None else Occupancy.from_zone_state(sensors)
     cam = _camera_positions(camera)
     if cam is None and occ is None:
-        return Fusion({s: ShipFix(s, previous.get(s), False, "none") for s in ships},
-                      [Question("camera-missing", "Neither the camera nor the zone sensors are working: "
-                                "where is each ship?", PLACES, ship=s) for s in ships])
+        return Fusion(
+            {s: ShipFix(s, previous.get(s), False, "none") for s in ships},
+            [
+                Question(
+                    "camera-missing",
+                    "Neither the camera nor the zone sensors are working: where is each ship?",
+                    PLACES,
+                    ship=s,
+                )
+                for s in ships
+            ],
+        )
     if occ is None:
         return _camera_only(ships, cam or {}, previous)
     if cam is None:
@@ -125,8 +142,14 @@ def _camera_only(ships: list[str], cam: dict[str, str | None], previous: dict[st
         else:
             prev = previous.get(s)
             fixes[s] = ShipFix(s, prev, False, "none")
-            questions.append(Question("camera-missing", f"The camera cannot see the {s} ship: where is it?",
-                                      _options(prev), ship=s))
+            questions.append(
+                Question(
+                    "camera-missing",
+                    f"The camera cannot see the {s} ship: where is it?",
+                    _options(prev),
+                    ship=s,
+                )
+            )
     return Fusion(fixes, questions)
 
 
@@ -137,8 +160,9 @@ def _options(*first: str | None, rest: Iterable[str] = PLACES) -> tuple[str, ...
     return tuple(dict.fromkeys(out))
 
 
-def _both(ships: list[str], cam: dict[str, str | None], occ: Occupancy,
-          previous: dict[str, str | None]) -> Fusion:
+def _both(
+    ships: list[str], cam: dict[str, str | None], occ: Occupancy, previous: dict[str, str | None]
+) -> Fusion:
     fixes: dict[str, ShipFix] = {}
     questions: list[Question] = []
     claimed: dict[str, int] = {}
@@ -156,9 +180,16 @@ def _both(ships: list[str], cam: dict[str, str | None], occ: Occupancy,
             if hint is None and len(unexplained) == 1:
                 hint = unexplained[0]
             fixes[s] = ShipFix(s, hint, False, "sensors" if hint else "none")
-            questions.append(Question("camera-missing", f"The camera cannot see the {s} ship"
-                                      + (f"; the sensors suggest {hint}" if hint else "") + ": where is it?",
-                                      _options(hint, *unexplained, prev), ship=s))
+            questions.append(
+                Question(
+                    "camera-missing",
+                    f"The camera cannot see the {s} ship"
+                    + (f"; the sensors suggest {hint}" if hint else "")
+                    + ": where is it?",
+                    _options(hint, *unexplained, prev),
+                    ship=s,
+                )
+            )
             continue
         seen = occ.occupied(sq)
         if seen is None:  # a place without sensors (an unsensed Harbor, a square the board lacks)
@@ -167,15 +198,28 @@ def _both(ships: list[str], cam: dict[str, str | None], occ: Occupancy,
             fixes[s] = ShipFix(s, sq, True, "both")
         else:
             fixes[s] = ShipFix(s, sq, False, "camera")
-            questions.append(Question("disagree", f"The camera sees the {s} ship on {sq} but the zone sensor "
-                                      f"there feels nothing: where is it?", _options(sq, *unexplained), ship=s,
-                                      square=sq))
+            questions.append(
+                Question(
+                    "disagree",
+                    f"The camera sees the {s} ship on {sq} but the zone sensor "
+                    f"there feels nothing: where is it?",
+                    _options(sq, *unexplained),
+                    ship=s,
+                    square=sq,
+                )
+            )
     # A magnet with no ship seen on it: a ship the camera missed or something else on the square.
     # (When a ship is already in question, its question offers those squares.)
     if not questions:
         for sq in unexplained:
-            questions.append(Question("unknown-object", f"The zone sensor on {sq} feels a ship the camera does "
-                                      "not see: which ship is there?", (*ships, "none"), square=sq))
+            questions.append(
+                Question(
+                    "unknown-object",
+                    f"The zone sensor on {sq} feels a ship the camera does not see: which ship is there?",
+                    (*ships, "none"),
+                    square=sq,
+                )
+            )
     return Fusion(fixes, questions)
 
 
@@ -204,8 +248,14 @@ def _sensors_only(ships: list[str], occ: Occupancy, previous: dict[str, str | No
         p = previous.get(s)
         if p is None:
             fixes[s] = ShipFix(s, None, False, "none")
-            questions.append(Question("camera-missing", f"The camera is off and the {s} ship has no known "
-                                      "position: where is it?", _options(*new), ship=s))
+            questions.append(
+                Question(
+                    "camera-missing",
+                    f"The camera is off and the {s} ship has no known position: where is it?",
+                    _options(*new),
+                    ship=s,
+                )
+            )
         elif s not in movers:
             fixes[s] = ShipFix(s, p, harbor_leavers == 0 or p != HARBOR, "sensors")
     if len(movers) == 1 and len(new) == 1 and harbor_leavers == 0:
@@ -213,20 +263,33 @@ def _sensors_only(ships: list[str], occ: Occupancy, previous: dict[str, str | No
     elif movers:
         for s in movers:
             fixes[s] = ShipFix(s, None, False, "none")
-            questions.append(Question("sensor-missing", f"The {s} ship left {previous[s]}; the camera is off: "
-                                      "where did it stop?", _options(*new), ship=s))
+            questions.append(
+                Question(
+                    "sensor-missing",
+                    f"The {s} ship left {previous[s]}; the camera is off: where did it stop?",
+                    _options(*new),
+                    ship=s,
+                )
+            )
     elif new:
         # Nobody left a square alone: a ship left the Harbor or a shared square. Which one?
         shared = [s for p, group in before.items() if (len(group) > 1 or p == HARBOR) for s in group]
         for sq in new:
-            questions.append(Question("which-ship", f"A ship arrived on {sq}; the camera is off: which ship is it?",
-                                      tuple(shared) or tuple(ships), square=sq))
+            questions.append(
+                Question(
+                    "which-ship",
+                    f"A ship arrived on {sq}; the camera is off: which ship is it?",
+                    tuple(shared) or tuple(ships),
+                    square=sq,
+                )
+            )
         for s in shared:
             fixes[s] = ShipFix(s, previous[s], False, "sensors")
     return Fusion(fixes, questions)
 
 
 # --- moves --------------------------------------------------------------------------------------
+
 
 def neighbours(place: str) -> list[str]:
     """Orthogonal neighbours on the grid (contracts.grid); the Harbor touches all of row 1."""
@@ -237,7 +300,7 @@ def neighbours(place: str) -> list[str]:
 
 def _rc(place: str) -> tuple[int, int]:
     if place not in SQUARES:
-        raise ValueError(f"{place!r} is not a place on the table: use \"harbor\" or r1c1..r{ROWS}c{COLS}")
+        raise ValueError(f'{place!r} is not a place on the table: use "harbor" or r1c1..r{ROWS}c{COLS}')
     r, c = place[1:].split("c")
     return int(r), int(c)
 
@@ -315,13 +378,17 @@ def propose_move(ship: str, start: str, end: str, hazards: Iterable[str] = ()) -
         return MoveProposal(ship, start, end, len(path) - 1, path, crossed)
     options = tuple(by_crossing.values())
     common = tuple(sq for sq in options[0][1:] if sq in hz and all(sq in o for o in options))
-    q = Question("which-way", f"The {ship} ship sailed from {start} to {end}: which way did it go?",
-                 options, ship=ship)
+    q = Question(
+        "which-way", f"The {ship} ship sailed from {start} to {end}: which way did it go?", options, ship=ship
+    )
     return MoveProposal(ship, start, end, len(options[0]) - 1, None, common, q)
 
 
-def propose_moves(previous: Mapping[str, str | None], current: Mapping[str, str | None],
-                  hazards: Mapping[str, Iterable[str]] | Iterable[str] = ()) -> list[MoveProposal]:
+def propose_moves(
+    previous: Mapping[str, str | None],
+    current: Mapping[str, str | None],
+    hazards: Mapping[str, Iterable[str]] | Iterable[str] = (),
+) -> list[MoveProposal]:
     """Proposals for every ship whose confident position changed. `hazards` is one set for all ships
     or a mapping ship -> its hazards (a Garrison hurts only other players' ships)."""
     shared = None if isinstance(hazards, Mapping) else frozenset(hazards)

@@ -108,9 +108,16 @@ class GameRow:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "game_id": self.game_id, "table_id": self.table_id, "players": self.players,
-            "seed": self.seed, "options": self.options, "created": self.created,
-            "finished": self.finished, "result": self.result, "events": self.events, "seq": self.seq,
+            "game_id": self.game_id,
+            "table_id": self.table_id,
+            "players": self.players,
+            "seed": self.seed,
+            "options": self.options,
+            "created": self.created,
+            "finished": self.finished,
+            "result": self.result,
+            "events": self.events,
+            "seq": self.seq,
         }
 
 
@@ -140,8 +147,16 @@ class GameLog:
 
     # -- games --------------------------------------------------------------------------------
 
-    def create_game(self, table_id: str, players: list[str], seed: int, options: dict[str, Any],
-                    genesis_events: list[dict[str, Any]], state: dict[str, Any], seq: int) -> str:
+    def create_game(
+        self,
+        table_id: str,
+        players: list[str],
+        seed: int,
+        options: dict[str, Any],
+        genesis_events: list[dict[str, Any]],
+        state: dict[str, Any],
+        seq: int,
+    ) -> str:
         """A new game with the events that set it up and its initial snapshot, in one transaction."""
         game_id = f"{table_id}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
         now = time.time()
@@ -152,21 +167,24 @@ class GameLog:
             )
             for n, event in enumerate(genesis_events, start=1):
                 self.db.execute("INSERT INTO events VALUES (?,?,?,?,?)", (game_id, n, seq, _dump(event), now))
-            self.db.execute("INSERT INTO snapshots VALUES (?,?,?,?)",
-                            (game_id, len(genesis_events), seq, _dump(state)))
+            self.db.execute(
+                "INSERT INTO snapshots VALUES (?,?,?,?)", (game_id, len(genesis_events), seq, _dump(state))
+            )
         return game_id
 
     def active_game(self, table_id: str) -> GameRow | None:
         """The table's latest game that has not finished, the one to resume."""
         row = self.db.execute(
-            "SELECT game_id FROM games WHERE table_id=? AND finished IS NULL ORDER BY created DESC, rowid DESC LIMIT 1",
+            "SELECT game_id FROM games WHERE table_id=? AND finished IS NULL ORDER BY created DESC, rowid "
+            "DESC LIMIT 1",
             (table_id,),
         ).fetchone()
         return self.game(row[0]) if row else None
 
     def game(self, game_id: str) -> GameRow | None:
         row = self.db.execute(
-            "SELECT game_id, table_id, players, seed, options, created, finished, result FROM games WHERE game_id=?",
+            "SELECT game_id, table_id, players, seed, options, created, finished, result FROM games WHERE "
+            "game_id=?",
             (game_id,),
         ).fetchone()
         if row is None:
@@ -174,42 +192,70 @@ class GameLog:
         n, seq = self.db.execute(
             "SELECT COALESCE(MAX(n),0), COALESCE(MAX(seq),0) FROM events WHERE game_id=?", (game_id,)
         ).fetchone()
-        return GameRow(row[0], row[1], json.loads(row[2]), row[3], json.loads(row[4]), row[5], row[6],
-                       json.loads(row[7]) if row[7] else None, n, seq)
+        return GameRow(
+            row[0],
+            row[1],
+            json.loads(row[2]),
+            row[3],
+            json.loads(row[4]),
+            row[5],
+            row[6],
+            json.loads(row[7]) if row[7] else None,
+            n,
+            seq,
+        )
 
     def games(self, table_id: str | None = None) -> list[GameRow]:
-        sql = "SELECT game_id FROM games" + (" WHERE table_id=?" if table_id else "") + " ORDER BY created, rowid"
+        sql = (
+            "SELECT game_id FROM games"
+            + (" WHERE table_id=?" if table_id else "")
+            + " ORDER BY created, rowid"
+        )
         ids = [r[0] for r in self.db.execute(sql, (table_id,) if table_id else ())]
         return [g for g in (self.game(i) for i in ids) if g is not None]
 
     def finish(self, game_id: str, result: Any) -> None:
         with self._tx():
-            self.db.execute("UPDATE games SET finished=?, result=? WHERE game_id=?",
-                            (time.time(), _dump(result), game_id))
+            self.db.execute(
+                "UPDATE games SET finished=?, result=? WHERE game_id=?", (time.time(), _dump(result), game_id)
+            )
 
     # -- events -------------------------------------------------------------------------------
 
-    def append(self, game_id: str, command: dict[str, Any], events: list[dict[str, Any]], seq: int,
-               state: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
-               session_input: tuple[str, dict[str, Any]] | None = None) -> int:
+    def append(
+        self,
+        game_id: str,
+        command: dict[str, Any],
+        events: list[dict[str, Any]],
+        seq: int,
+        state: dict[str, Any] | Callable[[], dict[str, Any]] | None = None,
+        session_input: tuple[str, dict[str, Any]] | None = None,
+    ) -> int:
         """Log one accepted command and its events durably; returns the game's event count after it.
 
         `state` (the state after the command, or a function making it, called only when needed) is
-        stored as a snapshot when the count crosses a multiple of `snapshot_every`. `session_input` (battle_id, input) logs a battle session input
+        stored as a snapshot when the count crosses a multiple of `snapshot_every`. `session_input`
+        (battle_id, input) logs a battle session input
         in the same transaction, so the session and the game never disagree after a crash.
         """
         now = time.time()
         with self._tx():
-            (n,) = self.db.execute("SELECT COALESCE(MAX(n),0) FROM events WHERE game_id=?", (game_id,)).fetchone()
+            (n,) = self.db.execute(
+                "SELECT COALESCE(MAX(n),0) FROM events WHERE game_id=?", (game_id,)
+            ).fetchone()
             start = n
             for event in events:
                 n += 1
                 self.db.execute("INSERT INTO events VALUES (?,?,?,?,?)", (game_id, n, seq, _dump(event), now))
-            self.db.execute("INSERT OR REPLACE INTO commands VALUES (?,?,?,?,?,?)",
-                            (game_id, n, seq, command.get("player"), _dump(command), now))
+            self.db.execute(
+                "INSERT OR REPLACE INTO commands VALUES (?,?,?,?,?,?)",
+                (game_id, n, seq, command.get("player"), _dump(command), now),
+            )
             if state is not None and n // self.snapshot_every > start // self.snapshot_every:
                 snap = state() if callable(state) else state
-                self.db.execute("INSERT OR REPLACE INTO snapshots VALUES (?,?,?,?)", (game_id, n, seq, _dump(snap)))
+                self.db.execute(
+                    "INSERT OR REPLACE INTO snapshots VALUES (?,?,?,?)", (game_id, n, seq, _dump(snap))
+                )
             if session_input is not None:
                 self._session_input(game_id, *session_input, now)
         return n
@@ -219,82 +265,141 @@ class GameLog:
             self._session_input(game_id, battle_id, data, time.time())
 
     def _session_input(self, game_id: str, battle_id: str, data: dict[str, Any], now: float) -> None:
-        (i,) = self.db.execute("SELECT COALESCE(MAX(i),0) FROM session_inputs WHERE game_id=? AND battle_id=?",
-                               (game_id, battle_id)).fetchone()
-        self.db.execute("INSERT INTO session_inputs VALUES (?,?,?,?,?)", (game_id, battle_id, i + 1, _dump(data), now))
+        (i,) = self.db.execute(
+            "SELECT COALESCE(MAX(i),0) FROM session_inputs WHERE game_id=? AND battle_id=?",
+            (game_id, battle_id),
+        ).fetchone()
+        self.db.execute(
+            "INSERT INTO session_inputs VALUES (?,?,?,?,?)", (game_id, battle_id, i + 1, _dump(data), now)
+        )
 
     def session_inputs(self, game_id: str, battle_id: str) -> list[dict[str, Any]]:
-        return [json.loads(r[0]) for r in self.db.execute(
-            "SELECT input FROM session_inputs WHERE game_id=? AND battle_id=? ORDER BY i", (game_id, battle_id))]
+        return [
+            json.loads(r[0])
+            for r in self.db.execute(
+                "SELECT input FROM session_inputs WHERE game_id=? AND battle_id=? ORDER BY i",
+                (game_id, battle_id),
+            )
+        ]
 
     def last_session_input(self, game_id: str, op: str) -> tuple[str, dict[str, Any]] | None:
         """(battle_id, input) of the game's latest session input whose "op" is `op`, or None."""
-        row = self.db.execute("SELECT battle_id, input FROM session_inputs WHERE game_id=? AND "
-                              "json_extract(input, '$.op')=? ORDER BY ts DESC, rowid DESC LIMIT 1",
-                              (game_id, op)).fetchone()
+        row = self.db.execute(
+            "SELECT battle_id, input FROM session_inputs WHERE game_id=? AND "
+            "json_extract(input, '$.op')=? ORDER BY ts DESC, rowid DESC LIMIT 1",
+            (game_id, op),
+        ).fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
 
     def set_step_crops(self, game_id: str, battle_id: str, step: int, crops: dict[int, str]) -> None:
         """The camera's crop of each cube of the latest reading for drop `step` (replacing an earlier one)."""
         with self._tx():
-            self.db.execute("INSERT OR REPLACE INTO battle_crops VALUES (?,?,?,?)",
-                            (game_id, battle_id, step, _dump({str(i): c for i, c in crops.items()})))
+            self.db.execute(
+                "INSERT OR REPLACE INTO battle_crops VALUES (?,?,?,?)",
+                (game_id, battle_id, step, _dump({str(i): c for i, c in crops.items()})),
+            )
 
     def step_crops(self, game_id: str, battle_id: str) -> dict[int, dict[int, str]]:
-        return {step: {int(i): c for i, c in json.loads(crops).items()} for step, crops in self.db.execute(
-            "SELECT step, crops FROM battle_crops WHERE game_id=? AND battle_id=?", (game_id, battle_id))}
+        return {
+            step: {int(i): c for i, c in json.loads(crops).items()}
+            for step, crops in self.db.execute(
+                "SELECT step, crops FROM battle_crops WHERE game_id=? AND battle_id=?", (game_id, battle_id)
+            )
+        }
 
     def events(self, game_id: str, after: int = 0) -> list[dict[str, Any]]:
-        return [json.loads(r[0]) for r in self.db.execute(
-            "SELECT event FROM events WHERE game_id=? AND n>? ORDER BY n", (game_id, after))]
+        return [
+            json.loads(r[0])
+            for r in self.db.execute(
+                "SELECT event FROM events WHERE game_id=? AND n>? ORDER BY n", (game_id, after)
+            )
+        ]
 
     def commands(self, game_id: str) -> list[dict[str, Any]]:
-        return [json.loads(r[0]) for r in self.db.execute(
-            "SELECT command FROM commands WHERE game_id=? ORDER BY n_after", (game_id,))]
+        return [
+            json.loads(r[0])
+            for r in self.db.execute(
+                "SELECT command FROM commands WHERE game_id=? ORDER BY n_after", (game_id,)
+            )
+        ]
 
     def latest_snapshot(self, game_id: str) -> Snapshot | None:
-        row = self.db.execute("SELECT n, seq, state FROM snapshots WHERE game_id=? ORDER BY n DESC LIMIT 1",
-                              (game_id,)).fetchone()
+        row = self.db.execute(
+            "SELECT n, seq, state FROM snapshots WHERE game_id=? ORDER BY n DESC LIMIT 1", (game_id,)
+        ).fetchone()
         return Snapshot(row[0], row[1], json.loads(row[2])) if row else None
 
     def export_lines(self, game_id: str) -> Iterator[str]:
         """The game as JSON lines, one event per line in order: what `smart-table rules replay` reads."""
         if self.game(game_id) is None:
             raise KeyError(game_id)
-        for r in self.db.execute("SELECT n, seq, event, ts FROM events WHERE game_id=? ORDER BY n", (game_id,)):
+        for r in self.db.execute(
+            "SELECT n, seq, event, ts FROM events WHERE game_id=? ORDER BY n", (game_id,)
+        ):
             yield json.dumps(json.loads(r[2]), sort_keys=True)
 
     # -- tower health --------------------------------------------------------------------------
 
-    def record_drops(self, table_id: str, game_id: str | None, battle_id: str | None,
-                     landings: list[tuple[str, str]], ts: float | None = None) -> None:
+    def record_drops(
+        self,
+        table_id: str,
+        game_id: str | None,
+        battle_id: str | None,
+        landings: list[tuple[str, str]],
+        ts: float | None = None,
+    ) -> None:
         """Every cube of one drop: (colour, zone) pairs as finally read."""
         ts = ts if ts is not None else time.time()
         with self._tx():
-            self.db.executemany("INSERT INTO drops (table_id, game_id, battle_id, ts, colour, zone) VALUES (?,?,?,?,?,?)",
-                                [(table_id, game_id, battle_id, ts, c, z) for c, z in landings])
+            self.db.executemany(
+                "INSERT INTO drops (table_id, game_id, battle_id, ts, colour, zone) VALUES (?,?,?,?,?,?)",
+                [(table_id, game_id, battle_id, ts, c, z) for c, z in landings],
+            )
 
-    def record_incident(self, table_id: str, game_id: str | None, battle_id: str | None, kind: str,
-                        detail: dict[str, Any], ts: float | None = None) -> None:
+    def record_incident(
+        self,
+        table_id: str,
+        game_id: str | None,
+        battle_id: str | None,
+        kind: str,
+        detail: dict[str, Any],
+        ts: float | None = None,
+    ) -> None:
         with self._tx():
-            self.db.execute("INSERT INTO tower_incidents (table_id, game_id, battle_id, ts, kind, detail) "
-                            "VALUES (?,?,?,?,?,?)",
-                            (table_id, game_id, battle_id, ts if ts is not None else time.time(), kind, _dump(detail)))
+            self.db.execute(
+                "INSERT INTO tower_incidents (table_id, game_id, battle_id, ts, kind, detail) "
+                "VALUES (?,?,?,?,?,?)",
+                (table_id, game_id, battle_id, ts if ts is not None else time.time(), kind, _dump(detail)),
+            )
 
-    def drops(self, table_id: str, since: float | None = None, until: float | None = None
-              ) -> list[tuple[float, str, str]]:
-        return list(self.db.execute(
-            "SELECT ts, colour, zone FROM drops WHERE table_id=? AND ts>=? AND ts<? ORDER BY ts, id",
-            (table_id, since if since is not None else float("-inf"), until if until is not None else float("inf"))))
+    def drops(
+        self, table_id: str, since: float | None = None, until: float | None = None
+    ) -> list[tuple[float, str, str]]:
+        return list(
+            self.db.execute(
+                "SELECT ts, colour, zone FROM drops WHERE table_id=? AND ts>=? AND ts<? ORDER BY ts, id",
+                (
+                    table_id,
+                    since if since is not None else float("-inf"),
+                    until if until is not None else float("inf"),
+                ),
+            )
+        )
 
     def incidents(self, table_id: str, since: float | None = None) -> list[tuple[float, str, dict[str, Any]]]:
-        return [(r[0], r[1], json.loads(r[2])) for r in self.db.execute(
-            "SELECT ts, kind, detail FROM tower_incidents WHERE table_id=? AND ts>=? ORDER BY ts, id",
-            (table_id, since if since is not None else float("-inf")))]
+        return [
+            (r[0], r[1], json.loads(r[2]))
+            for r in self.db.execute(
+                "SELECT ts, kind, detail FROM tower_incidents WHERE table_id=? AND ts>=? ORDER BY ts, id",
+                (table_id, since if since is not None else float("-inf")),
+            )
+        ]
 
     def tables(self) -> list[str]:
-        return [r[0] for r in self.db.execute(
-            "SELECT table_id FROM games UNION SELECT table_id FROM drops ORDER BY 1")]
+        return [
+            r[0]
+            for r in self.db.execute("SELECT table_id FROM games UNION SELECT table_id FROM drops ORDER BY 1")
+        ]
 
     # -- internals -----------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ Owns the connection: MQTT 5 when the broker offers it, else 3.1.1 (a broker that
 Last Will that marks the table offline; (re)publishing every retained topic on each connect so a
 broker restart or a controller restart brings every tablet back; subscribing to the command topics
 and publishing each command's reply; and which device holds each seat (`Seats`: a tablet's hello and
-Last Will on `table/<tid>/player/<p>/presence`, the retained `table/<tid>/seats`), so two devices with one seat's link
+Last Will on `table/<tid>/player/<p>/presence`, the retained `table/<tid>/seats`), so two devices with
+one seat's link
 do not knock each other off in a loop. Topics and payloads: docs/mqtt.md. Holds no game logic.
 """
 
@@ -39,17 +40,30 @@ class Seats:
         """The answer to a device's hello: granted (it holds the seat now) or taken (another device does)."""
         now = self.clock()
         cur = self.holders.get(seat)
-        free = (cur is None or cur["device"] == device or take_over
-                or (not cur["online"] and now - cur["offline_at"] > SEAT_GRACE_S))
+        free = (
+            cur is None
+            or cur["device"] == device
+            or take_over
+            or (not cur["online"] and now - cur["offline_at"] > SEAT_GRACE_S)
+        )
         if not free:
             assert cur is not None
-            return {"presence": "taken", "device": device, "seat": seat, "since": cur["since"],
-                    "reason": f"{seat.capitalize()}'s seat is open on another device; take it over here "
-                              "and that device stops."}
+            return {
+                "presence": "taken",
+                "device": device,
+                "seat": seat,
+                "since": cur["since"],
+                "reason": f"{seat.capitalize()}'s seat is open on another device; take it over here "
+                "and that device stops.",
+            }
         if cur is None or cur["device"] != device or not cur["online"]:
             self.holders[seat] = {"device": device, "online": True, "since": now, "offline_at": None}
-        return {"presence": "granted", "device": device, "seat": seat, "took_over": bool(take_over and cur
-                                                                                          and cur["device"] != device)}
+        return {
+            "presence": "granted",
+            "device": device,
+            "seat": seat,
+            "took_over": bool(take_over and cur and cur["device"] != device),
+        }
 
     def offline(self, seat: str, device: str) -> bool:
         """A device's Last Will (or goodbye); True when it changed the seat (it was the holder)."""
@@ -61,7 +75,9 @@ class Seats:
 
     def public(self) -> dict[str, Any]:
         """The retained `table/<tid>/seats`: no device ids, which seats have a device and since when."""
-        return {seat: {"online": h["online"], "since": h["since"]} for seat, h in sorted(self.holders.items())}
+        return {
+            seat: {"online": h["online"], "since": h["since"]} for seat, h in sorted(self.holders.items())
+        }
 
 
 # The ways paho reaches a broker: plain TCP (the controller, the bridge) or WebSockets (the tablets).
@@ -78,9 +94,17 @@ class MqttError(RuntimeError):
 
 
 class MqttLink:
-    def __init__(self, host: str, port: int, username: str | None = None, password: str | None = None,
-                 table_id: str = "table-1", client_id: str = "controller", protocol: str = "auto",
-                 transport: Transport = "tcp") -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        username: str | None = None,
+        password: str | None = None,
+        table_id: str = "table-1",
+        client_id: str = "controller",
+        protocol: str = "auto",
+        transport: Transport = "tcp",
+    ) -> None:
         self.host, self.port, self.table_id = host, port, table_id
         self.username, self.password, self.client_id = username, password, client_id
         self.protocol, self.transport = protocol, transport
@@ -106,7 +130,9 @@ class MqttLink:
         refused = False
         for proto in tries:
             # A 3.1.1-only broker may never answer an MQTT 5 CONNECT: probe briefly before falling back.
-            ok, last = self._try_connect(proto, min(timeout, 2.0) if len(tries) > 1 and proto == "5" else timeout)
+            ok, last = self._try_connect(
+                proto, min(timeout, 2.0) if len(tries) > 1 and proto == "5" else timeout
+            )
             if ok:
                 self.protocol_used = proto
                 log.info("MQTT %s connected to %s:%s", proto, self.host, self.port)
@@ -114,13 +140,20 @@ class MqttLink:
             refused = refused or last.startswith("refused")
             if refused and any(w in last.lower() for w in ("password", "authori")):
                 break  # the broker understood us and said no: 3.1.1 will not change that
-        raise MqttError(f"cannot connect to the MQTT broker at {self.host}:{self.port} ({last}); "
-                        "check mqtt.host, mqtt.port, mqtt.username and mqtt.password in the config", refused=refused)
+        raise MqttError(
+            f"cannot connect to the MQTT broker at {self.host}:{self.port} ({last}); "
+            "check mqtt.host, mqtt.port, mqtt.username and mqtt.password in the config",
+            refused=refused,
+        )
 
     def _try_connect(self, proto: str, timeout: float) -> tuple[bool, str]:
         version = mqtt.MQTTv5 if proto == "5" else mqtt.MQTTv311
-        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=self.client_id, protocol=version,
-                             transport=self.transport)
+        client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=self.client_id,
+            protocol=version,
+            transport=self.transport,
+        )
         if self.username:
             client.username_pw_set(self.username, self.password)
         client.will_set(f"{self.base}/availability", json.dumps("offline"), qos=1, retain=True)
@@ -181,7 +214,9 @@ class MqttLink:
         if client is None:
             return
         try:
-            client.publish(f"{self.base}/availability", json.dumps("offline"), qos=1, retain=True).wait_for_publish(2)
+            client.publish(
+                f"{self.base}/availability", json.dumps("offline"), qos=1, retain=True
+            ).wait_for_publish(2)
         except Exception:  # noqa: BLE001 - the broker may already be gone; the Last Will covers it
             pass
         client.disconnect()
@@ -194,8 +229,9 @@ class MqttLink:
         if client is not None:
             self._raw_publish(client, topic, payload, retain)
 
-    def _raw_publish(self, client: mqtt.Client, topic: str, payload: Any, retain: bool,
-                     correlation: bytes | None = None) -> None:
+    def _raw_publish(
+        self, client: mqtt.Client, topic: str, payload: Any, retain: bool, correlation: bytes | None = None
+    ) -> None:
         props = None
         if self.protocol_used == "5" or (self.protocol_used is None and client.protocol == mqtt.MQTTv5):
             # MQTT 5 extras, ignored by 3.1.1 tablets: transient messages expire instead of queuing for a
@@ -210,13 +246,19 @@ class MqttLink:
                 props.MessageExpiryInterval = 60
             if correlation is not None:
                 props.CorrelationData = correlation
-        client.publish(topic, json.dumps(payload, separators=(",", ":")), qos=1, retain=retain, properties=props)
+        client.publish(
+            topic, json.dumps(payload, separators=(",", ":")), qos=1, retain=retain, properties=props
+        )
 
     def set_device(self, name: str, online: bool, **health: Any) -> None:
         """Retained availability of a device (tower, zones, camera), republished on every connect."""
         with self._lock:
             prev = self.devices.get(name)
-            since = prev["since"] if prev and prev["state"] == ("online" if online else "offline") else time.time()
+            since = (
+                prev["since"]
+                if prev and prev["state"] == ("online" if online else "offline")
+                else time.time()
+            )
             payload = {"state": "online" if online else "offline", "since": since, **health}
             self.devices[name] = payload
         self.publish(f"{self.base}/device/{name}/availability", payload, retain=True)
@@ -233,14 +275,23 @@ class MqttLink:
             reply = self.core.handle_command(player, msg.payload)
         except Exception as exc:  # noqa: BLE001 - input must never take the controller down
             log.exception("command from %s crashed the handler", player)
-            reply = {"request_id": None, "accepted": False, "kind": "invalid",
-                     "reason": f"The controller could not handle that command ({exc}); nothing changed.", "seq": -1}
+            reply = {
+                "request_id": None,
+                "accepted": False,
+                "kind": "invalid",
+                "reason": f"The controller could not handle that command ({exc}); nothing changed.",
+                "seq": -1,
+            }
         props = getattr(msg, "properties", None)
         correlation = getattr(props, "CorrelationData", None) if props is not None else None
         response_topic = getattr(props, "ResponseTopic", None) if props is not None else None
-        self._raw_publish(client, f"{self.base}/player/{player}/reply", reply, retain=False, correlation=correlation)
+        self._raw_publish(
+            client, f"{self.base}/player/{player}/reply", reply, retain=False, correlation=correlation
+        )
         if response_topic and response_topic != f"{self.base}/player/{player}/reply":
-            log.debug("ignoring response topic %s: replies go to the player's reply topic (ACL)", response_topic)
+            log.debug(
+                "ignoring response topic %s: replies go to the player's reply topic (ACL)", response_topic
+            )
 
     def _presence(self, client: mqtt.Client, player: str, raw: bytes | bytearray) -> None:
         """A device's hello or Last Will on its seat's presence topic (the ACL lets only that seat's login

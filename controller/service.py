@@ -35,8 +35,14 @@ log = logging.getLogger(__name__)
 
 
 class ControllerService:
-    def __init__(self, cfg: config_mod.Config, simulate: bool = False, limits: SimLimits | None = None,
-                 mqtt_enabled: bool = True, engine: Any = None) -> None:
+    def __init__(
+        self,
+        cfg: config_mod.Config,
+        simulate: bool = False,
+        limits: SimLimits | None = None,
+        mqtt_enabled: bool = True,
+        engine: Any = None,
+    ) -> None:
         self.cfg, self.simulate = cfg, simulate
         self.limits = limits or SimLimits()
         self.stop_event = threading.Event()
@@ -45,14 +51,22 @@ class ControllerService:
         self.engine = engine if engine is not None else rules_api
         self.core = TableCore(self.gamelog, cfg["table"]["id"], engine=self.engine)
         players = cfg["table"]["players"]
-        self.bots = list(players) if cfg["table"]["demo"] else [p for p in cfg["table"]["bots"] if p in players]
+        self.bots = (
+            list(players) if cfg["table"]["demo"] else [p for p in cfg["table"]["bots"] if p in players]
+        )
         # Who sits where, for the table view: the built-in player's seats and the people's.
         self.core.seats = {p: "bot" if p in self.bots else "person" for p in players}
         self.mqtt: MqttLink | None = None
         if mqtt_enabled:
             m = cfg["mqtt"]
-            self.mqtt = MqttLink(m["host"], m["port"], m["username"] or None, m["password"] or None,
-                                 table_id=cfg["table"]["id"], protocol=m["protocol"])
+            self.mqtt = MqttLink(
+                m["host"],
+                m["port"],
+                m["username"] or None,
+                m["password"] or None,
+                table_id=cfg["table"]["id"],
+                protocol=m["protocol"],
+            )
         self.sim: SimPlayers | None = None
         self.battles: BattleDriver | None = None
         self.table: SimTable | None = None
@@ -65,20 +79,32 @@ class ControllerService:
         t = self.cfg["table"]
         options = {"auto_chance": False} if t["observed_chance"] and not self.simulate else None
         resumed = self.core.open_game(t["players"], t["seed"], options)
-        log.info("%s game %s at seq %d (%d events)", "resumed" if resumed else "started", self.core.game_id,
-                 self.core.seq, self.core.n_events)
+        log.info(
+            "%s game %s at seq %d (%d events)",
+            "resumed" if resumed else "started",
+            self.core.game_id,
+            self.core.seq,
+            self.core.n_events,
+        )
         self.core.listeners.append(self._after_command)
         self._check_finished()
         if self.engine is rules_api:  # battles are refereed by rules.battle, the real engine's
             if self.cfg["bridge"]["enabled"] and self.cfg["bridge"]["commands"]:
                 self.leds = TowerLeds(self.cfg["bridge"]["commands"])
             sensors = {"tower": self.cfg["bridge"]["enabled"], "camera": self.cfg["vision"]["enabled"]}
-            self.battles = BattleDriver(self.core, board=self.battle_board(), on_resolved=self.refresh_tower_warning,
-                                        on_change=self._battle_changed, sensors=sensors,
-                                        referees=self.cfg["table"]["referees"], bots=self.bots,
-                                        layout=self.board_shapes)
+            self.battles = BattleDriver(
+                self.core,
+                board=self.battle_board(),
+                on_resolved=self.refresh_tower_warning,
+                on_change=self._battle_changed,
+                sensors=sensors,
+                referees=self.cfg["table"]["referees"],
+                bots=self.bots,
+                layout=self.board_shapes,
+            )
             if self.simulate:
-                # The simulated hardware lives here: a tower counted in-process (no firmware simulator attached)
+                # The simulated hardware lives here: a tower counted in-process (no firmware simulator
+                # attached)
                 # and the synthetic camera are live for as long as the controller runs.
                 if not (self.cfg["simulate"]["tower_control"] and self.cfg["bridge"]["enabled"]):
                     self.battles.simulated.add("tower")
@@ -102,7 +128,8 @@ class ControllerService:
             self.leds.update(self.battles.session)
 
     def battle_board(self) -> dict[str, Any] | None:
-        """The battle board's zones as the camera reads them (the vision layout), so readings and rules agree."""
+        """The battle board's zones as the camera reads them (the vision layout), so readings and rules
+        agree."""
         from rules.battle.board import board_from_layout
         from vision.boardfile import battle_board_json
 
@@ -150,7 +177,9 @@ class ControllerService:
                 # In simulation no ship stands on the table: the simulated players move them by action.
                 self.ships = ShipWatcher(self.core)
         if endpoints:
-            self.inputs = ZmqInputs(endpoints, SensorWiring(self, self.cfg["tower"]["jam_timeout"]).handlers())
+            self.inputs = ZmqInputs(
+                endpoints, SensorWiring(self, self.cfg["tower"]["jam_timeout"]).handlers()
+            )
             self.inputs.start()
 
     def run(self) -> int:
@@ -167,20 +196,37 @@ class ControllerService:
                 camera = SceneCamera(sim["seed"])
             elif sim["camera"] == "process":
                 camera = RemoteCamera(sim["camera_control"])
-            self.table = SimTable(self.battles, sim["seed"], tower=tower, camera=camera, rail_chance=sim["rail_chance"],
-                                  bots=None if self.cfg["table"]["demo"] else set(self.bots))
+            self.table = SimTable(
+                self.battles,
+                sim["seed"],
+                tower=tower,
+                camera=camera,
+                rail_chance=sim["rail_chance"],
+                bots=None if self.cfg["table"]["demo"] else set(self.bots),
+            )
         elif self.bots and self.battles is not None:
-            # No simulated hardware: the bots only play their Battle abilities; people drop and enter the cubes.
-            self.table = SimTable(self.battles, self.cfg["simulate"]["seed"], bots=set(self.bots), hardware=False)
+            # No simulated hardware: the bots only play their Battle abilities; people drop and enter the
+            # cubes.
+            self.table = SimTable(
+                self.battles, self.cfg["simulate"]["seed"], bots=set(self.bots), hardware=False
+            )
         if self.bots or self.table is not None:
             demo = self.cfg["table"]["demo"]
             # The simulated hardware steps at the simulation's pace; bots beside people act at a pace a person
             # can follow (a demo plays at the simulation's pace). With no bot it only runs the hardware.
             delay = self.cfg["simulate"]["delay"]
-            self.sim = SimPlayers(self.core, self.cfg["simulate"]["seed"], delay, self.limits, table=self.table,
-                                  seats=None if demo else list(self.bots),
-                                  action_delay=delay if demo else self.cfg["table"]["bot_delay"])
-            threading.Thread(target=self.sim.run, args=(self.stop_event,), name="sim-players", daemon=True).start()
+            self.sim = SimPlayers(
+                self.core,
+                self.cfg["simulate"]["seed"],
+                delay,
+                self.limits,
+                table=self.table,
+                seats=None if demo else list(self.bots),
+                action_delay=delay if demo else self.cfg["table"]["bot_delay"],
+            )
+            threading.Thread(
+                target=self.sim.run, args=(self.stop_event,), name="sim-players", daemon=True
+            ).start()
         while not self.stop_event.is_set():
             if self.battles is not None:
                 self.battles.tick()
@@ -206,8 +252,10 @@ class ControllerService:
 def board_shapes(layout: dict[str, Any]) -> dict[str, Any] | None:
     """The zones' outlines of a board layout (millimetres), for the tablets to draw the board as it is."""
     try:
-        return {"size_mm": list(layout["size_mm"]),
-                "zones": {z["id"]: [list(p) for p in z["polygon_mm"]] for z in layout["zones"]}}
+        return {
+            "size_mm": list(layout["size_mm"]),
+            "zones": {z["id"]: [list(p) for p in z["polygon_mm"]] for z in layout["zones"]},
+        }
     except (KeyError, TypeError):
         return None  # a layout without outlines: the tablets draw the zones as a grid
 
@@ -215,8 +263,11 @@ def board_shapes(layout: dict[str, Any]) -> dict[str, Any] | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m controller.service")
     parser.add_argument("--config", help="TOML config file")
-    parser.add_argument("--config-json", help="the effective config as JSON; '-': read it from stdin (the supervisor's "
-                                              "pipe, so no password shows in the process list)")
+    parser.add_argument(
+        "--config-json",
+        help="the effective config as JSON; '-': read it from stdin (the supervisor's "
+        "pipe, so no password shows in the process list)",
+    )
     parser.add_argument("--simulate", action="store_true")
     parser.add_argument("--max-turns", type=int, default=0)
     parser.add_argument("--duration", type=float, default=0.0)

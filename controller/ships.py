@@ -6,7 +6,8 @@ rules engine knows, publishes every open question as a prompt, and submits the a
 (`{"type": "move", "path": [...]}`) when the fused position changed and the way is clear, or asks which
 way (`ship_path` prompt) when the shortest ways differ in crossing a Garrison of another player (the
 hazards, from the public view). A board the camera sees turned face up where the
-game waits for that square's reveal is reported as the table's chance outcome (`reveal_board`). A move the engine refuses becomes a prompt with
+game waits for that square's reveal is reported as the table's chance outcome (`reveal_board`). A move
+the engine refuses becomes a prompt with
 the engine's sentence (put the ship back, or choose again). It decides nothing about legality.
 """
 
@@ -69,29 +70,53 @@ class ShipWatcher:
                 if q.ship is not None and q.ship in self.told:
                     continue
                 pid = f"ships:{core.seq}:{i}"
-                core.prompts[pid] = Prompt(pid, "sensor_disagree", q.prompt, None,
-                                           {"question": q.kind, "ship": q.ship, "square": q.square,
-                                            "options": [list(o) if isinstance(o, tuple) else o for o in q.options]},
-                                           handler=self._told_position(q.ship))
+                core.prompts[pid] = Prompt(
+                    pid,
+                    "sensor_disagree",
+                    q.prompt,
+                    None,
+                    {
+                        "question": q.kind,
+                        "ship": q.ship,
+                        "square": q.square,
+                        "options": [list(o) if isinstance(o, tuple) else o for o in q.options],
+                    },
+                    handler=self._told_position(q.ship),
+                )
             positions = {**fusion.positions(), **self.told}
             active = view.get("active")
             hazards = garrison_hazards(view, players)
             for move in propose_moves(known, positions, hazards):
                 if move.ship != active:
                     pid = f"ships:{core.seq}:out-of-turn:{move.ship}"
-                    core.prompts[pid] = Prompt(pid, "ship_path", f"The {move.ship} ship seems to have moved from "
-                                               f"{move.start} to {move.end} out of turn: put it back on {move.start}.",
-                                               None, {"ship": move.ship, "start": move.start, "end": move.end})
+                    core.prompts[pid] = Prompt(
+                        pid,
+                        "ship_path",
+                        f"The {move.ship} ship seems to have moved from "
+                        f"{move.start} to {move.end} out of turn: put it back on {move.start}.",
+                        None,
+                        {"ship": move.ship, "start": move.start, "end": move.end},
+                    )
                     continue
                 if move.question is not None:  # move.ask, spelt so the checker knows the question is there
                     pid = f"ships:{core.seq}:way"
                     options = [list(o) for o in move.question.options]
                     # Which Garrisons each way passes (the reason it is asked), for the tablet to show.
                     crossings = [[sq for sq in o[1:] if sq in hazards.get(move.ship, ())] for o in options]
-                    core.prompts[pid] = Prompt(pid, "ship_path", move.question.prompt, active,
-                                               {"ship": move.ship, "start": move.start, "end": move.end,
-                                                "options": options, "crossings": crossings},
-                                               handler=self._chosen_way(move))
+                    core.prompts[pid] = Prompt(
+                        pid,
+                        "ship_path",
+                        move.question.prompt,
+                        active,
+                        {
+                            "ship": move.ship,
+                            "start": move.start,
+                            "end": move.end,
+                            "options": options,
+                            "crossings": crossings,
+                        },
+                        handler=self._chosen_way(move),
+                    )
                     continue
                 try:
                     core.submit(active, move.action())
@@ -99,24 +124,37 @@ class ShipWatcher:
                     self.told.pop(move.ship, None)
                 except Refusal as exc:
                     pid = f"ships:{core.seq}:refused"
-                    core.prompts[pid] = Prompt(pid, "ship_path", f"{exc.reason} Put the {move.ship} ship back on "
-                                               f"{move.start}, or choose another move.", active,
-                                               {"ship": move.ship, "start": move.start, "end": move.end})
+                    core.prompts[pid] = Prompt(
+                        pid,
+                        "ship_path",
+                        f"{exc.reason} Put the {move.ship} ship back on "
+                        f"{move.start}, or choose another move.",
+                        active,
+                        {"ship": move.ship, "start": move.start, "end": move.end},
+                    )
             self._reveal_boards()
             core.publish_prompts()
 
     def _reveal_boards(self) -> None:
-        """A board face down before and face up now is an exploration's outcome: report it as the table's chance."""
+        """A board face down before and face up now is an exploration's outcome: report it as the table's
+        chance."""
         core = self.core
         reading = self.camera_reading or {}
         for entry in reading.get("boards", []) or []:
-            if not isinstance(entry, dict) or not entry.get("face_up") or not isinstance(entry.get("board"), str):
+            if (
+                not isinstance(entry, dict)
+                or not entry.get("face_up")
+                or not isinstance(entry.get("board"), str)
+            ):
                 continue
             view = core.engine.public_view(core.state)
             square = entry.get("square")
             cell = view.get("grid", {}).get(square)
-            waiting = [w for w in view.get("waiting_for", []) if w.get("kind") == "reveal_board"
-                       and w.get("square") == square]
+            waiting = [
+                w
+                for w in view.get("waiting_for", [])
+                if w.get("kind") == "reveal_board" and w.get("square") == square
+            ]
             if cell is None or cell.get("face_up") or not waiting:
                 continue
             try:
@@ -124,18 +162,26 @@ class ShipWatcher:
                 self.reveals += 1
             except Refusal as exc:
                 pid = f"ships:{core.seq}:board:{square}"
-                core.prompts[pid] = Prompt(pid, "sensor_disagree", f"The camera sees {entry['board']} on {square}, "
-                                           f"but the game refuses it: {exc.reason}", None,
-                                           {"square": square, "board": entry["board"]})
+                core.prompts[pid] = Prompt(
+                    pid,
+                    "sensor_disagree",
+                    f"The camera sees {entry['board']} on {square}, but the game refuses it: {exc.reason}",
+                    None,
+                    {"square": square, "board": entry["board"]},
+                )
 
     def _told_position(self, ship: str | None):
         def answer(player: str, data: dict[str, Any]) -> None:
             square, who = data.get("square"), data.get("ship", ship)
             if not isinstance(square, str) or not isinstance(who, str):
-                raise Refusal("invalid", "Answer with the ship and the square it stands on, e.g. "
-                                         '{"ship": "red", "square": "r2c1"}.')
+                raise Refusal(
+                    "invalid",
+                    "Answer with the ship and the square it stands on, e.g. "
+                    '{"ship": "red", "square": "r2c1"}.',
+                )
             self.told[who] = square
             self.update()
+
         return answer
 
     def _chosen_way(self, move: Any):
@@ -148,4 +194,5 @@ class ShipWatcher:
             self.core.submit(player, action)
             self.moves += 1
             self.update()
+
         return answer

@@ -23,7 +23,7 @@ from contracts import topics
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m controller.simcamera")
-    ap.add_argument("--control", required=True, help="REP endpoint taking {\"cubes\": [...]}")
+    ap.add_argument("--control", required=True, help='REP endpoint taking {"cubes": [...]}')
     ap.add_argument("--pub", required=True, help="PUB endpoint for vision.board")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
@@ -38,8 +38,11 @@ def main(argv: list[str] | None = None) -> int:
         rep.bind(args.control)
         pub.bind(args.pub)
     except zmq.ZMQError as exc:
-        print(f"simulated camera: cannot bind ({exc}); set simulate.camera_control / vision.events to a free "
-              "address", file=sys.stderr)
+        print(
+            f"simulated camera: cannot bind ({exc}); set simulate.camera_control / vision.events to a free "
+            "address",
+            file=sys.stderr,
+        )
         return 1
     print(f"simulated camera: control {args.control}, publishing vision.board on {args.pub}", flush=True)
     stop = []
@@ -55,11 +58,19 @@ def main(argv: list[str] | None = None) -> int:
             cubes = request["cubes"]
             reading, corrections = camera.read_with_corrections(cubes)
         except Exception as exc:  # noqa: BLE001 - a bad request gets a sentence, the camera keeps running
-            rep.send_string(json.dumps({"ok": False, "error": f"cannot photograph that ({type(exc).__name__}: {exc})"}))
+            rep.send_string(
+                json.dumps({"ok": False, "error": f"cannot photograph that ({type(exc).__name__}: {exc})"})
+            )
             continue
         frame += 1
-        message = {"topic": topics.VISION_BOARD.decode(), "frame": frame, "timestamp": round(time.time(), 3),
-                   "source": "simulated-camera", "reading": reading, "crops": camera.last_crops}
+        message = {
+            "topic": topics.VISION_BOARD.decode(),
+            "frame": frame,
+            "timestamp": round(time.time(), 3),
+            "source": "simulated-camera",
+            "reading": reading,
+            "crops": camera.last_crops,
+        }
         pub.send_multipart([topics.VISION_BOARD, json.dumps(message).encode()])
         rep.send_string(json.dumps({"ok": True, "frame": frame, "corrections": corrections}))
     rep.close()

@@ -40,13 +40,23 @@ class SimLimits:
 
 
 class SimPlayers:
-    def __init__(self, core: TableCore, seed: int, delay: float = 0.05, limits: SimLimits | None = None,
-                 table: Any = None, seats: list[str] | None = None, action_delay: float | None = None) -> None:
+    def __init__(
+        self,
+        core: TableCore,
+        seed: int,
+        delay: float = 0.05,
+        limits: SimLimits | None = None,
+        table: Any = None,
+        seats: list[str] | None = None,
+        action_delay: float | None = None,
+    ) -> None:
         self.core, self.seed, self.delay = core, seed, delay
         self.action_delay = delay if action_delay is None else action_delay  # after a bot's game action
         self.seats = seats  # the seats the built-in player takes; None: every seat (the demo)
         self.limits = limits or SimLimits()
-        self.table = table  # SimTable: referees battles through the session (players then never send outcomes)
+        self.table = (
+            table  # SimTable: referees battles through the session (players then never send outcomes)
+        )
         self.turns = 0
         self.actions = 0
         self.waiting = 0.0  # when the battle last moved on (monotonic)
@@ -82,9 +92,12 @@ class SimPlayers:
                 now = time.monotonic()
                 if self.table.step() or not self.waiting:
                     self.waiting = now
-                elif self.seats is None and now - self.waiting > self.stuck_after:  # people may take their time
+                elif (
+                    self.seats is None and now - self.waiting > self.stuck_after
+                ):  # people may take their time
                     self.reason = f"the battle waited {self.stuck_after:g} s: " + "; ".join(
-                        p.text for p in self.table.driver.session.prompts())
+                        p.text for p in self.table.driver.session.prompts()
+                    )
                     return False
                 return True
             pick = self.choose()

@@ -1,4 +1,5 @@
-"""The simulated table's hands and eyes during a battle: drops the owed cubes, reads the board, answers prompts.
+"""The simulated table's hands and eyes during a battle: drops the owed cubes, reads the board, answers
+prompts.
 
 Owns the physical model of the battle board in simulation (which cube lies where), seeded: for each
 drop the battle session owes, it drops the cubes through a tower (the firmware simulator when one is
@@ -64,13 +65,17 @@ class SceneCamera:
         self.rng = np.random.default_rng(seed)
         var = random_variation(self.rng)
         self.fixed = {k: var[k] for k in ("lighting", "art_seed", "color_jitter", "cube_seed")}
-        image, _ = render_battle_scene(self.layout, swatch_cubes(self.layout, self.rng), self.rng, size=size, **self.fixed)
+        image, _ = render_battle_scene(
+            self.layout, swatch_cubes(self.layout, self.rng), self.rng, size=size, **self.fixed
+        )
         self.palette = learn_palette(image, self.layout)
         self.reads = self.rereads = self.by_hand = self.misreads = self.corrected = 0
         self.reader: Any = None
         self.last_crops: list[dict[str, Any]] = []  # base64 JPEG per cube of the last reading (for prompts)
 
-    def read_with_corrections(self, cubes: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    def read_with_corrections(
+        self, cubes: list[dict[str, Any]]
+    ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         from vision.board import BoardReader
         from vision.live import crop_jpeg
 
@@ -83,7 +88,9 @@ class SceneCamera:
             image, truth = self.render(self.layout, specs, self.rng, size=self.size, **self.fixed)
             result = self.reader.read(image)
             reading = result.to_json()
-            self.last_crops = [{"index": i, "jpeg_base64": crop_jpeg(image, c.bbox_px)} for i, c in enumerate(result.cubes)]
+            self.last_crops = [
+                {"index": i, "jpeg_base64": crop_jpeg(image, c.bbox_px)} for i, c in enumerate(result.cubes)
+            ]
             self.reads += 1
             if attempt:
                 self.rereads += 1
@@ -115,13 +122,17 @@ class SceneCamera:
             if "center_mm" not in cube or not free:
                 continue
             here = np.asarray(cube["center_mm"], float)
-            j = min(free, key=lambda k: float(np.linalg.norm(np.asarray(truth["cubes"][k]["center_mm"]) - here)))
+            j = min(
+                free, key=lambda k: float(np.linalg.norm(np.asarray(truth["cubes"][k]["center_mm"]) - here))
+            )
             free.remove(j)
             real = truth["cubes"][j]
             zone = None if real.get("on_rail") else real["zone"]
             read_zone = None if cube.get("on_rail") else cube.get("zone")
             unplaced = read_zone is None and not cube.get("on_rail")
-            flagged = i in reading.get("ambiguous", []) or float(cube.get("confidence", 1.0)) < 0.5 or unplaced
+            flagged = (
+                i in reading.get("ambiguous", []) or float(cube.get("confidence", 1.0)) < 0.5 or unplaced
+            )
             if read_zone != zone or cube["color"] != real["color"] or flagged:
                 fix: dict[str, Any] = {"cube": i, "zone": zone, "confident": not flagged}
                 if cube["color"] != real["color"]:
@@ -194,10 +205,18 @@ class TowerControl(_Request):
 
 
 class SimTable:
-    def __init__(self, driver: BattleDriver, seed: int, camera: Any = None,
-                 tower: Callable[[dict[str, int]], None] | None = None, rail_chance: float = 0.04,
-                 ability_chance: float = 0.3, camera_out: Callable[[dict[str, Any]], None] | None = None,
-                 bots: set[str] | None = None, hardware: bool = True) -> None:
+    def __init__(
+        self,
+        driver: BattleDriver,
+        seed: int,
+        camera: Any = None,
+        tower: Callable[[dict[str, int]], None] | None = None,
+        rail_chance: float = 0.04,
+        ability_chance: float = 0.3,
+        camera_out: Callable[[dict[str, Any]], None] | None = None,
+        bots: set[str] | None = None,
+        hardware: bool = True,
+    ) -> None:
         self.driver = driver
         self.bots = bots  # the seats whose Battle abilities this table plays; None: every seat (a demo)
         self.hardware = hardware  # False: no simulated tower or camera, only the bots' part of a battle
@@ -208,7 +227,9 @@ class SimTable:
         self.rail_chance, self.ability_chance = rail_chance, ability_chance
         self.done_key: Any = None
         self.board: list[dict[str, Any]] = []
-        self.photo_at: float | None = None  # when the remote camera was last asked (its reading comes by ZeroMQ)
+        self.photo_at: float | None = (
+            None  # when the remote camera was last asked (its reading comes by ZeroMQ)
+        )
         self.pending_fixes: list[dict[str, Any]] = []
         self.drops = 0
         self.redrops = 0
@@ -275,7 +296,11 @@ class SimTable:
         self.done_key = key
         owed = driver.session.owed
         rng = self._rng("hand")
-        cubes = [{"color": c, "zone": rng.choice(self.zones())} for c, n in sorted(owed.dropped.items()) for _ in range(n)]
+        cubes = [
+            {"color": c, "zone": rng.choice(self.zones())}
+            for c, n in sorted(owed.dropped.items())
+            for _ in range(n)
+        ]
         driver._accept_entry("table", cubes, confirmed_by=None)
         return True
 
@@ -289,8 +314,12 @@ class SimTable:
                 self._correct(fixes)
                 return True
             return False
-        if view["tower_counts"] != {c: n for c, n in owed.dropped.items() if n} and self.driver.sensors()["tower"] != "manual":
-            return False  # the camera looks once the tower has counted the drop (unless its counts come from the board)
+        if (
+            view["tower_counts"] != {c: n for c, n in owed.dropped.items() if n}
+            and self.driver.sensors()["tower"] != "manual"
+        ):
+            # the camera looks once the tower has counted the drop (unless its counts come from the board)
+            return False
         if self.photo_at is not None and now - self.photo_at < 5.0:
             return False  # the photograph is on its way over ZeroMQ
         try:

@@ -69,7 +69,9 @@ class SupervisorError(RuntimeError):
 class Child:
     name: str
     argv: list[str]
-    essential: bool = False  # its clean exit (code 0) ends the run, e.g. the controller after --until-game-over
+    essential: bool = (
+        False  # its clean exit (code 0) ends the run, e.g. the controller after --until-game-over
+    )
     stdin: bytes | None = field(default=None, repr=False)  # written to its inherited pipe, then closed
     proc: subprocess.Popen | None = None
     restarts: int = 0
@@ -112,7 +114,9 @@ class Supervisor:
         self.display: Any = None
         self.tmp = Path(tempfile.mkdtemp(prefix="smart-table-"))
         self.tmp.chmod(0o700)
-        self.embedded_users: dict[str, str] = {}  # user -> password on the embedded broker (stored in the game db)
+        self.embedded_users: dict[
+            str, str
+        ] = {}  # user -> password on the embedded broker (stored in the game db)
         self.broker_dir: Path | None = None
         self._creds_checked = 0.0
         self.exit_code = 0
@@ -132,8 +136,10 @@ class Supervisor:
         cfg = self.cfg
         wanted: list[tuple[str, str, int]] = []
         if cfg["mqtt"]["embedded"]:
-            wanted += [("mqtt.port", cfg["mqtt"]["host"], cfg["mqtt"]["port"]),
-                       ("mqtt.ws_port", cfg["mqtt"]["host"], cfg["mqtt"]["ws_port"])]
+            wanted += [
+                ("mqtt.port", cfg["mqtt"]["host"], cfg["mqtt"]["port"]),
+                ("mqtt.ws_port", cfg["mqtt"]["host"], cfg["mqtt"]["ws_port"]),
+            ]
         if cfg["display"]["enabled"]:
             wanted.append(("display.port", cfg["display"]["host"], cfg["display"]["port"]))
         if cfg["bridge"]["enabled"]:
@@ -153,13 +159,20 @@ class Supervisor:
         seen: dict[int, str] = {}
         for key, host, port in wanted:
             if port in seen and port != 0:
-                raise SupervisorError(f"{key} and {seen[port]} are both port {port}; give one of them another port.")
+                raise SupervisorError(
+                    f"{key} and {seen[port]} are both port {port}; give one of them another port."
+                )
             seen[port] = key
             if not port_free(host, port):
-                flag = {"mqtt.port": " (or --mqtt-port)", "mqtt.ws_port": " (or --ws-port)",
-                        "display.port": " (or --http-port)"}.get(key, "")
-                raise SupervisorError(f"port {port} on {host} is busy (another program or another smart-table is "
-                                      f"using it); set {key} in the config{flag} to a free port.")
+                flag = {
+                    "mqtt.port": " (or --mqtt-port)",
+                    "mqtt.ws_port": " (or --ws-port)",
+                    "display.port": " (or --http-port)",
+                }.get(key, "")
+                raise SupervisorError(
+                    f"port {port} on {host} is busy (another program or another smart-table is "
+                    f"using it); set {key} in the config{flag} to a free port."
+                )
 
     def plan(self) -> None:
         cfg, py = self.cfg, sys.executable
@@ -168,17 +181,25 @@ class Supervisor:
 
             binary = mosquitto_binary()
             if binary is None:
-                raise SupervisorError("Mosquitto, the table's broker, is not installed: install it (apt-get install "
-                                      "mosquitto, or bash deploy/install-dev.sh), or set mqtt.embedded = false and "
-                                      "mqtt.host to a running broker.")
+                raise SupervisorError(
+                    "Mosquitto, the table's broker, is not installed: install it (apt-get install "
+                    "mosquitto, or bash deploy/install-dev.sh), or set mqtt.embedded = false and "
+                    "mqtt.host to a running broker."
+                )
             if self.simulate:
                 cfg.set("mqtt.host", "127.0.0.1")  # a simulated table is reachable from this machine only
             self.embedded_users = self.stored_logins(create=True)
             self.broker_dir = self.tmp / "mosquitto"
             ws_host = "127.0.0.1" if self.simulate else cfg["display"]["host"]
-            conf = write_broker_files(self.broker_dir, self.embedded_users, cfg["mqtt"]["host"], cfg["mqtt"]["port"],
-                                      cfg["mqtt"]["ws_port"], ws_host,
-                                      extra=["log_dest stderr", "log_type error", "connection_messages false"])
+            conf = write_broker_files(
+                self.broker_dir,
+                self.embedded_users,
+                cfg["mqtt"]["host"],
+                cfg["mqtt"]["port"],
+                cfg["mqtt"]["ws_port"],
+                ws_host,
+                extra=["log_dest stderr", "log_type error", "connection_messages false"],
+            )
             self.children.append(Child("broker", [binary, "-c", str(conf)]))
             cfg.set("mqtt.username", "controller")
             cfg.set("mqtt.password", self.embedded_users["controller"])
@@ -188,30 +209,96 @@ class Supervisor:
                 device = str(self.tmp / "battle-tower")
                 control = cfg["simulate"]["tower_control"] or "tcp://127.0.0.1:5592"
                 cfg.set("simulate.tower_control", control)
-                self.children.append(Child("firmware-sim", [py, "-m", "cli", "firmware-sim", "--pty", "--link", device,
-                                                            "--control", control,
-                                                            "--seed", str(cfg["simulate"]["seed"])]))
-            self.children.append(Child("bridge", [py, "-m", "cli", "bridge", "--device", device, "--zmq-pub",
-                                                  cfg["bridge"]["events"], "--zmq-cmd", cfg["bridge"]["commands"]]))
+                self.children.append(
+                    Child(
+                        "firmware-sim",
+                        [
+                            py,
+                            "-m",
+                            "cli",
+                            "firmware-sim",
+                            "--pty",
+                            "--link",
+                            device,
+                            "--control",
+                            control,
+                            "--seed",
+                            str(cfg["simulate"]["seed"]),
+                        ],
+                    )
+                )
+            self.children.append(
+                Child(
+                    "bridge",
+                    [
+                        py,
+                        "-m",
+                        "cli",
+                        "bridge",
+                        "--device",
+                        device,
+                        "--zmq-pub",
+                        cfg["bridge"]["events"],
+                        "--zmq-cmd",
+                        cfg["bridge"]["commands"],
+                    ],
+                )
+            )
         v = cfg["vision"]
         if self.simulate and v["enabled"] and cfg["simulate"]["camera"] in ("scene", "process"):
             # The simulated camera runs as the vision process would: its own child, publishing vision.board.
             cfg.set("simulate.camera", "process")
-            self.children.append(Child("camera", [py, "-m", "controller.simcamera", "--control",
-                                                  cfg["simulate"]["camera_control"], "--pub", v["events"],
-                                                  "--seed", str(cfg["simulate"]["seed"])]))
+            self.children.append(
+                Child(
+                    "camera",
+                    [
+                        py,
+                        "-m",
+                        "controller.simcamera",
+                        "--control",
+                        cfg["simulate"]["camera_control"],
+                        "--pub",
+                        v["events"],
+                        "--seed",
+                        str(cfg["simulate"]["seed"]),
+                    ],
+                )
+            )
         if v["enabled"] and not self.simulate:
             if v["palette"]:
-                argv = [py, "-m", "cli", "vision", "watch", *_source(v["camera"], "--video"), "--layout",
-                        v["layout"] or str(REPO / "vision" / "data" / "battle-board.json"), "--palette", v["palette"],
-                        "--zmq-pub", v["events"]]
+                argv = [
+                    py,
+                    "-m",
+                    "cli",
+                    "vision",
+                    "watch",
+                    *_source(v["camera"], "--video"),
+                    "--layout",
+                    v["layout"] or str(REPO / "vision" / "data" / "battle-board.json"),
+                    "--palette",
+                    v["palette"],
+                    "--zmq-pub",
+                    v["events"],
+                ]
                 self.children.append(Child("vision", argv))
             else:
-                self.say("vision: no vision.palette configured (make one with `smart-table calibrate colors`); "
-                         "the battle board camera is not started")
+                self.say(
+                    "vision: no vision.palette configured (make one with `smart-table calibrate colors`); "
+                    "the battle board camera is not started"
+                )
             if v["ships_camera"]:
-                argv = [py, "-m", "cli", "vision", "ships-watch", *_source(v["ships_camera"], "--video"),
-                        "--pub", v["ships_events"], "--ships", ",".join(cfg["table"]["players"])]
+                argv = [
+                    py,
+                    "-m",
+                    "cli",
+                    "vision",
+                    "ships-watch",
+                    *_source(v["ships_camera"], "--video"),
+                    "--pub",
+                    v["ships_events"],
+                    "--ships",
+                    ",".join(cfg["table"]["players"]),
+                ]
                 self.children.append(Child("ships-camera", argv))
         # The config carries the controller's MQTT password: through a pipe, never on the command line.
         argv = [py, "-m", "controller.service", "--config-json", "-"]
@@ -222,7 +309,9 @@ class Supervisor:
                 argv += [f"--{key.replace('_', '-')}", str(self.limits[key])]
         if self.limits.get("until_game_over"):
             argv.append("--until-game-over")
-        self.children.append(Child("controller", argv, essential=True, stdin=json.dumps(cfg.to_json()).encode()))
+        self.children.append(
+            Child("controller", argv, essential=True, stdin=json.dumps(cfg.to_json()).encode())
+        )
 
     def stored_logins(self, create: bool = False) -> dict[str, str]:
         """The table's logins from the game database; `create` makes the missing ones (controller, display,
@@ -247,8 +336,9 @@ class Supervisor:
         out: dict[str, str] = {}
         for who in ("display", *self.cfg["table"]["players"]):
             if who in users:
-                out[who] = join_link(host, port, m["ws_port"], table, None if who == "display" else who, who,
-                                     users[who])
+                out[who] = join_link(
+                    host, port, m["ws_port"], table, None if who == "display" else who, who, users[who]
+                )
         return out
 
     def join_info(self) -> dict[str, Any]:
@@ -259,11 +349,14 @@ class Supervisor:
             return {}
         links = self.links(url)
         users = self.stored_logins()
-        return {"display_password": users.get("display"), "links": {p: links[p] for p in self.cfg["table"]["players"]
-                                                                    if p in links}}
+        return {
+            "display_password": users.get("display"),
+            "links": {p: links[p] for p in self.cfg["table"]["players"] if p in links},
+        }
 
     def reload_credentials(self) -> None:
-        """`tablets add <seat> --rotate` wrote a new password to the database: the embedded broker takes it."""
+        """`tablets add <seat> --rotate` wrote a new password to the database: the embedded broker takes
+        it."""
         now = time.monotonic()
         if self.broker_dir is None or now - self._creds_checked < 1.0:
             return
@@ -280,7 +373,9 @@ class Supervisor:
             broker = next((c for c in self.children if c.name == "broker"), None)
             if broker is not None and broker.proc is not None and broker.proc.poll() is None:
                 broker.proc.send_signal(signal.SIGHUP)  # Mosquitto rereads its password file
-            self.say("smart-table: the table's logins changed (tablets add --rotate); the broker has the new ones")
+            self.say(
+                "smart-table: the table's logins changed (tablets add --rotate); the broker has the new ones"
+            )
 
     # -- run -------------------------------------------------------------------------------------
 
@@ -296,11 +391,14 @@ class Supervisor:
         host = d["public_host"] or ("127.0.0.1" if d["host"] in ("", "0.0.0.0") else d["host"])
         ws = f"ws://{host}:{m['ws_port']}"
         try:
-            self.display = serve_display(d["host"], d["port"], {"table": self.cfg["table"]["id"], "ws": ws},
-                                         join=self.join_info)
+            self.display = serve_display(
+                d["host"], d["port"], {"table": self.cfg["table"]["id"], "ws": ws}, join=self.join_info
+            )
         except OSError as exc:
-            raise SupervisorError(f"the display cannot listen on {d['host']}:{d['port']} ({exc.strerror}); "
-                                  "set display.port in the config (or --http-port) to a free port.") from None
+            raise SupervisorError(
+                f"the display cannot listen on {d['host']}:{d['port']} ({exc.strerror}); "
+                "set display.port in the config (or --http-port) to a free port."
+            ) from None
         except Exception as exc:  # noqa: BLE001 - e.g. the display's bundle was never built
             self.say(f"display: not served: {exc}")
             return None
@@ -308,12 +406,21 @@ class Supervisor:
         return self.display_url
 
     def spawn(self, child: Child) -> None:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
-               "PYTHONUNBUFFERED": "1"}
-        child.proc = subprocess.Popen(child.argv, cwd=os.getcwd(), env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, start_new_session=True,
-                                      stdin=subprocess.PIPE if child.stdin is not None else subprocess.DEVNULL,
-                                      preexec_fn=functools.partial(_die_with_supervisor, os.getpid()) if _prctl else None)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+            "PYTHONUNBUFFERED": "1",
+        }
+        child.proc = subprocess.Popen(
+            child.argv,
+            cwd=os.getcwd(),
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            stdin=subprocess.PIPE if child.stdin is not None else subprocess.DEVNULL,
+            preexec_fn=functools.partial(_die_with_supervisor, os.getpid()) if _prctl else None,
+        )
         if child.stdin is not None and child.proc.stdin is not None:
             try:
                 child.proc.stdin.write(child.stdin)
@@ -346,8 +453,11 @@ class Supervisor:
             if "display" in links:
                 self.say(f"  table view {links['display']}")
             for p in self.cfg["table"]["players"]:
-                self.say(f"  {p:<10} {links[p]}" if p in links else
-                         f"  {p:<10} no login stored: `smart-table tablets add {p}` makes one")
+                self.say(
+                    f"  {p:<10} {links[p]}"
+                    if p in links
+                    else f"  {p:<10} no login stored: `smart-table tablets add {p}` makes one"
+                )
         try:
             for child in self.children:
                 if child.name == "bridge" and self.simulate:
@@ -389,22 +499,30 @@ class Supervisor:
                 child.crashes.popleft()
             if len(child.crashes) >= sup["max_restarts"]:
                 if child.essential:
-                    self.say(f"smart-table: {child.name} exited with code {code} and was restarted "
-                             f"{len(child.crashes)} times in {window:g} s; giving up and stopping the table")
+                    self.say(
+                        f"smart-table: {child.name} exited with code {code} and was restarted "
+                        f"{len(child.crashes)} times in {window:g} s; giving up and stopping the table"
+                    )
                     self.exit_code = 1
                     self.stopping.set()
                     return
                 child.given_up = True
-                self.say(f"smart-table: {child.name} exited with code {code} and was restarted {len(child.crashes)} "
-                         f"times in {window:g} s; the table runs on without it (fix it and restart smart-table)")
+                self.say(
+                    f"smart-table: {child.name} exited with code {code} and was restarted "
+                    f"{len(child.crashes)} "
+                    f"times in {window:g} s; the table runs on without it (fix it and restart smart-table)"
+                )
                 continue
-            # Back off: restart_delay, doubling with each recent restart, at most 30 s (no spinning on a dead device).
+            # Back off: restart_delay, doubling with each recent restart, at most 30 s (no spinning on a dead
+            # device).
             if now - child.started < min(30.0, sup["restart_delay"] * 2 ** len(child.crashes)):
                 continue
             child.restarts += 1
             child.crashes.append(now)
-            self.say(f"smart-table: {child.name} exited with code {code}; restarting it "
-                     f"({len(child.crashes)}/{sup['max_restarts']} in {window:g} s)")
+            self.say(
+                f"smart-table: {child.name} exited with code {code}; restarting it "
+                f"({len(child.crashes)}/{sup['max_restarts']} in {window:g} s)"
+            )
             self.spawn(child)
 
     def stop(self) -> None:

@@ -78,9 +78,16 @@ class TowerStats:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "table_id": self.table_id, "drops": self.drops, "by_colour": self.by_colour, "by_day": self.by_day,
-            "jams": self.jams, "disagreements": self.disagreements, "alpha": self.alpha, "warning": self.warning,
-            "chi_square": None if self.test is None else vars(self.test), "incidents": self.incidents,
+            "table_id": self.table_id,
+            "drops": self.drops,
+            "by_colour": self.by_colour,
+            "by_day": self.by_day,
+            "jams": self.jams,
+            "disagreements": self.disagreements,
+            "alpha": self.alpha,
+            "warning": self.warning,
+            "chi_square": None if self.test is None else vars(self.test),
+            "incidents": self.incidents,
         }
 
 
@@ -113,8 +120,9 @@ def chi_square(recent: Counter[str], baseline: Counter[str]) -> ChiSquare | None
     return ChiSquare(round(stat, 3), dof, chi2_sf(stat, dof), n_recent, n_base)
 
 
-def compute(log: GameLog, table_id: str, window: int = 200, alpha: float = 0.01,
-            since: float | None = None) -> TowerStats:
+def compute(
+    log: GameLog, table_id: str, window: int = 200, alpha: float = 0.01, since: float | None = None
+) -> TowerStats:
     import time
 
     drops = log.drops(table_id, since=since)
@@ -131,12 +139,25 @@ def compute(log: GameLog, table_id: str, window: int = 200, alpha: float = 0.01,
     disagreements = sum(1 for _t, k, _d in incidents if k == "disagreement")
     warning = None
     if test is not None and test.p_value < alpha:
-        warning = (f"The tower's last {test.recent} cubes landed unlike its usual pattern (chi-square p = "
-                   f"{test.p_value:.2g}): check that the battle board has not shifted and the tower is level.")
+        warning = (
+            f"The tower's last {test.recent} cubes landed unlike its usual pattern (chi-square p = "
+            f"{test.p_value:.2g}): check that the battle board has not shifted and the tower is level."
+        )
     recent_incidents = [i for i in incidents if i[0] >= (drops[-window][0] if len(drops) >= window else 0)]
     recent_jams = sum(1 for _t, k, _d in recent_incidents if k == "jam")
     if warning is None and recent_jams >= 3:
-        warning = f"The tower jammed {recent_jams} times recently: check it for a stuck cube or a loose baffle."
-    return TowerStats(table_id, len(drops), {c: dict(v) for c, v in by_colour.items()},
-                      {d: dict(v) for d, v in sorted(by_day.items())}, jams, disagreements, test, warning, alpha,
-                      [{"ts": t, "kind": k, **d} for t, k, d in incidents[-20:]])
+        warning = (
+            f"The tower jammed {recent_jams} times recently: check it for a stuck cube or a loose baffle."
+        )
+    return TowerStats(
+        table_id,
+        len(drops),
+        {c: dict(v) for c, v in by_colour.items()},
+        {d: dict(v) for d, v in sorted(by_day.items())},
+        jams,
+        disagreements,
+        test,
+        warning,
+        alpha,
+        [{"ts": t, "kind": k, **d} for t, k, d in incidents[-20:]],
+    )

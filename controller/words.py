@@ -16,8 +16,13 @@ from typing import Any
 
 SQUARE_RE = re.compile(r"^r(\d+)c(\d+)$")
 # Looked up by whatever the engine's JSON holds (a missing key is None): any key, a default for the unknown.
-ICON_NAMES: dict[Any, tuple[str, ...]] = {"sail": ("Sail", "Sails"), "cannon": ("Cannon", "Cannons"), "wheel": ("Wheel", "Wheels"),
-              "attack_flag": ("Attack Flag", "Attack Flags"), "bonus_draw": ("Draw bonus", "Draw bonuses")}
+ICON_NAMES: dict[Any, tuple[str, ...]] = {
+    "sail": ("Sail", "Sails"),
+    "cannon": ("Cannon", "Cannons"),
+    "wheel": ("Wheel", "Wheels"),
+    "attack_flag": ("Attack Flag", "Attack Flags"),
+    "bonus_draw": ("Draw bonus", "Draw bonuses"),
+}
 ICON_SIGNS = {"sail": "⛵", "cannon": "💣", "wheel": "☸", "attack_flag": "⚑", "bonus_draw": "🂠"}
 # The Achievements as the rulebook's Achievements section states them (sentence per requirement).
 ACHIEVEMENTS: dict[Any, tuple[str, str]] = {
@@ -33,9 +38,14 @@ ACHIEVEMENTS: dict[Any, tuple[str, str]] = {
 }
 # The Scoring section's categories, in its order (keys of rules/scoring.py's per-player scores).
 SCORE_CATEGORIES = [
-    ("achievements", "Achievements"), ("bonus_token", "Bonus Achievement token"),
-    ("coins", "Coins (chest, Ship, islands)"), ("buildings", "Buildings"), ("upgrades", "Ship Upgrades"),
-    ("advancement_effects", "End of game Advancements"), ("advancements", "Advancements"), ("islands", "Islands"),
+    ("achievements", "Achievements"),
+    ("bonus_token", "Bonus Achievement token"),
+    ("coins", "Coins (chest, Ship, islands)"),
+    ("buildings", "Buildings"),
+    ("upgrades", "Ship Upgrades"),
+    ("advancement_effects", "End of game Advancements"),
+    ("advancements", "Advancements"),
+    ("islands", "Islands"),
 ]
 BUILDING_NAMES = {"fort": "Fort", "garrison": "Garrison", "outpost": "Outpost"}
 SLOT_NAMES = {"top": "top", "middle": "middle", "bottom": "bottom"}
@@ -104,25 +114,38 @@ def squares_words(cat: Any, view: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for sq, cell in (view.get("grid") or {}).items():
         board = cell.get("board")
         m = SQUARE_RE.match(sq)
-        w: dict[str, Any] = {"name": square_short(view, sq), "label": square_name(view, sq),
-                             "place": square_place(sq), "row": int(m.group(1)) if m else 0,
-                             "col": int(m.group(2)) if m else 0, "explored": bool(board)}
+        w: dict[str, Any] = {
+            "name": square_short(view, sq),
+            "label": square_name(view, sq),
+            "place": square_place(sq),
+            "row": int(m.group(1)) if m else 0,
+            "col": int(m.group(2)) if m else 0,
+            "explored": bool(board),
+        }
         spec = cat.boards.get(board) if board else None
         if spec:
             w["kind"] = spec["kind"]
             if spec["kind"] == "island":
                 w["slots"] = spec["slots"]
                 w["scores"] = list(spec["scores"])
-                w["production"] = f"produces {cargo_coins(spec['production'].get('cargo', 0), spec['production'].get('coins', 0))}"
-                w["text"] = (f"{w['production']}; scores {' / '.join(map(str, spec['scores']))} Coins for the most cubes"
-                             + ("; hand-limit icon" if spec.get("hand_limit") else ""))
+                w["production"] = (
+                    "produces "
+                    f"{cargo_coins(spec['production'].get('cargo', 0), spec['production'].get('coins', 0))}"
+                )
+                w["text"] = (
+                    f"{w['production']}; scores {' / '.join(map(str, spec['scores']))} Coins for the most "
+                    "cubes" + ("; hand-limit icon" if spec.get("hand_limit") else "")
+                )
             else:
                 arrows = ", ".join(spec.get("arrows") or []) or "none"
                 w["text"] = f"open sea, arrows {arrows}"
         if cell.get("card"):
             c = cell["card"]
-            w["card"] = (f"Merchant ship ({c['name']} on its front)" if c.get("merchant")
-                         else f"{c['name']} (Advancement, {c['slot']} slot) — {plural(c['cost'], 'Cargo', 'Cargo')}")
+            w["card"] = (
+                f"Merchant ship ({c['name']} on its front)"
+                if c.get("merchant")
+                else f"{c['name']} (Advancement, {c['slot']} slot) — {plural(c['cost'], 'Cargo', 'Cargo')}"
+            )
         if cell.get("island"):
             w["buildings"] = [BUILDING_NAMES.get(b, title(b)) for b in cell["island"].get("buildings", [])]
         out[sq] = w
@@ -161,7 +184,9 @@ def effect_text(e: dict[str, Any]) -> str:
         return f"place {plural(n, 'Influence cube')}"
     if do == "produce":
         boost = e.get("boost") or {}
-        extra = f" (each also gains {cargo_coins(boost.get('cargo', 0), boost.get('coins', 0))})" if boost else ""
+        extra = (
+            f" (each also gains {cargo_coins(boost.get('cargo', 0), boost.get('coins', 0))})" if boost else ""
+        )
         return f"produce on up to {plural(n, 'island')}{extra}"
     if do == "build":
         return f"build up to {plural(n, 'Building')}"
@@ -177,12 +202,20 @@ def effect_text(e: dict[str, Any]) -> str:
 BATTLE_TEXT = {
     "drop_extra_cubes": lambda p: f"drop {plural(int(p.get('cubes', 1)), 'extra Battle cube')}",
     "move_cube_adjacent": lambda p: "move 1 cube to an adjacent zone",
-    "remove_cube_for_damage_and_coins": lambda p: (f"remove 1 of your cubes from the board to deal "
-                                                   f"{plural(int(p.get('damage', 0)), 'Damage', 'Damage')} and gain "
-                                                   f"{plural(int(p.get('coins', 0)), 'Coin')}"),
-    "coins_per_wheel_on_win": lambda p: ("if you win, gain " + (
-        f"{plural(int(p.get('coins', 0)), 'Coin')} for each Wheel" if p.get("per_wheel")
-        else plural(int(p.get("coins", 0)), "Coin")) + (" (Ship battles only)" if p.get("ship_battles_only") else "")),
+    "remove_cube_for_damage_and_coins": lambda p: (
+        f"remove 1 of your cubes from the board to deal "
+        f"{plural(int(p.get('damage', 0)), 'Damage', 'Damage')} and gain "
+        f"{plural(int(p.get('coins', 0)), 'Coin')}"
+    ),
+    "coins_per_wheel_on_win": lambda p: (
+        "if you win, gain "
+        + (
+            f"{plural(int(p.get('coins', 0)), 'Coin')} for each Wheel"
+            if p.get("per_wheel")
+            else plural(int(p.get("coins", 0)), "Coin")
+        )
+        + (" (Ship battles only)" if p.get("ship_battles_only") else "")
+    ),
     "extra_damage": lambda p: "deal 1 extra Damage",
     "redrop_cube": lambda p: "drop 1 of your cubes again",
 }
@@ -216,7 +249,8 @@ def scoring_text(rule: dict[str, Any]) -> str:
     if kind == "per_island_without_cubes":
         return f"end of game: {plural(coins, 'Coin')} for every island where you have no cubes"
     if kind == "per_icon":
-        return f"end of game: {plural(coins, 'Coin')} for each {ICON_NAMES.get(rule.get('icon'), ('icon',))[0]} on this card"
+        icon = ICON_NAMES.get(rule.get("icon"), ("icon",))[0]
+        return f"end of game: {plural(coins, 'Coin')} for each {icon} on this card"
     return f"end of game: {plural(coins, 'Coin')}"
 
 
@@ -227,10 +261,14 @@ def card_name(card: dict[str, Any]) -> str:
 
 def advancement_words(cat: Any, adv: str) -> dict[str, Any]:
     c = cat.cards.get(adv) or {}
-    return {"name": c.get("name", "an Advancement"), "slot": c.get("slot"), "cost": c.get("cost"),
-            "icons": icons_text(c.get("icons")),
-            "abilities": [ability_text(a) for a in c.get("abilities", [])],
-            "scoring": [scoring_text(r) for r in c.get("scoring", [])]}
+    return {
+        "name": c.get("name", "an Advancement"),
+        "slot": c.get("slot"),
+        "cost": c.get("cost"),
+        "icons": icons_text(c.get("icons")),
+        "abilities": [ability_text(a) for a in c.get("abilities", [])],
+        "scoring": [scoring_text(r) for r in c.get("scoring", [])],
+    }
 
 
 _CARD_MEMO: dict[tuple, dict[str, Any]] = {}
@@ -263,16 +301,30 @@ def _card_words(cat: Any, card: dict[str, Any]) -> dict[str, Any]:
             for k, n in ((cat.cards.get(adv) or {}).get("icons") or {}).items():
                 icons[k] = icons.get(k, 0) + n
     nxt = levels[level] if level < len(levels) else None
-    return {"name": title(kind or "?"), "level": level, "title": card_name(card), "icons": icons,
-            "icons_text": icons_text(icons),
-            "abilities": [ability_text(a) for a in spec.get("abilities", [])],
-            "sleeved": sleeved,
-            "next_level": (f"level {level + 1}: " + ("; ".join(ability_text(a) for a in nxt.get("abilities", []))
-                                                     or icons_text(nxt.get("icons")) or "no ability")) if nxt else None}
+    return {
+        "name": title(kind or "?"),
+        "level": level,
+        "title": card_name(card),
+        "icons": icons,
+        "icons_text": icons_text(icons),
+        "abilities": [ability_text(a) for a in spec.get("abilities", [])],
+        "sleeved": sleeved,
+        "next_level": (
+            f"level {level + 1}: "
+            + (
+                "; ".join(ability_text(a) for a in nxt.get("abilities", []))
+                or icons_text(nxt.get("icons"))
+                or "no ability"
+            )
+        )
+        if nxt
+        else None,
+    }
 
 
 def ability_owner(cat: Any, cards: dict[str, dict[str, Any]], aid: str) -> tuple[str, dict[str, Any] | None]:
-    """'crew-1:L1:0' -> ('Crew (level 1)', the ability); 'crew-1:r1-03:0' -> ('Quartermaster on Crew (level 1)', ...)."""
+    """'crew-1:L1:0' -> ('Crew (level 1)', the ability); 'crew-1:r1-03:0' -> ('Quartermaster on Crew (level
+    1)', ...)."""
     parts = str(aid).split(":")
     if len(parts) != 3:
         return "an ability", None
@@ -287,7 +339,7 @@ def ability_owner(cat: Any, cards: dict[str, dict[str, Any]], aid: str) -> tuple
     if src.startswith("L"):
         levels = cat.sailors.get(card.get("sailor")) or []
         lvl = int(card.get("level") or 1)
-        abl = (levels[lvl - 1].get("abilities", []) if 0 < lvl <= len(levels) else [])
+        abl = levels[lvl - 1].get("abilities", []) if 0 < lvl <= len(levels) else []
         return card_name(card), abl[i] if i < len(abl) else None
     adv = cat.cards.get(src) or {}
     abl = adv.get("abilities", [])
@@ -310,8 +362,10 @@ def _args_text(cat: Any, view: dict[str, Any], args: dict[str, Any]) -> str:
     if args.get("islands"):
         bits.append("on " + ", ".join(square_short(view, s) for s in args["islands"]))
     for b in args.get("builds") or []:
-        bits.append(f"a {BUILDING_NAMES.get(b.get('building'), title(b.get('building', '')))} on "
-                    f"{square_short(view, b.get('square', ''))}")
+        bits.append(
+            f"a {BUILDING_NAMES.get(b.get('building'), title(b.get('building', '')))} on "
+            f"{square_short(view, b.get('square', ''))}"
+        )
     if args.get("tile"):
         t = cat.upgrades.get(args["tile"]) or {}
         bits.append(f"the {title(args['tile'])} tile ({icons_text(t.get('icons'))})")
@@ -322,8 +376,9 @@ def _args_text(cat: Any, view: dict[str, Any], args: dict[str, Any]) -> str:
     return "; ".join(bits)
 
 
-def action_words(cat: Any, view: dict[str, Any], player: str, a: dict[str, Any],
-                 cards: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def action_words(
+    cat: Any, view: dict[str, Any], player: str, a: dict[str, Any], cards: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     """{label, confirm?, square?} for one legal action of `player` (view: their private view)."""
     t = a.get("type")
     me = (view.get("p") or {}).get(player) or {}
@@ -354,14 +409,25 @@ def action_words(cat: Any, view: dict[str, Any], player: str, a: dict[str, Any],
     elif t == "play_card":
         c = cards.get(a["card"]) if isinstance(a.get("card"), str) else None
         w = card_words(cat, c) if c else None
-        out["label"] = f"Play {named(a.get('card'))}" + (f": {'; '.join(w['abilities'])}" if w and w["abilities"] else "")
+        out["label"] = f"Play {named(a.get('card'))}" + (
+            f": {'; '.join(w['abilities'])}" if w and w["abilities"] else ""
+        )
     elif t == "level_up":
         c = cards.get(a["card"]) if isinstance(a.get("card"), str) else None
-        out["label"] = (f"Level up {title(c.get('sailor', '?'))} from level {c.get('level')} to {int(c.get('level') or 0) + 1}"
-                        if c else "Level up a Sailor card")
+        out["label"] = (
+            f"Level up {title(c.get('sailor', '?'))} from level {c.get('level')} to "
+            f"{int(c.get('level') or 0) + 1}"
+            if c
+            else "Level up a Sailor card"
+        )
     elif t == "use_ability":
         owner, ab = ability_owner(cat, cards, a.get("ability", ""))
-        if ab is not None and "choice" in ab and isinstance(a.get("choice"), int) and a["choice"] < len(ab["choice"]):
+        if (
+            ab is not None
+            and "choice" in ab
+            and isinstance(a.get("choice"), int)
+            and a["choice"] < len(ab["choice"])
+        ):
             text = ability_text(ab["choice"][a["choice"]])
         else:
             text = ability_text(ab) if ab is not None else "use its ability"
@@ -379,8 +445,10 @@ def action_words(cat: Any, view: dict[str, Any], player: str, a: dict[str, Any],
         if a.get("card"):  # a logged buy names its card (the square no longer shows it)
             c = cat.cards.get(a["card"]) or {}
             card = {"name": c.get("name"), "slot": c.get("slot"), "cost": c.get("cost")}
-        out["label"] = (f"Buy {card.get('name', 'the Advancement')} ({card.get('slot', '?')} slot) — "
-                        f"{plural(int(card.get('cost') or 0), 'Cargo', 'Cargo')}")
+        out["label"] = (
+            f"Buy {card.get('name', 'the Advancement')} ({card.get('slot', '?')} slot) — "
+            f"{plural(int(card.get('cost') or 0), 'Cargo', 'Cargo')}"
+        )
     elif t == "attack_merchant":
         out["label"] = "Attack the Merchant ship here"
         out["confirm"] = "Attack the Merchant ship? The battle starts at once and cannot be undone."
@@ -388,9 +456,11 @@ def action_words(cat: Any, view: dict[str, Any], player: str, a: dict[str, Any],
         out["label"] = f"Attack {player_name(a.get('target'))}'s Ship"
         out["confirm"] = f"Attack {player_name(a.get('target'))}'s Ship? The battle cannot be undone."
     elif t == "attack_building":
-        isl = (((view.get("grid") or {}).get(at) or {}).get("island") or {})
+        isl = ((view.get("grid") or {}).get(at) or {}).get("island") or {}
         kinds = [BUILDING_NAMES.get(b, b) for b in isl.get("buildings", []) if b in ("fort", "garrison")]
-        out["label"] = f"Attack the {' and '.join(kinds) or 'Buildings'} of {player_name(isl.get('controller'))}"
+        out["label"] = (
+            f"Attack the {' and '.join(kinds) or 'Buildings'} of {player_name(isl.get('controller'))}"
+        )
         out["confirm"] = f"{out['label']}? The battle cannot be undone."
     elif t == "master_merchant":
         out["label"] = "Return 12 Cargo for the Master Merchant Achievement"
@@ -400,17 +470,25 @@ def action_words(cat: Any, view: dict[str, Any], player: str, a: dict[str, Any],
         label = "End turn and raise the Pirate flag" if a.get("pirate") else "End turn"
         if sleeve:
             label += "; sleeve " + ", ".join(
-                f"{(cat.cards.get(s.get('advancement')) or {}).get('name', 'an Advancement')} onto {named(s.get('card'))}"
-                for s in sleeve)
+                f"{(cat.cards.get(s.get('advancement')) or {}).get('name', 'an Advancement')} onto "
+                f"{named(s.get('card'))}"
+                for s in sleeve
+            )
         out["label"] = label
-        out["confirm"] = ("End your turn with the Pirate flag raised (Pirate mode)? Ending the turn cannot be undone."
-                          if a.get("pirate") else "End your turn? It cannot be undone.")
+        out["confirm"] = (
+            "End your turn with the Pirate flag raised (Pirate mode)? Ending the turn cannot be undone."
+            if a.get("pirate")
+            else "End your turn? It cannot be undone."
+        )
     elif t == "choose_bonus":
         out["label"] = "Keep the Bonus token: " + " + ".join(
-            ACHIEVEMENTS.get(x, (title(x), ""))[0] for x in (a.get("token") or []))
+            ACHIEVEMENTS.get(x, (title(x), ""))[0] for x in (a.get("token") or [])
+        )
     elif t == "draw_advancement":
         c = cat.cards.get(a.get("card")) or {}
-        out["label"] = f"{c.get('name', 'An Advancement')} was turned up on {square_name(view, a.get('square', ''))}"
+        out["label"] = (
+            f"{c.get('name', 'An Advancement')} was turned up on {square_name(view, a.get('square', ''))}"
+        )
     elif t == "choose_first_player":
         out["label"] = f"{player_name(a.get('first'))} goes first"
     elif t == "draw_sailors":
@@ -455,8 +533,10 @@ def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
     players = list(view.get("players") or s["scores"].keys())
     per = s["scores"]
     known = {k for k, _ in SCORE_CATEGORIES}
-    rows: list[dict[str, Any]] = [{"key": k, "label": lab, "values": {c: int(per.get(c, {}).get(k, 0)) for c in players}}
-            for k, lab in SCORE_CATEGORIES]
+    rows: list[dict[str, Any]] = [
+        {"key": k, "label": lab, "values": {c: int(per.get(c, {}).get(k, 0)) for c in players}}
+        for k, lab in SCORE_CATEGORIES
+    ]
     for k in sorted({k for c in players for k in per.get(c, {})} - known):  # a category the engine adds later
         rows.append({"key": k, "label": title(k), "values": {c: int(per[c].get(k, 0)) for c in players}})
     totals = {c: int((s.get("totals") or {}).get(c, sum(r["values"][c] for r in rows))) for c in players}
@@ -466,13 +546,22 @@ def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
     if winner:
         verdict = f"{player_name(winner)} wins with {plural(totals[winner], 'Coin')}."
     elif tied:
-        verdict = (f"{' and '.join(player_name(c) for c in tied)} are tied on {plural(totals[tied[0]], 'Coin')}: "
-                   "as the rulebook says, each counts the Cannons on their Ship and on all the cards in their deck, "
-                   "drops that many of their cubes in the tower at once (exploding shots, no Battle abilities); "
-                   "the most Battle strength wins the game, and a tie is dropped again.")
+        verdict = (
+            f"{' and '.join(player_name(c) for c in tied)} are tied on {plural(totals[tied[0]], 'Coin')}: "
+            "as the rulebook says, each counts the Cannons on their Ship and on all the cards in their deck, "
+            "drops that many of their cubes in the tower at once (exploding shots, no Battle abilities); "
+            "the most Battle strength wins the game, and a tie is dropped again."
+        )
     else:
         verdict = "The game is scored."
-    return {"players": order, "rows": rows, "totals": totals, "winner": winner, "tied": tied, "verdict": verdict}
+    return {
+        "players": order,
+        "rows": rows,
+        "totals": totals,
+        "winner": winner,
+        "tied": tied,
+        "verdict": verdict,
+    }
 
 
 PHASES: dict[Any, str] = {"setup": "Setup", "main": "Main phase", "over": "Game over"}
@@ -503,18 +592,31 @@ def public_words(state: Any, view: dict[str, Any]) -> dict[str, Any]:
                 cards[f"{color}/{cid}"] = card_words(cat, c)
     from rules.dead_reckoning.ship import BASE_HULL, HOLD_CAP, HOLD_SPACE
 
-    ship = {"hold_spaces": list(HOLD_SPACE), "hold_caps": list(HOLD_CAP), "base_icons": [icons_text(i) for i in BASE_HULL]}
-    return {"squares": squares_words(cat, view), "achievements": achievements_words(cat, view), "ship": ship,
-            "players": {c: player_name(c) for c in view.get("players") or []},
-            "cards": cards, "scores": score_table(view),
-            "phase": PHASES.get(view.get("phase"), title(str(view.get("phase") or ""))),
-            "waiting": [waiting_text(view, r) for r in view.get("waiting_for") or []],
-            "buildings": BUILDING_NAMES, "upgrades": {t: {"name": title(t), "icons": icons_text(u.get("icons")),
-                                                          "category": u.get("category")}
-                                                      for t, u in cat.upgrades.items()}}
+    ship = {
+        "hold_spaces": list(HOLD_SPACE),
+        "hold_caps": list(HOLD_CAP),
+        "base_icons": [icons_text(i) for i in BASE_HULL],
+    }
+    return {
+        "squares": squares_words(cat, view),
+        "achievements": achievements_words(cat, view),
+        "ship": ship,
+        "players": {c: player_name(c) for c in view.get("players") or []},
+        "cards": cards,
+        "scores": score_table(view),
+        "phase": PHASES.get(view.get("phase"), title(str(view.get("phase") or ""))),
+        "waiting": [waiting_text(view, r) for r in view.get("waiting_for") or []],
+        "buildings": BUILDING_NAMES,
+        "upgrades": {
+            t: {"name": title(t), "icons": icons_text(u.get("icons")), "category": u.get("category")}
+            for t, u in cat.upgrades.items()
+        },
+    }
 
 
-def undo_offer(engine: Any, state: Any, player: str, cards: dict[str, dict[str, Any]], view: dict[str, Any]) -> dict[str, Any] | None:
+def undo_offer(
+    engine: Any, state: Any, player: str, cards: dict[str, dict[str, Any]], view: dict[str, Any]
+) -> dict[str, Any] | None:
     """The engine's undo, offered when the engine would accept it now (it is not among legal_actions):
     {"action": {"type": "undo"}, "label": "Undo: <what it takes back>"}; None otherwise."""
     data = getattr(state, "data", None)
@@ -525,12 +627,17 @@ def undo_offer(engine: Any, state: Any, player: str, cards: dict[str, dict[str, 
     except Exception:  # noqa: BLE001 - any refusal means the engine does not offer it now
         return None
     last = data["turn_log"][-1].get("action") or {}
-    what = action_words(_catalog(state), view, player, last, cards)["label"] if last.get("type") else "your last action"
+    what = (
+        action_words(_catalog(state), view, player, last, cards)["label"]
+        if last.get("type")
+        else "your last action"
+    )
     return {"action": {"type": "undo"}, "label": f"Undo: {what}"}
 
 
-def private_words(engine: Any, state: Any, player: str, view: dict[str, Any],
-                  legal: list[dict[str, Any]]) -> dict[str, Any]:
+def private_words(
+    engine: Any, state: Any, player: str, view: dict[str, Any], legal: list[dict[str, Any]]
+) -> dict[str, Any]:
     cat = _catalog(state)
     you = view.get("you") or {}
     board = (view.get("p") or {}).get(player) or {}
@@ -544,11 +651,13 @@ def private_words(engine: Any, state: Any, player: str, view: dict[str, Any],
             if c:
                 deck_cards[cid] = {"sailor": c["sailor"], "level": c["level"], "slots": dict(c["slots"])}
     everything = {**deck_cards, **cards}
-    return {"actions": [action_words(cat, view, player, a, everything) for a in legal],
-            "cards": {cid: card_words(cat, c) for cid, c in everything.items()},
-            "set_aside": [advancement_words(cat, x.get("id")) for x in you.get("set_aside") or []],
-            "bonus": [ACHIEVEMENTS.get(x, (title(x), ""))[0] for x in (you.get("bonus_token") or [])],
-            "undo": undo_offer(engine, state, player, everything, view)}
+    return {
+        "actions": [action_words(cat, view, player, a, everything) for a in legal],
+        "cards": {cid: card_words(cat, c) for cid, c in everything.items()},
+        "set_aside": [advancement_words(cat, x.get("id")) for x in you.get("set_aside") or []],
+        "bonus": [ACHIEVEMENTS.get(x, (title(x), ""))[0] for x in (you.get("bonus_token") or [])],
+        "undo": undo_offer(engine, state, player, everything, view),
+    }
 
 
 def _source_name(state: Any, player: str | None, source: Any) -> str:
@@ -563,7 +672,9 @@ def _source_name(state: Any, player: str | None, source: Any) -> str:
     return c["name"] if c else "a card"
 
 
-def prompt_words(state: Any, view: dict[str, Any], prompt: dict[str, Any], player: str | None = None) -> dict[str, Any]:
+def prompt_words(
+    state: Any, view: dict[str, Any], prompt: dict[str, Any], player: str | None = None
+) -> dict[str, Any]:
     """Labels for a prompt's options where they are engine ids (squares, ways, cards)."""
     out: dict[str, Any] = {}
     opts = prompt.get("options")
@@ -576,8 +687,13 @@ def prompt_words(state: Any, view: dict[str, Any], prompt: dict[str, Any], playe
                 labels.append(square_name(view, o))
             elif isinstance(o, str) and o in (view.get("players") or []):
                 labels.append(f"{player_name(o)}'s Ship")
-            elif isinstance(o, dict) and isinstance(o.get("effect"), str):  # a Battle ability, named by its card
-                labels.append(f"{_source_name(state, player, o.get('source'))}: {battle_text(o['effect'], o.get('params'))}")
+            elif isinstance(o, dict) and isinstance(
+                o.get("effect"), str
+            ):  # a Battle ability, named by its card
+                labels.append(
+                    f"{_source_name(state, player, o.get('source'))}: "
+                    f"{battle_text(o['effect'], o.get('params'))}"
+                )
             else:
                 labels.append(None)
         if any(labels):
@@ -585,7 +701,9 @@ def prompt_words(state: Any, view: dict[str, Any], prompt: dict[str, Any], playe
     cards = prompt.get("cards")
     owner = (getattr(state, "data", {}) or {}).get("p", {}).get(player or "") if player else None
     if isinstance(cards, list) and owner and all(isinstance(c, str) for c in cards):
-        out["card_labels"] = [card_name(owner["cards"][c]) if c in owner["cards"] else "a Sailor card" for c in cards]
+        out["card_labels"] = [
+            card_name(owner["cards"][c]) if c in owner["cards"] else "a Sailor card" for c in cards
+        ]
     return out
 
 
@@ -601,34 +719,49 @@ def _side_name(side: dict[str, Any] | None) -> str:
 def event_text(state: Any, view: dict[str, Any], e: dict[str, Any]) -> str:
     """One line of the game's log as the table view lists it ('Red: Sail to Island 9 ...', 'Blue completes
     Explorer'). `e` is the public event (rules.api.event_view: secrets already removed)."""
-    t, who = e.get("type"), player_name(e.get("player")) if e.get("player") not in (None, "table", "referee") else None
+    t, who = (
+        e.get("type"),
+        player_name(e.get("player")) if e.get("player") not in (None, "table", "referee") else None,
+    )
     raw = e.get("action")
     a: dict[str, Any] = raw if isinstance(raw, dict) else {}
     isl = lambda sq: square_name(view, sq)  # noqa: E731 - a short local alias
     if t == "achievement":
-        return f"{who} completes {ACHIEVEMENTS.get(e.get('achievement'), (title(str(e.get('achievement'))), ''))[0]}"
+        achievement = ACHIEVEMENTS.get(e.get("achievement"), (title(str(e.get("achievement"))), ""))[0]
+        return f"{who} completes {achievement}"
     if t == "battle_started":
         st = e.get("setup") or {}
-        return f"Battle at {isl(st.get('location', ''))}: {_side_name(st.get('attacker'))} attacks {_side_name(st.get('defender'))}"
+        attacker, defender = _side_name(st.get("attacker")), _side_name(st.get("defender"))
+        return f"Battle at {isl(st.get('location', ''))}: {attacker} attacks {defender}"
     if t == "battle_resolved":
         st, out = e.get("setup") or {}, e.get("outcome") or {}
-        return f"{_side_name(st.get(out.get('winner'))).replace(chr(39) + 's Ship', '')} wins the battle" if out.get("winner") else "The battle is over"
+        return (
+            f"{_side_name(st.get(out.get('winner'))).replace(chr(39) + 's Ship', '')} wins the battle"
+            if out.get("winner")
+            else "The battle is over"
+        )
     if t == "cleanup":
         return f"{who} cleans up" + (f" and draws {plural(int(e['draw']), 'card')}" if e.get("draw") else "")
     if t == "control_changed":
-        return (f"{player_name(e['controller'])} now controls {isl(e.get('square', ''))}" if e.get("controller")
-                else f"Nobody controls {isl(e.get('square', ''))} now")
+        return (
+            f"{player_name(e['controller'])} now controls {isl(e.get('square', ''))}"
+            if e.get("controller")
+            else f"Nobody controls {isl(e.get('square', ''))} now"
+        )
     if t == "game_end_triggered":
         return f"{who} triggers the end of the game: everyone else has one final turn"
     if t == "game_over":
         return "The game is over: see the scores"
     if t == "garrison_fire":
-        return f"{player_name(e.get('by'))}'s Garrison on {isl(e.get('square', ''))} fires: {who} takes 1 Damage"
+        return (
+            f"{player_name(e.get('by'))}'s Garrison on {isl(e.get('square', ''))} fires: {who} takes 1 Damage"
+        )
     if t == "moved":
         path = e.get("path") or []
         return f"{who} sails to {isl(path[-1])}" if path else f"{who} sails"
     if t == "produced":
-        return f"{isl(e.get('square', ''))} produces {cargo_coins(int(e.get('cargo') or 0), int(e.get('coins') or 0))}"
+        goods = cargo_coins(int(e.get("cargo") or 0), int(e.get("coins") or 0))
+        return f"{isl(e.get('square', ''))} produces {goods}"
     if t == "ship_sunk":
         return f"{who}'s Ship sinks" + (f" (sunk by {player_name(e['by'])})" if e.get("by") else "")
     if t == "battle_updated":
@@ -637,9 +770,12 @@ def event_text(state: Any, view: dict[str, Any], e: dict[str, Any]) -> str:
         return "A new game: " + ", ".join(player_name(c) for c in a.get("players") or [])
     if t == "draw_sailors":
         n = len(a["cards"]) if isinstance(a.get("cards"), list) else a.get("cards_count", 0)
-        return f"{player_name(a.get('player_drawing') or e.get('player'))} draws {plural(int(n or 0), 'Sailor card')}"
+        drawer = player_name(a.get("player_drawing") or e.get("player"))
+        return f"{drawer} draws {plural(int(n or 0), 'Sailor card')}"
     if t == "deal_bonus":
-        return f"{player_name(a.get('player_dealt') or e.get('player'))} is dealt two Bonus Achievement tokens"
+        return (
+            f"{player_name(a.get('player_dealt') or e.get('player'))} is dealt two Bonus Achievement tokens"
+        )
     if t == "choose_bonus" and "token" not in a:
         return f"{who} keeps a Bonus Achievement token"
     if t == "level_up" and "card" not in a:

@@ -91,7 +91,9 @@ class ZmqInputs:
 class SensorWiring:
     """What each bridge / vision message does to the table (see docs/controller.md)."""
 
-    def __init__(self, service: Any, jam_timeout: float = 3.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, service: Any, jam_timeout: float = 3.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.service = service
         self.jam_active = False
         self.jam_timeout, self.clock = jam_timeout, clock
@@ -130,10 +132,19 @@ class SensorWiring:
                 self.in_tower_since, self.held_reported = None, False
             elif self.in_tower_since is None:
                 self.in_tower_since = now
-            elif now - self.in_tower_since >= self.jam_timeout and not self.held_reported and not self.jam_active:
+            elif (
+                now - self.in_tower_since >= self.jam_timeout
+                and not self.held_reported
+                and not self.jam_active
+            ):
                 self.held_reported = True
-                self._jam({"source": "in_tower", "cubes": msg["in_tower"],
-                           "seconds": round(now - self.in_tower_since, 1)})
+                self._jam(
+                    {
+                        "source": "in_tower",
+                        "cubes": msg["in_tower"],
+                        "seconds": round(now - self.in_tower_since, 1),
+                    }
+                )
 
     def _jam(self, detail: dict[str, Any]) -> None:
         driver = self.service.battles
@@ -148,8 +159,11 @@ class SensorWiring:
             # A tower whose link is down or stale counts as unplugged: its part of a drop is entered by hand.
             self.service.battles.sensor_seen("tower", link in ("up", "synced", "online", True))
         if mqtt is not None:
-            mqtt.set_device("tower", link in ("up", "synced", "online", True), **{
-                k: v for k, v in msg.items() if isinstance(v, int | float | str | bool) or v is None})
+            mqtt.set_device(
+                "tower",
+                link in ("up", "synced", "online", True),
+                **{k: v for k, v in msg.items() if isinstance(v, int | float | str | bool) or v is None},
+            )
 
     def vision_board(self, msg: dict[str, Any]) -> None:
         driver = self.service.battles
@@ -174,6 +188,10 @@ class SensorWiring:
             mqtt.set_device("camera", bool(msg.get("online", True)), ts=msg.get("ts", time.time()))
 
     def handlers(self) -> dict[bytes, Callable[[dict[str, Any]], None]]:
-        return {topics.BRIDGE_EVENT: self.bridge_event, topics.BRIDGE_HEALTH: self.bridge_health,
-                topics.VISION_BOARD: self.vision_board, topics.VISION_HEALTH: self.vision_health,
-                topics.VISION_TABLE: self.vision_table}
+        return {
+            topics.BRIDGE_EVENT: self.bridge_event,
+            topics.BRIDGE_HEALTH: self.bridge_health,
+            topics.VISION_BOARD: self.vision_board,
+            topics.VISION_HEALTH: self.vision_health,
+            topics.VISION_TABLE: self.vision_table,
+        }

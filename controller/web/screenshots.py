@@ -20,8 +20,15 @@ from typing import Any
 from urllib.parse import urlencode
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 SIZES = {"tablet": {"width": 1024, "height": 768}, "phone": {"width": 390, "height": 844}}
 TABLE = "table-1"
 
@@ -36,11 +43,26 @@ def _step(core: Any, rng: random.Random) -> None:
     raise RuntimeError("no player has a legal action")
 
 
-def _shoot(browser: Any, base_url: str, broker: Any, out: Path, name: str, player: str | None, size: str,
-           wait_for: str = "#main[data-seq]") -> None:
+def _shoot(
+    browser: Any,
+    base_url: str,
+    broker: Any,
+    out: Path,
+    name: str,
+    player: str | None,
+    size: str,
+    wait_for: str = "#main[data-seq]",
+) -> None:
     user = player or "display"
-    query = urlencode({"table": TABLE, **({"player": player} if player else {"view": "table"}), "user": user,
-                       "pass": broker.users[user], "ws": f"ws://127.0.0.1:{broker.ws_port}"})
+    query = urlencode(
+        {
+            "table": TABLE,
+            **({"player": player} if player else {"view": "table"}),
+            "user": user,
+            "pass": broker.users[user],
+            "ws": f"ws://127.0.0.1:{broker.ws_port}",
+        }
+    )
     page = browser.new_page(viewport=SIZES[size])
     page.goto(f"{base_url}?{query}")
     page.wait_for_selector("#conn[data-status=live]", timeout=15_000)
@@ -100,16 +122,34 @@ def main(argv: list[str] | None = None) -> int:
                     setup = driver.session.setup
                     att, dfd = setup.attacker, setup.defender
                     zones = ["str-2", "plunder-c2", "dmg-1", "str-1a", "plunder-k1", "miss"]
-                    cubes = [{"color": att.cube_color, "zone": zones[i % len(zones)], "confidence": 0.3 if i == 0 else 0.95}
-                             for i in range(att.cubes)]
-                    cubes += [{"color": dfd.cube_color, "zone": zones[-1 - i % len(zones)], "confidence": 0.95}
-                              for i in range(dfd.cubes)]
+                    cubes = [
+                        {
+                            "color": att.cube_color,
+                            "zone": zones[i % len(zones)],
+                            "confidence": 0.3 if i == 0 else 0.95,
+                        }
+                        for i in range(att.cubes)
+                    ]
+                    cubes += [
+                        {"color": dfd.cube_color, "zone": zones[-1 - i % len(zones)], "confidence": 0.95}
+                        for i in range(dfd.cubes)
+                    ]
                     driver.start_drop({})
                     driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
-                    driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True)
+                    driver.camera(
+                        {"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True
+                    )
                     _shoot(browser, display.url, broker, args.out, "table-battle", None, "tablet", "#battle")
-                    _shoot(browser, display.url, broker, args.out, "player-battle", att.name, "phone",
-                           "[data-kind='confirm_reading']")
+                    _shoot(
+                        browser,
+                        display.url,
+                        broker,
+                        args.out,
+                        "player-battle",
+                        att.name,
+                        "phone",
+                        "[data-kind='confirm_reading']",
+                    )
                 browser.close()
         finally:
             display.stop()

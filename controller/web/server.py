@@ -4,7 +4,8 @@
 Owns only static serving and the join screen's data; a request path that is not exactly a file of the
 static folder (`..`, encoded or not, a NUL byte, a backslash, a link out of the folder) is a 404.
 `/join.json` answers only a request carrying the display's password (`Authorization: Bearer <pw>`,
-the password the table view's own link holds): the seats' links carry their passwords. The pages talk to the broker directly over MQTT/WebSockets with each
+the password the table view's own link holds): the seats' links carry their passwords. The pages talk to
+the broker directly over MQTT/WebSockets with each
 tablet's own credentials (the broker's ACL keeps secrets), so this server never sees game state.
 The MQTT client (mqtt.js) comes from the npm registry at build time into `controller/web/node_modules`
 (`npm install` in controller/web, or `bash deploy/install-dev.sh`); it is never committed.
@@ -45,7 +46,11 @@ _TYPES = {
 
 # Keys /settings.json may carry; anything else in `settings` stays on the server.
 _PUBLIC_SETTINGS = ("table", "ws", "title", "board")
-DEFAULT_SETTINGS: dict[str, Any] = {"table": "table-1", "ws": "ws://127.0.0.1:9001", "title": "Dead Reckoning"}
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "table": "table-1",
+    "ws": "ws://127.0.0.1:9001",
+    "title": "Dead Reckoning",
+}
 
 
 class DisplayNotBuilt(RuntimeError):
@@ -119,7 +124,9 @@ def join_body(info: dict[str, Any], authorization: str | None) -> tuple[HTTPStat
     return HTTPStatus.OK, {"seats": seats}
 
 
-def _make_handler(settings_body: bytes, join: Callable[[], dict[str, Any]] | None = None) -> type[BaseHTTPRequestHandler]:
+def _make_handler(
+    settings_body: bytes, join: Callable[[], dict[str, Any]] | None = None
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "smart-table-display"
 
@@ -132,7 +139,9 @@ def _make_handler(settings_body: bytes, join: Callable[[], dict[str, Any]] | Non
         def _serve(self, send_body: bool) -> None:
             path = urlsplit(self.path).path
             if path == "/join.json":
-                status, data = join_body(join() if join is not None else {}, self.headers.get("Authorization"))
+                status, data = join_body(
+                    join() if join is not None else {}, self.headers.get("Authorization")
+                )
                 self._reply(status, "application/json", json.dumps(data).encode(), send_body)
                 return
             if path == "/settings.json":
@@ -149,7 +158,9 @@ def _make_handler(settings_body: bytes, join: Callable[[], dict[str, Any]] | Non
             ctype = _TYPES.get(file.suffix, "application/octet-stream")
             self._reply(HTTPStatus.OK, ctype, file.read_bytes(), send_body, cache=path.startswith("/vendor/"))
 
-        def _reply(self, status: HTTPStatus, ctype: str, body: bytes, send_body: bool, cache: bool = False) -> None:
+        def _reply(
+            self, status: HTTPStatus, ctype: str, body: bytes, send_body: bool, cache: bool = False
+        ) -> None:
             self.send_response(status)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
@@ -171,7 +182,11 @@ def _static_file(path: str) -> Path | None:
     if path in ("", "/"):
         path = "/index.html"
     parts = path.lstrip("/").split("/")
-    if "\x00" in path or "\\" in path or any(part in ("", ".", "..") or part.startswith(".") for part in parts):
+    if (
+        "\x00" in path
+        or "\\" in path
+        or any(part in ("", ".", "..") or part.startswith(".") for part in parts)
+    ):
         return None
     try:
         candidate = (STATIC_ROOT / "/".join(parts)).resolve()
@@ -183,8 +198,9 @@ def _static_file(path: str) -> Path | None:
     return candidate
 
 
-def serve_display(host: str, port: int, settings: dict[str, Any],
-                  join: Callable[[], dict[str, Any]] | None = None) -> DisplayHandle:
+def serve_display(
+    host: str, port: int, settings: dict[str, Any], join: Callable[[], dict[str, Any]] | None = None
+) -> DisplayHandle:
     """Serve the display on host:port in a background thread (port 0 picks a free one).
 
     `settings` gives `table` (table id), `ws` (the broker's WebSocket URL the pages use when the

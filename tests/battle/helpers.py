@@ -24,19 +24,36 @@ def ab(id: str, effect: str, **params: Any) -> BattleAbility:
     return BattleAbility(id=id, source=id.split(":")[0], effect=effect, params=params)
 
 
-def player(color: str, cubes: int, *abilities: BattleAbility, damage: int = 0, wheels: int = 0,
-           pirate: bool = False) -> BattleSide:
-    return BattleSide(name=color, is_player=True, cube_color=color, cubes=cubes, abilities=tuple(abilities),
-                      damage=damage, wheels=wheels, pirate_mode=pirate)
+def player(
+    color: str, cubes: int, *abilities: BattleAbility, damage: int = 0, wheels: int = 0, pirate: bool = False
+) -> BattleSide:
+    return BattleSide(
+        name=color,
+        is_player=True,
+        cube_color=color,
+        cubes=cubes,
+        abilities=tuple(abilities),
+        damage=damage,
+        wheels=wheels,
+        pirate_mode=pirate,
+    )
 
 
 def black(name: str, cubes: int) -> BattleSide:
     return BattleSide(name=name, is_player=False, cube_color="black", cubes=cubes)
 
 
-def setup(kind: str, attacker: BattleSide, defender: BattleSide, battle_id: str = "t1-b1", **kw: Any) -> BattleSetup:
-    return BattleSetup(battle_id=battle_id, kind=kind, attacker=attacker, defender=defender,  # type: ignore[arg-type]
-                       location="r1c1", **kw)
+def setup(
+    kind: str, attacker: BattleSide, defender: BattleSide, battle_id: str = "t1-b1", **kw: Any
+) -> BattleSetup:
+    return BattleSetup(
+        battle_id=battle_id,
+        kind=kind,  # type: ignore[arg-type]  # the tests name the kind as a plain string
+        attacker=attacker,
+        defender=defender,
+        location="r1c1",
+        **kw,
+    )
 
 
 def cubes(spec: str) -> list[dict[str, Any]]:
@@ -60,7 +77,16 @@ def pass_(side: str) -> dict[str, Any]:
     return {"step": "pass", "side": side}
 
 
-def record(s: BattleSetup, *steps: dict[str, Any], corrections: list[dict[str, Any]] | None = None,
-           board: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {"schema": "smart-table/battle-record@1", "battle_id": s.battle_id, "board": board or BOARD,
-            "steps": list(steps), "corrections": corrections or []}
+def record(
+    s: BattleSetup,
+    *steps: dict[str, Any],
+    corrections: list[dict[str, Any]] | None = None,
+    board: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    return {
+        "schema": "smart-table/battle-record@1",
+        "battle_id": s.battle_id,
+        "board": board or BOARD,
+        "steps": list(steps),
+        "corrections": corrections or [],
+    }

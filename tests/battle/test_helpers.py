@@ -45,7 +45,10 @@ def test_fort_five_garrison_two_both_seven() -> None:
 
 def test_fort_and_garrison_attacked_with_seven_black_cubes() -> None:
     s = setup("building", player("red", 4), black("building:r2c2", building_cubes(True, True)))
-    rec = record(s, drop("initial", "red@s2 red@s2 red@s1 red@dmg " + "black@s1 " * 4 + "black@miss black@dmg black@dmg"))
+    rec = record(
+        s,
+        drop("initial", "red@s2 red@s2 red@s1 red@dmg " + "black@s1 " * 4 + "black@miss black@dmg black@dmg"),
+    )
     o = resolve_battle(s, rec)
     assert o.winner == "attacker" and o.cubes_returned == {"black": 7, "red": 4}
     assert ship_damage_after(s, o, "attacker") == 2  # damage as normal, no loser damage: it won
@@ -53,14 +56,22 @@ def test_fort_and_garrison_attacked_with_seven_black_cubes() -> None:
 
 
 def test_defender_in_harbor_gets_four_more_cubes() -> None:
-    s = setup("ship", player("red", battle_cubes(2).cubes), player("blue", battle_cubes(1, defender_in_harbor=True).cubes))
+    s = setup(
+        "ship",
+        player("red", battle_cubes(2).cubes),
+        player("blue", battle_cubes(1, defender_in_harbor=True).cubes),
+    )
     rec = record(s, drop("initial", "red@s2 red@s2 " + "blue@s1 " * 4 + "blue@miss"))
     o = resolve_battle(s, rec)
     assert o.cubes_returned == {"blue": 5, "red": 2} and o.winner == "attacker" and o.tied
 
 
 def test_battle_after_a_final_turn_has_two_more_cubes() -> None:
-    s = setup("ship", player("red", battle_cubes(1).cubes), player("blue", battle_cubes(1, after_final_turn=True).cubes))
+    s = setup(
+        "ship",
+        player("red", battle_cubes(1).cubes),
+        player("blue", battle_cubes(1, after_final_turn=True).cubes),
+    )
     with pytest.raises(BattleRecordError, match="1 blue"):
         resolve_battle(s, record(s, drop("initial", "red@s1 blue@s1")))
     o = resolve_battle(s, record(s, drop("initial", "red@s1 blue@s1 blue@s1 blue@miss")))
@@ -80,7 +91,9 @@ def test_both_ships_can_sink_and_a_winner_can_sink() -> None:
 def test_fifth_damage_from_an_ability_mid_battle_sinks_only_at_the_end() -> None:
     g4 = sailor_battle_abilities("red", "gun", "gunner", 4)
     s = setup("ship", player("red", 2, *g4), player("blue", 1, damage=4))
-    o = resolve_battle(s, record(s, drop("initial", "red@s1 red@s2 blue@s2"), use("attacker", g4[1].id, cube=0)))
+    o = resolve_battle(
+        s, record(s, drop("initial", "red@s1 red@s2 blue@s2"), use("attacker", g4[1].id, cube=0))
+    )
     assert o.winner == "attacker" and o.tied  # the battle finished after the 5th Damage
     assert sunk_sides(s, o) == ("defender",)
 
@@ -95,25 +108,43 @@ def test_sinking_with_four_coins_keeps_them_and_loses_five_from_the_chest() -> N
 def test_non_player_battle_has_no_default_loser_damage_but_counts_for_legendary() -> None:
     s = setup("nonplayer", player("red", 1, damage=4), black("merchant:M1", 2))
     o = resolve_battle(s, record(s, drop("initial", "red@s1 black@s2 black@miss")))
-    assert o.winner == "defender" and ship_damage_after(s, o, "attacker") == 4  # the card's Lose effect is data
+    assert (
+        o.winner == "defender" and ship_damage_after(s, o, "attacker") == 4
+    )  # the card's Lose effect is data
     o = resolve_battle(s, record(s, drop("initial", "red@s2 black@s1 black@miss")))
     assert counts_for_legendary(s, o)
 
 
 def test_two_pirate_ships_in_a_row_are_two_setups_sharing_the_turn() -> None:
     g3 = sailor_battle_abilities("red", "gun", "gunner", 3)
-    first = setup("ship", player("red", 1, *g3), player("blue", 1, pirate=True), battle_id="t4-b1",
-                  provoked_by_pirate=True)
-    rec1 = record(first, drop("initial", "red@s1 blue@dmg"), use("attacker", g3[0].id),
-                  drop("ability", "red@s1 blue@dmg red@s2 red@miss"))
+    first = setup(
+        "ship",
+        player("red", 1, *g3),
+        player("blue", 1, pirate=True),
+        battle_id="t4-b1",
+        provoked_by_pirate=True,
+    )
+    rec1 = record(
+        first,
+        drop("initial", "red@s1 blue@dmg"),
+        use("attacker", g3[0].id),
+        drop("ability", "red@s1 blue@dmg red@s2 red@miss"),
+    )
     o1 = resolve_battle(first, rec1)
     assert o1.winner == "attacker" and g3[0].id in o1.abilities_used and counts_for_legendary(first, o1)
     # The engine carries the damage and drops the spent ability for the second Pirate ship.
     dmg = ship_damage_after(first, o1, "attacker")
-    second = setup("ship", player("red", 1, damage=dmg), player("green", 2, pirate=True), battle_id="t4-b2",
-                   provoked_by_pirate=True)
+    second = setup(
+        "ship",
+        player("red", 1, damage=dmg),
+        player("green", 2, pirate=True),
+        battle_id="t4-b2",
+        provoked_by_pirate=True,
+    )
     with pytest.raises(BattleRecordError, match="no Battle ability"):
-        resolve_battle(second, record(second, drop("initial", "red@s1 green@s1 green@miss"), use("attacker", g3[0].id)))
+        resolve_battle(
+            second, record(second, drop("initial", "red@s1 green@s1 green@miss"), use("attacker", g3[0].id))
+        )
     o2 = resolve_battle(second, record(second, drop("initial", "red@s1 green@s2 green@miss")))
     assert o2.winner == "defender" and ship_damage_after(second, o2, "attacker") == 2
 
@@ -134,15 +165,24 @@ def test_board_model_validation_and_layout_conversion() -> None:
     bb = board_from_json(DEFAULT_BOARD)
     assert bb.is_adjacent("str-2", "explode") and bb.is_adjacent("explode", "str-2")
     assert board_from_json(bb.to_json()) == bb
-    layout = {"schema": "smart-table/board-layout@1", "zones": [
-        {"id": "x", "kind": "exploding", "polygon_mm": [[0, 0], [1, 0], [1, 1]]},
-        {"id": "s", "kind": "strength", "strength": 2, "polygon_mm": []}], "adjacent": [["x", "s"]]}
-    assert board_from_layout(layout) == {"zones": {"x": {"kind": "exploding"}, "s": {"kind": "strength", "strength": 2}},
-                                         "adjacent": [["x", "s"]]}
-    for bad, words in (({"zones": {"s": {"kind": "strength"}}}, "needs 'strength'"),
-                       ({"zones": {"p": {"kind": "plunder", "cargo": -1}}}, "'cargo'"),
-                       ({"zones": {"a": {"kind": "miss"}}, "adjacent": [["a", "b"]]}, "'b'"),
-                       ({"zones": {"a": {"kind": "miss"}}, "adjacent": [["a"]]}, "pairs")):
+    layout = {
+        "schema": "smart-table/board-layout@1",
+        "zones": [
+            {"id": "x", "kind": "exploding", "polygon_mm": [[0, 0], [1, 0], [1, 1]]},
+            {"id": "s", "kind": "strength", "strength": 2, "polygon_mm": []},
+        ],
+        "adjacent": [["x", "s"]],
+    }
+    assert board_from_layout(layout) == {
+        "zones": {"x": {"kind": "exploding"}, "s": {"kind": "strength", "strength": 2}},
+        "adjacent": [["x", "s"]],
+    }
+    for bad, words in (
+        ({"zones": {"s": {"kind": "strength"}}}, "needs 'strength'"),
+        ({"zones": {"p": {"kind": "plunder", "cargo": -1}}}, "'cargo'"),
+        ({"zones": {"a": {"kind": "miss"}}, "adjacent": [["a", "b"]]}, "'b'"),
+        ({"zones": {"a": {"kind": "miss"}}, "adjacent": [["a"]]}, "pairs"),
+    ):
         with pytest.raises(BattleRecordError, match=words):
             board_from_json(bad)
     with pytest.raises(BattleRecordError, match="'zones'"):

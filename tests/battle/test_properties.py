@@ -35,7 +35,9 @@ def setups(draw: Any) -> BattleSetup:
         names = draw(st.lists(st.sampled_from(sorted(POOL)), unique=True, max_size=3))
         return tuple(a for n in names for a in POOL[n](color))
 
-    attacker = player("red", draw(st.integers(0, 7)), *abilities("red"), damage=draw(st.integers(0, 4)), wheels=1)
+    attacker = player(
+        "red", draw(st.integers(0, 7)), *abilities("red"), damage=draw(st.integers(0, 4)), wheels=1
+    )
     if kind in ("ship", "tiebreak"):
         defender = player("blue", draw(st.integers(0, 7)), *abilities("blue"), damage=draw(st.integers(0, 4)))
     else:
@@ -46,8 +48,12 @@ def setups(draw: Any) -> BattleSetup:
 def added_cubes(s: BattleSetup, rec: dict[str, Any]) -> Counter[str]:
     """Cubes that joined the battle, counted from the readings alone (not from the resolver):
     the initial drop, then whatever each later drop added to the board, net of ability removals."""
-    removers = {a.id: side.cube_color for side in (s.attacker, s.defender) for a in side.abilities
-                if a.effect == "remove_cube_for_damage_and_coins"}
+    removers = {
+        a.id: side.cube_color
+        for side in (s.attacker, s.defender)
+        for a in side.abilities
+        if a.effect == "remove_cube_for_damage_and_coins"
+    }
     total: Counter[str] = Counter()
     on_board: Counter[str] = Counter()
     for step in rec["steps"]:
@@ -67,7 +73,9 @@ def test_outcome_is_a_pure_function_of_setup_and_record(s: BattleSetup, seed: in
     rec = random_record(s, random.Random(seed), BOARD)
     assert random_record(s, random.Random(seed), BOARD) == rec  # seeded chance replays exactly
     first = resolve_battle(s, rec)
-    again = resolve_battle(BattleSetup.from_json(json.loads(json.dumps(s.to_json()))), json.loads(json.dumps(rec)))
+    again = resolve_battle(
+        BattleSetup.from_json(json.loads(json.dumps(s.to_json()))), json.loads(json.dumps(rec))
+    )
     assert again == first
     assert resolve_battle(s, rec) == first  # resolving does not change the record
     assert first.winner == ("attacker" if first.attacker.strength >= first.defender.strength else "defender")
@@ -104,10 +112,24 @@ def test_a_lost_cube_is_never_silently_accepted(s: BattleSetup, seed: int, pick:
 
 
 def camera_json(board: list[dict[str, Any]]) -> dict[str, Any]:
-    cubes = [{"color": c["color"], "zone": c["zone"], "center_mm": [5.0 * i, 7.0], "on_rail": c["zone"] is None,
-              "confidence": 0.99} for i, c in enumerate(board)]
+    cubes = [
+        {
+            "color": c["color"],
+            "zone": c["zone"],
+            "center_mm": [5.0 * i, 7.0],
+            "on_rail": c["zone"] is None,
+            "confidence": 0.99,
+        }
+        for i, c in enumerate(board)
+    ]
     redrop = [i for i, c in enumerate(cubes) if c["on_rail"]]
-    return {"status": "redrop" if redrop else "ok", "cubes": cubes, "counts": {}, "redrop": redrop, "ambiguous": []}
+    return {
+        "status": "redrop" if redrop else "ok",
+        "cubes": cubes,
+        "counts": {},
+        "redrop": redrop,
+        "ambiguous": [],
+    }
 
 
 @settings(max_examples=40, deadline=None)
@@ -131,5 +153,7 @@ def test_the_session_fed_a_random_table_reaches_the_same_outcome(s: BattleSetup,
         else:
             session.pass_turn(s.attacker.name if step["side"] == "attacker" else s.defender.name, now=t)
     assert session.phase == "done"
-    assert session.outcome == resolve_battle(s, rec) == resolve_battle(s, json.loads(json.dumps(session.record)))
+    assert (
+        session.outcome == resolve_battle(s, rec) == resolve_battle(s, json.loads(json.dumps(session.record)))
+    )
     assert [p.kind for p in session.prompts()] == ["result"]

@@ -13,7 +13,9 @@ from rules.battle.session import BattleSession, SessionSettings
 from tests.battle.helpers import BOARD, ab, black, player, setup
 
 
-def reading(spec: str, ambiguous: tuple[int, ...] = (), low: tuple[int, ...] = (), status: str | None = None) -> dict[str, Any]:
+def reading(
+    spec: str, ambiguous: tuple[int, ...] = (), low: tuple[int, ...] = (), status: str | None = None
+) -> dict[str, Any]:
     """The JSON of `smart-table vision read` for 'red@s1 blue@- ...' ('-': fully on a rail)."""
     cubes: list[dict[str, Any]] = []
     counts: dict[str, dict[str, int]] = {}
@@ -21,8 +23,15 @@ def reading(spec: str, ambiguous: tuple[int, ...] = (), low: tuple[int, ...] = (
     for i, token in enumerate(spec.split()):
         color, zone = token.split("@")
         on_rail = zone == "-"
-        cubes.append({"color": color, "zone": None if on_rail else zone, "center_mm": [10.0 * i, 20.0],
-                      "on_rail": on_rail, "confidence": 0.3 if i in low else 0.97})
+        cubes.append(
+            {
+                "color": color,
+                "zone": None if on_rail else zone,
+                "center_mm": [10.0 * i, 20.0],
+                "on_rail": on_rail,
+                "confidence": 0.3 if i in low else 0.97,
+            }
+        )
         if on_rail:
             redrop.append(i)
         else:
@@ -30,7 +39,13 @@ def reading(spec: str, ambiguous: tuple[int, ...] = (), low: tuple[int, ...] = (
             counts[color][zone] += 1
     if status is None:
         status = "ambiguous" if ambiguous else "redrop" if redrop else "ok"
-    return {"status": status, "cubes": cubes, "counts": counts, "redrop": redrop, "ambiguous": list(ambiguous)}
+    return {
+        "status": status,
+        "cubes": cubes,
+        "counts": counts,
+        "redrop": redrop,
+        "ambiguous": list(ambiguous),
+    }
 
 
 def kinds(prompts: list[Any]) -> list[str]:
@@ -70,12 +85,16 @@ def test_a_clean_drop_is_accepted_and_the_battle_resolved() -> None:
 def test_an_unsettled_board_stays_provisional() -> None:
     s = BattleSession(SHIP, BOARD)
     s.tower({"red": 3, "blue": 2}, now=1)
-    assert kinds(s.camera(reading("red@s2 red@s1 red@dmg blue@s2 blue@p-c2"), settled=False, now=1.2)) == ["settling"]
+    assert kinds(s.camera(reading("red@s2 red@s1 red@dmg blue@s2 blue@p-c2"), settled=False, now=1.2)) == [
+        "settling"
+    ]
     v = s.view()
     assert v["provisional"] and v["phase"] == "drop" and v["result"] is None
     assert v["sides"]["attacker"]["strength"] == 3 and v["sides"]["defender"]["plunder_cargo"] == 2
     assert v["zones"]["s2"] == {"red": 1, "blue": 1}
-    assert kinds(s.camera(reading("red@s2 red@s1 red@dmg blue@s2 blue@p-c2"), settled=True, now=1.6)) == ["result"]
+    assert kinds(s.camera(reading("red@s2 red@s1 red@dmg blue@s2 blue@p-c2"), settled=True, now=1.6)) == [
+        "result"
+    ]
     assert not s.view()["provisional"]
     agrees(s)
 
@@ -107,10 +126,15 @@ def test_a_hidden_cube_is_added_by_a_player_never_guessed() -> None:
 def test_a_cube_stuck_in_the_tower() -> None:
     s = BattleSession(SHIP, BOARD)
     prompts = drop(s, {"red": 2, "blue": 2}, "red@s2 red@s1 blue@s2 blue@s1", 1)
-    assert {(p.kind, p.data.get("source")) for p in prompts} == {("missing-cube", "tower"), ("missing-cube", "camera")}
+    assert {(p.kind, p.data.get("source")) for p in prompts} == {
+        ("missing-cube", "tower"),
+        ("missing-cube", "camera"),
+    }
     assert "stuck in the tower" in prompts[0].text
     assert kinds(s.tower({"red": 3, "blue": 2}, now=2)) == ["drop"]  # counts moved: wait for a fresh reading
-    assert kinds(s.camera(reading("red@s2 red@s1 blue@s2 blue@s1 red@miss"), settled=True, now=3)) == ["result"]
+    assert kinds(s.camera(reading("red@s2 red@s1 blue@s2 blue@s1 red@miss"), settled=True, now=3)) == [
+        "result"
+    ]
     agrees(s)
 
 
@@ -124,7 +148,9 @@ def test_an_extra_cube_on_the_board_is_marked_or_taken_off() -> None:
     stray = BattleSession(SHIP, BOARD)
     prompts = drop(stray, {"red": 3, "blue": 2}, "red@s2 red@s1 red@s1 green@s1 blue@s2 blue@s1", 1)
     assert kinds(prompts) == ["stray-cube"] and "only red and blue" in prompts[0].text
-    assert kinds(stray.camera(reading("red@s2 red@s1 red@s1 blue@s2 blue@s1"), settled=True, now=3)) == ["result"]
+    assert kinds(stray.camera(reading("red@s2 red@s1 red@s1 blue@s2 blue@s1"), settled=True, now=3)) == [
+        "result"
+    ]
 
 
 def test_one_cube_too_many_through_the_tower() -> None:
@@ -145,7 +171,9 @@ def test_a_cube_on_a_rail_is_redropped_and_folded_in() -> None:
     assert "rail" in prompts[0].text and "1 red cube" in prompts[0].text
     assert s.view()["on_rail"] == {"red": 1}
     # a reading of the unchanged board before the re-drop says nothing
-    assert kinds(s.camera(reading("red@s2 red@- red@dmg blue@s2 blue@p-c2"), settled=True, now=2)) == ["redrop-rail"]
+    assert kinds(s.camera(reading("red@s2 red@- red@dmg blue@s2 blue@p-c2"), settled=True, now=2)) == [
+        "redrop-rail"
+    ]
     prompts = drop(s, {"red": 1}, "red@s2 red@dmg blue@s2 blue@p-c2 red@s2", 3)
     assert kinds(prompts) == ["result"] and s.outcome is not None and s.outcome.attacker.strength == 4
     assert [st["reason"] for st in s.record["steps"]] == ["initial", "rail"]
@@ -159,7 +187,9 @@ def test_chained_exploding_shots() -> None:
     assert prompts[0].data["cubes"] == {"red": 4, "blue": 2}
     assert "2 red cubes from the exploding-shot zone, plus 2 extra red" in prompts[0].text
     assert "1 blue cube from the exploding-shot zone, plus 1 extra blue" in prompts[0].text
-    prompts = drop(s, {"red": 4, "blue": 2}, "red@s1 blue@s1 red@explode red@s2 red@miss red@dmg blue@s2 blue@miss", 2)
+    prompts = drop(
+        s, {"red": 4, "blue": 2}, "red@s1 blue@s1 red@explode red@s2 red@miss red@dmg blue@s2 blue@miss", 2
+    )
     assert kinds(prompts) == ["redrop-exploding"] and prompts[0].data["cubes"] == {"red": 2}
     assert s.view()["sides"]["attacker"]["exploding_shots"] == 3
     prompts = drop(s, {"red": 2}, "red@s1 blue@s1 red@s2 red@miss red@dmg blue@s2 blue@miss red@s1 red@s1", 3)
@@ -173,7 +203,9 @@ def test_chained_exploding_shots() -> None:
 
 def test_an_ambiguous_cube_waits_for_a_player() -> None:
     s = BattleSession(SHIP, BOARD)
-    prompts = drop(s, {"red": 3, "blue": 2}, "red@s2 red@s1 red@dmg blue@s2 blue@p-c2", 1, ambiguous=(1,), low=(4,))
+    prompts = drop(
+        s, {"red": 3, "blue": 2}, "red@s2 red@s1 red@dmg blue@s2 blue@p-c2", 1, ambiguous=(1,), low=(4,)
+    )
     assert kinds(prompts) == ["ambiguous-cube", "ambiguous-cube"]
     assert [p.data["cube"] for p in prompts] == [1, 4] and "near" in prompts[0].text
     assert kinds(s.correct(1, now=2, by="red", zone="s1")) == ["ambiguous-cube"]
@@ -210,7 +242,11 @@ def test_a_correction_that_contradicts_later_drops_is_refused_and_changes_nothin
 
 def test_ability_prompts_alternate_and_an_ability_drop_can_explode() -> None:
     g3 = sailor_battle_abilities("red", "gun", "gunner", 3)
-    st = setup("ship", player("red", 1, *g3), player("blue", 1, ab("blue:m", "move_cube_adjacent"), ab("blue:w", "coins_per_wheel")))
+    st = setup(
+        "ship",
+        player("red", 1, *g3),
+        player("blue", 1, ab("blue:m", "move_cube_adjacent"), ab("blue:w", "coins_per_wheel")),
+    )
     s = BattleSession(st, BOARD)
     (p,) = drop(s, {"red": 1, "blue": 1}, "red@s1 blue@s1", 1)
     assert (p.kind, p.to, p.data["side"]) == ("ability", "red", "attacker")
@@ -231,13 +267,19 @@ def test_ability_prompts_alternate_and_an_ability_drop_can_explode() -> None:
     (p,) = s.pass_turn("blue", now=8)
     assert p.kind == "result"
     o = s.outcome
-    assert o is not None and o.abilities_used == (g3[0].id, "blue:m") and o.cubes_returned == {"blue": 1, "red": 4}
+    assert (
+        o is not None
+        and o.abilities_used == (g3[0].id, "blue:m")
+        and o.cubes_returned == {"blue": 1, "red": 4}
+    )
     assert (o.attacker.strength, o.defender.strength, o.winner) == (3, 2, "attacker")
     agrees(s)
 
 
 def test_silence_is_a_pass_only_when_the_table_says_so() -> None:
-    st = setup("nonplayer", player("red", 1, ab("red:w", "coins_per_wheel", wheels=1)), black("merchant:M2", 1))
+    st = setup(
+        "nonplayer", player("red", 1, ab("red:w", "coins_per_wheel", wheels=1)), black("merchant:M2", 1)
+    )
     patient = BattleSession(st, BOARD)
     drop(patient, {"red": 1, "black": 1}, "red@s1 black@miss", 1)
     assert kinds(patient.tick(now=10_000)) == ["ability"]
@@ -246,7 +288,13 @@ def test_silence_is_a_pass_only_when_the_table_says_so() -> None:
     assert p.to == "red" and p.data["timeout_s"] == 30
     assert kinds(timed.tick(now=20)) == ["ability"]
     assert kinds(timed.tick(now=32)) == ["result"]
-    assert timed.record["steps"][-1] == {"step": "pass", "side": "attacker", "by": "red", "t": 32, "timeout": True}
+    assert timed.record["steps"][-1] == {
+        "step": "pass",
+        "side": "attacker",
+        "by": "red",
+        "t": 32,
+        "timeout": True,
+    }
     agrees(timed)
 
 
@@ -266,7 +314,12 @@ def test_bad_input_gets_one_sentence_and_changes_nothing() -> None:
     s = BattleSession(SHIP, BOARD)
     before = json.dumps(s.view())
     bad: object  # deliberately not a reading
-    for bad in ({"cubes": []}, "garbage", {"status": "ok", "cubes": [{"zone": "s1"}]}, {"status": "ok", "ambiguous": 3}):
+    for bad in (
+        {"cubes": []},
+        "garbage",
+        {"status": "ok", "cubes": [{"zone": "s1"}]},
+        {"status": "ok", "ambiguous": 3},
+    ):
         with pytest.raises(BattleRecordError, match="vision read|'cubes'|'ambiguous'"):
             s.camera(bad, settled=True, now=1)  # type: ignore[arg-type]
     for bad_counts in ({"red": -1}, {"red": "3"}, ["red"]):
@@ -280,8 +333,18 @@ def test_bad_input_gets_one_sentence_and_changes_nothing() -> None:
 def test_no_board_and_unknown_zones_are_prompts() -> None:
     s = BattleSession(SHIP, BOARD)
     s.tower({"red": 3, "blue": 2}, now=1)
-    (p,) = s.camera({"status": "no-board", "reason": "2 of 4 markers found", "cubes": [], "counts": {},
-                     "redrop": [], "ambiguous": []}, settled=True, now=2)
+    (p,) = s.camera(
+        {
+            "status": "no-board",
+            "reason": "2 of 4 markers found",
+            "cubes": [],
+            "counts": {},
+            "redrop": [],
+            "ambiguous": [],
+        },
+        settled=True,
+        now=2,
+    )
     assert p.kind == "no-board" and "2 of 4 markers" in p.text
     prompts = s.camera(reading("red@s2 red@s1 red@deck blue@s2 blue@p-c2"), settled=True, now=3)
     assert kinds(prompts) == ["unknown-zone"] and "same board layout" in prompts[0].text

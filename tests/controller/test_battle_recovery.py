@@ -43,7 +43,9 @@ class Table:
         self.heartbeat()
 
     def read(self) -> None:
-        self.driver.camera({"status": "ok", "cubes": list(self.board), "redrop": [], "ambiguous": []}, settled=True)
+        self.driver.camera(
+            {"status": "ok", "cubes": list(self.board), "redrop": [], "ambiguous": []}, settled=True
+        )
 
     def restart(self, part: str) -> None:
         if part in ("controller", "all"):
@@ -69,7 +71,9 @@ PARTS = ("controller", "bridge", "tower", "all")
 
 @pytest.mark.parametrize("part", PARTS)
 @pytest.mark.parametrize("step", STEPS)
-def test_a_restart_at_each_step_of_a_drop_and_the_battle_goes_on(tmp_path: Path, step: str, part: str) -> None:
+def test_a_restart_at_each_step_of_a_drop_and_the_battle_goes_on(
+    tmp_path: Path, step: str, part: str
+) -> None:
     t = Table(tmp_path)
     cubes = t.cubes()
     done = {"before the drop": 0, "mid-drop": 1, "counted, not read": len(cubes)}[step]
@@ -123,7 +127,9 @@ def test_an_entry_waiting_for_confirmation_survives_a_restart(tmp_path: Path) ->
     core, driver = to_battle(db, 2, none, clock)
     setup = driver.session.setup
     cubes = landed(driver, "miss")
-    assert answer(core, setup.attacker.name, prompts(core, "enter_drop", setup.attacker.name)[0], {"cubes": cubes})["accepted"]
+    assert answer(
+        core, setup.attacker.name, prompts(core, "enter_drop", setup.attacker.name)[0], {"cubes": cubes}
+    )["accepted"]
     core.log.close()
     core2, driver2 = reopen(db, none, clock)
     confirm = prompts(core2, "confirm_drop", setup.defender.name)

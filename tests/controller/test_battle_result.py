@@ -24,15 +24,25 @@ def _payload(msg) -> dict:
     return json.loads(msg.payload)
 
 
-def _drop_and_read(driver: BattleDriver, unsure_first: bool = False, defender_hits: bool = True) -> list[dict]:
+def _drop_and_read(
+    driver: BattleDriver, unsure_first: bool = False, defender_hits: bool = True
+) -> list[dict]:
     """One drop of every cube: the tower counts them and the camera reads them, the attacker's all in the miss
     zone (the first one unsure when `unsure_first`), the defender's first in strength 1 when `defender_hits`;
     a crop per cube ("jpeg-of-<i>"). Returns the cubes as read."""
     att, dfd = driver.session.setup.attacker, driver.session.setup.defender
-    cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.2 if unsure_first and i == 0 else 0.95}
-             for i in range(att.cubes)]
-    cubes += [{"color": dfd.cube_color, "zone": "str-1a" if defender_hits and i == 0 else "miss", "confidence": 0.95}
-              for i in range(dfd.cubes)]
+    cubes = [
+        {"color": att.cube_color, "zone": "miss", "confidence": 0.2 if unsure_first and i == 0 else 0.95}
+        for i in range(att.cubes)
+    ]
+    cubes += [
+        {
+            "color": dfd.cube_color,
+            "zone": "str-1a" if defender_hits and i == 0 else "miss",
+            "confidence": 0.95,
+        }
+        for i in range(dfd.cubes)
+    ]
     crops = [{"index": i, "jpeg_base64": f"jpeg-of-{i}"} for i in range(len(cubes))]
     driver.start_drop({})
     driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
@@ -42,7 +52,9 @@ def _drop_and_read(driver: BattleDriver, unsure_first: bool = False, defender_hi
 
 def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path) -> None:  # noqa: F811
     log = GameLog(tmp_path / "r.db")
-    link = MqttLink(mosquitto.host, mosquitto.port, "controller", mosquitto.users["controller"], table_id=TABLE)
+    link = MqttLink(
+        mosquitto.host, mosquitto.port, "controller", mosquitto.users["controller"], table_id=TABLE
+    )
     core = TableCore(log, table_id=TABLE, publisher=link)
     core.open_game(["red", "blue"], 5)
     driver = BattleDriver(core)
@@ -65,41 +77,85 @@ def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path
         resolve_seq = max(e["seq"] for e in log.events(core.open_game_id) if e["type"] == "resolve_battle")
 
         # 1. The result reaches the table view: the session's final view, phase "resolved", with its result.
-        state = _payload(table.wait_for(lambda m: m.topic.endswith("/state") and (_payload(m)["battle"] or {})
-                                        .get("phase") == "resolved"))
+        state = _payload(
+            table.wait_for(
+                lambda m: (
+                    m.topic.endswith("/state") and (_payload(m)["battle"] or {}).get("phase") == "resolved"
+                )
+            )
+        )
         result = state["battle"]["result"]
-        assert (result["winner"], result["winner_name"], result["loser_name"]) == ("defender", dfd.name, att.name)
+        assert (result["winner"], result["winner_name"], result["loser_name"]) == (
+            "defender",
+            dfd.name,
+            att.name,
+        )
         assert (result["attacker"]["strength"], result["defender"]["strength"]) == (0, 1)
         assert result["damage_after"] == {att.name: damage[att.name] + 1, dfd.name: damage[dfd.name]}
         assert result["sunk"] == [] and set(result["plunder"]) == {"attacker", "defender"}
         assert state["battle"]["sides"]["defender"]["strength"] == 1
         # Public events carry their public content, not only their type.
-        events = _payload(table.seen(lambda m: m.topic.endswith("/events") and any(
-            e["type"] == "resolve_battle" for e in _payload(m)["events"])))["events"]
+        events = _payload(
+            table.seen(
+                lambda m: (
+                    m.topic.endswith("/events")
+                    and any(e["type"] == "resolve_battle" for e in _payload(m)["events"])
+                )
+            )
+        )["events"]
         resolved = next(e for e in events if e["type"] == "resolve_battle")
-        assert resolved["action"]["record"]["steps"][0]["board"][0]["zone"] == "miss" and "rng" not in resolved
+        assert (
+            resolved["action"]["record"]["steps"][0]["board"][0]["zone"] == "miss" and "rng" not in resolved
+        )
         notice = next(e for e in events if e["type"] == "battle_resolved")
         assert len(notice) > 3, notice
 
         # 2. The tablet can correct any cube of the accepted reading, with its crop and the zones it may take.
-        prompts = _payload(tablet.wait_for(lambda m: m.topic.endswith("/prompts") and any(
-            p.get("resolved") for p in _payload(m)["prompts"])))["prompts"]
+        prompts = _payload(
+            tablet.wait_for(
+                lambda m: (
+                    m.topic.endswith("/prompts") and any(p.get("resolved") for p in _payload(m)["prompts"])
+                )
+            )
+        )["prompts"]
         review = next(p for p in prompts if p.get("resolved"))
         assert review["kind"] == "confirm_reading" and "str-2" in review["zones"]
         step0 = review["steps"][0]
         assert [(c["cube"], c["zone"], c["crop"]) for c in step0["cubes"]][:2] == [
-            (0, "miss", "jpeg-of-0"), (1, cubes[1]["zone"], "jpeg-of-1")]
+            (0, "miss", "jpeg-of-0"),
+            (1, cubes[1]["zone"], "jpeg-of-1"),
+        ]
         # A wrong answer is refused and changes nothing.
         seq = core.seq
-        tablet.publish(f"table/{TABLE}/player/{att.name}/cmd", json.dumps(
-            {"request_id": "bad", "prompt_id": review["id"], "answer": {"step": 0, "cube": 0, "zone": "no-such-zone"}}))
-        reply = _payload(tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "bad"))
+        tablet.publish(
+            f"table/{TABLE}/player/{att.name}/cmd",
+            json.dumps(
+                {
+                    "request_id": "bad",
+                    "prompt_id": review["id"],
+                    "answer": {"step": 0, "cube": 0, "zone": "no-such-zone"},
+                }
+            ),
+        )
+        reply = _payload(
+            tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "bad")
+        )
         assert reply["accepted"] is False and reply["reason"] and core.seq == seq
 
         # 3. The attacker's first cube really lay in the strength-2 zone: the attacker wins 2-1.
-        tablet.publish(f"table/{TABLE}/player/{att.name}/cmd", json.dumps(
-            {"request_id": "fix", "prompt_id": review["id"], "answer": {"step": 0, "cube": 0, "zone": "str-2"}}))
-        reply = _payload(tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "fix"))
+        tablet.publish(
+            f"table/{TABLE}/player/{att.name}/cmd",
+            json.dumps(
+                {
+                    "request_id": "fix",
+                    "prompt_id": review["id"],
+                    "answer": {"step": 0, "cube": 0, "zone": "str-2"},
+                }
+            ),
+        )
+        reply = _payload(
+            tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "fix")
+        )
         assert reply["accepted"] is True, reply
         view = core.engine.public_view(core.state)
         assert view["p"][att.name]["ship"]["damage"] == damage[att.name]  # the loser's damage moved
@@ -116,15 +172,28 @@ def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path
         rebuilt, _ = core.rebuild(core.open_game_id)
         assert api.state_to_json(rebuilt) == api.state_to_json(core.state)
         # The tablets see the changed outcome: the public state and the player's own state.
-        state = _payload(table.wait_for(lambda m: m.topic.endswith("/state") and (
-            (_payload(m)["battle"] or {}).get("result") or {}).get("winner") == "attacker"))
+        state = _payload(
+            table.wait_for(
+                lambda m: (
+                    m.topic.endswith("/state")
+                    and ((_payload(m)["battle"] or {}).get("result") or {}).get("winner") == "attacker"
+                )
+            )
+        )
         assert state["battle"]["corrections"] == 1 and state["battle"]["phase"] == "resolved"
         assert state["view"]["p"][dfd.name]["ship"]["damage"] == damage[dfd.name] + 1
-        mine = _payload(tablet.seen(lambda m: m.topic.endswith(f"{att.name}/state")
-                                    and _payload(m)["seq"] == core.seq))
+        mine = _payload(
+            tablet.seen(lambda m: m.topic.endswith(f"{att.name}/state") and _payload(m)["seq"] == core.seq)
+        )
         assert mine["view"]["p"][att.name]["ship"]["damage"] == damage[att.name]
-        events = _payload(table.seen(lambda m: m.topic.endswith("/events") and any(
-            e["type"] == "correction" for e in _payload(m)["events"])))["events"]
+        events = _payload(
+            table.seen(
+                lambda m: (
+                    m.topic.endswith("/events")
+                    and any(e["type"] == "correction" for e in _payload(m)["events"])
+                )
+            )
+        )["events"]
         assert all("state" not in e for e in events if e["type"] == "correction")  # the secrets stay home
 
         # 4. The result leaves the table at the next turn.
@@ -154,19 +223,27 @@ def test_confirm_reading_carries_every_cube_with_its_crop(mosquitto, tmp_path: P
         assert prompt["crops"] == {"0": "jpeg-of-0"}  # the cube asked about
         assert "str-2" in prompt["zones"] and "miss" in prompt["zones"] and prompt["step"] == 0
         assert [(c["cube"], c["color"], c["zone"], c["crop"]) for c in prompt["reading"]] == [
-            (i, c["color"], c["zone"], f"jpeg-of-{i}") for i, c in enumerate(cubes)]
+            (i, c["color"], c["zone"], f"jpeg-of-{i}") for i, c in enumerate(cubes)
+        ]
         # A cube the prompt did not ask about can be corrected too (the defender's, really in str-2).
         their = att.cubes
-        tablet.publish(f"table/{TABLE}/player/{dfd.name}/cmd", json.dumps(
-            {"request_id": "d", "prompt_id": prompt["id"], "answer": {"cube": their, "zone": "str-2"}}))
-        reply = _payload(tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "d"))
+        tablet.publish(
+            f"table/{TABLE}/player/{dfd.name}/cmd",
+            json.dumps(
+                {"request_id": "d", "prompt_id": prompt["id"], "answer": {"cube": their, "zone": "str-2"}}
+            ),
+        )
+        reply = _payload(
+            tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "d")
+        )
         assert reply["accepted"] is True, reply
         # The other side (the attacker) sees the correction and accepts it; only then does it count.
         assert driver.session.view()["sides"]["defender"]["strength"] == 0
         offer = next(p for p in core.prompts.values() if p.kind == "battle_correction")
         assert offer.player == att.name and offer.data["correction"]["zone"] == "str-2"
-        r = core.handle_command(att.name, json.dumps({"request_id": "a", "prompt_id": offer.id,
-                                                      "answer": {"accept": True}}))
+        r = core.handle_command(
+            att.name, json.dumps({"request_id": "a", "prompt_id": offer.id, "answer": {"accept": True}})
+        )
         assert r["accepted"], r
         assert driver.session is not None and driver.session.view()["sides"]["defender"]["strength"] == 2
         tablet.close()
@@ -188,7 +265,9 @@ def test_a_restart_keeps_the_crops_and_the_result_still_open_to_correction(tmp_p
         return core, driver
 
     def answer(core: TableCore, player: str, prompt_id: str, ans: dict) -> dict:
-        return core.handle_command(player, json.dumps({"request_id": "r", "prompt_id": prompt_id, "answer": ans}))
+        return core.handle_command(
+            player, json.dumps({"request_id": "r", "prompt_id": prompt_id, "answer": ans})
+        )
 
     logs.append(GameLog(db))
     core = TableCore(logs[-1], table_id="k")
@@ -222,7 +301,8 @@ def test_a_restart_keeps_the_crops_and_the_result_still_open_to_correction(tmp_p
         step0 = reviews[att.name].data["steps"][0]
         assert [c["crop"] for c in step0["cubes"]] == [f"jpeg-of-{i}" for i in range(len(cubes))]
         damage = core.engine.public_view(core.state)["p"][dfd.name]["ship"]["damage"]
-        # The attacker's first cube really lay in the strength-2 zone: the attacker wins 2-1, after the restart.
+        # The attacker's first cube really lay in the strength-2 zone: the attacker wins 2-1, after the
+        # restart.
         reply = answer(core, att.name, reviews[att.name].id, {"step": 0, "cube": 0, "zone": "str-2"})
         assert reply["accepted"] is True, reply
         assert core.battle_view["result"]["winner"] == "attacker"

@@ -1,4 +1,5 @@
-"""The battle driver: tablet answers to battle prompts, refusals, and a battle resumed from the log mid-way."""
+"""The battle driver: tablet answers to battle prompts, refusals, and a battle resumed from the log
+mid-way."""
 
 from __future__ import annotations
 
@@ -36,25 +37,41 @@ def test_tablets_answer_battle_prompts(tmp_path):
     # The board the abilities act on, cube by cube (an ability that picks a cube names it by this number).
     drops = [st for st in driver.session.record["steps"] if st.get("step") == "drop"]
     assert [(c["cube"], c["color"], c["zone"]) for c in prompt.data["cubes"]] == [
-        (i, c["color"], c["zone"]) for i, c in enumerate(drops[-1]["board"])] and prompt.data["cubes"]
-    bystander = next(p for p in core.players if p not in (driver.session.setup.attacker.name,
-                                                          driver.session.setup.defender.name))
+        (i, c["color"], c["zone"]) for i, c in enumerate(drops[-1]["board"])
+    ] and prompt.data["cubes"]
+    bystander = next(
+        p
+        for p in core.players
+        if p not in (driver.session.setup.attacker.name, driver.session.setup.defender.name)
+    )
     before = driver.inputs
-    r = core.handle_command(bystander, json.dumps({"request_id": "x", "prompt_id": prompt.id, "answer": {"pass": True}}))
+    r = core.handle_command(
+        bystander, json.dumps({"request_id": "x", "prompt_id": prompt.id, "answer": {"pass": True}})
+    )
     assert (r["accepted"], r["kind"]) == (False, "illegal") and fighter in r["reason"]
-    r = core.handle_command(fighter, json.dumps({"request_id": "y", "prompt_id": prompt.id, "answer": {"dance": 1}}))
+    r = core.handle_command(
+        fighter, json.dumps({"request_id": "y", "prompt_id": prompt.id, "answer": {"dance": 1}})
+    )
     assert (r["accepted"], r["kind"]) == (False, "invalid")
-    r = core.handle_command(fighter, json.dumps({"request_id": "z", "prompt_id": prompt.id,
-                                                 "answer": {"ability": "no-such-ability"}}))
+    r = core.handle_command(
+        fighter,
+        json.dumps({"request_id": "z", "prompt_id": prompt.id, "answer": {"ability": "no-such-ability"}}),
+    )
     assert (r["accepted"], r["kind"]) == (False, "illegal") and r["reason"]
     assert driver.inputs == before  # refusals changed nothing
-    r = core.handle_command(fighter, json.dumps({"request_id": "ok", "prompt_id": prompt.id, "answer": {"pass": True}}))
+    r = core.handle_command(
+        fighter, json.dumps({"request_id": "ok", "prompt_id": prompt.id, "answer": {"pass": True}})
+    )
     assert r["accepted"], r
-    assert driver.inputs == before + 1 or driver.session is None or driver.session.setup.battle_id != \
-        prompt.data["battle_id"]
+    assert (
+        driver.inputs == before + 1
+        or driver.session is None
+        or driver.session.setup.battle_id != prompt.data["battle_id"]
+    )
     # The old prompt is closed now.
-    r = core.handle_command(fighter, json.dumps({"request_id": "again", "prompt_id": prompt.id,
-                                                 "answer": {"pass": True}}))
+    r = core.handle_command(
+        fighter, json.dumps({"request_id": "again", "prompt_id": prompt.id, "answer": {"pass": True}})
+    )
     assert (r["accepted"], r["kind"]) == (False, "stale")
     log.close()
 
@@ -75,10 +92,16 @@ def test_battle_resumes_mid_way_from_the_log(tmp_path):
 
 
 def test_landings_are_the_cubes_each_drop_added():
-    record = {"steps": [
-        {"step": "drop", "board": [{"color": "red", "zone": "dmg-1"}, {"color": "black", "zone": None}]},
-        {"step": "ability"},
-        {"step": "drop", "board": [{"color": "red", "zone": "dmg-1"}, {"color": "black", "zone": "miss-1"}]}]}
+    record = {
+        "steps": [
+            {"step": "drop", "board": [{"color": "red", "zone": "dmg-1"}, {"color": "black", "zone": None}]},
+            {"step": "ability"},
+            {
+                "step": "drop",
+                "board": [{"color": "red", "zone": "dmg-1"}, {"color": "black", "zone": "miss-1"}],
+            },
+        ]
+    }
     assert sorted(landings(record)) == [("black", "miss-1"), ("black", "rail"), ("red", "dmg-1")]
 
 
@@ -107,7 +130,9 @@ def test_jams_from_the_firmware_and_from_a_cube_stuck_inside(tmp_path):
         inputs.dispatch([b"bridge.event", json.dumps(msg).encode()])
 
     send({"type": "fault", "kind": "jam", "sensor": "exit", "active": True, "detail": 1})
-    send({"type": "fault", "kind": "jam", "sensor": "exit", "active": True, "detail": 1})  # still the same jam
+    send(
+        {"type": "fault", "kind": "jam", "sensor": "exit", "active": True, "detail": 1}
+    )  # still the same jam
     send({"type": "fault", "kind": "jam", "sensor": "exit", "active": False, "detail": 0})
     for t, inside in ((100, 1), (101, 1), (103.5, 1), (104, 1), (105, 0), (106, 2), (108, 0)):
         now[0] = t
@@ -133,16 +158,38 @@ def test_tower_warning_in_the_public_state_and_turn_limit(tmp_path):
     svc = ControllerService(cfg, mqtt_enabled=False)
     svc.open()
     assert svc.core.public_payload()["tower"] == {"warning": None}
-    svc.gamelog.record_drops("w", None, None, [("red", z) for z in ("dmg-1", "str-1a", "miss-1", "explode")] * 100)
+    svc.gamelog.record_drops(
+        "w", None, None, [("red", z) for z in ("dmg-1", "str-1a", "miss-1", "explode")] * 100
+    )
     svc.gamelog.record_drops("w", None, None, [("red", "dmg-1")] * 200)
     svc.refresh_tower_warning()
     assert "shifted" in svc.core.public_payload()["tower"]["warning"]
     svc.close()
 
     repo = Path(__file__).resolve().parents[2]
-    cfg_json = json.dumps({"table": {"database": str(tmp_path / "turns.db"), "players": ["red", "blue"], "demo": True},
-                           "bridge": {"enabled": False}, "vision": {"enabled": False},
-                           "simulate": {"delay": 0.0, "camera": "model"}})
-    run = subprocess.run([sys.executable, "-m", "controller.service", "--config-json", cfg_json, "--simulate",
-                          "--max-turns", "3", "--no-mqtt"], cwd=repo, capture_output=True, text=True, timeout=60)
+    cfg_json = json.dumps(
+        {
+            "table": {"database": str(tmp_path / "turns.db"), "players": ["red", "blue"], "demo": True},
+            "bridge": {"enabled": False},
+            "vision": {"enabled": False},
+            "simulate": {"delay": 0.0, "camera": "model"},
+        }
+    )
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "controller.service",
+            "--config-json",
+            cfg_json,
+            "--simulate",
+            "--max-turns",
+            "3",
+            "--no-mqtt",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 0 and "simulation stopped: 3 turns played" in run.stderr, run.stderr

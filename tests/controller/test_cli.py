@@ -25,8 +25,15 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 
 def st(*args: str, check: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=REPO, env=ENV, capture_output=True, text=True,
-                          timeout=60, check=check)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args],
+        cwd=REPO,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=check,
+    )
 
 
 def test_games_list_and_export_replay(tmp_path):
@@ -39,7 +46,9 @@ def test_games_list_and_export_replay(tmp_path):
         sim.step()
     TableCore(log, "t2").open_game(["green", "yellow", "red"], seed=3)
     log.close()
-    listed = [json.loads(line) for line in st("games", "list", "--db", str(db), check=True).stdout.splitlines()]
+    listed = [
+        json.loads(line) for line in st("games", "list", "--db", str(db), check=True).stdout.splitlines()
+    ]
     assert [g["table_id"] for g in listed] == ["t1", "t2"] and listed[0]["seq"] == core.seq
     out = tmp_path / "t1.jsonl"
     st("games", "export", listed[0]["game_id"], "--db", str(db), "--out", str(out), check=True)
@@ -70,7 +79,18 @@ def test_tablets_add_makes_credentials_mosquitto_accepts(tmp_path):
     assert f"pass={password}&" not in rotated.stdout and "join link" in rotated.stdout
     assert not check_password(password, read_passwd(pw)["red"])
     password = rotated.stdout.split("pass=")[1].split("&")[0]
-    st("tablets", "add", "display", *db, "--password-file", str(pw), "--password", "disp-pw", "--no-qr", check=True)
+    st(
+        "tablets",
+        "add",
+        "display",
+        *db,
+        "--password-file",
+        str(pw),
+        "--password",
+        "disp-pw",
+        "--no-qr",
+        check=True,
+    )
     with running_mosquitto(passwd_file=pw) as broker:
         good = Client(broker, "red", password)
         assert good.wait_connected()
@@ -93,15 +113,28 @@ def test_tower_stats_flags_a_shifted_board(tmp_path):
     log.record_drops("fair", None, None, fair, ts=t0)
     log.record_drops("shifted", None, None, fair, ts=t0)
     # The board slid: recent cubes pile into the damage zones.
-    log.record_drops("shifted", None, None, [("red", rng.choice(zones[:2])) for _ in range(200)], ts=t0 + 5000)
-    log.record_drops("fair", None, None, [(rng.choice(["red", "blue"]), rng.choice(zones)) for _ in range(200)],
-                     ts=t0 + 5000)
+    log.record_drops(
+        "shifted", None, None, [("red", rng.choice(zones[:2])) for _ in range(200)], ts=t0 + 5000
+    )
+    log.record_drops(
+        "fair",
+        None,
+        None,
+        [(rng.choice(["red", "blue"]), rng.choice(zones)) for _ in range(200)],
+        ts=t0 + 5000,
+    )
     log.record_incident("shifted", None, None, "jam", {"sensor": "exit"})
     log.close()
-    fair_stats = json.loads(st("tower", "stats", "--db", str(db), "--table", "fair", "--json", check=True).stdout)
+    fair_stats = json.loads(
+        st("tower", "stats", "--db", str(db), "--table", "fair", "--json", check=True).stdout
+    )
     assert fair_stats["warning"] is None and fair_stats["chi_square"]["p_value"] > 0.01
-    shifted = json.loads(st("tower", "stats", "--db", str(db), "--table", "shifted", "--json", check=True).stdout)
-    assert shifted["chi_square"]["p_value"] < 1e-6 and "shifted" in shifted["warning"] and shifted["jams"] == 1
+    shifted = json.loads(
+        st("tower", "stats", "--db", str(db), "--table", "shifted", "--json", check=True).stdout
+    )
+    assert (
+        shifted["chi_square"]["p_value"] < 1e-6 and "shifted" in shifted["warning"] and shifted["jams"] == 1
+    )
     text = st("tower", "stats", "--db", str(db), "--table", "shifted", check=True).stdout
     assert "UNUSUAL" in text and "dmg-1" in text and "1 jams" in text
     assert chi_square({"a": 3}, {"a": 3}) is None  # too few drops to judge
@@ -118,11 +151,13 @@ def test_tower_warning_reaches_the_public_state(tmp_path):
 
 def test_config_errors_name_the_key(tmp_path):
     cfg = tmp_path / "c.toml"
-    for text, words in [("[mqtt]\nport = 'x'\n", "mqtt.port must be int"),
-                        ("[mqtt]\nprot = 1\n", "unknown key mqtt.prot"),
-                        ("[tabel]\n", "unknown section [tabel]"),
-                        ("[table]\nplayers = ['red', 'pink']\n", "table.players"),
-                        ("[table\n", "not valid TOML")]:
+    for text, words in [
+        ("[mqtt]\nport = 'x'\n", "mqtt.port must be int"),
+        ("[mqtt]\nprot = 1\n", "unknown key mqtt.prot"),
+        ("[tabel]\n", "unknown section [tabel]"),
+        ("[table]\nplayers = ['red', 'pink']\n", "table.players"),
+        ("[table\n", "not valid TOML"),
+    ]:
         cfg.write_text(text)
         r = st("run", "--config", str(cfg))
         assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr, (text, r.stderr)
@@ -131,7 +166,9 @@ def test_config_errors_name_the_key(tmp_path):
     for section, keys in config.SCHEMA.items():
         assert f"[{section}]" in documented
         for key in keys:
-            assert f"\n{key} = " in documented or f"\n# {key} = " in documented, f"{section}.{key} undocumented"
+            assert f"\n{key} = " in documented or f"\n# {key} = " in documented, (
+                f"{section}.{key} undocumented"
+            )
     assert example["table"]["id"] == "table-1"
 
 
@@ -140,5 +177,12 @@ def test_busy_port_names_the_option(tmp_path):
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        r = st("run", "--simulate", "--mqtt-port", str(port), "--db", str(tmp_path / "x.db"), "--duration", "1")
-    assert r.returncode == 1 and f"port {port}" in r.stderr and "mqtt.port" in r.stderr and "--mqtt-port" in r.stderr
+        r = st(
+            "run", "--simulate", "--mqtt-port", str(port), "--db", str(tmp_path / "x.db"), "--duration", "1"
+        )
+    assert (
+        r.returncode == 1
+        and f"port {port}" in r.stderr
+        and "mqtt.port" in r.stderr
+        and "--mqtt-port" in r.stderr
+    )

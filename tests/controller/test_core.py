@@ -41,18 +41,25 @@ def cmd(rid, seq, action, **extra):
     return json.dumps({"request_id": rid, "seq": seq, "action": action, **extra})
 
 
-@pytest.mark.parametrize("raw, kind, words", [
-    (b"{not json", "invalid", "not valid JSON"),
-    (b"[1,2]", "invalid", "JSON object"),
-    (json.dumps({"seq": 0, "action": {"type": "advance", "steps": 1}}), "invalid", "request_id"),
-    (cmd("r", 0, {"type": "fly"}), "invalid", "Unknown action"),
-    (cmd("r", 0, {"type": "advance", "steps": 9}), "illegal", "1, 2 or 3"),
-    (cmd("r", 7, {"type": "advance", "steps": 1}), "stale", "moved on"),
-    (cmd("r", 0, {"type": "advance", "steps": 1}, player="blue"), "illegal", "cannot act as"),
-    (json.dumps({"request_id": "r", "seq": "0", "action": {"type": "advance"}}), "invalid", "integer seq"),
-    (json.dumps({"request_id": "r", "prompt_id": "nope", "answer": {}}), "stale", "no longer open"),
-    (b"\xff\xfe", "invalid", "not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "raw, kind, words",
+    [
+        (b"{not json", "invalid", "not valid JSON"),
+        (b"[1,2]", "invalid", "JSON object"),
+        (json.dumps({"seq": 0, "action": {"type": "advance", "steps": 1}}), "invalid", "request_id"),
+        (cmd("r", 0, {"type": "fly"}), "invalid", "Unknown action"),
+        (cmd("r", 0, {"type": "advance", "steps": 9}), "illegal", "1, 2 or 3"),
+        (cmd("r", 7, {"type": "advance", "steps": 1}), "stale", "moved on"),
+        (cmd("r", 0, {"type": "advance", "steps": 1}, player="blue"), "illegal", "cannot act as"),
+        (
+            json.dumps({"request_id": "r", "seq": "0", "action": {"type": "advance"}}),
+            "invalid",
+            "integer seq",
+        ),
+        (json.dumps({"request_id": "r", "prompt_id": "nope", "answer": {}}), "stale", "no longer open"),
+        (b"\xff\xfe", "invalid", "not valid JSON"),
+    ],
+)
 def test_bad_commands_are_refused_and_change_nothing(core, raw, kind, words):
     before = (toy.state_to_json(core.state), len(core.log.events(core.game_id)), len(core.publisher.messages))
     reply = core.handle_command("red", raw)
@@ -64,8 +71,13 @@ def test_bad_commands_are_refused_and_change_nothing(core, raw, kind, words):
 
 def test_wrong_player_is_refused_with_the_engine_sentence(core):
     reply = core.handle_command("blue", cmd("b1", 0, {"type": "advance", "steps": 1}))
-    assert reply == {"request_id": "b1", "accepted": False, "kind": "illegal",
-                     "reason": "It is red's turn, not blue's.", "seq": 0}
+    assert reply == {
+        "request_id": "b1",
+        "accepted": False,
+        "kind": "illegal",
+        "reason": "It is red's turn, not blue's.",
+        "seq": 0,
+    }
 
 
 def test_accepted_command_is_logged_before_published(core):
@@ -96,7 +108,10 @@ def test_resume_from_snapshot_plus_events_equals_replay(tmp_path):
     for i in range(7):
         p = PLAYERS[i % 2]
         c.submit(p, {"type": "advance", "steps": 1 + i % 3}, c.seq)
-    assert log.latest_snapshot(c.game_id).n in (12, 14)  # snapshots land every 3 events, at command boundaries
+    assert log.latest_snapshot(c.game_id).n in (
+        12,
+        14,
+    )  # snapshots land every 3 events, at command boundaries
     again = TableCore(GameLog(tmp_path / "g.db"), "t1", engine=toy)
     assert again.open_game(PLAYERS, seed=123) is True
     assert again.game_id == c.game_id and again.state == c.state
@@ -128,9 +143,13 @@ def test_level_up_prompt_follows_the_engine_and_its_answer_is_the_action(tmp_pat
     assert {"type": "level_up", "card": card} in api.legal_actions(c.state, player)
     published = [p for t, p, _r in rec.messages if t == f"table/lv/player/{player}/prompts"]
     assert any(x["id"] == prompt.id for x in published[-1]["prompts"])
-    bad = c.handle_command(player, json.dumps({"request_id": "1", "prompt_id": prompt.id, "answer": {"card": "x"}}))
+    bad = c.handle_command(
+        player, json.dumps({"request_id": "1", "prompt_id": prompt.id, "answer": {"card": "x"}})
+    )
     assert (bad["accepted"], bad["kind"]) == (False, "invalid")
-    ok = c.handle_command(player, json.dumps({"request_id": "2", "prompt_id": prompt.id, "answer": {"card": card}}))
+    ok = c.handle_command(
+        player, json.dumps({"request_id": "2", "prompt_id": prompt.id, "answer": {"card": card}})
+    )
     assert ok["accepted"], ok
     assert log.commands(c.game_id)[-1]["action"] == {"type": "level_up", "card": card}
 
@@ -142,18 +161,24 @@ def test_no_input_crashes_the_command_handler_or_changes_state(tmp_path):
     log = GameLog(tmp_path / "f.db")
     c = TableCore(log, "fz")
     c.open_game(["red", "blue"], seed=1)
-    json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                               lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
-                                                                                           max_size=3), max_leaves=8)
-    actions = st.fixed_dictionaries({"type": st.sampled_from(["move", "buy", "end_turn", "teleport", "level_up"])},
-                                    optional={"path": json_values, "card": json_values})
+    json_values = st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+        max_leaves=8,
+    )
+    actions = st.fixed_dictionaries(
+        {"type": st.sampled_from(["move", "buy", "end_turn", "teleport", "level_up"])},
+        optional={"path": json_values, "card": json_values},
+    )
     commands = st.one_of(
         st.binary(max_size=40),
         json_values.map(lambda v: json.dumps(v).encode()),
-        st.fixed_dictionaries({"request_id": st.text(min_size=1, max_size=5), "seq": st.integers(-2, 30),
-                               "action": actions}).map(lambda v: json.dumps(v).encode()),
-        st.fixed_dictionaries({"request_id": st.text(min_size=1, max_size=5), "prompt_id": json_values,
-                               "answer": json_values}).map(lambda v: json.dumps(v).encode()),
+        st.fixed_dictionaries(
+            {"request_id": st.text(min_size=1, max_size=5), "seq": st.integers(-2, 30), "action": actions}
+        ).map(lambda v: json.dumps(v).encode()),
+        st.fixed_dictionaries(
+            {"request_id": st.text(min_size=1, max_size=5), "prompt_id": json_values, "answer": json_values}
+        ).map(lambda v: json.dumps(v).encode()),
     )
 
     @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -164,6 +189,9 @@ def test_no_input_crashes_the_command_handler_or_changes_state(tmp_path):
         assert set(reply) == {"request_id", "accepted", "kind", "reason", "seq"}
         if not reply["accepted"]:
             assert reply["kind"] in ("invalid", "illegal", "ambiguous", "stale") and reply["reason"]
-            assert (json.dumps(c.engine.state_to_json(c.state), sort_keys=True), len(log.events(c.game_id))) == before
+            assert (
+                json.dumps(c.engine.state_to_json(c.state), sort_keys=True),
+                len(log.events(c.game_id)),
+            ) == before
 
     check()

@@ -33,14 +33,28 @@ def norm(state) -> dict:
 
 
 def _config(broker, db: Path, delay: float) -> str:
-    return json.dumps({
-        "table": {"id": "crash", "database": str(db), "players": PLAYERS, "snapshot_every": 25, "seed": 3,
-                  "demo": True},
-        "mqtt": {"host": broker.host, "port": broker.port, "username": "controller",
-                 "password": broker.users["controller"], "protocol": "5"},
-        "simulate": {"delay": delay, "seed": 11, "camera": "model"},
-        "bridge": {"enabled": False}, "vision": {"enabled": False},
-    })
+    return json.dumps(
+        {
+            "table": {
+                "id": "crash",
+                "database": str(db),
+                "players": PLAYERS,
+                "snapshot_every": 25,
+                "seed": 3,
+                "demo": True,
+            },
+            "mqtt": {
+                "host": broker.host,
+                "port": broker.port,
+                "username": "controller",
+                "password": broker.users["controller"],
+                "protocol": "5",
+            },
+            "simulate": {"delay": delay, "seed": 11, "camera": "model"},
+            "bridge": {"enabled": False},
+            "vision": {"enabled": False},
+        }
+    )
 
 
 def test_sigkill_twenty_times_loses_nothing(tmp_path):
@@ -54,17 +68,34 @@ def test_sigkill_twenty_times_loses_nothing(tmp_path):
         published_max, kills, mid_battle, finished = 0, 0, 0, False
         for _round in range(60):
             # 0.03 s per action: the game must outlast twenty lives even when every fourth waits for a battle.
-            cfg = _config(broker, db, 0.03 if kills < 20 else 0.0)  # after the last kill: play on at full speed
-            proc = subprocess.Popen([sys.executable, "-m", "controller.service", "--config-json", cfg,
-                                     "--simulate", "--until-game-over"], cwd=REPO, env=env,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            cfg = _config(
+                broker, db, 0.03 if kills < 20 else 0.0
+            )  # after the last kill: play on at full speed
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "controller.service",
+                    "--config-json",
+                    cfg,
+                    "--simulate",
+                    "--until-game-over",
+                ],
+                cwd=REPO,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            )
             aim_battle = kills % 4 == 3
             floor = published_max
             # Kill once it has published something new (and, every fourth time, while a battle is on).
             try:
                 msg = watcher.wait_for(
-                    lambda m, floor=floor, aim=aim_battle: (p := json.loads(m.payload))["seq"] > floor
-                    and (not aim or p["battle"] is not None), timeout=30)
+                    lambda m, floor=floor, aim=aim_battle: (
+                        (p := json.loads(m.payload))["seq"] > floor and (not aim or p["battle"] is not None)
+                    ),
+                    timeout=30,
+                )
                 published_max = max(published_max, json.loads(msg.payload)["seq"])
                 if not aim_battle:
                     watcher.collect(rng.uniform(0.0, 0.1))

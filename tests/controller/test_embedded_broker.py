@@ -16,7 +16,11 @@ from tests.support.broker import Broker, Client, _wait_listening, free_port, run
 def test_the_embedded_config_is_the_deploy_config_with_its_paths_and_listeners(tmp_path: Path) -> None:
     template = (DEPLOY / "mosquitto.conf").read_text()
     text = render_config(template, tmp_path, "127.0.0.1", 1999, 2999, "127.0.0.1")
-    kept = [ln for ln in template.splitlines() if ln and not ln.startswith(("#", "listener", "password_file", "acl_file"))]
+    kept = [
+        ln
+        for ln in template.splitlines()
+        if ln and not ln.startswith(("#", "listener", "password_file", "acl_file"))
+    ]
     assert all(ln in text.splitlines() for ln in kept)  # allow_anonymous false, use_username_as_clientid, ...
     assert "listener 1999 127.0.0.1" in text and "listener 2999 lo" in text
     assert f"password_file {tmp_path / 'passwd'}" in text and f"acl_file {tmp_path / 'acl'}" in text

@@ -60,7 +60,7 @@ host = "{broker.host}"
 port = {broker.port}
 ws_port = {broker.ws_port}
 username = "controller"
-password = "{broker.users['controller']}"
+password = "{broker.users["controller"]}"
 [display]
 enabled = false
 [bridge]
@@ -77,8 +77,23 @@ rail_chance = 0.25
 tower_control = "tcp://127.0.0.1:{free_port()}"
 """)
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        run = subprocess.run([sys.executable, "-m", "cli", "run", "--demo", "--config", str(tmp_path / "table.toml"),
-                              "--until-game-over"], cwd=REPO, env=env, capture_output=True, text=True, timeout=240)
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "cli",
+                "run",
+                "--demo",
+                "--config",
+                str(tmp_path / "table.toml"),
+                "--until-game-over",
+            ],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
         out = run.stdout
         assert "[firmware-sim]" in out and "[bridge]" in out and "game " in out and "over at seq" in out
@@ -89,23 +104,45 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
         for c in watchers.values():
             c.close()
 
-    export = subprocess.run([sys.executable, "-m", "cli", "games", "export", "latest", "--db", str(db)], cwd=REPO,
-                            env=env, capture_output=True, text=True, check=True)
+    export = subprocess.run(
+        [sys.executable, "-m", "cli", "games", "export", "latest", "--db", str(db)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     events = [json.loads(line) for line in export.stdout.splitlines()]
     final = api.replay(events)
     assert api.public_view(final)["phase"] == "over"
 
     # Battles went through the tower and the camera, with exploding shots and rail re-drops.
-    reasons = Counter(step.get("reason") for e in events if e["type"] == "resolve_battle"
-                      for step in e["action"]["record"]["steps"] if step["step"] == "drop")
+    reasons = Counter(
+        step.get("reason")
+        for e in events
+        if e["type"] == "resolve_battle"
+        for step in e["action"]["record"]["steps"]
+        if step["step"] == "drop"
+    )
     assert reasons["initial"] >= 3 and reasons["exploding"] >= 1 and reasons["rail"] >= 1, reasons
-    towers = [step["tower_counts"] for e in events if e["type"] == "resolve_battle"
-              for step in e["action"]["record"]["steps"] if step["step"] == "drop"]
+    towers = [
+        step["tower_counts"]
+        for e in events
+        if e["type"] == "resolve_battle"
+        for step in e["action"]["record"]["steps"]
+        if step["step"] == "drop"
+    ]
     assert all(sum(t.values()) > 0 for t in towers)
     # The readings came from rendered images read by vision's reader (cube positions on the board), sent by
     # the camera process as vision.board messages over ZeroMQ.
-    boards = [c for e in events if e["type"] == "resolve_battle" for step in e["action"]["record"]["steps"]
-              if step["step"] == "drop" for c in step["board"]]
+    boards = [
+        c
+        for e in events
+        if e["type"] == "resolve_battle"
+        for step in e["action"]["record"]["steps"]
+        if step["step"] == "drop"
+        for c in step["board"]
+    ]
     assert boards and all("center_mm" in c for c in boards)
 
     # The display sees the public tree only; each player their own private tree and nobody else's.

@@ -24,8 +24,9 @@ class Clock:
         return self.t
 
 
-def to_battle(db: Path, seed: int, sensors: dict[str, bool], clock: Clock | None = None,
-              **kw: Any) -> tuple[TableCore, BattleDriver]:
+def to_battle(
+    db: Path, seed: int, sensors: dict[str, bool], clock: Clock | None = None, **kw: Any
+) -> tuple[TableCore, BattleDriver]:
     """A real game played by the built-in player until its first battle starts (no battle input yet)."""
     core = TableCore(GameLog(db), "m")
     core.open_game(PLAYERS, seed=seed)
@@ -70,7 +71,9 @@ def answer(core: TableCore, player: str, prompt: Any, ans: dict[str, Any]) -> di
 
 def landed(driver: BattleDriver, zone: str = "str-2") -> list[dict[str, Any]]:
     """Every owed cube placed in one zone (a Strength zone: no re-drop follows)."""
-    return [{"color": c, "zone": zone} for c, n in sorted(driver.session.owed.dropped.items()) for _ in range(n)]
+    return [
+        {"color": c, "zone": zone} for c, n in sorted(driver.session.owed.dropped.items()) for _ in range(n)
+    ]
 
 
 def finish_by_hand(core: TableCore, driver: BattleDriver, battle_id: str) -> None:
@@ -120,7 +123,10 @@ def test_no_hardware_the_battle_is_entered_by_hand_confirmed_and_finished(tmp_pa
     r = answer(core, attacker, confirm[0], {"confirm": True})
     assert (r["accepted"], r["kind"]) == (False, "illegal")  # not by the one who entered it
     assert answer(core, defender, confirm[0], {"contest": True})["accepted"]
-    assert not prompts(core, "confirm_drop") and {p.player for p in prompts(core, "enter_drop")} == {attacker, defender}
+    assert not prompts(core, "confirm_drop") and {p.player for p in prompts(core, "enter_drop")} == {
+        attacker,
+        defender,
+    }
     assert driver.session.record["steps"] == []
     # Entered again and confirmed: the drop is accepted and the battle goes on to its abilities and result.
     battle_id = setup.battle_id
@@ -129,15 +135,18 @@ def test_no_hardware_the_battle_is_entered_by_hand_confirmed_and_finished(tmp_pa
     first = record["steps"][0]
     assert first["step"] == "drop" and first["readings"][-1]["reading"]["source"] == "hand"
     assert first["readings"][-1]["reading"]["confirmed_by"] == defender
-    assert core.engine.public_view(core.state)["battle"] is None or \
-        core.engine.public_view(core.state)["battle"]["battle_id"] != battle_id
+    assert (
+        core.engine.public_view(core.state)["battle"] is None
+        or core.engine.public_view(core.state)["battle"]["battle_id"] != battle_id
+    )
     # A restart rebuilds the same finished battle from the logged hand entries.
     core2, driver2 = reopen(tmp_path / "m.db", {"tower": False, "camera": False}, Clock())
     assert driver2.finished is not None and driver2.finished["session"].record == record
 
 
 def current(driver: BattleDriver) -> Any:
-    """The battle's session, under way or just resolved (with no ability to play a battle ends at its drop)."""
+    """The battle's session, under way or just resolved (with no ability to play a battle ends at its
+    drop)."""
     return driver.session or finished(driver)["session"]
 
 
@@ -192,9 +201,16 @@ def test_camera_only_the_towers_counts_come_from_the_reading(tmp_path: Path) -> 
     assert shown(core)["sensors"] == {"tower": "manual", "camera": "live"}
     assert not prompts(core, "enter_drop")  # the camera reads the board: nobody is asked to tap it
     owed = setup_cubes(driver)
-    reading = {"status": "ok", "redrop": [], "ambiguous": [],
-               "cubes": [{"color": c, "zone": "str-1a", "on_rail": False, "confidence": 0.99}
-                         for c, n in sorted(owed.items()) for _ in range(n)]}
+    reading = {
+        "status": "ok",
+        "redrop": [],
+        "ambiguous": [],
+        "cubes": [
+            {"color": c, "zone": "str-1a", "on_rail": False, "confidence": 0.99}
+            for c, n in sorted(owed.items())
+            for _ in range(n)
+        ],
+    }
     driver.camera(reading, settled=True)
     step = current(driver).record["steps"][0]
     assert step["tower_counts"] == {c: n for c, n in owed.items() if n}
@@ -213,8 +229,10 @@ def test_a_camera_that_goes_silent_mid_battle_hands_the_drop_to_the_players(tmp_
     clock.t += 2.0  # no reading 20 s after the drop: the players enter it
     driver.tick()
     assert shown(core)["sensors"]["camera"] == "manual"
-    assert {p.player for p in prompts(core, "enter_drop")} == {driver.session.setup.attacker.name,
-                                                               driver.session.setup.defender.name}
+    assert {p.player for p in prompts(core, "enter_drop")} == {
+        driver.session.setup.attacker.name,
+        driver.session.setup.defender.name,
+    }
     # An unplugged camera (vision.health offline) does the same at once.
     core2, driver2 = to_battle(tmp_path / "n.db", 2, {"tower": False, "camera": True}, Clock())
     driver2.sensor_seen("camera")
@@ -232,9 +250,16 @@ def test_a_bystander_cannot_correct_or_answer_a_disagreement(tmp_path: Path) -> 
     driver.tower_totals({}, boot=1)
     owed = setup_cubes(driver)
     driver.tower_totals({c: n for c, n in owed.items() if n}, boot=1)
-    reading = {"status": "ok", "redrop": [], "ambiguous": [0],
-               "cubes": [{"color": c, "zone": "str-1a", "on_rail": False, "confidence": 0.3}
-                         for c, n in sorted(owed.items()) for _ in range(n)]}
+    reading = {
+        "status": "ok",
+        "redrop": [],
+        "ambiguous": [0],
+        "cubes": [
+            {"color": c, "zone": "str-1a", "on_rail": False, "confidence": 0.3}
+            for c, n in sorted(owed.items())
+            for _ in range(n)
+        ],
+    }
     driver.camera(reading, settled=True)
     ask = prompts(core, "confirm_reading", None)
     assert ask
@@ -243,7 +268,9 @@ def test_a_bystander_cannot_correct_or_answer_a_disagreement(tmp_path: Path) -> 
     assert answer(core, setup.attacker.name, ask[0], {"cube": 0, "zone": "str-2"})["accepted"]
 
 
-def test_after_the_result_only_the_battles_players_correct_and_the_other_side_may_contest(tmp_path: Path) -> None:
+def test_after_the_result_only_the_battles_players_correct_and_the_other_side_may_contest(
+    tmp_path: Path,
+) -> None:
     core, driver = to_battle(tmp_path / "m.db", 2, {"tower": False, "camera": False})
     setup = driver.session.setup
     attacker, defender = setup.attacker.name, setup.defender.name
@@ -256,7 +283,9 @@ def test_after_the_result_only_the_battles_players_correct_and_the_other_side_ma
     cube = step["cubes"][0]
     assert cube["zone"] == "str-2"
     # A correction that changes nothing is refused and logs nothing.
-    r = answer(core, attacker, review[attacker], {"step": step["step"], "cube": cube["cube"], "zone": "str-2"})
+    r = answer(
+        core, attacker, review[attacker], {"step": step["step"], "cube": cube["cube"], "zone": "str-2"}
+    )
     assert (r["accepted"], r["kind"]) == (False, "invalid") and "change" in r["reason"]
     seq = core.seq
     r = answer(core, attacker, review[attacker], {"step": step["step"], "cube": cube["cube"], "zone": "miss"})
@@ -275,8 +304,11 @@ def test_after_the_result_only_the_battles_players_correct_and_the_other_side_ma
     assert again[attacker].data["steps"][0]["cubes"][0]["zone"] == "str-2"  # put back as it was
     assert not prompts(core, "battle_correction")
     # Every correction is logged with who, what and the evidence (no camera crop for a hand entry).
-    kinds = [(k, d.get("by"), d.get("from"), d.get("zone")) for _t, k, d in core.log.incidents("m")
-             if d.get("after_result")]
+    kinds = [
+        (k, d.get("by"), d.get("from"), d.get("zone"))
+        for _t, k, d in core.log.incidents("m")
+        if d.get("after_result")
+    ]
     assert kinds == [("misread", attacker, "str-2", "miss"), ("contested", defender, "miss", "str-2")]
     assert all("crop" in d for _t, _k, d in core.log.incidents("m") if d.get("after_result"))
 
@@ -290,9 +322,15 @@ def test_a_correction_of_the_live_reading_waits_for_the_other_side_who_may_conte
     owed = setup_cubes(driver)
     driver.tower_totals({}, boot=1)
     driver.tower_totals({c: n for c, n in owed.items() if n}, boot=1)
-    reading = {"status": "ok", "redrop": [], "ambiguous": [0],
-               "cubes": [{"color": c, "zone": "str-1a", "on_rail": False, "confidence": 0.3 if i == 0 else 0.99}
-                         for i, c in enumerate(c for c, n in sorted(owed.items()) for _ in range(n))]}
+    reading = {
+        "status": "ok",
+        "redrop": [],
+        "ambiguous": [0],
+        "cubes": [
+            {"color": c, "zone": "str-1a", "on_rail": False, "confidence": 0.3 if i == 0 else 0.99}
+            for i, c in enumerate(c for c, n in sorted(owed.items()) for _ in range(n))
+        ],
+    }
     driver.camera(reading, settled=True)
     ask = prompts(core, "confirm_reading", None)[0]
     # Cube 1 was read with confidence: overriding the camera waits for the other side's answer.
@@ -305,7 +343,9 @@ def test_a_correction_of_the_live_reading_waits_for_the_other_side_who_may_conte
     assert answer(core, defender, contest[0], {"contest": True})["accepted"]
     assert shown(core)["sensors"]["camera"] == "manual"
     assert {p.player for p in prompts(core, "enter_drop")} == {attacker, defender}
-    assert answer(core, attacker, prompts(core, "enter_drop", attacker)[0], {"cubes": landed(driver)})["accepted"]
+    assert answer(core, attacker, prompts(core, "enter_drop", attacker)[0], {"cubes": landed(driver)})[
+        "accepted"
+    ]
     assert answer(core, defender, prompts(core, "confirm_drop", defender)[0], {"confirm": True})["accepted"]
     assert [c["zone"] for c in current(driver).record["steps"][0]["board"]] == ["str-2"] * sum(owed.values())
 
@@ -324,6 +364,14 @@ def test_the_first_cubes_counted_tell_the_engine_the_battle_has_begun(tmp_path: 
     driver.tower_totals({first: 1 + (3 if first == "blue" else 0)}, boot=1)  # one cube of the drop counted
     assert core.state.data["battle"].get("locked")
     defender = driver.session.setup.defender.name
-    r = core.handle_command(defender, json.dumps({"request_id": "j", "seq": core.seq, "action": {
-        "type": "jettison", "hold": 0, "cargo": 1, "coins": 0}}))
+    r = core.handle_command(
+        defender,
+        json.dumps(
+            {
+                "request_id": "j",
+                "seq": core.seq,
+                "action": {"type": "jettison", "hold": 0, "cargo": 1, "coins": 0},
+            }
+        ),
+    )
     assert not r["accepted"] and "battle has begun" in r["reason"], r

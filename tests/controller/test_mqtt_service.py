@@ -20,13 +20,27 @@ T = "table/mq"
 
 
 def _start(broker, db: Path, protocol: str = "auto") -> subprocess.Popen:
-    cfg = json.dumps({"table": {"id": "mq", "database": str(db), "players": ["red", "blue"], "seed": 4},
-                      "mqtt": {"host": broker.host, "port": broker.port, "username": "controller",
-                               "password": broker.users["controller"], "protocol": protocol},
-                      "bridge": {"enabled": False}, "vision": {"enabled": False}})
-    return subprocess.Popen([sys.executable, "-m", "controller.service", "--config-json", cfg], cwd=REPO,
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
+    cfg = json.dumps(
+        {
+            "table": {"id": "mq", "database": str(db), "players": ["red", "blue"], "seed": 4},
+            "mqtt": {
+                "host": broker.host,
+                "port": broker.port,
+                "username": "controller",
+                "password": broker.users["controller"],
+                "protocol": protocol,
+            },
+            "bridge": {"enabled": False},
+            "vision": {"enabled": False},
+        }
+    )
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller.service", "--config-json", cfg],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
 def _payload(msg):
@@ -57,8 +71,10 @@ def _ask(tablet, who, body) -> dict:
     rid = body.get("request_id") if isinstance(body, dict) else None
     raw = body if isinstance(body, bytes) else json.dumps(body)
     tablet.publish(f"{T}/player/{who}/cmd", raw)
-    msg = tablet.wait_for(lambda m: m.topic == f"{T}/player/{who}/reply"
-                          and (rid is None or _payload(m)["request_id"] == rid), timeout=10)
+    msg = tablet.wait_for(
+        lambda m: m.topic == f"{T}/player/{who}/reply" and (rid is None or _payload(m)["request_id"] == rid),
+        timeout=10,
+    )
     return _payload(msg)
 
 
@@ -164,16 +180,32 @@ def test_mqtt5_reply_carries_correlation_data_and_expiry(table):
 
 def test_controller_with_a_wrong_password_says_which_keys_to_check(tmp_path):
     with running_mosquitto() as broker:
-        cfg = json.dumps({"table": {"id": "mq", "database": str(tmp_path / "x.db"), "players": ["red", "blue"]},
-                          "mqtt": {"host": broker.host, "port": broker.port, "username": "controller",
-                                   "password": "wrong", "protocol": "5"},
-                          "bridge": {"enabled": False}, "vision": {"enabled": False}})
+        cfg = json.dumps(
+            {
+                "table": {"id": "mq", "database": str(tmp_path / "x.db"), "players": ["red", "blue"]},
+                "mqtt": {
+                    "host": broker.host,
+                    "port": broker.port,
+                    "username": "controller",
+                    "password": "wrong",
+                    "protocol": "5",
+                },
+                "bridge": {"enabled": False},
+                "vision": {"enabled": False},
+            }
+        )
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         import time
 
         t0 = time.monotonic()
-        run = subprocess.run([sys.executable, "-m", "controller.service", "--config-json", cfg], cwd=REPO, env=env,
-                             capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            [sys.executable, "-m", "controller.service", "--config-json", cfg],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "cannot connect to the MQTT broker" in run.stderr and "password" in run.stderr
     assert time.monotonic() - t0 < 20  # a refused login is final: no waiting for the broker

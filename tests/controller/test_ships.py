@@ -1,4 +1,5 @@
-"""Ships moved on the table: the camera's grid reading and the zone sensors become the active player's move."""
+"""Ships moved on the table: the camera's grid reading and the zone sensors become the active player's
+move."""
 
 from __future__ import annotations
 
@@ -22,8 +23,11 @@ def _table(tmp_path):
 
 
 def _reading(positions: dict[str, str]) -> dict:
-    return {"status": "ok", "boards": [], "ships": [{"ship": s, "square": sq, "confidence": 0.95}
-                                                   for s, sq in positions.items()]}
+    return {
+        "status": "ok",
+        "boards": [],
+        "ships": [{"ship": s, "square": sq, "confidence": 0.95} for s, sq in positions.items()],
+    }
 
 
 def test_camera_and_sensors_agreeing_move_the_active_ship(tmp_path):
@@ -50,8 +54,10 @@ def test_disagreement_is_a_prompt_answered_from_a_tablet(tmp_path):
     asks = [p for p in core.prompts.values() if p.id.startswith("ships:")]
     assert asks and all(p.kind == "sensor_disagree" for p in asks)
     ask = next(p for p in asks if p.data.get("ship") == active)
-    reply = core.handle_command(active, json.dumps({"request_id": "q1", "prompt_id": ask.id,
-                                                    "answer": {"ship": active, "square": target}}))
+    reply = core.handle_command(
+        active,
+        json.dumps({"request_id": "q1", "prompt_id": ask.id, "answer": {"ship": active, "square": target}}),
+    )
     assert reply["accepted"], reply
     assert api.public_view(core.state)["p"][active]["ship"]["at"] == target
 
@@ -75,14 +81,18 @@ def test_a_board_turned_face_up_is_the_reveal_the_game_waits_for(tmp_path):
     offered = [a for a in api.legal_actions(core.state, "table") if a["type"] == "reveal_board"]
     board = offered[0]["board"]
     watcher = ShipWatcher(core)
-    boards = [{"square": sq, "face_up": sq == square, "board": board if sq == square else None, "confidence": 0.99}
-              for sq in view["grid"]]
+    boards = [
+        {"square": sq, "face_up": sq == square, "board": board if sq == square else None, "confidence": 0.99}
+        for sq in view["grid"]
+    ]
     watcher.camera({"reading": {"status": "ok", "boards": boards, "ships": []}})
     assert watcher.reveals == 1
     assert api.public_view(core.state)["grid"][square]["board"] == board
-    assert core.log.commands(core.game_id)[-1] == {"seq": core.log.commands(core.game_id)[-1]["seq"],
-                                                  "player": "table",
-                                                  "action": {"type": "reveal_board", "square": square, "board": board}}
+    assert core.log.commands(core.game_id)[-1] == {
+        "seq": core.log.commands(core.game_id)[-1]["seq"],
+        "player": "table",
+        "action": {"type": "reveal_board", "square": square, "board": board},
+    }
     # A board the game does not allow there is a prompt, not a change.
     seq = core.seq
     nxt = next((w for w in api.public_view(core.state)["waiting_for"] if w["kind"] == "reveal_board"), None)
@@ -96,7 +106,8 @@ def test_a_board_turned_face_up_is_the_reveal_the_game_waits_for(tmp_path):
 
 
 def test_ways_that_differ_in_crossing_a_garrison_are_asked(tmp_path):
-    """An opponent's Garrison on one of two shortest ways: the player is asked which way, nothing is guessed."""
+    """An opponent's Garrison on one of two shortest ways: the player is asked which way, nothing is
+    guessed."""
     core, active, _ = _table(tmp_path)
     other = next(p for p in core.players if p != active)
     # The position (a saved game): the active ship on r1c1, the opponent's Garrison on the island of r1c2.
@@ -115,13 +126,19 @@ def test_ways_that_differ_in_crossing_a_garrison_are_asked(tmp_path):
     ask = next(p for p in core.prompts.values() if p.kind == "ship_path" and p.player == active)
     assert sorted(map(tuple, ask.data["options"])) == [("r1c1", "r1c2", "r2c2"), ("r1c1", "r2c1", "r2c2")]
     assert sorted(zip(map(tuple, ask.data["options"]), map(tuple, ask.data["crossings"]), strict=True)) == [
-        (("r1c1", "r1c2", "r2c2"), ("r1c2",)), (("r1c1", "r2c1", "r2c2"), ())]
+        (("r1c1", "r1c2", "r2c2"), ("r1c2",)),
+        (("r1c1", "r2c1", "r2c2"), ()),
+    ]
     # The tablet's answer (docs/mqtt.md: {"path": one of the options}); a way not offered is refused.
-    bad = core.handle_command(active, json.dumps({"request_id": "x", "prompt_id": ask.id,
-                                                  "answer": {"path": ["r1c1", "r1c2", "r1c3"]}}))
+    bad = core.handle_command(
+        active,
+        json.dumps({"request_id": "x", "prompt_id": ask.id, "answer": {"path": ["r1c1", "r1c2", "r1c3"]}}),
+    )
     assert (bad["accepted"], bad["kind"]) == (False, "invalid") and core.seq == seq
-    way = core.handle_command(active, json.dumps({"request_id": "w", "prompt_id": ask.id,
-                                                  "answer": {"path": ["r1c1", "r2c1", "r2c2"]}}))
+    way = core.handle_command(
+        active,
+        json.dumps({"request_id": "w", "prompt_id": ask.id, "answer": {"path": ["r1c1", "r2c1", "r2c2"]}}),
+    )
     assert way["accepted"] is True and watcher.moves == 1, way  # the engine moved the ship that way
     # Without the Garrison the two ways are the same to the rules: no question.
     d["grid"]["r1c2"]["island"]["buildings"]["garrison"] = False

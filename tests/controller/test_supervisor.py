@@ -37,36 +37,54 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _start_table(tmp_path: Path, ports: dict[str, int] | None = None
-                 ) -> tuple[subprocess.Popen, dict[str, int], Callable[..., re.Match]]:
+def _start_table(
+    tmp_path: Path, ports: dict[str, int] | None = None
+) -> tuple[subprocess.Popen, dict[str, int], Callable[..., re.Match]]:
     """`smart-table run --simulate` on free ports (or those given); returns the process, the ports and a
     wait for an output line."""
-    ports = ports or {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")}
+    ports = ports or {
+        k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")
+    }
     (tmp_path / "t.toml").write_text(f"""
 [table]
 database = "t.db"
 players = ["red", "blue"]
 [mqtt]
-port = {ports['mqtt']}
-ws_port = {ports['ws']}
+port = {ports["mqtt"]}
+ws_port = {ports["ws"]}
 [display]
-port = {ports['http']}
+port = {ports["http"]}
 [bridge]
-events = "tcp://127.0.0.1:{ports['pub']}"
-commands = "tcp://127.0.0.1:{ports['cmd']}"
+events = "tcp://127.0.0.1:{ports["pub"]}"
+commands = "tcp://127.0.0.1:{ports["cmd"]}"
 [vision]
-events = "tcp://127.0.0.1:{ports['vis']}"
-ships_events = "tcp://127.0.0.1:{ports['shp']}"
+events = "tcp://127.0.0.1:{ports["vis"]}"
+ships_events = "tcp://127.0.0.1:{ports["shp"]}"
 [simulate]
 delay = 0.2
-tower_control = "tcp://127.0.0.1:{ports['ctl']}"
-camera_control = "tcp://127.0.0.1:{ports['cam']}"
+tower_control = "tcp://127.0.0.1:{ports["ctl"]}"
+camera_control = "tcp://127.0.0.1:{ports["cam"]}"
 [supervisor]
 restart_delay = 0.5
 """)
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "run", "--simulate", "--config", str(tmp_path / "t.toml"),
-                             "--duration", "120"], cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "run",
+            "--simulate",
+            "--config",
+            str(tmp_path / "t.toml"),
+            "--duration",
+            "120",
+        ],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     lines: queue.Queue[str] = queue.Queue()
     seen: list[str] = []
     stdout = proc.stdout
@@ -211,16 +229,36 @@ def test_seat_links_survive_a_restart_until_rotated(tmp_path):
     for _run in range(2):
         proc, ports, wait_line = _start_table(tmp_path, ports)
         try:
-            got = {who: wait_line(rf"^\s+{who}\s+(http://\S+)").group(1) for who in ("table view", "red", "blue")}
+            got = {
+                who: wait_line(rf"^\s+{who}\s+(http://\S+)").group(1) for who in ("table view", "red", "blue")
+            }
             links.append(got)
             red = parse_qs(urlsplit(got["red"]).query)
             assert _connack(ports["mqtt"], "red", red["pass"][0])
             if _run == 1:
                 # Rotate red's login while the table runs: the old link stops working, the new one works.
-                r = subprocess.run([sys.executable, "-m", "cli", "tablets", "add", "red", "--rotate", "--no-qr",
-                                    "--config", str(tmp_path / "t.toml"), "--password-file",
-                                    str(tmp_path / "system.passwd")], cwd=REPO, capture_output=True, text=True,
-                                   env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=60, check=True)
+                r = subprocess.run(
+                    [
+                        sys.executable,
+                        "-m",
+                        "cli",
+                        "tablets",
+                        "add",
+                        "red",
+                        "--rotate",
+                        "--no-qr",
+                        "--config",
+                        str(tmp_path / "t.toml"),
+                        "--password-file",
+                        str(tmp_path / "system.passwd"),
+                    ],
+                    cwd=REPO,
+                    capture_output=True,
+                    text=True,
+                    env={**os.environ, "PYTHONPATH": str(REPO)},
+                    timeout=60,
+                    check=True,
+                )
                 new = parse_qs(urlsplit(r.stdout.split("join link: ", 1)[1].split()[0]).query)["pass"][0]
                 assert new != red["pass"][0]
                 wait_line(r"logins changed")
@@ -296,6 +334,10 @@ def test_without_mosquitto_run_says_what_to_install(monkeypatch, tmp_path):
     try:
         s.plan()
     except SupervisorError as exc:
-        assert "Mosquitto" in str(exc) and "apt-get install mosquitto" in str(exc) and "mqtt.embedded = false" in str(exc)
+        assert (
+            "Mosquitto" in str(exc)
+            and "apt-get install mosquitto" in str(exc)
+            and "mqtt.embedded = false" in str(exc)
+        )
     else:
         raise AssertionError("run started without a broker")

@@ -32,8 +32,17 @@ class ToyState:
 
 def new_game(players: list[str], seed: int, options: dict | None = None) -> ToyState:
     rng = random.Random(seed)
-    return ToyState({"seq": 0, "players": list(players), "active": players[0], "pos": {p: 0 for p in players},
-                     "secret": {p: rng.randint(1, 1000) for p in players}, "rng": seed, "winner": None})
+    return ToyState(
+        {
+            "seq": 0,
+            "players": list(players),
+            "active": players[0],
+            "pos": {p: 0 for p in players},
+            "secret": {p: rng.randint(1, 1000) for p in players},
+            "rng": seed,
+            "winner": None,
+        }
+    )
 
 
 def apply(state: ToyState, command: dict) -> tuple[ToyState, list[dict]]:
@@ -52,8 +61,10 @@ def apply(state: ToyState, command: dict) -> tuple[ToyState, list[dict]]:
     bonus = random.Random(state.data["rng"] * 31 + state.seq).randint(0, 1)  # chance, recorded in the event
     players = state.data["players"]
     nxt = players[(players.index(player) + 1) % len(players)]
-    events = [{"type": "advanced", "player": player, "steps": steps, "bonus": bonus},
-              {"type": "turn_passed", "to": nxt}]
+    events = [
+        {"type": "advanced", "player": player, "steps": steps, "bonus": bonus},
+        {"type": "turn_passed", "to": nxt},
+    ]
     s = state
     for e in events:
         s = fold(s, e)
@@ -80,8 +91,12 @@ def replay(events: list[dict], initial: ToyState) -> ToyState:
 
 
 def public_view(state: ToyState) -> dict:
-    return {"active": state.data["active"], "pos": state.data["pos"], "winner": state.data["winner"],
-            "game_over": state.data["winner"] is not None}
+    return {
+        "active": state.data["active"],
+        "pos": state.data["pos"],
+        "winner": state.data["winner"],
+        "game_over": state.data["winner"] is not None,
+    }
 
 
 def private_view(state: ToyState, player: str) -> dict:

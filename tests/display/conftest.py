@@ -23,8 +23,15 @@ from tests.support.broker import MOSQUITTO, Broker, Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TABLE = "t1"
 TABLET = {"width": 1024, "height": 768}
 PHONE = {"width": 390, "height": 844}
@@ -80,8 +87,12 @@ def restart_broker(b: Broker) -> None:
     current.kill()
     current.wait(timeout=5)
     time.sleep(0.3)
-    proc = subprocess.Popen([MOSQUITTO, "-c", str(b.directory / "mosquitto.conf")], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [MOSQUITTO, "-c", str(b.directory / "mosquitto.conf")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     b.restarted = proc  # type: ignore[attr-defined]
 
 
@@ -100,8 +111,13 @@ def display(broker: Broker) -> Iterator[DisplayHandle]:
 
 def page_url(display: DisplayHandle, broker: Broker, player: str | None = None) -> str:
     user = player or "display"
-    params = {"table": TABLE, **({"player": player} if player else {"view": "table"}),
-              "user": user, "pass": broker.users[user], "ws": f"ws://127.0.0.1:{broker.ws_port}"}
+    params = {
+        "table": TABLE,
+        **({"player": player} if player else {"view": "table"}),
+        "user": user,
+        "pass": broker.users[user],
+        "ws": f"ws://127.0.0.1:{broker.ws_port}",
+    }
     return display.url + "?" + urlencode(params)
 
 
@@ -132,9 +148,21 @@ class ControllerProc:
     proc: subprocess.Popen | None = field(default=None, repr=False)
 
     def config(self) -> dict:
-        return {"table": {"id": TABLE, "players": list(self.players), "seed": self.seed, "database": str(self.db)},
-                "mqtt": {"host": self.broker.host, "port": self.broker.port, "embedded": False,
-                         "username": "controller", "password": self.broker.users["controller"]}}
+        return {
+            "table": {
+                "id": TABLE,
+                "players": list(self.players),
+                "seed": self.seed,
+                "database": str(self.db),
+            },
+            "mqtt": {
+                "host": self.broker.host,
+                "port": self.broker.port,
+                "embedded": False,
+                "username": "controller",
+                "password": self.broker.users["controller"],
+            },
+        }
 
     def start(self, timeout: float = 20.0) -> None:
         env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
@@ -142,9 +170,14 @@ class ControllerProc:
         try:
             assert watcher.wait_connected()
             watcher.subscribe(f"table/{TABLE}/availability")
-            self.proc = subprocess.Popen([sys.executable, "-m", "controller.service", "--config-json",
-                                          json.dumps(self.config())], cwd=REPO, env=env,
-                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "controller.service", "--config-json", json.dumps(self.config())],
+                cwd=REPO,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+            )
             try:
                 watcher.wait_for(lambda m: json.loads(m.payload) == "online", timeout=timeout)
             except TimeoutError:

@@ -65,11 +65,15 @@ def test_a_whole_battle_entered_by_hand_on_the_tablets(browser, broker, display,
     ctl = ControllerProc(broker, db)
     ctl.start()
     try:
-        with open_page(browser, display, broker) as table, \
-                open_page(browser, display, broker, player=attacker, viewport=PHONE) as att, \
-                open_page(browser, display, broker, player=defender, viewport=TABLET) as dfd:
+        with (
+            open_page(browser, display, broker) as table,
+            open_page(browser, display, broker, player=attacker, viewport=PHONE) as att,
+            open_page(browser, display, broker, player=defender, viewport=TABLET) as dfd,
+        ):
             # The table says both sensors are entered by hand; both players are asked to tap the drop.
-            table.wait_for_selector("#battle p.sensors[data-tower='manual'][data-camera='manual']", timeout=15_000)
+            table.wait_for_selector(
+                "#battle p.sensors[data-tower='manual'][data-camera='manual']", timeout=15_000
+            )
             assert "Tower: entered by hand" in table.inner_text("#battle p.sensors")
             att.wait_for_selector("[data-kind='enter_drop'] svg.battle-board", timeout=10_000)
             dfd.wait_for_selector("[data-kind='enter_drop']", timeout=10_000)
@@ -78,7 +82,9 @@ def test_a_whole_battle_entered_by_hand_on_the_tablets(browser, broker, display,
             att.screenshot(path=str(SHOTS / "battle-enter-by-hand-phone.png"), full_page=True)
             # The attacker's cubes landed in a Strength 2 zone, the defender's in a Miss zone.
             enter_cubes(att, {a_col: "str-2a", d_col: "miss-1"})
-            att.wait_for_selector("[data-kind='enter_drop'] h3:has-text('Waiting for the other side')", timeout=10_000)
+            att.wait_for_selector(
+                "[data-kind='enter_drop'] h3:has-text('Waiting for the other side')", timeout=10_000
+            )
             confirm = dfd.locator("[data-kind='confirm_drop']")
             confirm.wait_for(timeout=10_000)
             assert not IDS.search(confirm.inner_text())

@@ -17,7 +17,9 @@ from tests.display.conftest import PHONE, TABLE, open_page
 from tests.support.game import table_in_battle
 
 
-def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broker, display, tmp_path: Path) -> None:
+def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(
+    browser, broker, display, tmp_path: Path
+) -> None:
     with table_in_battle(broker, tmp_path / "battle.db", TABLE) as (core, driver):
         setup = driver.session.setup
         att, dfd = setup.attacker, setup.defender
@@ -25,17 +27,24 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broke
         # The camera: every attacker cube in the miss zone, the first one only with low confidence; the
         # defender's first cube in a strength-1 zone, the rest missing. Read as is, the defender wins 1-0;
         # the unsure cube really lies in the strength-2 zone, which makes the attacker win 2-1.
-        cubes = [{"color": att.cube_color, "zone": "miss", "confidence": 0.2 if i == 0 else 0.95} for i in range(att.cubes)]
-        cubes += [{"color": dfd.cube_color, "zone": "str-1a" if i == 0 else "miss", "confidence": 0.95}
-                  for i in range(dfd.cubes)]
+        cubes = [
+            {"color": att.cube_color, "zone": "miss", "confidence": 0.2 if i == 0 else 0.95}
+            for i in range(att.cubes)
+        ]
+        cubes += [
+            {"color": dfd.cube_color, "zone": "str-1a" if i == 0 else "miss", "confidence": 0.95}
+            for i in range(dfd.cubes)
+        ]
         driver.start_drop({})
         driver.tower_totals({att.cube_color: att.cubes, dfd.cube_color: dfd.cubes})
         driver.camera({"status": "ok", "cubes": cubes, "redrop": [], "ambiguous": []}, settled=True)
         damage_before = core.engine.public_view(core.state)["p"][dfd.name]["ship"]["damage"]
         attacker_damage = core.engine.public_view(core.state)["p"][att.name]["ship"]["damage"]
 
-        with open_page(browser, display, broker) as table, \
-                open_page(browser, display, broker, player=att.name, viewport=PHONE) as tablet:
+        with (
+            open_page(browser, display, broker) as table,
+            open_page(browser, display, broker, player=att.name, viewport=PHONE) as tablet,
+        ):
             table.wait_for_selector("#battle [data-side='attacker'] [data-tally='strength']", timeout=10_000)
             assert table.inner_text("#battle [data-side='attacker'] [data-tally='strength']") == "0"
             assert table.inner_text("#battle [data-side='defender'] [data-tally='strength']") == "1"
@@ -53,13 +62,22 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broke
             assert view["p"][dfd.name]["ship"]["damage"] == damage_before + 1  # the loser's damage
             assert view["achievement_cubes"]["legendary"].get(att.name) == 1  # the winner's Legendary cube
             table.wait_for_function(
-                f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] b\").textContent === "
-                f"'{damage_before + 1}'", timeout=5_000)
-            table.wait_for_selector(f"[data-achievement='legendary'] .progress .cube.c-{att.cube_color}", timeout=5_000)
+                f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] "
+                'b").textContent === '
+                f"'{damage_before + 1}'",
+                timeout=5_000,
+            )
+            table.wait_for_selector(
+                f"[data-achievement='legendary'] .progress .cube.c-{att.cube_color}", timeout=5_000
+            )
             # The table view shows the result: the winner, strength per side, each Ship's damage after it.
-            table.wait_for_selector("#battle.over[data-phase='resolved'] p.result[data-winner='attacker']", timeout=5_000)
+            table.wait_for_selector(
+                "#battle.over[data-phase='resolved'] p.result[data-winner='attacker']", timeout=5_000
+            )
             assert table.inner_text("#battle [data-fact='strength']") == "2 – 1"
-            assert table.inner_text(f"#battle [data-fact='damage'][data-player='{dfd.name}']") == str(damage_before + 1)
+            assert table.inner_text(f"#battle [data-fact='damage'][data-player='{dfd.name}']") == str(
+                damage_before + 1
+            )
 
             # After the result: the camera was right after all (the cube lay in the miss zone). The tablet
             # corrects drop 1's cube 0 again; the game itself changes (a referee correction in the log).
@@ -70,10 +88,15 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(browser, broke
             tablet.wait_for_selector("#reply.ok", timeout=5_000)
             table.wait_for_selector("#battle p.result[data-winner='defender']", timeout=5_000)
             view = core.engine.public_view(core.state)
-            assert view["p"][dfd.name]["ship"]["damage"] == damage_before  # the damage went back to the attacker
+            assert (
+                view["p"][dfd.name]["ship"]["damage"] == damage_before
+            )  # the damage went back to the attacker
             assert view["p"][att.name]["ship"]["damage"] == attacker_damage + 1
             assert not view["achievement_cubes"]["legendary"].get(att.name)
             assert core.log.events(core.open_game_id)[-1]["type"] == "correction"
             table.wait_for_function(
-                f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] b\").textContent === "
-                f"'{damage_before}'", timeout=5_000)
+                f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] "
+                'b").textContent === '
+                f"'{damage_before}'",
+                timeout=5_000,
+            )

@@ -33,7 +33,8 @@ BASE = f"table/{TABLE}"
 ENGINE_ID = re.compile(
     r"\br\d+c\d+\b|:L\d+:\d+|\b(?:str|dmg|plunder|explode|miss)-[\w-]+|"
     r"\b(?:crew|gunner|deck-hand|first-mate|captain|purser|bosun|buccaneer)-\d+\b|\br\d-\d\d\b|"
-    r"\bisland-\d+|\bopen-sea-\w|\b(?:basic|advanced)-[a-z]+\b|\b[a-z]+_[a-z_]+\b|\bhold 0\b")
+    r"\bisland-\d+|\bopen-sea-\w|\b(?:basic|advanced)-[a-z]+\b|\b[a-z]+_[a-z_]+\b|\bhold 0\b"
+)
 
 # Every text a person can see or hear on the page: text nodes, and titles / labels / alt texts (SVG too).
 SCAN_JS = """() => {
@@ -44,7 +45,8 @@ SCAN_JS = """() => {
     if (t) out.push([t, !!n.parentElement.closest('#battle')]);
   }
   for (const el of document.querySelectorAll('#main [title], #main [aria-label], #main [alt], #turn *'))
-    for (const a of ['title', 'aria-label', 'alt']) if (el.getAttribute(a)) out.push([el.getAttribute(a), !!el.closest('#battle')]);
+    for (const a of ['title', 'aria-label', 'alt'])
+      if (el.getAttribute(a)) out.push([el.getAttribute(a), !!el.closest('#battle')]);
   out.push([document.getElementById('turn').innerText, false]);
   return out;
 }"""
@@ -102,10 +104,12 @@ def test_no_engine_id_in_any_rendered_text_of_a_whole_game(browser, broker, disp
     found: dict[str, set[str]] = {"outside": set(), "battle": set()}
     texts_seen = 0
     t0 = time.monotonic()
-    with table_core(broker, tmp_path, ["red", "blue"], 11) as core, \
-            open_page(browser, display, broker) as table, \
-            open_page(browser, display, broker, player="red", viewport=PHONE) as red, \
-            open_page(browser, display, broker, player="blue", viewport=PHONE) as blue:
+    with (
+        table_core(broker, tmp_path, ["red", "blue"], 11) as core,
+        open_page(browser, display, broker) as table,
+        open_page(browser, display, broker, player="red", viewport=PHONE) as red,
+        open_page(browser, display, broker, player="blue", viewport=PHONE) as blue,
+    ):
         pages = (table, red, blue)
         for p in pages:
             live(p)
@@ -129,7 +133,10 @@ def test_no_engine_id_in_any_rendered_text_of_a_whole_game(browser, broker, disp
         assert api.is_over(core.state), "the bot game did not reach its end"
         table.wait_for_selector("#scores", timeout=10_000)
         red.wait_for_selector("#scores", timeout=10_000)
-    print(f"scanned {texts_seen} texts over {steps} actions in {time.monotonic() - t0:.0f} s; battle panel ids: {sorted(found['battle'])[:5]}")
+    print(
+        f"scanned {texts_seen} texts over {steps} actions in {time.monotonic() - t0:.0f} s; battle panel "
+        f"ids: {sorted(found['battle'])[:5]}"
+    )
     assert steps > 100
     assert not found["outside"], sorted(found["outside"])[:20]
 
@@ -139,20 +146,28 @@ def test_cards_squares_and_achievements_are_in_the_games_words(browser, broker, 
     with table_core(broker, tmp_path, ["red", "blue"], 3) as core:
         for _ in range(25):
             bot_step(core, rng)
-        with open_page(browser, display, broker, player=core.state.active) as page, \
-                open_page(browser, display, broker) as table:
+        with (
+            open_page(browser, display, broker, player=core.state.active) as page,
+            open_page(browser, display, broker) as table,
+        ):
             live(page)
             live(table)
             wait_seq(page, core.seq)
             wait_seq(table, core.seq)
             hand = page.inner_text("section.hand")
-            assert re.search(r"(Crew|Gunner|Captain|Purser|Bosun|Buccaneer|First Mate|Deck Hand)\s*level \d", hand), hand
-            assert "gain 1 Cargo onto your Dock" in page.inner_text("body") or "Influence cube" in page.inner_text("body")
+            assert re.search(
+                r"(Crew|Gunner|Captain|Purser|Bosun|Buccaneer|First Mate|Deck Hand)\s*level \d", hand
+            ), hand
+            assert "gain 1 Cargo onto your Dock" in page.inner_text(
+                "body"
+            ) or "Influence cube" in page.inner_text("body")
             # "achievements show their requirement"; "unexplored squares are named as such"
             assert "Win 4 non-Building battles with your Ship." in table.inner_text(".achievements")
             assert table.locator("svg.ocean g.square.unexplored text", has_text="Unexplored").count() >= 1
             # holds numbered from 1 everywhere
-            assert "Hold 1" in page.inner_text("section.shipboard") and "Hold 2" in page.inner_text("section.shipboard")
+            assert "Hold 1" in page.inner_text("section.shipboard") and "Hold 2" in page.inner_text(
+                "section.shipboard"
+            )
             assert "hold 0" not in page.inner_text("body").lower()
             # the Ship board drawn: four hull spaces, two of them with holds
             assert page.locator("svg.shipboard g.hullspace").count() == 4
@@ -195,7 +210,9 @@ def test_undo_button_takes_back_the_last_action(browser, broker, display, tmp_pa
             assert page.inner_text("#undo").startswith("↶ Undo: Play ")
             seq = core.seq
             page.locator("#undo").click()
-            page.wait_for_function(f"document.getElementById('main').dataset.mySeq === '{seq + 1}'", timeout=5_000)
+            page.wait_for_function(
+                f"document.getElementById('main').dataset.mySeq === '{seq + 1}'", timeout=5_000
+            )
             assert len(core.state.data["p"][player]["hand"]) == hand_before
             page.wait_for_selector("#undo", state="detached", timeout=5_000)
             page.screenshot(path=str(SHOTS / "player-undone-phone.png"))
@@ -218,7 +235,11 @@ def test_ending_the_turn_and_the_pirate_flag_ask_first(browser, broker, display,
             assert core.seq == seq and core.state.active == player
             # The Pirate flag (offered away from the Harbor): move first, then end the turn as a Pirate.
             core.submit(player, {"type": "set_sails"}, core.seq)
-            move = next(a for a in api.legal_actions(core.state, player) if a["type"] == "move" and a["path"] != ["harbor"])
+            move = next(
+                a
+                for a in api.legal_actions(core.state, player)
+                if a["type"] == "move" and a["path"] != ["harbor"]
+            )
             core.submit(player, move, core.seq)
             wait_seq(page, core.seq, mine=True)
             page.locator("button.action[data-action='end_turn']", has_text="Pirate flag").click()
@@ -263,8 +284,18 @@ def test_grid_stays_in_view_during_a_battle_at_1280x800(browser, broker, display
         acts = [a for a in acts if a["type"] in ("attack", "attack_merchant")] or acts
         state, _ = api.apply(state, {"seq": state.seq, "player": pl, "action": rng.choice(acts)})
     assert state.data["battle"], "no battle in the random play"
-    payload = words.decorate_public(api, state, {"epoch": "e1", "seq": state.seq, "view": api.public_view(state),
-                                                 "battle": None, "tower": {"warning": None}, "ts": time.time()})
+    payload = words.decorate_public(
+        api,
+        state,
+        {
+            "epoch": "e1",
+            "seq": state.seq,
+            "view": api.public_view(state),
+            "battle": None,
+            "tower": {"warning": None},
+            "ts": time.time(),
+        },
+    )
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
     ctl.publish(f"{BASE}/state", json.dumps(payload), retain=True)
     with open_page(browser, display, broker, viewport={"width": 1280, "height": 800}) as page:
@@ -291,13 +322,42 @@ def finished_game(seed: int, players: list[str]) -> Any:
 
 def publish_words(ctl: Client, state: Any) -> None:
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
-    ctl.publish(f"{BASE}/state", json.dumps(words.decorate_public(api, state, {
-        "epoch": "e1", "seq": state.seq, "view": api.public_view(state), "battle": None,
-        "tower": {"warning": None}, "ts": time.time()})), retain=True)
+    ctl.publish(
+        f"{BASE}/state",
+        json.dumps(
+            words.decorate_public(
+                api,
+                state,
+                {
+                    "epoch": "e1",
+                    "seq": state.seq,
+                    "view": api.public_view(state),
+                    "battle": None,
+                    "tower": {"warning": None},
+                    "ts": time.time(),
+                },
+            )
+        ),
+        retain=True,
+    )
     for p in state.players:
-        ctl.publish(f"{BASE}/player/{p}/state", json.dumps(words.decorate_private(api, state, p, {
-            "epoch": "e1", "seq": state.seq, "view": api.private_view(state, p),
-            "legal_actions": api.legal_actions(state, p)})), retain=True)
+        ctl.publish(
+            f"{BASE}/player/{p}/state",
+            json.dumps(
+                words.decorate_private(
+                    api,
+                    state,
+                    p,
+                    {
+                        "epoch": "e1",
+                        "seq": state.seq,
+                        "view": api.private_view(state, p),
+                        "legal_actions": api.legal_actions(state, p),
+                    },
+                )
+            ),
+            retain=True,
+        )
 
 
 def test_score_table_on_the_table_and_every_tablet(browser, broker, display) -> None:
@@ -308,8 +368,10 @@ def test_score_table_on_the_table_and_every_tablet(browser, broker, display) -> 
     ctl = Client(broker, "controller")
     assert ctl.wait_connected()
     publish_words(ctl, state)
-    for player, viewport, name in ((None, {"width": 1024, "height": 768}, "scores-table-tablet"),
-                                   ("blue", PHONE, "scores-player-phone")):
+    for player, viewport, name in (
+        (None, {"width": 1024, "height": 768}, "scores-table-tablet"),
+        ("blue", PHONE, "scores-player-phone"),
+    ):
         with open_page(browser, display, broker, player=player, viewport=viewport) as page:
             live(page)
             page.wait_for_selector("#scores", timeout=10_000)
@@ -323,7 +385,9 @@ def test_score_table_on_the_table_and_every_tablet(browser, broker, display) -> 
                     assert int(cell) == result["scores"][c][key]
             verdict = page.inner_text("#scores .verdict")
             if result["winner"]:
-                assert verdict.startswith(f"{result['winner'].capitalize()} wins with {result['totals'][result['winner']]} Coins")
+                assert verdict.startswith(
+                    f"{result['winner'].capitalize()} wins with {result['totals'][result['winner']]} Coins"
+                )
             else:
                 assert "tied" in verdict and "Cannons" in verdict
             page.locator("#scores").screenshot(path=str(SHOTS / f"{name}.png"))
@@ -331,9 +395,15 @@ def test_score_table_on_the_table_and_every_tablet(browser, broker, display) -> 
 
 
 def test_score_table_names_a_tie_as_the_rulebook_breaks_it() -> None:
-    view = {"players": ["red", "blue"], "scores": {
-        "scores": {c: {k: 0 for k, _ in words.SCORE_CATEGORIES} | {"coins": 20} for c in ("red", "blue")},
-        "totals": {"red": 20, "blue": 20}, "winner": None, "tie_break_needed": ["red", "blue"]}}
+    view = {
+        "players": ["red", "blue"],
+        "scores": {
+            "scores": {c: {k: 0 for k, _ in words.SCORE_CATEGORIES} | {"coins": 20} for c in ("red", "blue")},
+            "totals": {"red": 20, "blue": 20},
+            "winner": None,
+            "tie_break_needed": ["red", "blue"],
+        },
+    }
     table = words.score_table(view)
     assert table is not None and table["winner"] is None and table["tied"] == ["red", "blue"]
     assert "Cannons on their Ship and on all the cards in their deck" in table["verdict"]
@@ -341,10 +411,12 @@ def test_score_table_names_a_tie_as_the_rulebook_breaks_it() -> None:
 
 # Machado, Oliveira and Fernandes (2009) simulation matrices, severity 1.0, applied to linear RGB.
 CVD = {
-    "deuteranopia": np.array([[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413],
-                              [-0.011820, 0.042940, 0.968881]]),
-    "protanopia": np.array([[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216],
-                            [-0.003882, -0.048116, 1.051998]]),
+    "deuteranopia": np.array(
+        [[0.367322, 0.860646, -0.227968], [0.280085, 0.672501, 0.047413], [-0.011820, 0.042940, 0.968881]]
+    ),
+    "protanopia": np.array(
+        [[0.152286, 1.052583, -0.204868], [0.114503, 0.786281, 0.099216], [-0.003882, -0.048116, 1.051998]]
+    ),
 }
 
 
@@ -361,7 +433,9 @@ def luminance(rgb: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("kind", ["deuteranopia", "protanopia"])
-def test_colour_vision_every_piece_told_apart_by_its_initial(browser, broker, display, tmp_path, kind) -> None:
+def test_colour_vision_every_piece_told_apart_by_its_initial(
+    browser, broker, display, tmp_path, kind
+) -> None:
     """Issue 13: 'the same screenshots through a deuteranopia and a protanopia filter, every player's pieces
     still told apart by their initial'. Pieces of four players (cubes, ships, markers): each carries its
     player's initial, and in the filtered screenshot the initial stands out from its piece (luminance
@@ -380,8 +454,10 @@ def test_colour_vision_every_piece_told_apart_by_its_initial(browser, broker, di
         pieces = page.evaluate("""() => [...document.querySelectorAll(
             'svg.ocean g.pcube:not([data-color=""]), svg.ocean g.shipshape, span.marker, span.cube')]
           .map((el) => { const r = el.getBoundingClientRect();
-            const color = el.dataset.color || el.dataset.ship || [...el.classList].find((c) => c.startsWith('c-'))?.slice(2);
-            const letter = (el.querySelector('text:last-of-type')?.textContent || el.textContent || '').trim();
+            const color = el.dataset.color || el.dataset.ship
+              || [...el.classList].find((c) => c.startsWith('c-'))?.slice(2);
+            const letter = (el.querySelector('text:last-of-type')?.textContent || el.textContent || '')
+              .trim();
             return {color, letter, x: r.x, y: r.y, w: r.width, h: r.height}; })
           .filter((p) => p.w > 6 && p.y >= 0 && p.y + p.h <= 800)""")
     ctl.close()
@@ -403,13 +479,26 @@ def test_colour_vision_every_piece_told_apart_by_its_initial(browser, broker, di
     # the initial stands out of its piece in the filtered image (WCAG's 3:1 for large text)
     assert min(lows) >= 3.0, sorted(lows)[:5]
     # and colour alone would not do: red and green fills land close together for this viewer
-    fills = {c: simulate(np.array([[int(words_hex[1:3], 16), int(words_hex[3:5], 16), int(words_hex[5:], 16)]], float), kind)[0]
-             for c, words_hex in (("red", "#ff4d4d"), ("green", "#3ddc84"))}
-    print(kind, "min initial contrast", round(min(lows), 2), "red/green fills", fills["red"].tolist(), fills["green"].tolist())
+    fills = {
+        c: simulate(
+            np.array([[int(words_hex[1:3], 16), int(words_hex[3:5], 16), int(words_hex[5:], 16)]], float),
+            kind,
+        )[0]
+        for c, words_hex in (("red", "#ff4d4d"), ("green", "#3ddc84"))
+    }
+    print(
+        kind,
+        "min initial contrast",
+        round(min(lows), 2),
+        "red/green fills",
+        fills["red"].tolist(),
+        fills["green"].tolist(),
+    )
 
 
 def test_offline_the_page_dims_and_its_buttons_stop(browser, broker, display, tmp_path) -> None:
-    """Issue 13: 'Offline: the page dims and the buttons stop until the table is back' (the state is conn.js's)."""
+    """Issue 13: 'Offline: the page dims and the buttons stop until the table is back' (the state is
+    conn.js's)."""
     from tests.display.conftest import kill_broker, restart_broker
 
     with table_core(broker, tmp_path, ["red", "blue"], 5) as core:
@@ -423,7 +512,9 @@ def test_offline_the_page_dims_and_its_buttons_stop(browser, broker, display, tm
             assert page.evaluate("document.getElementById('main').inert") is True
             assert float(page.evaluate("getComputedStyle(document.getElementById('main')).opacity")) < 0.6
             seq = core.seq
-            page.evaluate("document.querySelector('button.action').click()")  # even a scripted tap sends nothing
+            page.evaluate(
+                "document.querySelector('button.action').click()"
+            )  # even a scripted tap sends nothing
             assert page.evaluate("window.__display.store.pending.size") == 0
             assert "Not connected to the table" in page.evaluate("window.__display.store.lastReply.reason")
             page.screenshot(path=str(SHOTS / "player-offline-phone.png"))
@@ -443,13 +534,19 @@ def test_several_ways_to_one_square_ask_which(browser, broker, display) -> None:
     me = state.active
     assert me is not None  # the main phase: someone has the turn
     state, _ = api.apply(state, {"seq": state.seq, "player": me, "action": {"type": "set_sails"}})
-    square = next(a["path"][0] for a in api.legal_actions(state, me) if a["type"] == "move" and a["path"] != ["harbor"])
+    square = next(
+        a["path"][0] for a in api.legal_actions(state, me) if a["type"] == "move" and a["path"] != ["harbor"]
+    )
     others = [p for p in state.players if p != me]
-    ways = [{"type": "move", "path": [square], "fight_order": others},
-            {"type": "move", "path": [square], "fight_order": others[::-1]}]
+    ways = [
+        {"type": "move", "path": [square], "fight_order": others},
+        {"type": "move", "path": [square], "fight_order": others[::-1]},
+    ]
     publish_words(ctl, state)
     view = api.private_view(state, me)
-    payload = words.decorate_private(api, state, me, {"epoch": "e1", "seq": state.seq, "view": view, "legal_actions": ways})
+    payload = words.decorate_private(
+        api, state, me, {"epoch": "e1", "seq": state.seq, "view": view, "legal_actions": ways}
+    )
     ctl.publish(f"{BASE}/player/{me}/state", json.dumps(payload), retain=True)
     with open_page(browser, display, broker, player=me) as page:
         live(page)

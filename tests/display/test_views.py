@@ -22,14 +22,34 @@ BASE = f"table/{TABLE}"
 
 def publish_game(ctl: Client, state: Any, battle: dict | None = None, seats: dict | None = None) -> None:
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
-    ctl.publish(f"{BASE}/state", json.dumps({"epoch": "e1", "seq": state.seq, "view": api.public_view(state),
-                                             "battle": battle, "tower": {"warning": None}, "ts": time.time(),
-                                             **({"seats": seats} if seats else {})}),
-                retain=True)
+    ctl.publish(
+        f"{BASE}/state",
+        json.dumps(
+            {
+                "epoch": "e1",
+                "seq": state.seq,
+                "view": api.public_view(state),
+                "battle": battle,
+                "tower": {"warning": None},
+                "ts": time.time(),
+                **({"seats": seats} if seats else {}),
+            }
+        ),
+        retain=True,
+    )
     for p in state.players:
-        ctl.publish(f"{BASE}/player/{p}/state", json.dumps({
-            "epoch": "e1", "seq": state.seq, "view": api.private_view(state, p),
-            "legal_actions": api.legal_actions(state, p)}), retain=True)
+        ctl.publish(
+            f"{BASE}/player/{p}/state",
+            json.dumps(
+                {
+                    "epoch": "e1",
+                    "seq": state.seq,
+                    "view": api.private_view(state, p),
+                    "legal_actions": api.legal_actions(state, p),
+                }
+            ),
+            retain=True,
+        )
 
 
 def controller_client(broker) -> Client:
@@ -44,7 +64,9 @@ def test_table_view_updates_within_a_second(browser, broker, display) -> None:
     publish_game(ctl, state)
     with open_page(browser, display, broker) as page:
         page.wait_for_selector("#conn[data-status=live]", timeout=10_000)
-        page.wait_for_function(f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=5_000)
+        page.wait_for_function(
+            f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=5_000
+        )
         assert page.locator(".square").count() == len(api.public_view(state)["grid"])
         for _ in range(3):
             player = state.active
@@ -53,7 +75,9 @@ def test_table_view_updates_within_a_second(browser, broker, display) -> None:
             state, _events = api.apply(state, {"seq": state.seq, "player": player, "action": action})
             t0 = time.monotonic()
             publish_game(ctl, state)
-            page.wait_for_function(f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=5_000)
+            page.wait_for_function(
+                f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=5_000
+            )
             assert time.monotonic() - t0 < 1.0
             assert state.active is not None
             assert f"{state.active.capitalize()}'s turn" in page.inner_text("#turn")
@@ -106,7 +130,9 @@ def test_broker_keeps_blues_tree_from_red(broker) -> None:
     watcher = Client(broker, "display")
     assert watcher.wait_connected()
     watcher.subscribe(f"{BASE}/player/+/cmd")
-    red.publish(f"{BASE}/player/blue/cmd", json.dumps({"request_id": "x", "seq": 1, "action": {"type": "end_turn"}}))
+    red.publish(
+        f"{BASE}/player/blue/cmd", json.dumps({"request_id": "x", "seq": 1, "action": {"type": "end_turn"}})
+    )
     red.publish(f"{BASE}/state", json.dumps({"seq": 99}), retain=True)
     assert watcher.collect(0.5) == []  # the display may not read commands at all
     watcher.subscribe(f"{BASE}/state")
@@ -119,13 +145,23 @@ def test_broker_keeps_blues_tree_from_red(broker) -> None:
 
 def battle_view() -> tuple[dict, dict]:
     """A real session's view: red attacks blue, 3 red and 2 blue cubes dropped and read."""
-    setup = BattleSetup("t3-b1", "ship", BattleSide("red", True, "red", 3), BattleSide("blue", True, "blue", 2), "r2c1")
+    setup = BattleSetup(
+        "t3-b1", "ship", BattleSide("red", True, "red", 3), BattleSide("blue", True, "blue", 2), "r2c1"
+    )
     session = BattleSession(setup, now=0.0)
     session.tower({"red": 3, "blue": 2}, now=1.0)
-    reading = {"status": "ok", "cubes": [
-        {"color": "red", "zone": "str-2", "confidence": 0.9}, {"color": "red", "zone": "str-2", "confidence": 0.9},
-        {"color": "red", "zone": "dmg-1", "confidence": 0.9}, {"color": "blue", "zone": "plunder-c2", "confidence": 0.9},
-        {"color": "blue", "zone": "str-1a", "confidence": 0.9}], "redrop": [], "ambiguous": []}
+    reading = {
+        "status": "ok",
+        "cubes": [
+            {"color": "red", "zone": "str-2", "confidence": 0.9},
+            {"color": "red", "zone": "str-2", "confidence": 0.9},
+            {"color": "red", "zone": "dmg-1", "confidence": 0.9},
+            {"color": "blue", "zone": "plunder-c2", "confidence": 0.9},
+            {"color": "blue", "zone": "str-1a", "confidence": 0.9},
+        ],
+        "redrop": [],
+        "ambiguous": [],
+    }
     session.camera(reading, settled=True, now=2.0)
     return session.view(), setup.to_json()
 
@@ -144,7 +180,8 @@ def test_battle_board_draws_each_cube_in_its_zone_and_the_tallies(browser, broke
         att = view["sides"]["attacker"]
         assert page.inner_text("[data-side='attacker'] [data-tally='strength']") == str(att["strength"])
         assert page.inner_text("[data-side='defender'] [data-tally='plunder']").startswith(
-            str(view["sides"]["defender"]["plunder_cargo"]))
+            str(view["sides"]["defender"]["plunder_cargo"])
+        )
     ctl.close()
 
 
@@ -153,7 +190,9 @@ def test_a_wrong_password_says_so_in_one_sentence(browser, broker, display) -> N
 
     ctx = browser.new_context(viewport=TABLET)
     page = ctx.new_page()
-    page.goto(f"{display.url}?table={TABLE}&player=red&user=red&pass=wrong&ws=ws://127.0.0.1:{broker.ws_port}")
+    page.goto(
+        f"{display.url}?table={TABLE}&player=red&user=red&pass=wrong&ws=ws://127.0.0.1:{broker.ws_port}"
+    )
     page.wait_for_selector("#notice:not([hidden])", timeout=10_000)
     assert "refused this tablet's name or password" in page.inner_text("#notice")
     assert page.get_attribute("#conn", "data-status") != "live"
@@ -170,14 +209,31 @@ def test_prompt_answers_and_taps_go_out_as_the_controller_expects(browser, broke
     assert me is not None  # the main phase: someone has the turn
     publish_game(ctl, state)
     option = f"{me}:gunner-1:L3:a"
-    ability = {"id": "b1:3:0", "kind": "battle_ability", "text": f"{me}: use one Battle ability or pass.",
-               "battle_id": "b1", "side": "attacker",
-               "options": [{"id": option, "source": "gunner-1", "effect": "move_cube_adjacent",
-                            "params": {}, "needs": ["cube", "to"]}],
-               "cubes": [{"cube": 0, "color": "red", "zone": "dmg-1", "crop": None},
-                         {"cube": 1, "color": "blue", "zone": None, "crop": None}]}
-    ctl.publish(f"{BASE}/player/{me}/prompts", json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [ability]}),
-                retain=True)
+    ability = {
+        "id": "b1:3:0",
+        "kind": "battle_ability",
+        "text": f"{me}: use one Battle ability or pass.",
+        "battle_id": "b1",
+        "side": "attacker",
+        "options": [
+            {
+                "id": option,
+                "source": "gunner-1",
+                "effect": "move_cube_adjacent",
+                "params": {},
+                "needs": ["cube", "to"],
+            }
+        ],
+        "cubes": [
+            {"cube": 0, "color": "red", "zone": "dmg-1", "crop": None},
+            {"cube": 1, "color": "blue", "zone": None, "crop": None},
+        ],
+    }
+    ctl.publish(
+        f"{BASE}/player/{me}/prompts",
+        json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [ability]}),
+        retain=True,
+    )
 
     def next_cmd() -> dict:
         return json.loads(ctl.wait_for(lambda m: m.topic == f"{BASE}/player/{me}/cmd", timeout=5).payload)
@@ -194,7 +250,10 @@ def test_prompt_answers_and_taps_go_out_as_the_controller_expects(browser, broke
         assert next_cmd()["answer"] == {"ability": option, "cube": 0, "to": "str-2"}
         # Cubes are named by number, colour and zone, as the controller listed the board.
         picker = page.locator(f"[data-ability='{option}'] select").first
-        assert picker.locator("option").all_inner_texts() == ["Red cube 1 · Damage · 1", "Blue cube 2 · on a rail"]
+        assert picker.locator("option").all_inner_texts() == [
+            "Red cube 1 · Damage · 1",
+            "Blue cube 2 · on a rail",
+        ]
         picker.select_option("1")
         page.locator(f"[data-ability='{option}'] select").last.select_option("str-2")
         page.click(f"[data-ability='{option}'] button")
@@ -216,11 +275,21 @@ def test_ship_path_prompt_draws_each_way_with_the_garrison_it_passes(browser, br
     assert me is not None  # the main phase: someone has the turn
     publish_game(ctl, state)
     ways = [["r1c1", "r1c2", "r2c2"], ["r1c1", "r2c1", "r2c2"]]
-    prompt = {"id": "ships:9:way", "kind": "ship_path", "text": f"The {me} ship sailed from r1c1 to r2c2: "
-              "which way did it go?", "ship": me, "start": "r1c1", "end": "r2c2", "options": ways,
-              "crossings": [["r1c2"], []]}
-    ctl.publish(f"{BASE}/player/{me}/prompts", json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [prompt]}),
-                retain=True)
+    prompt = {
+        "id": "ships:9:way",
+        "kind": "ship_path",
+        "text": f"The {me} ship sailed from r1c1 to r2c2: which way did it go?",
+        "ship": me,
+        "start": "r1c1",
+        "end": "r2c2",
+        "options": ways,
+        "crossings": [["r1c2"], []],
+    }
+    ctl.publish(
+        f"{BASE}/player/{me}/prompts",
+        json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [prompt]}),
+        retain=True,
+    )
     with open_page(browser, display, broker, player=me, viewport=PHONE) as page:
         page.wait_for_selector("[data-kind='ship_path'] button.way", timeout=10_000)
         buttons = page.locator("[data-kind='ship_path'] button.way")
@@ -229,17 +298,29 @@ def test_ship_path_prompt_draws_each_way_with_the_garrison_it_passes(browser, br
         # 4 rows of 3 squares (the public view's grid) and the Harbor.
         assert first.locator(".wcell").count() == len(api.public_view(state)["grid"]) + 1
         assert [first.locator(f"[data-square={sq}]").inner_text() for sq in ways[0]] == ["0", "1", "2"]
-        assert first.locator(".wcell.hazard").count() == 1 and first.locator("[data-square=r1c2].hazard").count() == 1
+        assert (
+            first.locator(".wcell.hazard").count() == 1
+            and first.locator("[data-square=r1c2].hazard").count() == 1
+        )
         assert "Garrison on r1c2" in first.inner_text() and "no Garrison" in second.inner_text()
         assert second.locator(".wcell.hazard").count() == 0
         second.click()
         cmd = json.loads(ctl.wait_for(lambda m: m.topic == f"{BASE}/player/{me}/cmd", timeout=5).payload)
         assert cmd["prompt_id"] == "ships:9:way" and cmd["answer"] == {"path": ways[1]}  # docs/mqtt.md
         # The table's question about a ship the camera cannot see, answered as the controller takes it.
-        where = {"id": "ships:9:0", "kind": "sensor_disagree", "text": f"The camera cannot see the {me} ship: "
-                 "where is it?", "player": None, "question": "camera-missing", "ship": me, "square": None,
-                 "options": ["r2c2", "r1c1"]}
-        ctl.publish(f"{BASE}/prompts", json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [where]}), retain=True)
+        where = {
+            "id": "ships:9:0",
+            "kind": "sensor_disagree",
+            "text": f"The camera cannot see the {me} ship: where is it?",
+            "player": None,
+            "question": "camera-missing",
+            "ship": me,
+            "square": None,
+            "options": ["r2c2", "r1c1"],
+        }
+        ctl.publish(
+            f"{BASE}/prompts", json.dumps({"epoch": "e1", "seq": state.seq, "prompts": [where]}), retain=True
+        )
         page.wait_for_selector("[data-kind='sensor_disagree'] button", timeout=5_000)
         page.locator("[data-kind='sensor_disagree'] button").first.click()
         cmd = json.loads(ctl.wait_for(lambda m: m.topic == f"{BASE}/player/{me}/cmd", timeout=5).payload)
@@ -248,28 +329,56 @@ def test_ship_path_prompt_draws_each_way_with_the_garrison_it_passes(browser, br
 
 
 def test_exploding_shot_re_drop_prompt_and_tower_warning(browser, broker, display) -> None:
-    setup = BattleSetup("t4-b1", "nonplayer", BattleSide("red", True, "red", 2),
-                        BattleSide("merchant:r2-03", False, "black", 1), "r1c2")
+    setup = BattleSetup(
+        "t4-b1",
+        "nonplayer",
+        BattleSide("red", True, "red", 2),
+        BattleSide("merchant:r2-03", False, "black", 1),
+        "r1c2",
+    )
     session = BattleSession(setup, now=0.0)
     session.tower({"red": 2, "black": 1}, now=1.0)
-    session.camera({"status": "ok", "redrop": [], "ambiguous": [], "cubes": [
-        {"color": "red", "zone": "explode", "confidence": 0.9}, {"color": "red", "zone": "str-2", "confidence": 0.9},
-        {"color": "black", "zone": "dmg-1", "confidence": 0.9}]}, settled=True, now=2.0)
+    session.camera(
+        {
+            "status": "ok",
+            "redrop": [],
+            "ambiguous": [],
+            "cubes": [
+                {"color": "red", "zone": "explode", "confidence": 0.9},
+                {"color": "red", "zone": "str-2", "confidence": 0.9},
+                {"color": "black", "zone": "dmg-1", "confidence": 0.9},
+            ],
+        },
+        settled=True,
+        now=2.0,
+    )
     view = session.view()
     owed = [p for p in view["prompts"] if p["kind"] == "redrop-exploding"]
     assert owed, view["prompts"]  # the session owes the exploding shot's re-drop
     ctl = controller_client(broker)
     state = api.new_game(["red", "blue"], 5, None)
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
-    ctl.publish(f"{BASE}/state", json.dumps({"epoch": "e1", "seq": state.seq, "view": api.public_view(state),
-                                             "battle": view, "tower": {"warning": "zone 3 gets 40% of drops"},
-                                             "ts": time.time()}), retain=True)
+    ctl.publish(
+        f"{BASE}/state",
+        json.dumps(
+            {
+                "epoch": "e1",
+                "seq": state.seq,
+                "view": api.public_view(state),
+                "battle": view,
+                "tower": {"warning": "zone 3 gets 40% of drops"},
+                "ts": time.time(),
+            }
+        ),
+        retain=True,
+    )
     with open_page(browser, display, broker, viewport=PHONE) as page:
         page.wait_for_selector("#battle", timeout=10_000)
         assert page.inner_text("#battle .k-redrop-exploding") == owed[0]["text"]
         assert page.locator("[data-zone='explode'] .cube.c-red").count() == 1
         assert page.inner_text("[data-side='attacker'] [data-tally='exploding']") == str(
-            view["sides"]["attacker"]["exploding_shots"])
+            view["sides"]["attacker"]["exploding_shots"]
+        )
         assert "zone 3 gets 40% of drops" in page.inner_text("#tower-warning")
         assert "Merchant ship" in page.inner_text("[data-side='defender'] h3")
     ctl.close()

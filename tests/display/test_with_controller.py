@@ -20,7 +20,9 @@ def active_player(page) -> str:
     return page.evaluate("window.__display.store.state.view.active")
 
 
-def test_a_tap_changes_the_state_and_a_refusal_shows_the_engines_sentence(browser, broker, display, controller) -> None:
+def test_a_tap_changes_the_state_and_a_refusal_shows_the_engines_sentence(
+    browser, broker, display, controller
+) -> None:
     with open_page(browser, display, broker) as table:
         table.wait_for_selector("#conn[data-status=live]", timeout=10_000)
         table.wait_for_function("document.getElementById('main').dataset.seq !== ''", timeout=10_000)
@@ -36,10 +38,15 @@ def test_a_tap_changes_the_state_and_a_refusal_shows_the_engines_sentence(browse
             if end.count():  # ending the turn cannot be undone: the page asks first (docs/display.md)
                 page.locator("#confirm button.confirm-yes").click()
             page.wait_for_selector("#reply.ok", timeout=5_000)
-            table.wait_for_function(f"Number(document.getElementById('main').dataset.seq) > {before}", timeout=5_000)
+            table.wait_for_function(
+                f"Number(document.getElementById('main').dataset.seq) > {before}", timeout=5_000
+            )
             # A command the engine refuses: its sentence is shown, and nothing changed.
             now = seq_of(table)
-            page.evaluate("window.__display.send({seq: window.__display.store.me.seq, action: {type: 'fly_to_the_moon'}}, 'Fly')")
+            page.evaluate(
+                "window.__display.send({seq: window.__display.store.me.seq, action: {type: "
+                "'fly_to_the_moon'}}, 'Fly')"
+            )
             page.wait_for_selector("#reply.refused", timeout=5_000)
             reason = page.inner_text("#reply")
             assert page.get_attribute("#reply", "data-kind") in ("invalid", "illegal")
@@ -48,9 +55,13 @@ def test_a_tap_changes_the_state_and_a_refusal_shows_the_engines_sentence(browse
             assert seq_of(table) == now
 
 
-def test_pages_come_back_to_live_after_broker_and_controller_restarts(browser, broker, display, controller) -> None:
-    with open_page(browser, display, broker) as table, \
-            open_page(browser, display, broker, player="red", viewport=PHONE) as red:
+def test_pages_come_back_to_live_after_broker_and_controller_restarts(
+    browser, broker, display, controller
+) -> None:
+    with (
+        open_page(browser, display, broker) as table,
+        open_page(browser, display, broker, player="red", viewport=PHONE) as red,
+    ):
         for page in (table, red):
             page.wait_for_selector("#conn[data-status=live]", timeout=10_000)
         seq = seq_of(table)

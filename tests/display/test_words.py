@@ -45,24 +45,36 @@ def test_every_offered_action_has_its_own_words_and_no_engine_id() -> None:
                     assert len(w["actions"]) == len(legal)
                     for a, aw in zip(legal, w["actions"], strict=True):
                         kinds.add(a["type"])
-                        assert aw["label"] and aw["label"] != words.title(a["type"]) or a["type"] == "resolve_battle", (a, aw)
+                        assert (
+                            aw["label"]
+                            and aw["label"] != words.title(a["type"])
+                            or a["type"] == "resolve_battle"
+                        ), (a, aw)
                         assert not ENGINE_ID.search(aw["label"]), (a, aw["label"])
                     for c in w["cards"].values():
-                        assert not any(ENGINE_ID.search(t) for t in [c["title"], *c["abilities"], c["icons_text"]])
+                        assert not any(
+                            ENGINE_ID.search(t) for t in [c["title"], *c["abilities"], c["icons_text"]]
+                        )
     assert {"move", "play_card", "use_ability", "end_turn", "set_sails", "load"} <= kinds, kinds
 
 
 def test_the_issues_examples_read_as_the_issue_wrote_them() -> None:
-    """Issue 13: "Crew (level 1): gain 1 Cargo onto your Dock", "Sail to Island 9 (row 1, column 2) — 1 Sail"."""
+    """Issue 13: "Crew (level 1): gain 1 Cargo onto your Dock", "Sail to Island 9 (row 1, column 2) — 1
+    Sail"."""
     state = api.new_game(["red", "blue"], 5, None)
     me = state.active
     assert me is not None  # the main phase: someone has the turn
     crew = next(c for c in state.data["p"][me]["hand"] if c.startswith("crew"))
-    state, _ = api.apply(state, {"seq": state.seq, "player": me, "action": {"type": "play_card", "card": crew}})
+    state, _ = api.apply(
+        state, {"seq": state.seq, "player": me, "action": {"type": "play_card", "card": crew}}
+    )
     state, _ = api.apply(state, {"seq": state.seq, "player": me, "action": {"type": "set_sails"}})
     legal = api.legal_actions(state, me)
     w = words.private_words(api, state, me, api.private_view(state, me), legal)
-    labels = {a["type"] + ":" + str(a.get("ability") or a.get("path")): aw["label"] for a, aw in zip(legal, w["actions"], strict=True)}
+    labels = {
+        a["type"] + ":" + str(a.get("ability") or a.get("path")): aw["label"]
+        for a, aw in zip(legal, w["actions"], strict=True)
+    }
     assert labels[f"use_ability:{crew}:L1:0"] == "Crew (level 1): gain 1 Cargo onto your Dock"
     view = api.public_view(state)
     for a, aw in zip(legal, w["actions"], strict=True):
@@ -72,12 +84,19 @@ def test_the_issues_examples_read_as_the_issue_wrote_them() -> None:
             m = re.match(r"^r(\d)c(\d)$", sq)
             assert m, f"{sq} is not a grid square's id"
             place = f"row {m.group(1)}, column {m.group(2)}"
-            expected = (f"Sail to Island {int(board.split('-')[1])} ({place}) — 1 Sail" if board and board.startswith("island")
-                        else f"Sail to an unexplored square ({place}) — 1 Sail (explores it)" if not board else None)
+            expected = (
+                f"Sail to Island {int(board.split('-')[1])} ({place}) — 1 Sail"
+                if board and board.startswith("island")
+                else f"Sail to an unexplored square ({place}) — 1 Sail (explores it)"
+                if not board
+                else None
+            )
             if expected:
                 assert aw["label"] == expected
     # a card shows its name, level, icons and ability text (from rules/data/sailors.json)
-    assert w["cards"][crew]["title"] == "Crew (level 1)" and w["cards"][crew]["abilities"] == ["gain 1 Cargo onto your Dock"]
+    assert w["cards"][crew]["title"] == "Crew (level 1)" and w["cards"][crew]["abilities"] == [
+        "gain 1 Cargo onto your Dock"
+    ]
     # holds numbered from 1, as the engine's own refusals count them
     load = [aw["label"] for a, aw in zip(legal, w["actions"], strict=True) if a["type"] == "load"]
     assert all(re.search(r"into hold [12]$", x) for x in load)
@@ -110,7 +129,11 @@ def test_undo_is_offered_exactly_when_the_engine_accepts_it() -> None:
 def test_achievements_show_their_requirement() -> None:
     """Rulebook, Achievements: 'Explorer: Explore the required number of Ocean boards (2-player game: 5
     spaces; 3-player game: 4 spaces; 4-player game: 3 spaces).'"""
-    for players, n in ((["red", "blue"], 5), (["red", "blue", "green"], 4), (["red", "blue", "green", "yellow"], 3)):
+    for players, n in (
+        (["red", "blue"], 5),
+        (["red", "blue", "green"], 4),
+        (["red", "blue", "green", "yellow"], 3),
+    ):
         state = api.new_game(players, 1, None)
         aw = words.public_words(state, api.public_view(state))["achievements"]
         assert aw["explorer"]["requirement"] == f"Explore {n} Ocean boards."
@@ -165,8 +188,18 @@ def test_words_never_stop_the_table_publishing() -> None:
 def test_battle_ability_options_are_named_by_their_card() -> None:
     state = api.new_game(["red", "blue"], 5, None)
     view = api.public_view(state)
-    prompt = {"kind": "battle_ability", "options": [
-        {"id": "red:gunner-1:L1:0", "source": "gunner-1", "effect": "drop_extra_cubes", "params": {"cubes": 2}, "needs": []}]}
+    prompt = {
+        "kind": "battle_ability",
+        "options": [
+            {
+                "id": "red:gunner-1:L1:0",
+                "source": "gunner-1",
+                "effect": "drop_extra_cubes",
+                "params": {"cubes": 2},
+                "needs": [],
+            }
+        ],
+    }
     w = words.prompt_words(state, view, prompt, "red")
     assert w["option_labels"] == ["Gunner (level 1): BATTLE: drop 2 extra Battle cubes"]
 

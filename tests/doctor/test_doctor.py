@@ -214,7 +214,7 @@ def test_firmware_simulator_answers_hello(tmp_path):
     assert status["acked"] == 0 and status["unacked"] == status["last_seq"] >= 1
 
 
-# -- camera ----------------------------------------------------------------------------------------------------
+# -- camera --------------------------------------------------------------------------------------------------
 
 
 def _video(path: Path, frames: list[np.ndarray], fps: float = 10.0) -> Path:

@@ -16,7 +16,9 @@ def game(n: int = 4, seed: int = 1, **options: Any) -> GameState:
     return api.new_game(COLORS[:n], seed, options or None)
 
 
-def act(state: GameState, atype: str, player: str | None = None, **fields: Any) -> tuple[GameState, list[dict]]:
+def act(
+    state: GameState, atype: str, player: str | None = None, **fields: Any
+) -> tuple[GameState, list[dict]]:
     who = player or state.active or "table"
     return api.apply(state, {"seq": state.seq, "player": who, "action": {"type": atype, **fields}})
 
@@ -39,16 +41,23 @@ def place_island(state: GameState, square: str, board: str) -> dict[str, Any]:
     d = state.data
     d["grid"][square]["board"] = board
     if spec["kind"] == "island":
-        d["grid"][square]["island"] = {"cubes": [None] * spec["slots"], "permanent": {}, "cargo": 0, "coins": 0,
-                                       "controller": None, "buildings": {"fort": False, "garrison": False,
-                                                                         "outpost": False}, "strikes": {}}
+        d["grid"][square]["island"] = {
+            "cubes": [None] * spec["slots"],
+            "permanent": {},
+            "cargo": 0,
+            "coins": 0,
+            "controller": None,
+            "buildings": {"fort": False, "garrison": False, "outpost": False},
+            "strikes": {},
+        }
     else:
         d["grid"][square]["island"] = None
     return d["grid"][square]["island"]
 
 
-def random_playout(state: GameState, rng: random.Random, max_actions: int = 400,
-                   events: list[dict] | None = None, check=None) -> GameState:
+def random_playout(
+    state: GameState, rng: random.Random, max_actions: int = 400, events: list[dict] | None = None, check=None
+) -> GameState:
     n = 0
     while state.phase != "over" and n < max_actions:
         who = state.active or "table"
@@ -64,7 +73,8 @@ def random_playout(state: GameState, rng: random.Random, max_actions: int = 400,
 
 
 def give_hand(state: GameState, player: str, cards: list[str]) -> None:
-    """Arrange a player's hand (a set-up shortcut): the named cards move from wherever they are into the hand."""
+    """Arrange a player's hand (a set-up shortcut): the named cards move from wherever they are into the
+    hand."""
     p = state.data["p"][player]
     for pile in ("hand", "deck", "discard", "played"):
         p[pile] = [c for c in p[pile] if c not in cards]
@@ -77,7 +87,9 @@ def active_board(state: GameState) -> dict[str, Any]:
     return board
 
 
-def controlled_island(state: GameState, color: str, cubes: list[str], slots_board: str = "island-05") -> dict[str, Any]:
+def controlled_island(
+    state: GameState, color: str, cubes: list[str], slots_board: str = "island-05"
+) -> dict[str, Any]:
     """Island board `slots_board` revealed at r1c1 holding `cubes` (then empty slots), control worked out."""
     from rules.dead_reckoning.islands import who_controls
 

@@ -105,14 +105,32 @@ def test_bad_inputs_get_one_line_and_nonzero_exit(tmp_path, capsys):
 
 
 def test_console_entry_point_runs_as_a_process(tmp_path):
-    out = subprocess.run([sys.executable, "-m", "cli", "rules", "new", "--players", "2", "--seed", "2", "--out",
-                          str(tmp_path / "x.json")], capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "rules",
+            "new",
+            "--players",
+            "2",
+            "--seed",
+            "2",
+            "--out",
+            str(tmp_path / "x.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0 and (tmp_path / "x.log.jsonl").exists()
 
 
 def test_observed_chance_from_the_shell(tmp_path, capsys):
     game = tmp_path / "obs.json"
-    code, out, _ = run(capsys, "rules", "new", "--players", "2", "--seed", "5", "--out", str(game), "--observed-chance")
+    code, out, _ = run(
+        capsys, "rules", "new", "--players", "2", "--seed", "5", "--out", str(game), "--observed-chance"
+    )
     assert code == 0 and "waiting for the table: reveal_board r1c1" in out
     code, out, _ = run(capsys, "rules", "legal", str(game))
     options = [json.loads(x) for x in out.splitlines()]

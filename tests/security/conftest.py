@@ -37,7 +37,9 @@ PLAYERS = ("red", "blue", "green", "yellow")  # the default table.players
 class Table:
     proc: subprocess.Popen
     ports: dict[str, int]
-    users: dict[str, str]  # login -> password (display and seats from the printed links, controller from the db)
+    users: dict[
+        str, str
+    ]  # login -> password (display and seats from the printed links, controller from the db)
     pids: dict[str, int]  # child name -> pid, as printed
     db: Path
     tmp: Path
@@ -74,19 +76,19 @@ def _config(tmp: Path, ports: dict[str, int]) -> Path:
 [table]
 database = "table.db"
 [mqtt]
-port = {ports['mqtt']}
-ws_port = {ports['ws']}
+port = {ports["mqtt"]}
+ws_port = {ports["ws"]}
 [display]
-port = {ports['http']}
+port = {ports["http"]}
 [bridge]
-events = "tcp://127.0.0.1:{ports['pub']}"
-commands = "tcp://127.0.0.1:{ports['cmd']}"
+events = "tcp://127.0.0.1:{ports["pub"]}"
+commands = "tcp://127.0.0.1:{ports["cmd"]}"
 [vision]
-events = "tcp://127.0.0.1:{ports['vis']}"
-ships_events = "tcp://127.0.0.1:{ports['shp']}"
+events = "tcp://127.0.0.1:{ports["vis"]}"
+ships_events = "tcp://127.0.0.1:{ports["shp"]}"
 [simulate]
-tower_control = "tcp://127.0.0.1:{ports['ctl']}"
-camera_control = "tcp://127.0.0.1:{ports['cam']}"
+tower_control = "tcp://127.0.0.1:{ports["ctl"]}"
+camera_control = "tcp://127.0.0.1:{ports["cam"]}"
 """)
     return path
 
@@ -96,9 +98,15 @@ def table(tmp_path_factory) -> Iterator[Table]:
     tmp = tmp_path_factory.mktemp("attacked-table")
     ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")}
     conf = _config(tmp, ports)
-    proc = subprocess.Popen([sys.executable, "-m", "cli", "run", "--simulate", "--config", str(conf)], cwd=tmp,
-                            env={**os.environ, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli", "run", "--simulate", "--config", str(conf)],
+        cwd=tmp,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     lines: queue.Queue[str] = queue.Queue()
     output: list[str] = []
 
@@ -156,8 +164,15 @@ def _wait_online(t: Table, timeout: float = 60) -> None:
 class Login:
     """A paho client logged in as one user of the table (or none), collecting what it receives."""
 
-    def __init__(self, t: Table, user: str | None, password: str | None = None, client_id: str = "",
-                 protocol: mqtt.MQTTProtocolVersion = mqtt.MQTTv5, port: int | None = None) -> None:
+    def __init__(
+        self,
+        t: Table,
+        user: str | None,
+        password: str | None = None,
+        client_id: str = "",
+        protocol: mqtt.MQTTProtocolVersion = mqtt.MQTTv5,
+        port: int | None = None,
+    ) -> None:
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=protocol)
         if user is not None:
             self.client.username_pw_set(user, password if password is not None else t.users[user])

@@ -19,16 +19,22 @@ PUBLIC = ("availability", "state", "events", "prompts", "seats")
 
 def _allowed(base: str, user: str, topic: str) -> bool:
     """May `user` read `topic`? The public tree, and a player's own private subtree."""
-    rest = topic[len(base) + 1:] if topic.startswith(base + "/") else None
+    rest = topic[len(base) + 1 :] if topic.startswith(base + "/") else None
     if rest is None:
         return False
     if rest in PUBLIC or rest.startswith("device/"):
         return True
-    return user in PLAYERS and rest.startswith(f"player/{user}/") and rest.split("/")[2] in ("state", "prompts", "reply")
+    return (
+        user in PLAYERS
+        and rest.startswith(f"player/{user}/")
+        and rest.split("/")[2] in ("state", "prompts", "reply")
+    )
 
 
 @pytest.mark.parametrize("protocol", [mqtt.MQTTv5, mqtt.MQTTv311], ids=["mqtt5", "mqtt311"])
-def test_no_login_receives_anything_by_merely_connecting(table: Table, protocol: mqtt.MQTTProtocolVersion) -> None:
+def test_no_login_receives_anything_by_merely_connecting(
+    table: Table, protocol: mqtt.MQTTProtocolVersion
+) -> None:
     """amqtt sent a new client the retained messages of every filter any session had subscribed to."""
     for user in ("display", *PLAYERS):
         c = Login(table, user, protocol=protocol)
@@ -41,9 +47,20 @@ def test_no_login_receives_anything_by_merely_connecting(table: Table, protocol:
 
 
 @pytest.mark.parametrize("protocol", [mqtt.MQTTv5, mqtt.MQTTv311], ids=["mqtt5", "mqtt311"])
-def test_wildcards_never_reach_another_login_s_secrets(table: Table, protocol: mqtt.MQTTProtocolVersion) -> None:
-    filters = ["#", "table/#", "+/+/player/+/state", f"{table.base}/player/#", f"{table.base}/player/+/+",
-               "+/+/+/+/+", "$SYS/#", "$SYS/broker/version", "$share/g/table/#"]
+def test_wildcards_never_reach_another_login_s_secrets(
+    table: Table, protocol: mqtt.MQTTProtocolVersion
+) -> None:
+    filters = [
+        "#",
+        "table/#",
+        "+/+/player/+/state",
+        f"{table.base}/player/#",
+        f"{table.base}/player/+/+",
+        "+/+/+/+/+",
+        "$SYS/#",
+        "$SYS/broker/version",
+        "$share/g/table/#",
+    ]
     for user in ("display", *PLAYERS):
         c = Login(table, user, protocol=protocol)
         try:
@@ -65,8 +82,13 @@ def test_wildcards_never_reach_another_login_s_secrets(table: Table, protocol: m
 
 
 def test_anonymous_and_wrong_password_logins_are_refused(table: Table) -> None:
-    for user, password in ((None, None), ("red", "wrong"), ("controller", "guess"), ("admin", "admin"),
-                           ("red", table.users["blue"])):
+    for user, password in (
+        (None, None),
+        ("red", "wrong"),
+        ("controller", "guess"),
+        ("admin", "admin"),
+        ("red", table.users["blue"]),
+    ):
         c = Login(table, user, password)
         try:
             assert c.wait_connected() is False, f"login {user!r}/{password!r} was accepted"
@@ -98,8 +120,10 @@ def test_no_login_can_take_over_the_controller_or_another_seat(table: Table) -> 
         try:
             assert red.wait_connected()
             red.subscribe(f"{table.base}/player/red/reply")
-            red.publish(f"{table.base}/player/red/cmd", json.dumps({"request_id": "after-takeover", "seq": -1,
-                                                                     "action": {"type": "end_turn"}}))
+            red.publish(
+                f"{table.base}/player/red/cmd",
+                json.dumps({"request_id": "after-takeover", "seq": -1, "action": {"type": "end_turn"}}),
+            )
             reply = json.loads(red.wait_for(lambda m: b"after-takeover" in m.payload).payload)
             assert reply["accepted"] is False and reply["kind"] in ("stale", "illegal")
         finally:
@@ -117,16 +141,31 @@ def test_spoofed_state_and_commands_change_nothing(table: Table) -> None:
         blue.subscribe(f"{table.base}/player/blue/reply")
         red.subscribe(f"{table.base}/player/red/reply")
         fake = json.dumps({"epoch": "spoofed", "seq": 10**9, "view": {"players": []}})
-        for topic in ("state", "availability", "prompts", "seats", "events", "player/blue/state",
-                      "player/blue/prompts", "player/blue/reply", "device/tower/availability"):
+        for topic in (
+            "state",
+            "availability",
+            "prompts",
+            "seats",
+            "events",
+            "player/blue/state",
+            "player/blue/prompts",
+            "player/blue/reply",
+            "device/tower/availability",
+        ):
             red.publish(f"{table.base}/{topic}", fake, retain=True)
         # Commands for another seat: on its topic, or naming it on one's own.
-        red.publish(f"{table.base}/player/blue/cmd", json.dumps({"request_id": "spoof-1", "seq": 0,
-                                                                  "action": {"type": "end_turn"}}))
-        red.publish(f"{table.base}/player/blue/presence", json.dumps({"presence": "hello", "device": "evil",
-                                                                       "take_over": True}))
-        red.publish(f"{table.base}/player/red/cmd", json.dumps({"request_id": "spoof-2", "seq": 0, "player": "blue",
-                                                                 "action": {"type": "end_turn"}}))
+        red.publish(
+            f"{table.base}/player/blue/cmd",
+            json.dumps({"request_id": "spoof-1", "seq": 0, "action": {"type": "end_turn"}}),
+        )
+        red.publish(
+            f"{table.base}/player/blue/presence",
+            json.dumps({"presence": "hello", "device": "evil", "take_over": True}),
+        )
+        red.publish(
+            f"{table.base}/player/red/cmd",
+            json.dumps({"request_id": "spoof-2", "seq": 0, "player": "blue", "action": {"type": "end_turn"}}),
+        )
         own = json.loads(red.wait_for(lambda m: b"spoof-2" in m.payload).payload)
         assert own["accepted"] is False and own["kind"] == "illegal"
         assert not [m for m in blue.collect(1.5) if b"spoof" in m.payload or b"evil" in m.payload]

@@ -19,7 +19,13 @@ from tests.security.conftest import TABLE, Table
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--no-first-run",
+]
 
 
 def _in_chromium(body: Callable[[Any], None]) -> None:
@@ -49,9 +55,13 @@ def _in_chromium(body: Callable[[Any], None]) -> None:
 
 
 def _url(table: Table, user: str, password: str | None = None) -> str:
-    params = {"table": TABLE, **({"view": "table"} if user == "display" else {"player": user}), "user": user,
-              "pass": password if password is not None else table.users[user],
-              "ws": f"ws://127.0.0.1:{table.ports['ws']}"}
+    params = {
+        "table": TABLE,
+        **({"view": "table"} if user == "display" else {"player": user}),
+        "user": user,
+        "pass": password if password is not None else table.users[user],
+        "ws": f"ws://127.0.0.1:{table.ports['ws']}",
+    }
     return f"http://127.0.0.1:{table.ports['http']}/?" + urlencode(params)
 
 
@@ -94,9 +104,12 @@ def _join_and_devices(browser, table: Table) -> None:
         # Red sits down on a tablet: live, and red's code leaves the join screen.
         a_ctx, a = _page(browser, red_link)
         a.wait_for_selector("#conn[data-status=live]", timeout=20_000)
-        view.wait_for_function("() => !document.querySelector('#join .join-seat[data-seat=red]')", timeout=10_000)
+        view.wait_for_function(
+            "() => !document.querySelector('#join .join-seat[data-seat=red]')", timeout=10_000
+        )
 
-        # A second device opens red's link: told the seat is taken, offered to take it over; the first stays live.
+        # A second device opens red's link: told the seat is taken, offered to take it over; the first stays
+        # live.
         b_ctx, b = _page(browser, red_link)
         b.wait_for_selector("#conn-overlay[data-code=taken] #conn-take-over", timeout=20_000)
         assert "open on another device" in b.inner_text("#conn-overlay")

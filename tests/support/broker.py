@@ -63,13 +63,21 @@ def free_port() -> int:
 
 def _config(text: str, directory: Path, port: int, ws_port: int) -> str:
     """The broker's mosquitto.conf for a test (loopback listeners, a log file); a hook tests may wrap."""
-    return render_config(text, directory, "127.0.0.1", port, ws_port, "127.0.0.1",
-                         extra=[f"log_dest file {directory / 'mosquitto.log'}", "log_type all"])
+    return render_config(
+        text,
+        directory,
+        "127.0.0.1",
+        port,
+        ws_port,
+        "127.0.0.1",
+        extra=[f"log_dest file {directory / 'mosquitto.log'}", "log_type all"],
+    )
 
 
 @contextlib.contextmanager
-def running_mosquitto(users: dict[str, str] | None = None, timeout: float = 10.0,
-                      passwd_file: Path | None = None) -> Iterator[Broker]:
+def running_mosquitto(
+    users: dict[str, str] | None = None, timeout: float = 10.0, passwd_file: Path | None = None
+) -> Iterator[Broker]:
     """`passwd_file`: use this mosquitto password file as it is (e.g. one `smart-table tablets add` wrote)."""
     users = dict(users) if users is not None else {role: secrets.token_urlsafe(9) for role in ROLES}
     with tempfile.TemporaryDirectory(prefix="mosq-") as tmp:
@@ -79,8 +87,12 @@ def running_mosquitto(users: dict[str, str] | None = None, timeout: float = 10.0
         conf.write_text(_config((DEPLOY / "mosquitto.conf").read_text(), directory, port, ws_port))
         if passwd_file is not None:
             shutil.copy(passwd_file, directory / "passwd")
-        proc = subprocess.Popen([MOSQUITTO, "-c", str(conf)], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
+        proc = subprocess.Popen(
+            [MOSQUITTO, "-c", str(conf)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
         broker = Broker("127.0.0.1", port, ws_port, users, directory, proc)
         try:
             _wait_listening(broker, timeout)
@@ -104,7 +116,9 @@ def _wait_listening(broker: Broker, timeout: float) -> None:
                 pending.pop(0)
         except OSError:
             if time.monotonic() > deadline:
-                raise RuntimeError(f"mosquitto did not listen on {pending} within {timeout}s: {broker.log}") from None
+                raise RuntimeError(
+                    f"mosquitto did not listen on {pending} within {timeout}s: {broker.log}"
+                ) from None
             time.sleep(0.02)
 
 
@@ -117,23 +131,31 @@ def mosquitto() -> Iterator[Broker]:
 class Client:
     """A small paho-mqtt 2.x client for tests: connects as one user, collects messages in a list."""
 
-    def __init__(self, broker: Broker, user: str | None, password: str | None = None,
-                 transport: Transport = "tcp", protocol: str = "5") -> None:
+    def __init__(
+        self,
+        broker: Broker,
+        user: str | None,
+        password: str | None = None,
+        transport: Transport = "tcp",
+        protocol: str = "5",
+    ) -> None:
         import queue
 
         import paho.mqtt.client as mqtt
 
         self._mqtt = mqtt
         proto = mqtt.MQTTv5 if protocol == "5" else mqtt.MQTTv311
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=user or "",
-                                  protocol=proto, transport=transport)
+        self.client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2, client_id=user or "", protocol=proto, transport=transport
+        )
         if user is not None:
             self.client.username_pw_set(user, password if password is not None else broker.users[user])
         self.messages: queue.Queue = queue.Queue()
         self.connect_rc: object = None
         self._connected = __import__("threading").Event()
         self.client.on_connect = self._on_connect
-        self.history: list = []  # every message ever received, in order (wait_for/collect consume the queue only)
+        # every message ever received, in order (wait_for/collect consume the queue only)
+        self.history: list = []
         self.client.on_message = self._on_message
         port = broker.ws_port if transport == "websockets" else broker.port
         self.client.connect(broker.host, port, keepalive=30)

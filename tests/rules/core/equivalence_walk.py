@@ -23,7 +23,11 @@ def _canon(x: object) -> str:
     return json.dumps(x, sort_keys=True, separators=(",", ":"))
 
 
-EXPLORER_NEEDED = {2: 5, 3: 4, 4: 3}  # "2-player game: 5 spaces; 3-player game: 4 spaces; 4-player game: 3 spaces"
+EXPLORER_NEEDED = {
+    2: 5,
+    3: 4,
+    4: 3,
+}  # "2-player game: 5 spaces; 3-player game: 4 spaces; 4-player game: 3 spaces"
 
 
 def fixed_rule_applies(data: dict) -> bool:  # type: ignore[type-arg]
@@ -62,7 +66,8 @@ def walk(seed: int, steps: int) -> dict[str, object]:
     inplace = seed % 4 == 3
     h = hashlib.sha256()
     first_diff_marks: list[str] = []
-    cut = None  # the step where an intended change first applies (a battle lost to a Merchant, fixed_rule_applies)
+    # the step where an intended change first applies (a battle lost to a Merchant, fixed_rule_applies)
+    cut = None
     for n in range(steps):
         if api.is_over(state):
             break
@@ -72,19 +77,28 @@ def walk(seed: int, steps: int) -> dict[str, object]:
         if rng.random() < 0.05 and state.active:
             action: dict[str, object] = {"type": "undo"}
         elif rng.random() < 0.03:
-            action = {"type": rng.choice(["load", "move", "buy", "attack", "end_turn"]), "hold": rng.choice([0, 1, 2])}
+            action = {
+                "type": rng.choice(["load", "move", "buy", "attack", "end_turn"]),
+                "hold": rng.choice([0, 1, 2]),
+            }
         else:
             action = rng.choice(acts)
         try:
-            state, evs = api.apply(state, {"seq": state.seq, "player": who, "action": action}, inplace=inplace)
+            state, evs = api.apply(
+                state, {"seq": state.seq, "player": who, "action": action}, inplace=inplace
+            )
         except api.RulesError as exc:
             h.update(_canon(["refused", exc.kind, exc.message]).encode())
             continue
         log.extend(evs)
         for e in evs:
             a = e.get("action") or {}
-            if cut is None and e["type"] == "resolve_battle" and a.get("setup", {}).get("kind") == "nonplayer" \
-                    and a.get("outcome", {}).get("winner") == "defender":
+            if (
+                cut is None
+                and e["type"] == "resolve_battle"
+                and a.get("setup", {}).get("kind") == "nonplayer"
+                and a.get("outcome", {}).get("winner") == "defender"
+            ):
                 cut = len(first_diff_marks)
         if cut is None and fixed_rule_applies(api.state_to_json(state)["data"]):
             cut = len(first_diff_marks)
@@ -102,9 +116,16 @@ def walk(seed: int, steps: int) -> dict[str, object]:
     saved = api.state_to_json(state)
     replayed = api.state_to_json(api.replay(log))
     loaded = api.state_to_json(api.state_from_json(json.loads(_canon(saved))))
-    return {"seed": seed, "steps": len(first_diff_marks), "cut": cut, "over": api.is_over(state), "marks": first_diff_marks,
-            "final": hashlib.sha256(_canon(saved).encode()).hexdigest(), "replay_equal": replayed == saved,
-            "load_equal": loaded == saved}
+    return {
+        "seed": seed,
+        "steps": len(first_diff_marks),
+        "cut": cut,
+        "over": api.is_over(state),
+        "marks": first_diff_marks,
+        "final": hashlib.sha256(_canon(saved).encode()).hexdigest(),
+        "replay_equal": replayed == saved,
+        "load_equal": loaded == saved,
+    }
 
 
 def main() -> int:

@@ -29,7 +29,9 @@ def test_misread_board_corrected_and_later_actions_replayed():
     send("draw_advancement", "table", square="r1c1", card="r1-01")
     send("reveal_board", "table", square="r1c2", board="island-02")
     send("draw_advancement", "table", square="r1c2", card="r1-02")
-    state, new_log = api.correct(log, misread_seq, {"type": "reveal_board", "square": "r1c1", "board": "island-05"})
+    state, new_log = api.correct(
+        log, misread_seq, {"type": "reveal_board", "square": "r1c1", "board": "island-05"}
+    )
     assert state.data["grid"]["r1c1"]["board"] == "island-05"
     assert state.data["grid"]["r1c2"]["board"] == "island-02"  # later reports kept
     assert state.data["grid"]["r1c1"]["card"] == "r1-01"

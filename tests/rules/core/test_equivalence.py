@@ -11,10 +11,11 @@ draw more, shuffle") applies in almost every game's second turn, so cutting ther
 nothing; instead the same one-line fix is patched into the frozen engine (`FROZEN_FIXES`, each asserted
 to apply exactly once), and the comparison is "the engine before, plus the same rule fix" against this
 one. An uncontrolled island keeping its Buildings (deviation 5), Explorer cubes held out of reach
-(deviation 6, returned at once now) and a Merchant's Win owed to a full Ship (deviation 2) are cut like the Merchant change, at the first state where one applies (`equivalence_walk.fixed_rule_applies`, computed in both walks; the earlier
-cut wins). The other fixes never show in this walk: the drop-start lock needs `battle_drop_started`,
-which the walk never sends (the battle session does; it is not among a player's legal actions), and the
-hull-space rule refuses only a `space` the legal actions never offer.
+(deviation 6, returned at once now) and a Merchant's Win owed to a full Ship (deviation 2) are cut like
+the Merchant change, at the first state where one applies (`equivalence_walk.fixed_rule_applies`,
+computed in both walks; the earlier cut wins). The other fixes never show in this walk: the drop-start
+lock needs `battle_drop_started`, which the walk never sends (the battle session does; it is not among a
+player's legal actions), and the hull-space rule refuses only a `space` the legal actions never offer.
 
 The engine before is taken from git (`BEFORE`, the last commit of `rules/engine.py`) into a temporary
 folder for the test run only; nothing generated is committed. Both engines run the same walk
@@ -41,7 +42,11 @@ BEFORE = "9cf6431"  # the single-module engine (rules/engine.py, 2,180 lines), b
 GAMES, STEPS = 12, 700
 # (file, text before, text after): rulebook fixes of issue #16 applied to the frozen engine as well
 FROZEN_FIXES = [
-    ("rules/engine.py", 'if len(p["deck"]) <= n:', 'if len(p["deck"]) < n:'),  # deviation 1: no early reshuffle
+    (
+        "rules/engine.py",
+        'if len(p["deck"]) <= n:',
+        'if len(p["deck"]) < n:',
+    ),  # deviation 1: no early reshuffle
 ]
 
 
@@ -49,8 +54,9 @@ def _frozen_engine(tmp: Path) -> Path:
     if shutil.which("git") is None:
         pytest.skip("git is not installed: the engine before the refactor cannot be taken from history")
     try:
-        tar = subprocess.run(["git", "-C", str(ROOT), "archive", BEFORE, "rules"], capture_output=True, check=True,
-                             timeout=60).stdout
+        tar = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", BEFORE, "rules"], capture_output=True, check=True, timeout=60
+        ).stdout
     except subprocess.CalledProcessError:
         pytest.skip(f"commit {BEFORE} is not in this clone (shallow?): nothing to compare against")
     with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
@@ -69,8 +75,14 @@ def _frozen_engine(tmp: Path) -> Path:
 
 def _walk(pythonpath: Path) -> list[dict[str, Any]]:
     env = {**os.environ, "PYTHONPATH": str(pythonpath)}
-    out = subprocess.run([sys.executable, str(WALK), str(GAMES), str(STEPS)], capture_output=True, text=True,
-                         env=env, cwd=pythonpath, timeout=600)
+    out = subprocess.run(
+        [sys.executable, str(WALK), str(GAMES), str(STEPS)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=pythonpath,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     return [json.loads(line) for line in out.stdout.splitlines()]
 

@@ -14,13 +14,48 @@ from rules.errors import RulesError
 from tests.rules.helpers import COLORS, random_playout
 
 _json = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 14) | st.sampled_from(["red", "blue", "r1c1", "harbor", "crew-1",
-                                                                       "crew-1:L1:0", "r1-01", "fort", "x"]),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(
-        st.sampled_from(["hold", "cargo", "coins", "card", "path", "target", "ability", "choice", "args", "pay",
-                         "sleeve", "pirate", "square", "board", "cards", "record", "outcome", "token", "replace",
-                         "islands", "builds", "tile", "space", "to_ship", "from_hold", "dock", "holds"]),
-        children, max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 14)
+    | st.sampled_from(["red", "blue", "r1c1", "harbor", "crew-1", "crew-1:L1:0", "r1-01", "fort", "x"]),
+    lambda children: (
+        st.lists(children, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "hold",
+                    "cargo",
+                    "coins",
+                    "card",
+                    "path",
+                    "target",
+                    "ability",
+                    "choice",
+                    "args",
+                    "pay",
+                    "sleeve",
+                    "pirate",
+                    "square",
+                    "board",
+                    "cards",
+                    "record",
+                    "outcome",
+                    "token",
+                    "replace",
+                    "islands",
+                    "builds",
+                    "tile",
+                    "space",
+                    "to_ship",
+                    "from_hold",
+                    "dock",
+                    "holds",
+                ]
+            ),
+            children,
+            max_size=4,
+        )
+    ),
     max_leaves=8,
 )
 _STATES: dict[int, api.GameState] = {}
@@ -28,19 +63,51 @@ _STATES: dict[int, api.GameState] = {}
 
 def _state(seed: int) -> api.GameState:
     if seed not in _STATES:  # odd seeds: chance observed, so some states wait for the table
-        s = api.new_game(COLORS[: 2 + seed % 3], seed, {"auto_chance": seed % 2 == 0, "bonus_tokens": seed == 3})
+        s = api.new_game(
+            COLORS[: 2 + seed % 3], seed, {"auto_chance": seed % 2 == 0, "bonus_tokens": seed == 3}
+        )
         _STATES[seed] = random_playout(s, random.Random(seed), max_actions=(40 + 37 * seed) * (seed % 2 == 0))
     return _STATES[seed]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 4), atype=st.sampled_from(sorted(GAME.actions) + ["undo", "nonsense"]),
-       fields=st.dictionaries(st.sampled_from(["hold", "cargo", "coins", "card", "path", "target", "ability",
-                                               "choice", "args", "pay", "sleeve", "pirate", "square", "board",
-                                               "cards", "record", "outcome", "token", "from_hold", "first",
-                                               "tokens", "player_drawing", "fight_order", "cannons"]),
-                              _json, max_size=4),
-       who=st.sampled_from(["active", "other", "table", "stranger"]))
+@given(
+    seed=st.integers(0, 4),
+    atype=st.sampled_from(sorted(GAME.actions) + ["undo", "nonsense"]),
+    fields=st.dictionaries(
+        st.sampled_from(
+            [
+                "hold",
+                "cargo",
+                "coins",
+                "card",
+                "path",
+                "target",
+                "ability",
+                "choice",
+                "args",
+                "pay",
+                "sleeve",
+                "pirate",
+                "square",
+                "board",
+                "cards",
+                "record",
+                "outcome",
+                "token",
+                "from_hold",
+                "first",
+                "tokens",
+                "player_drawing",
+                "fight_order",
+                "cannons",
+            ]
+        ),
+        _json,
+        max_size=4,
+    ),
+    who=st.sampled_from(["active", "other", "table", "stranger"]),
+)
 def test_random_commands_are_refused_cleanly(seed, atype, fields, who):
     state = _state(seed)
     before = json.dumps(api.state_to_json(state), sort_keys=True)

@@ -74,7 +74,7 @@ def test_no_import_circle_inside_rules() -> None:
         stack.append(m)
         for n in sorted(graph[m]):
             if state.get(n) == 1:
-                circles.append(stack[stack.index(n):] + [n])
+                circles.append(stack[stack.index(n) :] + [n])
             elif n not in state:
                 visit(n, stack)
         stack.pop()
@@ -96,7 +96,11 @@ def test_no_private_name_used_across_modules() -> None:
                 bad += [f"{mod} imports {name}.{n}" for n in names if n.startswith("_") and n != "__future__"]
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):  # module._private
-            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+            ):
                 if isinstance(node.value, ast.Name) and node.value.id not in ("self", "cls"):
                     bad.append(f"{mod} reads {node.value.id}.{node.attr}")
     assert not bad, bad

@@ -64,7 +64,8 @@ def test_random_legal_play_conserves_and_replays(players, seed, policy):
 
 
 def _perturb_secrets(state: api.GameState, who: str) -> api.GameState:
-    """The same table with `who`'s secrets changed: chest, hand levels, set-aside, bonus token, RNG, deck order."""
+    """The same table with `who`'s secrets changed: chest, hand levels, set-aside, bonus token, RNG, deck
+    order."""
     s = state.copy()
     d = s.data
     p = d["p"][who]
@@ -101,7 +102,9 @@ def test_no_secret_leaks(players, seed, steps):
             seen = api.event_view(ev, viewer)
             assert "rng" not in seen and "seed" not in seen.get("action", {})
             if ev["type"] == "draw_sailors" and ev["action"]["player_drawing"] != viewer:
-                assert "cards" not in seen["action"] and seen["action"]["cards_count"] == len(ev["action"]["cards"])
+                assert "cards" not in seen["action"] and seen["action"]["cards_count"] == len(
+                    ev["action"]["cards"]
+                )
             if ev["type"] == "level_up" and ev["player"] != viewer:
                 assert "card" not in seen["action"]
     for who in state.players:  # the public part of a seat lists played and discarded cards only
@@ -149,7 +152,9 @@ def test_observed_chance_games_replay_and_conserve(players, seed):
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(players=st.integers(2, 4), seed=st.integers(0, 10_000), steps=st.integers(0, 150), pick=st.integers(0, 99))
+@given(
+    players=st.integers(2, 4), seed=st.integers(0, 10_000), steps=st.integers(0, 150), pick=st.integers(0, 99)
+)
 def test_undo_restores_the_table(players, seed, steps, pick):
     """Any undoable action followed by undo leaves the table exactly as it was (only seq moves on)."""
     state = api.new_game(COLORS[:players], seed)
@@ -164,12 +169,16 @@ def test_undo_restores_the_table(players, seed, steps, pick):
     try:
         back, events = api.apply(after, {"seq": after.seq, "player": me, "action": {"type": "undo"}})
     except RulesError:
-        assert after.data["battle"] or any(e.get("revealed") for e in after.data["turn_log"][-1:]) \
+        assert (
+            after.data["battle"]
+            or any(e.get("revealed") for e in after.data["turn_log"][-1:])
             or after.data["turn_log"][-1]["type"] in ("reveal_board", "draw_advancement")
+        )
         return
     skip = ("seq", "turn_log", "turn_base")
-    assert {k: v for k, v in back.data.items() if k not in skip} == \
-        {k: v for k, v in state.data.items() if k not in skip}
+    assert {k: v for k, v in back.data.items() if k not in skip} == {
+        k: v for k, v in state.data.items() if k not in skip
+    }
     for viewer in state.players:
         a, b = api.private_view(back, viewer), api.private_view(state, viewer)
         a.pop("seq")

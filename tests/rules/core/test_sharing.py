@@ -21,11 +21,14 @@ def test_apply_leaves_every_earlier_state_as_it_was():
         while state.phase != "over" and len(history) < 700:
             who = state.active or "table"
             history.append((state, api.state_to_json(state)))
-            state, _ = api.apply(state, {"seq": state.seq, "player": who,
-                                         "action": rng.choice(api.legal_actions(state, who))})
+            state, _ = api.apply(
+                state, {"seq": state.seq, "player": who, "action": rng.choice(api.legal_actions(state, who))}
+            )
         # checked at the end: a later action must not reach back into a state shared with an earlier one
         for old, snapshot in history:
-            assert api.state_to_json(old) == snapshot, f"state {snapshot['data']['seq']} changed after later commands"
+            assert api.state_to_json(old) == snapshot, (
+                f"state {snapshot['data']['seq']} changed after later commands"
+            )
 
 
 def test_a_row_box_emptied_by_one_refill_leaves_the_other_space_empty():
@@ -69,8 +72,10 @@ def test_the_turn_base_keeps_the_cards_the_turn_started_with_even_in_place():
         acts = api.legal_actions(state, who)
         if d["turn_log"] and d["turn_log"][-1]["type"] == "level_up" and rng.random() < 0.5:
             try:
-                undo, _ = api.apply(state, {"seq": d["seq"], "player": d["turn_log"][-1]["player"],
-                                            "action": {"type": "undo"}})
+                undo, _ = api.apply(
+                    state,
+                    {"seq": d["seq"], "player": d["turn_log"][-1]["player"], "action": {"type": "undo"}},
+                )
             except api.RulesError:
                 pass
             else:
@@ -79,6 +84,8 @@ def test_the_turn_base_keeps_the_cards_the_turn_started_with_even_in_place():
                 was = {c: copy_data(p["cards"]) for c, p in base_data(d["turn_base"])["p"].items()}
                 assert undo.data["p"][owner]["cards"][lvl] == was[owner][lvl]
                 undone += 1
-        state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
+        state, _ = api.apply(
+            state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True
+        )
     assert checked > 100
     assert undone > 0

@@ -27,22 +27,32 @@ def _play(players: int, seed: int, inplace: bool, undo_rate: float, steps: int =
         who = state.active or "table"
         if d["phase"] == "main" and d["turn_log"] and rng.random() < undo_rate:
             try:
-                state, _ = api.apply(state, {"seq": d["seq"], "player": d["active"], "action": {"type": "undo"}},
-                                     inplace=inplace)
+                state, _ = api.apply(
+                    state,
+                    {"seq": d["seq"], "player": d["active"], "action": {"type": "undo"}},
+                    inplace=inplace,
+                )
             except api.RulesError:
                 pass
             else:
                 saved.append(json.dumps(api.state_to_json(state), sort_keys=True))
                 continue
-        state, _ = api.apply(state, {"seq": state.seq, "player": who,
-                                     "action": rng.choice(api.legal_actions(state, who))}, inplace=inplace)
+        state, _ = api.apply(
+            state,
+            {"seq": state.seq, "player": who, "action": rng.choice(api.legal_actions(state, who))},
+            inplace=inplace,
+        )
         saved.append(json.dumps(api.state_to_json(state), sort_keys=True))
     return saved
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(players=st.integers(2, 4), seed=st.integers(0, 10_000), inplace=st.booleans(),
-       undo_rate=st.sampled_from([0.0, 0.1, 0.3]))
+@given(
+    players=st.integers(2, 4),
+    seed=st.integers(0, 10_000),
+    inplace=st.booleans(),
+    undo_rate=st.sampled_from([0.0, 0.1, 0.3]),
+)
 def test_replay_bases_equal_full_snapshots(players: int, seed: int, inplace: bool, undo_rate: float) -> None:
     lazy = _play(players, seed, inplace, undo_rate)
     mp = pytest.MonkeyPatch()
@@ -66,8 +76,11 @@ def test_replay_bases_are_used_and_bounded() -> None:
             # read twice: the second read is the remembered fold, and equal to a snapshot of now at turn start
             assert base_data(tb) == base_data(tb)
         who = state.active or "table"
-        state, _ = api.apply(state, {"seq": state.seq, "player": who,
-                                     "action": rng.choice(api.legal_actions(state, who))}, inplace=True)
+        state, _ = api.apply(
+            state,
+            {"seq": state.seq, "player": who, "action": rng.choice(api.legal_actions(state, who))},
+            inplace=True,
+        )
     assert depths == set(range(1, REPLAY_DEPTH))
 
 
@@ -77,14 +90,25 @@ def test_a_replay_base_at_turn_start_is_the_state_itself() -> None:
     seen = 0
     while state.phase != "over" and seen < 30:
         d = state.data
-        if d["phase"] == "main" and not d["turn_log"] and isinstance(d["turn_base"], tuple) \
-                and len(d["turn_base"]) == 7 and not d["pending"]:
+        if (
+            d["phase"] == "main"
+            and not d["turn_log"]
+            and isinstance(d["turn_base"], tuple)
+            and len(d["turn_base"]) == 7
+            and not d["pending"]
+        ):
             want = base_data(snapshot_base(d))
             got = base_data(d["turn_base"])
-            want.pop("seq"), got.pop("seq")  # the base is taken inside the fold, before its notices are numbered
+            (
+                want.pop("seq"),
+                got.pop("seq"),
+            )  # the base is taken inside the fold, before its notices are numbered
             assert got == want
             seen += 1
         who = state.active or "table"
-        state, _ = api.apply(state, {"seq": state.seq, "player": who,
-                                     "action": rng.choice(api.legal_actions(state, who))}, inplace=True)
+        state, _ = api.apply(
+            state,
+            {"seq": state.seq, "player": who, "action": rng.choice(api.legal_actions(state, who))},
+            inplace=True,
+        )
     assert seen >= 10

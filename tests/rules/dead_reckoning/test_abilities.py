@@ -30,16 +30,34 @@ def test_first_mate_builds_on_a_controlled_island_from_afar():
     isl["controller"] = color
     state.data["p"][color]["dock"] = 10
     with pytest.raises(Illegal):  # one of each Building per island
-        act(state, "use_ability", ability="first-mate:L3:0",
-            args={"builds": [{"square": "r1c3", "building": "fort"}, {"square": "r1c3", "building": "fort"}]})
+        act(
+            state,
+            "use_ability",
+            ability="first-mate:L3:0",
+            args={"builds": [{"square": "r1c3", "building": "fort"}, {"square": "r1c3", "building": "fort"}]},
+        )
     with pytest.raises(Illegal):  # only on islands you control
-        act(state, "use_ability", ability="first-mate:L3:0", args={"builds": [{"square": "r1c2", "building": "fort"}]})
-    state, _ = act(state, "use_ability", ability="first-mate:L3:0",
-                   args={"builds": [{"square": "r1c3", "building": "fort"}, {"square": "r1c3", "building": "outpost"}]})
+        act(
+            state,
+            "use_ability",
+            ability="first-mate:L3:0",
+            args={"builds": [{"square": "r1c2", "building": "fort"}]},
+        )
+    state, _ = act(
+        state,
+        "use_ability",
+        ability="first-mate:L3:0",
+        args={"builds": [{"square": "r1c3", "building": "fort"}, {"square": "r1c3", "building": "outpost"}]},
+    )
     b = state.data["grid"]["r1c3"]["island"]["buildings"]
     assert b["fort"] and b["outpost"] and state.data["p"][color]["dock"] == 10 - 4 - 3
     with pytest.raises(Illegal):  # each ability once per turn
-        act(state, "use_ability", ability="first-mate:L3:0", args={"builds": [{"square": "r1c3", "building": "garrison"}]})
+        act(
+            state,
+            "use_ability",
+            ability="first-mate:L3:0",
+            args={"builds": [{"square": "r1c3", "building": "garrison"}]},
+        )
 
 
 def test_bosun_upgrades_cover_tiles_and_elite_vessel():
@@ -54,12 +72,16 @@ def test_bosun_upgrades_cover_tiles_and_elite_vessel():
     p["ship"]["hull"] = [[], ["basic-sail"], ["basic-cannon"], []]
     with pytest.raises(Ambiguous):  # every hull space is covered (sails printed on 0 and 3)
         act(state, "use_ability", ability="bosun:L4:0", choice=2, args={"tile": "advanced-guns"})
-    state, _ = act(state, "use_ability", ability="bosun:L4:0", choice=2, args={"tile": "advanced-guns", "space": 1})
+    state, _ = act(
+        state, "use_ability", ability="bosun:L4:0", choice=2, args={"tile": "advanced-guns", "space": 1}
+    )
     hull = state.data["p"][color]["ship"]["hull"]
     assert hull[1] == ["basic-sail", "advanced-guns"] and state.data["p"][color]["dock"] == 14
     hull[3] = ["basic-wheel"]
     state.data["p"][color]["used"] = []
-    state, events = act(state, "use_ability", ability="bosun:L4:0", choice=1, args={"tile": "basic-sail", "space": 0})
+    state, events = act(
+        state, "use_ability", ability="bosun:L4:0", choice=1, args={"tile": "basic-sail", "space": 0}
+    )
     assert color in state.data["achievements"]["elite_vessel"]  # 4 tiles, covered ones count
 
 
@@ -98,8 +120,16 @@ def test_an_upgrade_goes_on_a_blank_space_while_one_is_free():
     p["ship"]["hull"] = [[], ["basic-sail"], [], []]  # space 2 still blank
     for space in (0, 1, 3):  # the printed Sails and the Upgrade on space 1
         with pytest.raises(Illegal) as err:
-            act(state, "use_ability", ability="bosun:L4:0", choice=1, args={"tile": "basic-wheel", "space": space})
+            act(
+                state,
+                "use_ability",
+                ability="bosun:L4:0",
+                choice=1,
+                args={"tile": "basic-wheel", "space": space},
+            )
         assert "blank" in err.value.message
     assert state.data["p"][color]["ship"]["hull"] == [[], ["basic-sail"], [], []]  # a refusal changes nothing
-    state, _ = act(state, "use_ability", ability="bosun:L4:0", choice=1, args={"tile": "basic-wheel", "space": 2})
+    state, _ = act(
+        state, "use_ability", ability="bosun:L4:0", choice=1, args={"tile": "basic-wheel", "space": 2}
+    )
     assert state.data["p"][color]["ship"]["hull"] == [[], ["basic-sail"], ["basic-wheel"], []]

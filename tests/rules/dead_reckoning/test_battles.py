@@ -59,8 +59,13 @@ def test_defender_plays_a_cannon_card_out_of_turn():
 
 
 def _outcome(setup, winner, att=None, dfn=None, used=()):
-    return BattleOutcome(battle_id=setup.battle_id, winner=winner, attacker=att or SideResult(),
-                         defender=dfn or SideResult(), abilities_used=tuple(used))
+    return BattleOutcome(
+        battle_id=setup.battle_id,
+        winner=winner,
+        attacker=att or SideResult(),
+        defender=dfn or SideResult(),
+        abilities_used=tuple(used),
+    )
 
 
 def test_outcome_damage_plunder_legendary_and_pirate_flag():
@@ -68,8 +73,12 @@ def test_outcome_damage_plunder_legendary_and_pirate_flag():
     state.data["p"][other]["ship"]["pirate"] = True
     state, _ = act(state, "attack", target=other)
     setup = BattleSetup.from_json(state.data["battle"]["setup"])
-    out = _outcome(setup, "attacker", SideResult(plunder_cargo=2, plunder_coins=5, damage_dealt=2),
-                   SideResult(damage_dealt=1))
+    out = _outcome(
+        setup,
+        "attacker",
+        SideResult(plunder_cargo=2, plunder_coins=5, damage_dealt=2),
+        SideResult(damage_dealt=1),
+    )
     d = state.data
     apply_battle_outcome(d, setup, out, [])
     assert d["p"][other]["ship"]["damage"] == 2 + 1  # zones + losing
@@ -212,7 +221,8 @@ def test_stopping_among_several_pirates_asks_for_the_order():
 def test_once_the_drop_has_started_jettison_rearrange_and_defender_cards_are_refused():
     """Rulebook (Rearranging, Jettisoning): "However, once the battle has begun, you can no longer do this
     until the battle is over." and step 1 (the inactive player plays cards "before determining their total
-    Battle cubes"). The battle session says when the drop starts with `battle_drop_started` (#16, deviation 3)."""
+    Battle cubes"). The battle session says when the drop starts with `battle_drop_started` (#16,
+    deviation 3)."""
     state, me, other = _two_ships_in_harbor()
     give_hand(state, other, ["gunner-1", "gunner-2"])
     for g in ("gunner-1", "gunner-2"):
@@ -226,8 +236,10 @@ def test_once_the_drop_has_started_jettison_rearrange_and_defender_cards_are_ref
     state, _ = act(state, "play_card", player=other, card="gunner-1")
     state, events = act(state, "battle_drop_started", player="table")
     assert state.data["battle"]["locked"] and any(e["type"] == "battle_locked" for e in events)
-    for kind, fields in (("jettison", {"hold": 0, "cargo": 1, "coins": 0}),
-                         ("rearrange", {"from_hold": 1, "cargo": 0, "coins": 1})):
+    for kind, fields in (
+        ("jettison", {"hold": 0, "cargo": 1, "coins": 0}),
+        ("rearrange", {"from_hold": 1, "cargo": 0, "coins": 1}),
+    ):
         with pytest.raises(Illegal) as err:
             act(state, kind, player=other, **fields)
         assert "battle has begun" in err.value.message
@@ -250,7 +262,9 @@ def _merchant_battle(tmp_path, lose=None):
 
     from rules.dead_reckoning.cards import load_catalog
 
-    sample = json.loads((load_catalog.__globals__["resources"].files("rules.data") / "advancements.json").read_text())
+    sample = json.loads(
+        (load_catalog.__globals__["resources"].files("rules.data") / "advancements.json").read_text()
+    )
     for c in sample["cards"]:
         if c["id"] == "r2-06" and lose is not None:
             c["encounter"]["lose"] = lose
@@ -269,7 +283,9 @@ def test_losing_to_a_merchant_applies_the_back_of_its_card(tmp_path):
     """Rulebook (Player vs. Non-Player, step 5): "Apply the effect on the back of the Encounter depending on
     whether you won or lost." and (Encounters) "If you lose the battle, the Merchant ship should be buried"
     (#16, deviation 2): the card's Lose effects, no default Damage."""
-    state, setup = _merchant_battle(tmp_path, lose=[{"do": "gain", "what": "cargo", "amount": 2, "to": "dock"}])
+    state, setup = _merchant_battle(
+        tmp_path, lose=[{"do": "gain", "what": "cargo", "amount": 2, "to": "dock"}]
+    )
     me = state.active
     dock, supply = state.data["p"][me]["dock"], state.data["supply"]["cargo"]
     state, _ = act(state, "resolve_battle", player="table", outcome=_outcome(setup, "defender").to_json())
@@ -286,15 +302,20 @@ def test_a_merchants_win_onto_a_full_ship_is_owed_not_lost(tmp_path):
     me = state.active
     state.data["p"][me]["ship"]["holds"] = [[4, 0], [3, 0]]  # full: 7 Cargo
     coins, cargo = state.data["supply"]["coins"], state.data["supply"]["cargo"]
-    state, events = act(state, "resolve_battle", player="table", outcome=_outcome(setup, "attacker").to_json())
+    state, events = act(
+        state, "resolve_battle", player="table", outcome=_outcome(setup, "attacker").to_json()
+    )
     p = state.data["p"][me]
     assert p["owed"] == {"cargo": 1, "coins": 3} and p["ship"]["holds"] == [[4, 0], [3, 0]]
-    assert state.data["supply"]["coins"] == coins - 3 and state.data["supply"]["cargo"] == cargo - 1  # not back
+    assert (
+        state.data["supply"]["coins"] == coins - 3 and state.data["supply"]["cargo"] == cargo - 1
+    )  # not back
     assert {e["what"] for e in events if e["type"] == "gain_owed"} == {"coins", "cargo"}
     state, events = act(state, "jettison", hold=1, cargo=2, coins=0)  # room for 2: Coins go aboard first
     p = state.data["p"][me]
     assert p["ship"]["holds"][1] == [1, 2] and p["owed"] == {"cargo": 1, "coins": 1}
     state, _ = act(state, "end_turn", pirate=False, sleeve=[])
     assert "owed" not in state.data["p"][me]
-    # the turn over, the Coin and Cargo still owed went back: 1 of the 3 Coins; Cargo -1 won, +2 jettisoned, +1 back
+    # the turn over, the Coin and Cargo still owed went back: 1 of the 3 Coins; Cargo -1 won, +2 jettisoned,
+    # +1 back
     assert state.data["supply"]["coins"] == coins - 2 and state.data["supply"]["cargo"] == cargo + 2

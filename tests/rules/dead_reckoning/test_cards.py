@@ -1,4 +1,5 @@
-"""The card file format: the shipped sample set loads, and a user's broken file is refused by card and field."""
+"""The card file format: the shipped sample set loads, and a user's broken file is refused by card and
+field."""
 
 from __future__ import annotations
 
@@ -21,23 +22,37 @@ def test_sample_set_is_valid_and_covers_every_row():
     cat = load_catalog()
     assert all(len(cat.rows[r]) >= 4 for r in (1, 2, 3, 4))
     assert any("encounter" in c for c in cat.cards.values())
-    assert set(cat.sailors) == {"captain", "crew", "first-mate", "bosun", "gunner", "deck-hand", "buccaneer", "purser"}
+    assert set(cat.sailors) == {
+        "captain",
+        "crew",
+        "first-mate",
+        "bosun",
+        "gunner",
+        "deck-hand",
+        "buccaneer",
+        "purser",
+    }
     assert sum(cat.deck.values()) == 12
 
 
-@pytest.mark.parametrize("over, field", [
-    ({"slot": "side"}, "slot"),
-    ({"cost": -1}, "cost"),
-    ({"row": 5}, "row"),
-    ({"icons": {"parrot": 1}}, "icons.parrot"),
-    ({"abilities": [{"effects": [{"do": "teleport"}]}]}, "abilities[0].effects[0].do"),
-    ({"abilities": [{"effects": [{"do": "gain", "what": "cargo", "amount": 1, "to": "moon"}]}]},
-     "abilities[0].effects[0].to"),
-    ({"abilities": [{"choice": [{"effects": [{"do": "sails", "amount": 1}]}]}]}, "abilities[0].choice"),
-    ({"abilities": [{"battle": "summon_kraken"}]}, "abilities[0].battle"),
-    ({"scoring": [{"score": "per_icon", "icon": "anchor", "coins": 1}]}, "scoring[0].icon"),
-    ({"encounter": {"kind": "merchant", "cubes": 3, "win": [{"do": "gain"}]}}, "encounter.win[0].what"),
-])
+@pytest.mark.parametrize(
+    "over, field",
+    [
+        ({"slot": "side"}, "slot"),
+        ({"cost": -1}, "cost"),
+        ({"row": 5}, "row"),
+        ({"icons": {"parrot": 1}}, "icons.parrot"),
+        ({"abilities": [{"effects": [{"do": "teleport"}]}]}, "abilities[0].effects[0].do"),
+        (
+            {"abilities": [{"effects": [{"do": "gain", "what": "cargo", "amount": 1, "to": "moon"}]}]},
+            "abilities[0].effects[0].to",
+        ),
+        ({"abilities": [{"choice": [{"effects": [{"do": "sails", "amount": 1}]}]}]}, "abilities[0].choice"),
+        ({"abilities": [{"battle": "summon_kraken"}]}, "abilities[0].battle"),
+        ({"scoring": [{"score": "per_icon", "icon": "anchor", "coins": 1}]}, "scoring[0].icon"),
+        ({"encounter": {"kind": "merchant", "cubes": 3, "win": [{"do": "gain"}]}}, "encounter.win[0].what"),
+    ],
+)
 def test_errors_name_the_card_and_the_field(over, field):
     with pytest.raises(CardFileError) as err:
         validate_cards(_cards(**over), "my-cards.json")
@@ -52,13 +67,17 @@ def test_duplicate_ids_and_board_errors():
     with pytest.raises(CardFileError, match="used twice"):
         validate_cards(doc)
     with pytest.raises(CardFileError, match="field 'scores'"):
-        validate_boards({"boards": {"island-x": {"kind": "island", "slots": 2, "production": {}, "scores": [1, 5]}}})
+        validate_boards(
+            {"boards": {"island-x": {"kind": "island", "slots": 2, "production": {}, "scores": [1, 5]}}}
+        )
     with pytest.raises(CardFileError, match="field 'arrows'"):
         validate_boards({"boards": {"sea": {"kind": "open_sea", "arrows": ["UP"]}}})
 
 
 def test_a_users_card_file_is_played_and_a_broken_one_refused(tmp_path):
-    sample = json.loads((load_catalog.__globals__["resources"].files("rules.data") / "advancements.json").read_text())
+    sample = json.loads(
+        (load_catalog.__globals__["resources"].files("rules.data") / "advancements.json").read_text()
+    )
     for c in sample["cards"]:
         c["cost"] = 1
     good = tmp_path / "cards.json"

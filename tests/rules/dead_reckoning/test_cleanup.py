@@ -8,10 +8,20 @@ from rules.errors import Illegal
 from tests.rules.helpers import act, game, give_hand, place_island
 
 
-@pytest.mark.parametrize("hand, bonus, limit_islands, drawn", [
-    (0, 0, 0, 4), (2, 0, 0, 4), (3, 0, 0, 3), (5, 0, 0, 1), (6, 0, 0, 0), (2, 1, 0, 4), (3, 1, 0, 3),
-    (1, 2, 0, 5), (3, 0, 1, 4),
-])
+@pytest.mark.parametrize(
+    "hand, bonus, limit_islands, drawn",
+    [
+        (0, 0, 0, 4),
+        (2, 0, 0, 4),
+        (3, 0, 0, 3),
+        (5, 0, 0, 1),
+        (6, 0, 0, 0),
+        (2, 1, 0, 4),
+        (3, 1, 0, 3),
+        (1, 2, 0, 5),
+        (3, 0, 1, 4),
+    ],
+)
 def test_cleanup_draw_counts(hand, bonus, limit_islands, drawn):
     state = game(2, seed=6)
     color = state.active
@@ -44,8 +54,11 @@ def test_sleeving_rules():
     with pytest.raises(Illegal):  # crew-2 was not played this turn
         act(state, "end_turn", sleeve=[{"advancement": "r1-01", "card": "crew-2"}])
     with pytest.raises(Illegal):  # two Advancements may not share a slot
-        act(state, "end_turn", sleeve=[{"advancement": "r1-01", "card": "crew-1"},
-                                       {"advancement": "r2-01", "card": "crew-1"}])
+        act(
+            state,
+            "end_turn",
+            sleeve=[{"advancement": "r1-01", "card": "crew-1"}, {"advancement": "r2-01", "card": "crew-1"}],
+        )
     # the other two cannot be sleeved anywhere: both may stay set aside
     state2, _ = act(state, "end_turn", sleeve=[{"advancement": "r1-01", "card": "crew-1"}])
     assert sorted(state2.data["p"][color]["set_aside"]) == ["r1-04", "r2-01"]
@@ -54,10 +67,17 @@ def test_sleeving_rules():
     with pytest.raises(Illegal) as err:
         act(state, "end_turn", sleeve=[])
     assert "at most 1" in err.value.message
-    state3, _ = act(state, "end_turn", sleeve=[{"advancement": "r1-01", "card": "crew-1"},
-                                                {"advancement": "r1-02", "card": "crew-1"}])
+    state3, _ = act(
+        state,
+        "end_turn",
+        sleeve=[{"advancement": "r1-01", "card": "crew-1"}, {"advancement": "r1-02", "card": "crew-1"}],
+    )
     assert state3.data["p"][color]["set_aside"] == ["r1-03"]
-    assert state3.data["p"][color]["cards"]["crew-1"]["slots"] == {"top": None, "middle": "r1-01", "bottom": "r1-02"}
+    assert state3.data["p"][color]["cards"]["crew-1"]["slots"] == {
+        "top": None,
+        "middle": "r1-01",
+        "bottom": "r1-02",
+    }
     assert state.data["p"][color]["cards"]["crew-1"]["slots"]["middle"] is None  # the old state is untouched
 
 

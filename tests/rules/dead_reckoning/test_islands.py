@@ -1,4 +1,5 @@
-"""Islands, Influence and island control (rules/dead_reckoning/islands.py): the rulebook's worked situations."""
+"""Islands, Influence and island control (rules/dead_reckoning/islands.py): the rulebook's worked
+situations."""
 
 from __future__ import annotations
 
@@ -105,7 +106,8 @@ def test_running_out_of_cubes_takes_one_back_from_an_island():
 def test_buildings_go_when_control_passes_to_another_player_by_way_of_nobody():
     """Rulebook: "Whenever control of an island changes from one player to another, remove all Buildings"
     (#16, deviation 5). Reading (docs/rules-engine.md): the Buildings are the player's who controlled the
-    island when they were built; control passing red -> nobody -> blue, even within one ability, removes them."""
+    island when they were built; control passing red -> nobody -> blue, even within one ability, removes
+    them."""
     state = game(2, seed=1)
     color = state.active
     other = [c for c in state.players if c != color][0]

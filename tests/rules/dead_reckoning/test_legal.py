@@ -30,10 +30,13 @@ def _fully_checked(d: State, player: str) -> list[dict[str, Any]]:
         for aid, ab in card_abilities(catalog(d), cid, p["cards"][cid]):
             if "battle" in ab or aid in p["used"]:
                 continue
-            for choice, alt in (enumerate(ab["choice"]) if "choice" in ab else [(None, ab)]):
+            for choice, alt in enumerate(ab["choice"]) if "choice" in ab else [(None, ab)]:
                 args = _ability_args(d, player, alt)
-                a = {"type": "use_ability", "ability": aid, "args": args} if choice is None else \
-                    {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
+                a = (
+                    {"type": "use_ability", "ability": aid, "args": args}
+                    if choice is None
+                    else {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
+                )
                 try:
                     check_use_ability(d, player, a)
                 except RulesError:
@@ -49,8 +52,12 @@ def _others_fully_checked(d: State, player: str) -> list[dict[str, Any]]:
     cands.append({"type": "attack_building"})
     for h in (0, 1):
         hold = p["ship"]["holds"][h]
-        cands += [{"type": "load", "hold": h, "cargo": 1}, {"type": "load", "hold": h, "coins": 1},
-                  {"type": "unload", "hold": h, "cargo": hold[0]}, {"type": "unload", "hold": h, "coins": hold[1]}]
+        cands += [
+            {"type": "load", "hold": h, "cargo": 1},
+            {"type": "load", "hold": h, "coins": 1},
+            {"type": "unload", "hold": h, "cargo": hold[0]},
+            {"type": "unload", "hold": h, "coins": hold[1]},
+        ]
     cands.append({"type": "master_merchant"})
     out = []
     for a in cands:
@@ -70,7 +77,9 @@ def _played(players: int, seed: int) -> Iterator[tuple[Any, str, list[dict[str, 
         who = state.active or "table"
         acts = api.legal_actions(state, who)
         yield state, who, acts
-        state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
+        state, _ = api.apply(
+            state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True
+        )
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -81,7 +90,15 @@ def test_offers_are_the_ones_the_full_checks_accept(players: int, seed: int) -> 
         d = state.data
         if d["phase"] == "main" and not d["pending"] and not d["battle"] and who == d["active"]:
             assert [a for a in acts if a["type"] == "use_ability"] == _fully_checked(d, who)
-            kinds = ("buy", "attack_merchant", "attack", "attack_building", "load", "unload", "master_merchant")
+            kinds = (
+                "buy",
+                "attack_merchant",
+                "attack",
+                "attack_building",
+                "load",
+                "unload",
+                "master_merchant",
+            )
             assert [a for a in acts if a["type"] in kinds] == _others_fully_checked(d, who)
             compared += 1
     assert compared > 100
@@ -107,8 +124,13 @@ def test_a_battle_record_is_kept_in_its_plain_form() -> None:
     # plain_record: plain() of a record, by a marshal copy when the record is plain data without tuples
     from rules.core.state import plain
 
-    rec = {"schema": "x", "board": {"zones": {"z(1)": {"kind": "miss"}}, "adjacent": [["a", "b"]]},
-           "steps": [{"step": "drop", "board": [{"color": "red", "zone": None}]}], "n": 1.5, "ok": True}
+    rec = {
+        "schema": "x",
+        "board": {"zones": {"z(1)": {"kind": "miss"}}, "adjacent": [["a", "b"]]},
+        "steps": [{"step": "drop", "board": [{"color": "red", "zone": None}]}],
+        "n": 1.5,
+        "ok": True,
+    }
     for r in (rec, {**rec, "steps": [("drop", 1)]}, {**rec, "board": {"adjacent": (("a", "b"),)}}):
         got = plain_record(r)
         assert got == plain(r) and type(got) is dict

@@ -47,7 +47,8 @@ def test_draw_pile_running_out_reshuffles_the_discards():
 
 
 def test_a_draw_pile_of_exactly_the_draw_is_drawn_without_reshuffling():
-    """Rulebook: "if you ever run out of cards in your deck and need to draw more, shuffle" (#16, deviation 1).
+    """Rulebook: "if you ever run out of cards in your deck and need to draw more, shuffle" (#16,
+    deviation 1).
     A pile of exactly 4 and a draw of 4: nothing more is needed, so the discards stay discards (8 / 0)."""
     state = game(2, seed=11, auto_chance=False)
     while state.data["pending"]:

@@ -14,10 +14,17 @@ from tests.rules.helpers import COLORS
 
 # the fields every action type needs to get past "malformed" to the rule that refuses it in this stage
 PROBE: dict[str, dict[str, object]] = {
-    "load": {"hold": 0, "cargo": 1}, "unload": {"hold": 0, "cargo": 1}, "rearrange": {"from_hold": 0, "cargo": 1},
-    "jettison": {"hold": 0, "cargo": 1}, "move": {"path": ["r1c1"]}, "attack": {"target": "blue"},
-    "use_ability": {"ability": "x:L1:0"}, "play_card": {"card": "x"}, "level_up": {"card": "x"},
-    "choose_bonus": {"token": 0}, "end_turn": {"pirate": False, "sleeve": []},
+    "load": {"hold": 0, "cargo": 1},
+    "unload": {"hold": 0, "cargo": 1},
+    "rearrange": {"from_hold": 0, "cargo": 1},
+    "jettison": {"hold": 0, "cargo": 1},
+    "move": {"path": ["r1c1"]},
+    "attack": {"target": "blue"},
+    "use_ability": {"ability": "x:L1:0"},
+    "play_card": {"card": "x"},
+    "level_up": {"card": "x"},
+    "choose_bonus": {"token": 0},
+    "end_turn": {"pirate": False, "sleeve": []},
 }
 
 
@@ -25,7 +32,9 @@ def test_offers_stay_inside_the_stage_and_the_checks_refuse_what_it_leaves_out()
     seen_stages: set[str] = set()
     refused = 0
     for seed in (1, 2, 3):
-        state = api.new_game(COLORS[: 2 + seed % 3], seed, {"bonus_tokens": seed == 2, "auto_chance": seed != 3})
+        state = api.new_game(
+            COLORS[: 2 + seed % 3], seed, {"bonus_tokens": seed == 2, "auto_chance": seed != 3}
+        )
         rng = random.Random(seed)
         for _ in range(600):
             if api.is_over(state):
@@ -40,8 +49,14 @@ def test_offers_stay_inside_the_stage_and_the_checks_refuse_what_it_leaves_out()
                 assert {a["type"] for a in offered} <= allowed, (stage, seat, offered)
                 for atype in sorted(set(GAME.actions) - allowed)[:: 1 + rng.randrange(3)]:
                     try:
-                        api.apply(state, {"seq": state.seq, "player": who,
-                                          "action": {"type": atype, **PROBE.get(atype, {})}})
+                        api.apply(
+                            state,
+                            {
+                                "seq": state.seq,
+                                "player": who,
+                                "action": {"type": atype, **PROBE.get(atype, {})},
+                            },
+                        )
                     except api.RulesError:
                         refused += 1
                     else:

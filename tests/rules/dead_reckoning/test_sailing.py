@@ -76,7 +76,9 @@ def test_explore_waits_for_the_table_when_chance_is_observed():
     d = state.data
     while d["pending"]:
         opts = api.legal_actions(state, "table")
-        state, _ = act(state, opts[0]["type"], player="table", **{k: v for k, v in opts[0].items() if k != "type"})
+        state, _ = act(
+            state, opts[0]["type"], player="table", **{k: v for k, v in opts[0].items() if k != "type"}
+        )
         d = state.data
     state, _ = act(state, "set_sails")
     state, _ = act(state, "move", path=["r1c2", "r2c2"])
@@ -94,7 +96,9 @@ def test_explorer_cubes_return_the_moment_the_achievement_is_out_of_reach():
     state = game(2, seed=4, auto_chance=False)
     while state.data["pending"]:
         opts = api.legal_actions(state, "table")
-        state, _ = act(state, opts[0]["type"], player="table", **{k: v for k, v in opts[0].items() if k != "type"})
+        state, _ = act(
+            state, opts[0]["type"], player="table", **{k: v for k, v in opts[0].items() if k != "type"}
+        )
     d = state.data
     me = state.active
     other = [c for c in state.players if c != me][0]
@@ -108,8 +112,11 @@ def test_explorer_cubes_return_the_moment_the_achievement_is_out_of_reach():
     state, _ = act(state, "move", path=["r1c2", "r2c2"])
     assert state.data["achievement_cubes"]["explorer"].get(other) == 2  # r2c2 not yet turned: still reachable
     opts = api.legal_actions(state, "table")
-    state, events = act(state, "reveal_board", player="table", **{k: v for k, v in opts[0].items() if k != "type"})
+    state, events = act(
+        state, "reveal_board", player="table", **{k: v for k, v in opts[0].items() if k != "type"}
+    )
     assert other not in state.data["achievement_cubes"]["explorer"]
     assert state.data["p"][other]["cubes"] == supply + 2
     assert {"player": other, "cubes": 2}.items() <= next(
-        e for e in events if e["type"] == "explorer_cubes_returned").items()
+        e for e in events if e["type"] == "explorer_cubes_returned"
+    ).items()

@@ -16,15 +16,26 @@ def _isl(cubes, permanent=None):
     return {"cubes": list(cubes), "permanent": dict(permanent or {})}
 
 
-@pytest.mark.parametrize("cubes, values, expected", [
-    (["a", "a", "b", None], [6, 3, 1], {"a": 6, "b": 1}),  # empty slot (1) ties b for 2nd: next value down
-    (["a", "a", "b", "b"], [6, 3, 1], {"a": 3, "b": 3}),  # tie for 1st scores 2nd place
-    # "If two or more players are tied for a position, they all score the next value down": b and c tie
-    # for 2nd, so both score the 3rd value
-    (["a", "a", "a", "b", "c"], [6, 3, 1], {"a": 6, "b": 1, "c": 1}),
-    (["a", "b", None, None], [5, 2], {"a": 0, "b": 0}),  # empty slots win; a and b tie for 2nd: no 3rd value
-    (["a", "a", "a", "b", "b", "c", "d"], [7, 4, 1], {"a": 7, "b": 4}),  # tie for 3rd scores nothing
-])
+@pytest.mark.parametrize(
+    "cubes, values, expected",
+    [
+        (
+            ["a", "a", "b", None],
+            [6, 3, 1],
+            {"a": 6, "b": 1},
+        ),  # empty slot (1) ties b for 2nd: next value down
+        (["a", "a", "b", "b"], [6, 3, 1], {"a": 3, "b": 3}),  # tie for 1st scores 2nd place
+        # "If two or more players are tied for a position, they all score the next value down": b and c tie
+        # for 2nd, so both score the 3rd value
+        (["a", "a", "a", "b", "c"], [6, 3, 1], {"a": 6, "b": 1, "c": 1}),
+        (
+            ["a", "b", None, None],
+            [5, 2],
+            {"a": 0, "b": 0},
+        ),  # empty slots win; a and b tie for 2nd: no 3rd value
+        (["a", "a", "a", "b", "b", "c", "d"], [7, 4, 1], {"a": 7, "b": 4}),  # tie for 3rd scores nothing
+    ],
+)
 def test_island_majorities(cubes, values, expected):
     got = island_awards(_isl(cubes), values)
     assert {k: v for k, v in got.items() if v} == {k: v for k, v in expected.items() if v}

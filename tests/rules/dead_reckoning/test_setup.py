@@ -20,8 +20,11 @@ def test_ocean_boards_per_player_count(n, islands, open_seas):
     for sq in SQUARES:
         if d["grid"][sq]["board"] is None:
             d["pending"].insert(0, {"kind": "reveal_board", "square": sq})
-            state, _ = act(state, "reveal_board", **{k: v for k, v in draw_chance(d, d["pending"][0]).items()
-                                                      if k != "type"})
+            state, _ = act(
+                state,
+                "reveal_board",
+                **{k: v for k, v in draw_chance(d, d["pending"][0]).items() if k != "type"},
+            )
             d = state.data
             if d["pending"] and d["pending"][0]["kind"] == "draw_advancement":
                 state, _ = act(state, "draw_advancement", square=sq, card=d["decks"][sq[1]][0])
