@@ -197,7 +197,8 @@ class RemoteCamera(_Request):
 class TowerControl(_Request):
     """Drops cubes through the firmware simulator (its ZeroMQ control socket); the bridge reports them."""
 
-    def __init__(self, endpoint: str, timeout_ms: int = 3000) -> None:
+    def __init__(self, endpoint: str, timeout_ms: int = 15000) -> None:
+        # 15 s: on a loaded 2-core host the simulator's reply took over 3 s, and a missed reply is a fallback.
         super().__init__(endpoint, timeout_ms, "firmware simulator")
 
     def __call__(self, colours: dict[str, int]) -> None:
@@ -369,7 +370,14 @@ class SimTable:
                 sent = True
             except RuntimeError as exc:
                 log.warning("%s; counting this drop without the tower", exc)
-        if not sent:
+        if not sent and self.tower is not None:
+            # The simulator did not answer: count the drop here as a hand-entered count, which the tower's
+            # next heartbeat (its unchanged totals) cannot take back (the drop would then wait forever).
+            self.driver.input(
+                "manual_tower",
+                {"counts": {c: n for c, n in owed.dropped.items() if n}, "from": "simulated table"},
+            )
+        elif not sent:
             base = self.driver.baseline or {}
             totals = {c: base.get(c, 0) + owed.dropped.get(c, 0) for c in set(base) | set(owed.dropped)}
             self.driver.tower_totals(totals)
