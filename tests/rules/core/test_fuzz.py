@@ -13,6 +13,42 @@ from rules.dead_reckoning.game import GAME
 from rules.errors import RulesError
 from tests.rules.helpers import COLORS, random_playout
 
+# Action field names both fuzzers draw from (the engine's own and a few it never reads).
+FIELD_NAMES = [
+    "hold",
+    "cargo",
+    "coins",
+    "card",
+    "path",
+    "target",
+    "ability",
+    "choice",
+    "args",
+    "pay",
+    "sleeve",
+    "pirate",
+    "square",
+    "board",
+    "cards",
+    "record",
+    "outcome",
+    "token",
+    "replace",
+    "islands",
+    "builds",
+    "tile",
+    "space",
+    "to_ship",
+    "from_hold",
+    "dock",
+    "holds",
+    "first",
+    "tokens",
+    "player_drawing",
+    "fight_order",
+    "cannons",
+]
+
 _json = st.recursive(
     st.none()
     | st.booleans()
@@ -21,37 +57,7 @@ _json = st.recursive(
     lambda children: (
         st.lists(children, max_size=3)
         | st.dictionaries(
-            st.sampled_from(
-                [
-                    "hold",
-                    "cargo",
-                    "coins",
-                    "card",
-                    "path",
-                    "target",
-                    "ability",
-                    "choice",
-                    "args",
-                    "pay",
-                    "sleeve",
-                    "pirate",
-                    "square",
-                    "board",
-                    "cards",
-                    "record",
-                    "outcome",
-                    "token",
-                    "replace",
-                    "islands",
-                    "builds",
-                    "tile",
-                    "space",
-                    "to_ship",
-                    "from_hold",
-                    "dock",
-                    "holds",
-                ]
-            ),
+            st.sampled_from(FIELD_NAMES),
             children,
             max_size=4,
         )
@@ -75,34 +81,7 @@ def _state(seed: int) -> api.GameState:
     seed=st.integers(0, 4),
     atype=st.sampled_from(sorted(GAME.actions) + ["undo", "nonsense"]),
     fields=st.dictionaries(
-        st.sampled_from(
-            [
-                "hold",
-                "cargo",
-                "coins",
-                "card",
-                "path",
-                "target",
-                "ability",
-                "choice",
-                "args",
-                "pay",
-                "sleeve",
-                "pirate",
-                "square",
-                "board",
-                "cards",
-                "record",
-                "outcome",
-                "token",
-                "from_hold",
-                "first",
-                "tokens",
-                "player_drawing",
-                "fight_order",
-                "cannons",
-            ]
-        ),
+        st.sampled_from(FIELD_NAMES),
         _json,
         max_size=4,
     ),
