@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -141,9 +142,17 @@ class GameLog:
         self.db.execute("PRAGMA synchronous=FULL")
         self.db.execute("PRAGMA busy_timeout=30000")
         self.db.executescript(SCHEMA)
+        # One lock around every use of the connection: closing it while another thread is inside a
+        # statement crashes the interpreter (seen at shutdown, with simulated players still writing).
+        self._lock = threading.RLock()
+        self._closed = False
 
     def close(self) -> None:
-        self.db.close()
+        """Close the file; idempotent. Any later use raises GameLogClosed instead of touching it."""
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                self.db.close()
 
     # -- games --------------------------------------------------------------------------------
 
@@ -161,37 +170,37 @@ class GameLog:
         game_id = f"{table_id}-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
         now = time.time()
         with self._tx():
-            self.db.execute(
+            self._run(
                 "INSERT INTO games VALUES (?,?,?,?,?,?,NULL,NULL)",
                 (game_id, table_id, json.dumps(players), seed, json.dumps(options), now),
             )
             for n, event in enumerate(genesis_events, start=1):
-                self.db.execute("INSERT INTO events VALUES (?,?,?,?,?)", (game_id, n, seq, _dump(event), now))
-            self.db.execute(
+                self._run("INSERT INTO events VALUES (?,?,?,?,?)", (game_id, n, seq, _dump(event), now))
+            self._run(
                 "INSERT INTO snapshots VALUES (?,?,?,?)", (game_id, len(genesis_events), seq, _dump(state))
             )
         return game_id
 
     def active_game(self, table_id: str) -> GameRow | None:
         """The table's latest game that has not finished, the one to resume."""
-        row = self.db.execute(
+        row = self._one(
             "SELECT game_id FROM games WHERE table_id=? AND finished IS NULL ORDER BY created DESC, rowid "
             "DESC LIMIT 1",
             (table_id,),
-        ).fetchone()
+        )
         return self.game(row[0]) if row else None
 
     def game(self, game_id: str) -> GameRow | None:
-        row = self.db.execute(
+        row = self._one(
             "SELECT game_id, table_id, players, seed, options, created, finished, result FROM games WHERE "
             "game_id=?",
             (game_id,),
-        ).fetchone()
+        )
         if row is None:
             return None
-        n, seq = self.db.execute(
+        n, seq = self._one(
             "SELECT COALESCE(MAX(n),0), COALESCE(MAX(seq),0) FROM events WHERE game_id=?", (game_id,)
-        ).fetchone()
+        )
         return GameRow(
             row[0],
             row[1],
@@ -211,12 +220,12 @@ class GameLog:
             + (" WHERE table_id=?" if table_id else "")
             + " ORDER BY created, rowid"
         )
-        ids = [r[0] for r in self.db.execute(sql, (table_id,) if table_id else ())]
+        ids = [r[0] for r in self._all(sql, (table_id,) if table_id else ())]
         return [g for g in (self.game(i) for i in ids) if g is not None]
 
     def finish(self, game_id: str, result: Any) -> None:
         with self._tx():
-            self.db.execute(
+            self._run(
                 "UPDATE games SET finished=?, result=? WHERE game_id=?", (time.time(), _dump(result), game_id)
             )
 
@@ -240,22 +249,18 @@ class GameLog:
         """
         now = time.time()
         with self._tx():
-            (n,) = self.db.execute(
-                "SELECT COALESCE(MAX(n),0) FROM events WHERE game_id=?", (game_id,)
-            ).fetchone()
+            (n,) = self._one("SELECT COALESCE(MAX(n),0) FROM events WHERE game_id=?", (game_id,))
             start = n
             for event in events:
                 n += 1
-                self.db.execute("INSERT INTO events VALUES (?,?,?,?,?)", (game_id, n, seq, _dump(event), now))
-            self.db.execute(
+                self._run("INSERT INTO events VALUES (?,?,?,?,?)", (game_id, n, seq, _dump(event), now))
+            self._run(
                 "INSERT OR REPLACE INTO commands VALUES (?,?,?,?,?,?)",
                 (game_id, n, seq, command.get("player"), _dump(command), now),
             )
             if state is not None and n // self.snapshot_every > start // self.snapshot_every:
                 snap = state() if callable(state) else state
-                self.db.execute(
-                    "INSERT OR REPLACE INTO snapshots VALUES (?,?,?,?)", (game_id, n, seq, _dump(snap))
-                )
+                self._run("INSERT OR REPLACE INTO snapshots VALUES (?,?,?,?)", (game_id, n, seq, _dump(snap)))
             if session_input is not None:
                 self._session_input(game_id, *session_input, now)
         return n
@@ -265,18 +270,18 @@ class GameLog:
             self._session_input(game_id, battle_id, data, time.time())
 
     def _session_input(self, game_id: str, battle_id: str, data: dict[str, Any], now: float) -> None:
-        (i,) = self.db.execute(
+        (i,) = self._one(
             "SELECT COALESCE(MAX(i),0) FROM session_inputs WHERE game_id=? AND battle_id=?",
             (game_id, battle_id),
-        ).fetchone()
-        self.db.execute(
+        )
+        self._run(
             "INSERT INTO session_inputs VALUES (?,?,?,?,?)", (game_id, battle_id, i + 1, _dump(data), now)
         )
 
     def session_inputs(self, game_id: str, battle_id: str) -> list[dict[str, Any]]:
         return [
             json.loads(r[0])
-            for r in self.db.execute(
+            for r in self._all(
                 "SELECT input FROM session_inputs WHERE game_id=? AND battle_id=? ORDER BY i",
                 (game_id, battle_id),
             )
@@ -284,17 +289,17 @@ class GameLog:
 
     def last_session_input(self, game_id: str, op: str) -> tuple[str, dict[str, Any]] | None:
         """(battle_id, input) of the game's latest session input whose "op" is `op`, or None."""
-        row = self.db.execute(
+        row = self._one(
             "SELECT battle_id, input FROM session_inputs WHERE game_id=? AND "
             "json_extract(input, '$.op')=? ORDER BY ts DESC, rowid DESC LIMIT 1",
             (game_id, op),
-        ).fetchone()
+        )
         return None if row is None else (row[0], json.loads(row[1]))
 
     def set_step_crops(self, game_id: str, battle_id: str, step: int, crops: dict[int, str]) -> None:
         """The camera's crop of each cube of the latest reading for drop `step` (replacing an earlier one)."""
         with self._tx():
-            self.db.execute(
+            self._run(
                 "INSERT OR REPLACE INTO battle_crops VALUES (?,?,?,?)",
                 (game_id, battle_id, step, _dump({str(i): c for i, c in crops.items()})),
             )
@@ -302,7 +307,7 @@ class GameLog:
     def step_crops(self, game_id: str, battle_id: str) -> dict[int, dict[int, str]]:
         return {
             step: {int(i): c for i, c in json.loads(crops).items()}
-            for step, crops in self.db.execute(
+            for step, crops in self._all(
                 "SELECT step, crops FROM battle_crops WHERE game_id=? AND battle_id=?", (game_id, battle_id)
             )
         }
@@ -310,7 +315,7 @@ class GameLog:
     def events(self, game_id: str, after: int = 0) -> list[dict[str, Any]]:
         return [
             json.loads(r[0])
-            for r in self.db.execute(
+            for r in self._all(
                 "SELECT event FROM events WHERE game_id=? AND n>? ORDER BY n", (game_id, after)
             )
         ]
@@ -318,24 +323,20 @@ class GameLog:
     def commands(self, game_id: str) -> list[dict[str, Any]]:
         return [
             json.loads(r[0])
-            for r in self.db.execute(
-                "SELECT command FROM commands WHERE game_id=? ORDER BY n_after", (game_id,)
-            )
+            for r in self._all("SELECT command FROM commands WHERE game_id=? ORDER BY n_after", (game_id,))
         ]
 
     def latest_snapshot(self, game_id: str) -> Snapshot | None:
-        row = self.db.execute(
+        row = self._one(
             "SELECT n, seq, state FROM snapshots WHERE game_id=? ORDER BY n DESC LIMIT 1", (game_id,)
-        ).fetchone()
+        )
         return Snapshot(row[0], row[1], json.loads(row[2])) if row else None
 
     def export_lines(self, game_id: str) -> Iterator[str]:
         """The game as JSON lines, one event per line in order: what `smart-table rules replay` reads."""
         if self.game(game_id) is None:
             raise KeyError(game_id)
-        for r in self.db.execute(
-            "SELECT n, seq, event, ts FROM events WHERE game_id=? ORDER BY n", (game_id,)
-        ):
+        for r in self._all("SELECT n, seq, event, ts FROM events WHERE game_id=? ORDER BY n", (game_id,)):
             yield json.dumps(json.loads(r[2]), sort_keys=True)
 
     # -- tower health --------------------------------------------------------------------------
@@ -351,7 +352,7 @@ class GameLog:
         """Every cube of one drop: (colour, zone) pairs as finally read."""
         ts = ts if ts is not None else time.time()
         with self._tx():
-            self.db.executemany(
+            self._open_db().executemany(
                 "INSERT INTO drops (table_id, game_id, battle_id, ts, colour, zone) VALUES (?,?,?,?,?,?)",
                 [(table_id, game_id, battle_id, ts, c, z) for c, z in landings],
             )
@@ -366,7 +367,7 @@ class GameLog:
         ts: float | None = None,
     ) -> None:
         with self._tx():
-            self.db.execute(
+            self._run(
                 "INSERT INTO tower_incidents (table_id, game_id, battle_id, ts, kind, detail) "
                 "VALUES (?,?,?,?,?,?)",
                 (table_id, game_id, battle_id, ts if ts is not None else time.time(), kind, _dump(detail)),
@@ -376,7 +377,7 @@ class GameLog:
         self, table_id: str, since: float | None = None, until: float | None = None
     ) -> list[tuple[float, str, str]]:
         return list(
-            self.db.execute(
+            self._all(
                 "SELECT ts, colour, zone FROM drops WHERE table_id=? AND ts>=? AND ts<? ORDER BY ts, id",
                 (
                     table_id,
@@ -389,7 +390,7 @@ class GameLog:
     def incidents(self, table_id: str, since: float | None = None) -> list[tuple[float, str, dict[str, Any]]]:
         return [
             (r[0], r[1], json.loads(r[2]))
-            for r in self.db.execute(
+            for r in self._all(
                 "SELECT ts, kind, detail FROM tower_incidents WHERE table_id=? AND ts>=? ORDER BY ts, id",
                 (table_id, since if since is not None else float("-inf")),
             )
@@ -397,25 +398,55 @@ class GameLog:
 
     def tables(self) -> list[str]:
         return [
-            r[0]
-            for r in self.db.execute("SELECT table_id FROM games UNION SELECT table_id FROM drops ORDER BY 1")
+            r[0] for r in self._all("SELECT table_id FROM games UNION SELECT table_id FROM drops ORDER BY 1")
         ]
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _tx(self):
-        return _Transaction(self.db)
+    def _open_db(self) -> sqlite3.Connection:
+        if self._closed:
+            raise GameLogClosed(f"the game log {self.path} is closed (the table is shutting down)")
+        return self.db
+
+    def _one(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
+        with self._lock:
+            return self._open_db().execute(sql, params).fetchone()
+
+    def _all(self, sql: str, params: tuple[Any, ...] = ()) -> list[Any]:
+        with self._lock:
+            return self._open_db().execute(sql, params).fetchall()
+
+    def _run(self, sql: str, params: tuple[Any, ...] = ()) -> None:
+        with self._lock:
+            self._open_db().execute(sql, params)
+
+    def _tx(self) -> _Transaction:
+        return _Transaction(self)
+
+
+class GameLogClosed(RuntimeError):
+    """The log was used after close(): a thread still working while the table shuts down."""
 
 
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    """BEGIN IMMEDIATE ... COMMIT (or ROLLBACK on an exception), holding the log's lock throughout."""
+
+    def __init__(self, log: GameLog) -> None:
+        self.log = log
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        self.log._lock.acquire()
+        try:
+            self.log._open_db().execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self.log._lock.release()
+            raise
 
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        try:
+            self.log.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        finally:
+            self.log._lock.release()
 
 
 def _dump(value: Any) -> str:

@@ -68,6 +68,7 @@ class ControllerService:
                 protocol=m["protocol"],
             )
         self.sim: SimPlayers | None = None
+        self.sim_thread: threading.Thread | None = None
         self.battles: BattleDriver | None = None
         self.table: SimTable | None = None
         self.inputs: ZmqInputs | None = None
@@ -224,9 +225,10 @@ class ControllerService:
                 seats=None if demo else list(self.bots),
                 action_delay=delay if demo else self.cfg["table"]["bot_delay"],
             )
-            threading.Thread(
+            self.sim_thread = threading.Thread(
                 target=self.sim.run, args=(self.stop_event,), name="sim-players", daemon=True
-            ).start()
+            )
+            self.sim_thread.start()
         while not self.stop_event.is_set():
             if self.battles is not None:
                 self.battles.tick()
@@ -240,6 +242,10 @@ class ControllerService:
         return 0
 
     def close(self) -> None:
+        # The simulated players write to the game log: let them finish their step before it closes.
+        self.stop_event.set()
+        if self.sim_thread is not None:
+            self.sim_thread.join(timeout=30)
         if self.leds is not None:
             self.leds.stop()
         if self.inputs is not None:
