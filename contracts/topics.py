@@ -1,4 +1,5 @@
-"""The ZeroMQ topics the sensor processes publish and the controller subscribes to.
+"""The ZeroMQ topics the sensor processes publish and the controller subscribes to, and which MQTT topics
+of a table are public.
 
 Each message is two frames: the topic (bytes, below) and a JSON object whose `topic` field repeats it
 as text. Shapes: docs/protocol.md (bridge) and docs/vision.md / docs/table-layout.md (vision). The MQTT
@@ -14,3 +15,10 @@ VISION_HEALTH = b"vision.health"  # the battle camera's state (online/offline)
 VISION_TABLE = b"vision.table"  # an ocean-grid reading (ships and boards per square)
 
 ALL: tuple[bytes, ...] = (BRIDGE_EVENT, BRIDGE_HEALTH, VISION_BOARD, VISION_HEALTH, VISION_TABLE)
+
+
+# The public part of a table's MQTT tree (`table/<tid>/<suffix>`): what every login at the table may read,
+# what a table's broker bridges to a venue broker, and nothing under `player/` (a player's secrets never
+# leave the table). docs/mqtt.md lists every topic; deploy/mosquitto/acl grants these (a test holds the two
+# to this list).
+MQTT_PUBLIC: tuple[str, ...] = ("availability", "state", "events", "prompts", "seats", "device/#")

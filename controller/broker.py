@@ -20,6 +20,7 @@ import re
 import shutil
 from pathlib import Path
 
+from contracts.topics import MQTT_PUBLIC
 from controller.credentials import write_passwd
 
 REPO = Path(__file__).resolve().parents[1]
@@ -65,6 +66,42 @@ def render_config(
     # it stays the table's own user instead.
     lines.append(f"user {pwd.getpwuid(os.geteuid()).pw_name}")
     return text + "\n# Added for this run by controller/broker.py\n" + "\n".join(lines) + "\n"
+
+
+def venue_bridge(table_id: str, venue: dict[str, object]) -> list[str]:
+    """Mosquitto bridge lines sending this table's public topics to the venue broker ([venue] config); an
+    empty list when no venue host is set.
+
+    Only `table/<tid>/<public>` topics are named (contracts.topics.MQTT_PUBLIC), out only, QoS 1: a
+    player's private topics and the tablets' commands never cross. `cleansession false` with a fixed
+    client id keeps the bridge's session at the venue, and the table's broker queues what is published
+    while the venue is unreachable, so it flows when the link comes back.
+    """
+    host = str(venue.get("host") or "")
+    if not host:
+        return []
+    lines = [
+        f"connection venue-{table_id}",
+        f"address {host}:{venue.get('port', 8883)}",
+        f"remote_clientid smart-table-{table_id}",
+        "cleansession false",
+        "start_type automatic",
+        # Reconnect after 1 s, backing off to 15 s: a venue back from a restart gets the table quickly.
+        "restart_timeout 1 15",
+        "bridge_protocol_version mqttv311",
+        "try_private true",
+        # "1"/"0" on both brokers (a Last Will at the venue): the venue screen shows the table offline.
+        "notifications true",
+        f"notification_topic table/{table_id}/venue",
+    ]
+    if venue.get("username"):
+        lines.append(f"remote_username {venue['username']}")
+    if venue.get("password"):
+        lines.append(f"remote_password {venue['password']}")
+    if venue.get("cafile"):
+        lines.append(f"bridge_cafile {venue['cafile']}")
+    lines += [f"topic table/{table_id}/{suffix} out 1" for suffix in MQTT_PUBLIC]
+    return lines
 
 
 def write_broker_files(

@@ -128,6 +128,13 @@ SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "alpha": (float, 0.01, Range(0, 1, lo_open=True)),
         "jam_timeout": (float, 3.0, POSITIVE),
     },
+    "venue": {
+        "host": (str, ""),
+        "port": (int, 8883, PORT),
+        "username": (str, ""),
+        "password": (str, ""),
+        "cafile": (str, ""),
+    },
     "supervisor": {
         "restart_delay": (float, 1.0, NOT_NEGATIVE),
         "max_restarts": (int, 10, NOT_NEGATIVE),

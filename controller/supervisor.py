@@ -177,7 +177,7 @@ class Supervisor:
     def plan(self) -> None:
         cfg, py = self.cfg, sys.executable
         if cfg["mqtt"]["embedded"]:
-            from controller.broker import mosquitto_binary, write_broker_files
+            from controller.broker import mosquitto_binary, venue_bridge, write_broker_files
 
             binary = mosquitto_binary()
             if binary is None:
@@ -198,7 +198,8 @@ class Supervisor:
                 cfg["mqtt"]["port"],
                 cfg["mqtt"]["ws_port"],
                 ws_host,
-                extra=["log_dest stderr", "log_type error", "connection_messages false"],
+                extra=["log_dest stderr", "log_type error", "connection_messages false"]
+                + venue_bridge(cfg["table"]["id"], cfg["venue"]),
             )
             self.children.append(Child("broker", [binary, "-c", str(conf)]))
             cfg.set("mqtt.username", "controller")
