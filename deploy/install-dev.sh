@@ -33,6 +33,8 @@ command -v mosquitto >/dev/null 2>&1 || [ -x /usr/sbin/mosquitto ] || need+=(mos
 command -v mosquitto_passwd >/dev/null 2>&1 || need+=(mosquitto-clients)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 command -v npm >/dev/null 2>&1 || need+=(nodejs npm)
+# The venue store's tests start a throwaway PostgreSQL cluster with Debian's initdb/pg_ctl.
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need+=(postgresql)
 # Debian splits venv's pip bootstrap into python3-venv; only Debian's own Python needs it.
 if [ ! -x "$VENV/bin/python" ] && ! "$PY" -c 'import ensurepip, venv' >/dev/null 2>&1; then
   case "$(command -v "$PY")" in

@@ -7,129 +7,60 @@ write only its own table's topics.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import secrets
-import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from contracts.topics import MQTT_PUBLIC
-from controller.broker import DEPLOY, render_config, venue_bridge, write_broker_files
-from controller.credentials import ROLES, write_passwd
-from tests.support.broker import MOSQUITTO, Broker, Client, _wait_listening, free_port
+from controller.broker import DEPLOY, venue_bridge, write_broker_files
+from controller.credentials import ROLES
+from tests.support.broker import Broker, Client, free_port
+from tests.support.venue import Venue, make_venue, mosquitto_at, start_venue, wait_for
 
 TABLE = "table-1"
-
-
-@dataclass
-class Venue:
-    """How to (re)start the venue broker: its config and logins."""
-
-    conf: Path
-    directory: Path
-    port: int
-    ws_port: int
-    users: dict[str, str]
-
-
-@contextlib.contextmanager
-def _mosquitto(
-    conf: Path, directory: Path, port: int, ws_port: int, users: dict[str, str]
-) -> Iterator[Broker]:
-    proc = subprocess.Popen(
-        [MOSQUITTO, "-c", str(conf)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    broker = Broker("127.0.0.1", port, ws_port, users, directory, proc)
-    try:
-        _wait_listening(broker, 10)
-        yield broker
-    finally:
-        proc.kill()
-        proc.wait(timeout=5)
-        if proc.stderr:
-            proc.stderr.close()
-
-
-def _venue_conf(directory: Path, port: int, ws_port: int) -> Path:
-    """deploy/mosquitto/venue.conf and venue-acl for a test: loopback listeners, a persistence folder."""
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "acl").write_text((DEPLOY / "venue-acl").read_text())
-    text = (DEPLOY / "venue.conf").read_text()
-    text = text.replace("acl_file /etc/mosquitto/venue/venue-acl", "acl_file /etc/mosquitto/venue/acl")
-    text = text.replace("persistence_location /var/lib/mosquitto/", f"persistence_location {directory}/")
-    conf = directory / "mosquitto.conf"
-    conf.write_text(
-        render_config(
-            text, directory, "127.0.0.1", port, ws_port, "127.0.0.1", [f"log_dest file {directory}/log"]
-        )
-    )
-    return conf
 
 
 @pytest.fixture
 def venue_and_table() -> Iterator[tuple[Venue, Broker, Path, dict[str, str]]]:
     with tempfile.TemporaryDirectory(prefix="venue-") as tmp:
         root = Path(tmp)
-        venue_users = {TABLE: secrets.token_urlsafe(9), "table-2": secrets.token_urlsafe(9)}
-        venue_users |= {"venue": secrets.token_urlsafe(9), "spectator": secrets.token_urlsafe(9)}
-        venue_dir = root / "venue"
-        venue_port, venue_ws = free_port(), free_port()
-        venue_conf = _venue_conf(venue_dir, venue_port, venue_ws)
-        write_passwd(venue_dir / "passwd", venue_users)
-        venue = Venue(venue_conf, venue_dir, venue_port, venue_ws, venue_users)
+        venue = make_venue(root / "venue", [TABLE, "table-2"])
+        venue_users = venue.users
 
         table_users = {role: secrets.token_urlsafe(9) for role in ROLES}
         table_port, table_ws = free_port(), free_port()
         bridge = venue_bridge(
             TABLE,
-            {"host": "127.0.0.1", "port": venue_port, "username": TABLE, "password": venue_users[TABLE]},
+            {"host": "127.0.0.1", "port": venue.port, "username": TABLE, "password": venue_users[TABLE]},
         )
         table_conf = write_broker_files(
             root / "table", table_users, "127.0.0.1", table_port, table_ws, "127.0.0.1", extra=bridge
         )
-        with _mosquitto(table_conf, root / "table", table_port, table_ws, table_users) as table:
+        with mosquitto_at(table_conf, root / "table", table_port, table_ws, table_users) as table:
             yield venue, table, root, venue_users
-
-
-def _start_venue(venue: Venue) -> contextlib.AbstractContextManager[Broker]:
-    return _mosquitto(venue.conf, venue.directory, venue.port, venue.ws_port, venue.users)
-
-
-def _wait_for(client: Client, topic: str, payload: str, timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for msg in client.collect(0.2):
-            if msg.topic == topic and msg.payload.decode() == payload:
-                return True
-    return False
 
 
 def test_public_topics_cross_to_the_venue_and_secrets_never_do(venue_and_table) -> None:
     venue_cfg, table, _root, venue_users = venue_and_table
-    with _start_venue(venue_cfg) as venue:
+    with start_venue(venue_cfg) as venue:
         watcher = Client(venue, "venue", venue_users["venue"], protocol="3.1.1")
         assert watcher.wait_connected()
         watcher.subscribe("#")
         controller = Client(table, "controller", protocol="3.1.1")
         assert controller.wait_connected()
         # The bridge may still be connecting: the venue link's own notification says when it is up.
-        assert _wait_for(watcher, f"table/{TABLE}/venue", "1"), "the table's bridge never reached the venue"
+        assert wait_for(watcher, f"table/{TABLE}/venue", "1"), "the table's bridge never reached the venue"
         controller.publish(f"table/{TABLE}/player/red/state", json.dumps({"hand": ["crew-1"]}))
         controller.publish(f"table/{TABLE}/player/red/reply", json.dumps({"ok": True}))
         for suffix in MQTT_PUBLIC:
             topic = f"table/{TABLE}/{suffix.replace('#', 'tower/availability')}"
             controller.publish(topic, json.dumps({"public": suffix}))
         controller.publish(f"table/{TABLE}/state", json.dumps("last"))
-        assert _wait_for(watcher, f"table/{TABLE}/state", json.dumps("last"))
+        assert wait_for(watcher, f"table/{TABLE}/state", json.dumps("last"))
         seen = {m.topic for m in watcher.history}
         for suffix in MQTT_PUBLIC:
             assert f"table/{TABLE}/{suffix.replace('#', 'tower/availability')}" in seen
@@ -140,20 +71,20 @@ def test_what_the_table_publishes_while_the_venue_is_down_arrives_when_it_is_bac
     venue_cfg, table, _root, venue_users = venue_and_table
     controller = Client(table, "controller", protocol="3.1.1")
     assert controller.wait_connected()
-    with _start_venue(venue_cfg) as venue:
+    with start_venue(venue_cfg) as venue:
         watcher = Client(venue, "venue", venue_users["venue"], protocol="3.1.1")
         assert watcher.wait_connected()
         watcher.subscribe(f"table/{TABLE}/#")
-        assert _wait_for(watcher, f"table/{TABLE}/venue", "1")
+        assert wait_for(watcher, f"table/{TABLE}/venue", "1")
         watcher.client.disconnect()
     # The venue is down: the table plays on and publishes three events.
     for n in range(3):
         controller.publish(f"table/{TABLE}/events", json.dumps({"n": n}))
-    with _start_venue(venue_cfg) as venue:
+    with start_venue(venue_cfg) as venue:
         watcher = Client(venue, "venue", venue_users["venue"], protocol="3.1.1")
         assert watcher.wait_connected()
         watcher.subscribe(f"table/{TABLE}/#")
-        assert _wait_for(watcher, f"table/{TABLE}/events", json.dumps({"n": 2}), timeout=60)
+        assert wait_for(watcher, f"table/{TABLE}/events", json.dumps({"n": 2}), timeout=60)
         events = [m.payload.decode() for m in watcher.history if m.topic == f"table/{TABLE}/events"]
         assert events == [json.dumps({"n": n}) for n in range(3)]
 
@@ -162,7 +93,7 @@ def test_one_tables_login_cannot_write_another_tables_topics_and_spectators_only
     venue_and_table,
 ) -> None:
     venue_cfg, _table, _root, venue_users = venue_and_table
-    with _start_venue(venue_cfg) as venue:
+    with start_venue(venue_cfg) as venue:
         watcher = Client(venue, "venue", venue_users["venue"], protocol="3.1.1")
         assert watcher.wait_connected()
         watcher.subscribe("table/#")
@@ -173,7 +104,7 @@ def test_one_tables_login_cannot_write_another_tables_topics_and_spectators_only
         other.publish(f"table/{TABLE}/state", json.dumps("forged by table-2"))
         spectator.publish(f"table/{TABLE}/state", json.dumps("forged by a spectator"))
         other.publish("table/table-2/state", json.dumps("table-2's own"))
-        assert _wait_for(watcher, "table/table-2/state", json.dumps("table-2's own"))
+        assert wait_for(watcher, "table/table-2/state", json.dumps("table-2's own"))
         forged = [m for m in watcher.history if m.topic == f"table/{TABLE}/state"]
         assert forged == [], [m.payload for m in forged]
 

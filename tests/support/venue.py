@@ -1,0 +1,85 @@
+"""A venue Mosquitto for tests (deploy/mosquitto/venue.conf and venue-acl), restartable with its data."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.broker import DEPLOY, render_config
+from controller.credentials import write_passwd
+from tests.support.broker import MOSQUITTO, Broker, Client, _wait_listening, free_port
+
+
+@dataclass
+class Venue:
+    """How to (re)start the venue broker: its config and logins."""
+
+    conf: Path
+    directory: Path
+    port: int
+    ws_port: int
+    users: dict[str, str]
+
+
+@contextlib.contextmanager
+def mosquitto_at(
+    conf: Path, directory: Path, port: int, ws_port: int, users: dict[str, str]
+) -> Iterator[Broker]:
+    proc = subprocess.Popen(
+        [MOSQUITTO, "-c", str(conf)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    broker = Broker("127.0.0.1", port, ws_port, users, directory, proc)
+    try:
+        _wait_listening(broker, 10)
+        yield broker
+    finally:
+        proc.kill()
+        proc.wait(timeout=5)
+        if proc.stderr:
+            proc.stderr.close()
+
+
+def venue_conf(directory: Path, port: int, ws_port: int) -> Path:
+    """deploy/mosquitto/venue.conf and venue-acl for a test: loopback listeners, a persistence folder."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "acl").write_text((DEPLOY / "venue-acl").read_text())
+    text = (DEPLOY / "venue.conf").read_text()
+    text = text.replace("acl_file /etc/mosquitto/venue/venue-acl", "acl_file /etc/mosquitto/venue/acl")
+    text = text.replace("persistence_location /var/lib/mosquitto/", f"persistence_location {directory}/")
+    conf = directory / "mosquitto.conf"
+    conf.write_text(
+        render_config(
+            text, directory, "127.0.0.1", port, ws_port, "127.0.0.1", [f"log_dest file {directory}/log"]
+        )
+    )
+    return conf
+
+
+def make_venue(directory: Path, tables: list[str]) -> Venue:
+    """A venue broker's files with a login per table (named as the table), `venue` and `spectator`."""
+    users = {name: secrets.token_urlsafe(9) for name in [*tables, "venue", "spectator"]}
+    port, ws_port = free_port(), free_port()
+    conf = venue_conf(directory, port, ws_port)
+    write_passwd(directory / "passwd", users)
+    return Venue(conf, directory, port, ws_port, users)
+
+
+def start_venue(venue: Venue) -> contextlib.AbstractContextManager[Broker]:
+    return mosquitto_at(venue.conf, venue.directory, venue.port, venue.ws_port, venue.users)
+
+
+def wait_for(client: Client, topic: str, payload: str, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for msg in client.collect(0.2):
+            if msg.topic == topic and msg.payload.decode() == payload:
+                return True
+    return False

@@ -1,0 +1,112 @@
+"""The venue's PostgreSQL store and service against a real PostgreSQL and a real venue Mosquitto."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support.broker import Client
+from tests.support.postgres import Postgres, running_postgres
+from tests.support.venue import make_venue, start_venue
+from venue.service import VenueService
+from venue.store import VenueStore, migrations
+
+
+@pytest.fixture(scope="module")
+def postgres() -> Iterator[Postgres]:
+    with running_postgres() as pg:
+        yield pg
+
+
+@pytest.fixture
+def store(postgres: Postgres) -> Iterator[VenueStore]:
+    s = VenueStore(postgres.dsn)
+    with s.conn.transaction():
+        s.conn.execute("DROP TABLE IF EXISTS venue_schema, venue_tables, venue_events, venue_results")
+    yield s
+    s.close()
+
+
+def _state(epoch: str, seq: int, scores: object = None) -> dict[str, object]:
+    view = {"phase": "main", "players": ["red", "blue"], "turn": seq // 3, "scores": scores}
+    return {"epoch": epoch, "seq": seq, "view": view}
+
+
+def test_migrations_bring_any_database_to_the_latest_and_then_do_nothing(store: VenueStore) -> None:
+    latest = migrations()[-1][0]
+    assert store.migrate() == latest
+    assert store.migrate() == latest
+    (count,) = store.conn.execute("SELECT COUNT(*) FROM venue_schema").fetchone() or (0,)
+    assert count == len(migrations())
+
+
+def test_a_message_delivered_twice_is_stored_once(store: VenueStore) -> None:
+    store.migrate()
+    events = {"epoch": "g1", "seq": 4, "events": [{"type": "set_sails"}]}
+    store.record("table-1", "events", events)
+    store.record("table-1", "events", events)
+    assert store.events("table-1", "g1") == [(4, [{"type": "set_sails"}])]
+    final = _state("g1", 9, scores={"red": 31, "blue": 28})
+    store.record("table-1", "state", final)
+    store.record("table-1", "state", final)
+    assert [r["scores"] for r in store.results()] == [{"red": 31, "blue": 28}]
+
+
+def test_a_table_only_moves_forward(store: VenueStore) -> None:
+    store.migrate()
+    store.record("table-1", "state", _state("g1", 7))
+    store.record("table-1", "state", _state("g1", 5))  # a late redelivery of an older state
+    assert store.tables()[0]["seq"] == 7
+    store.record("table-1", "state", _state("g2", 1))  # a new game starts at seq 1
+    assert (store.tables()[0]["epoch"], store.tables()[0]["seq"]) == ("g2", 1)
+
+
+def _events(seq: int) -> str:
+    return json.dumps({"epoch": "g1", "seq": seq, "events": []})
+
+
+def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def test_nothing_is_lost_when_the_database_goes_away_in_the_middle(
+    postgres: Postgres, store: VenueStore
+) -> None:
+    with tempfile.TemporaryDirectory(prefix="venue-") as tmp:
+        venue_files = make_venue(Path(tmp), ["table-1"])
+        with start_venue(venue_files) as venue:
+            service = VenueService(
+                venue.host, venue.port, "venue", venue.users["venue"], postgres.dsn, retry=0.2
+            )
+            stop = threading.Event()
+            runner = threading.Thread(target=service.run, args=(stop,))
+            runner.start()
+            try:
+                assert service.wait_connected(30)
+                table = Client(venue, "table-1", protocol="3.1.1")
+                assert table.wait_connected()
+                for seq in range(1, 6):
+                    table.publish("table/table-1/events", _events(seq))
+                _until(lambda: len(store.events("table-1", "g1")) == 5, 30, "the first five events")
+                postgres.stop()
+                for seq in range(6, 11):
+                    table.publish("table/table-1/events", _events(seq))
+                table.publish("table/table-1/events", b"not json")
+                postgres.start()
+                store.conn = type(store.conn).connect(postgres.dsn)
+                _until(lambda: len(store.events("table-1", "g1")) == 10, 60, "the events sent while down")
+                assert [seq for seq, _ in store.events("table-1", "g1")] == list(range(1, 11))
+                _until(lambda: service.rejected == 1, 30, "the garbled message to be refused")
+            finally:
+                stop.set()
+                runner.join(30)
