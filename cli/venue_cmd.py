@@ -27,6 +27,15 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         default=os.environ.get("SMART_TABLE_VENUE_DSN", "dbname=smart_table_venue"),
         help="PostgreSQL connection string (default: $SMART_TABLE_VENUE_DSN or %(default)s)",
     )
+    p.add_argument(
+        "--http-port", type=int, default=8090, help="serve the venue screen on this port (0: no screen)"
+    )
+    p.add_argument("--ws", help="the venue broker WebSocket URL for the pages (ws://<broker host>:9001)")
+    p.add_argument(
+        "--spectator-password-file",
+        help="file holding the read-only `spectator` login's password, put in the venue screen's link "
+        "(or $SMART_TABLE_SPECTATOR_PASSWORD)",
+    )
     p.add_argument("--tables", action="store_true", help="print the tables the venue knows (JSON) and exit")
     p.set_defaults(func=cmd_venue)
 
@@ -51,16 +60,37 @@ def cmd_venue(args: argparse.Namespace) -> int:
     host, _, port = args.broker.rpartition(":")
     if not host or not port.isdigit():
         raise CliError(f"--broker {args.broker!r}: write it host:port, e.g. venue.local:1883")
-    if args.password_file:
-        try:
-            password = open(args.password_file).read().strip()
-        except OSError as exc:
-            raise CliError(f"cannot read --password-file {args.password_file}: {exc.strerror}") from None
-    else:
-        password = os.environ.get("SMART_TABLE_VENUE_PASSWORD", "")
+    password = _secret(args.password_file, "SMART_TABLE_VENUE_PASSWORD")
     service = VenueService(host, int(port), args.username, password, args.dsn)
+    screen = None
+    if args.http_port:
+        from urllib.parse import urlencode
+
+        from controller.web.server import DisplayNotBuilt, serve_display
+
+        ws = args.ws or f"ws://{host}:9001"
+        spectator = _secret(args.spectator_password_file, "SMART_TABLE_SPECTATOR_PASSWORD")
+        try:
+            screen = serve_display("0.0.0.0", args.http_port, {"ws": ws, "title": "The venue"})
+        except (DisplayNotBuilt, OSError) as exc:
+            raise CliError(f"cannot serve the venue screen on port {args.http_port}: {exc}") from None
+        query = urlencode({"ws": ws, "user": "spectator", "pass": spectator})
+        print(f"venue screen: http://{host}:{screen.port}/venue.html?{query}", flush=True)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    service.run(stop)
+    try:
+        service.run(stop)
+    finally:
+        if screen is not None:
+            screen.stop()
     return 0
+
+
+def _secret(path: str | None, env: str) -> str:
+    if path:
+        try:
+            return open(path).read().strip()
+        except OSError as exc:
+            raise CliError(f"cannot read {path}: {exc.strerror}") from None
+    return os.environ.get(env, "")

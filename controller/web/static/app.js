@@ -49,7 +49,8 @@ async function main() {
     me: null, myPrompts: null, pending: new Map(), lastReply: null,
     board: settings.board || null, lastBattle: null,
   };
-  if (view === "table") startJoin({ password: pass }); // a QR code per open seat (join.js)
+  // A QR code per open seat (join.js); a spectator watching from the venue (docs/venue.md) has no seats to offer.
+  if (view === "table" && !params.has("spectate")) startJoin({ password: pass });
   const topics = [`${base}/availability`, `${base}/device/+/availability`, `${base}/state`, `${base}/events`, `${base}/prompts`];
   if (player) topics.push(`${base}/player/${player}/state`, `${base}/player/${player}/prompts`, `${base}/player/${player}/reply`);
 
