@@ -215,8 +215,8 @@ def test_repairing_removes_one_damage_often_at_a_cost():
 
 
 def test_running_out_of_cubes_takes_a_non_permanent_island_cube():
-    """ "Running out of cubes: Anytime you need a cube but don't have any available, you may remove one of your
-    non-permanent cubes from any island and use that as the cube you need.\""""
+    """ "Running out of cubes: Anytime you need a cube but don't have any available, you may remove one of
+    your non-permanent cubes from any island and use that as the cube you need.\""""
     state, me, _ = two()
     isl = place_island(state, "r1c2", "island-05")
     isl["cubes"], isl["permanent"] = [me, None, None], {me: 1}

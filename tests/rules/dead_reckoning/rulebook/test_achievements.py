@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from rules.dead_reckoning.cards import load_catalog
+from rules.errors import RulesError
 
 from .support import act, controlled_island, game, place_island, play, resolve, ship, two
 
 
 def test_a_marker_on_your_turn_for_each_achievement_met_and_several_players_may_share_one():
-    """ "At any point on your turn, if you meet the requirements of an Achievement, place 1 of your Achievement
-    markers on the space to indicate you have completed it. Multiple players may gain the same
+    """ "At any point on your turn, if you meet the requirements of an Achievement, place 1 of your
+    Achievement markers on the space to indicate you have completed it. Multiple players may gain the same
     Achievement.\""""
     state, me, other = two()
     state.data["achievements"]["elite_vessel"].append(other)
@@ -27,9 +28,9 @@ def test_a_marker_on_your_turn_for_each_achievement_met_and_several_players_may_
 
 
 def test_starred_achievements_met_on_another_turn_wait_for_your_own_turn():
-    """ "It is possible that you meet the conditions of several Achievements on another player's turns (denoted
-    by *). However, you must wait to place your Achievement marker until your own turn starts, so long as you
-    still meet the conditions at that time.\""""
+    """ "It is possible that you meet the conditions of several Achievements on another player's turns
+    (denoted by *). However, you must wait to place your Achievement marker until your own turn starts, so
+    long as you still meet the conditions at that time.\""""
     state, me, other = two()
     state.data["p"][other]["chest"] = 30  # Capitalist*, met during my turn
     state, _ = act(state, "set_sails")
@@ -58,11 +59,11 @@ def test_markers_are_never_removed():
 
 
 def test_legendary_four_non_building_wins_cubes_then_a_marker():
-    """ "Legendary*: Win 4 non-Building battles with your Ship. The first 4 times you win a non-Building battle
-    with your Ship during the game, place one of your cubes on this Achievement. After the 4th time, return
-    those cubes to your supply and place one of your Achievement markers here. ("Winning a non-Building
-    battle with your Ship" means a battle against any Non-Player (e.g. Merchant ship) or against an
-    opponent's Ship. Defending successfully with a Building or defeating a Building does not count.)\""""
+    """ "Legendary*: Win 4 non-Building battles with your Ship. The first 4 times you win a non-Building
+    battle with your Ship during the game, place one of your cubes on this Achievement. After the 4th time,
+    return those cubes to your supply and place one of your Achievement markers here. ("Winning a
+    non-Building battle with your Ship" means a battle against any Non-Player (e.g. Merchant ship) or against
+    an opponent's Ship. Defending successfully with a Building or defeating a Building does not count.)\""""
     state, me, other = two()
     state.data["achievement_cubes"]["legendary"][me] = 3
     state.data["p"][me]["cubes"] -= 3
@@ -80,9 +81,9 @@ def test_legendary_four_non_building_wins_cubes_then_a_marker():
 
 
 def test_expert_sailors_three_level_four_cards():
-    """ "Expert Sailors*: Have 3 cards of level 4. The first 2 times you get a card to level 4, place 1 of your
-    cubes here. The 3rd time, return those cubes to your supply and place one of your Achievement markers
-    here.\""""
+    """ "Expert Sailors*: Have 3 cards of level 4. The first 2 times you get a card to level 4, place 1 of
+    your cubes here. The 3rd time, return those cubes to your supply and place one of your Achievement
+    markers here.\""""
     state, me, other = two()
     state, _ = act(state, "end_turn")
     p = state.data["p"][me]
@@ -113,8 +114,8 @@ def test_terror_of_the_sea_for_sinking_a_ship():
 
 
 def test_builder_five_buildings_on_islands_you_control():
-    """ "Builder: Own 5 or more Buildings. If you ever have 5 Buildings at the same time on islands you control,
-    immediately place an Achievement marker here.\""""
+    """ "Builder: Own 5 or more Buildings. If you ever have 5 Buildings at the same time on islands you
+    control, immediately place an Achievement marker here.\""""
     state, me, _ = two()
     isl = controlled_island(state, me, [me, me, None])
     isl["buildings"].update({"fort": True, "garrison": True})
@@ -137,8 +138,8 @@ def test_builder_five_buildings_on_islands_you_control():
 
 
 def test_capitalist_thirty_coins_in_the_chest():
-    """ "Capitalist*: Have 30 or more Coins in your Treasure chest. Even though Coins in your Treasure chest are
-    secret, once you reach 30 or more you must announce that you have completed it and place your
+    """ "Capitalist*: Have 30 or more Coins in your Treasure chest. Even though Coins in your Treasure chest
+    are secret, once you reach 30 or more you must announce that you have completed it and place your
     Achievement marker here.\""""
     state, me, _ = two()
     state.data["p"][me]["chest"] = 28
@@ -209,7 +210,7 @@ def test_master_merchant_twelve_cargo_at_once_from_ship_and_dock():
     state, me, _ = two()
     state.data["p"][me]["dock"] = 8
     ship(state, me)["holds"] = [[3, 0], [0, 0]]
-    with pytest.raises(Exception):
+    with pytest.raises(RulesError):
         act(state, "master_merchant")  # 11
     ship(state, me)["holds"] = [[4, 0], [0, 0]]
     supply = state.data["supply"]["cargo"]
@@ -221,8 +222,8 @@ def test_master_merchant_twelve_cargo_at_once_from_ship_and_dock():
 
 
 def test_bonus_tokens_two_dealt_one_kept_two_coins_per_completed_achievement_on_it():
-    """ "Bonus Achievement tokens: Each player gets 2 random Bonus Achievement tokens, and chooses and keeps 1."
-    and "Deal 2 to each player at the start and have them choose 1, kept face down. At the end of the game
+    """ "Bonus Achievement tokens: Each player gets 2 random Bonus Achievement tokens, and chooses and keeps
+    1." and "Deal 2 to each player at the start and have them choose 1, kept face down. At the end of the game
     each player reveals their token. Each completed Achievement that appears on the token is worth a bonus 2
     Coins.\""""
     from rules import api

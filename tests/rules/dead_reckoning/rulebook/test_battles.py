@@ -251,8 +251,8 @@ def test_plunder_and_damage_go_to_the_cubes_owner():
     "then the island, then the supply); the player is not asked where each goes",
 )
 def test_the_player_says_where_plunder_goes():
-    """ "These must either be placed into a hold with available capacity on their Ship, on the island where the
-    battle is taking place, or discarded back to the supply." (the owning player's choice)"""
+    """ "These must either be placed into a hold with available capacity on their Ship, on the island where
+    the battle is taking place, or discarded back to the supply." (the owning player's choice)"""
     state, me, other = two()
     place_island(state, "r1c1", "island-05")
     ship(state, other).update({"at": "r1c1", "pirate": True})
@@ -354,9 +354,10 @@ def test_a_cube_touching_two_zones_is_in_both():
 
 
 def test_exploding_shots_are_dropped_again_with_an_extra_cube():
-    """ "1. Exploding shots: Each cube in this zone is removed and dropped again into the Battle ship along with
-    1 extra cube of the same color. If there are multiple cubes in this zone, drop all of them and the extra
-    cubes at the same time. Repeat this process until there are no cubes in the Exploding Shot zone.\""""
+    """ "1. Exploding shots: Each cube in this zone is removed and dropped again into the Battle ship along
+    with 1 extra cube of the same color. If there are multiple cubes in this zone, drop all of them and the
+    extra cubes at the same time. Repeat this process until there are no cubes in the Exploding Shot
+    zone.\""""
     state, me, other = two()
     ship(state, other).update({"at": "r1c1", "pirate": True})
     state, _ = act(state, "set_sails")
@@ -373,10 +374,10 @@ def test_exploding_shots_are_dropped_again_with_an_extra_cube():
 
 
 def test_building_battle_cubes_and_who_may_defend():
-    """ "Ships and Sailor cards cannot be used in the defense of buildings during battles. If an opponent's Ship
-    is in the space and in Mercantile mode, it does not contribute to the battle." and "1. Take Battle cubes:
-    The defender gets 5 Battle cubes if they have a Fort, 2 if they have a Garrison, and 7 if they have both.
-    They may not use Cannons on cards or their Ship.\""""
+    """ "Ships and Sailor cards cannot be used in the defense of buildings during battles. If an opponent's
+    Ship is in the space and in Mercantile mode, it does not contribute to the battle." and "1. Take Battle
+    cubes: The defender gets 5 Battle cubes if they have a Fort, 2 if they have a Garrison, and 7 if they have
+    both. They may not use Cannons on cards or their Ship.\""""
     for fort, garrison, black in ((True, False, 5), (False, True, 2), (True, True, 7)):
         state, me, other = two()
         isl = controlled_island(state, other, [other, other, None])
@@ -398,9 +399,9 @@ def test_building_battle_cubes_and_who_may_defend():
 
 
 def test_a_pirate_ship_on_the_island_is_fought_before_its_buildings():
-    """ "You cannot attack a Building if there is an opponent's Ship in Pirate mode on the island; you must win
-    the automatic battle against the opposing Ship, forcing them into Mercantile mode, before you can choose
-    to attack the Fort and/or Garrison.\""""
+    """ "You cannot attack a Building if there is an opponent's Ship in Pirate mode on the island; you must
+    win the automatic battle against the opposing Ship, forcing them into Mercantile mode, before you can
+    choose to attack the Fort and/or Garrison.\""""
     state, me, other = two()
     controlled_island(state, other, [other, other, None])["buildings"]["fort"] = True
     ship(state, other).update({"at": "r1c1", "pirate": True})
@@ -416,9 +417,9 @@ def test_a_pirate_ship_on_the_island_is_fought_before_its_buildings():
 
 
 def test_building_battle_no_plunder_ship_damaged_and_buildings_removed_on_a_win():
-    """ "4. Resolve the Battle ship: Neither player gets any plunder. The attacking Ship takes Damage as normal."
-    and "5. Determine the outcome: Same as a Player Ship vs. Player Ship battle; if the ship loses, it takes 1
-    Damage. If the Ship wins, the Fort and/or Garrison are removed.\""""
+    """ "4. Resolve the Battle ship: Neither player gets any plunder. The attacking Ship takes Damage as
+    normal." and "5. Determine the outcome: Same as a Player Ship vs. Player Ship battle; if the ship loses,
+    it takes 1 Damage. If the Ship wins, the Fort and/or Garrison are removed.\""""
     state, me, other = two()
     isl = controlled_island(state, other, [other, other, None])
     isl["buildings"].update({"fort": True, "garrison": True, "outpost": True})

@@ -83,10 +83,10 @@ def test_building_on_a_controlled_island_from_afar_for_its_cost():
 
 @pytest.mark.parametrize("building", ["fort", "garrison"])
 def test_an_opponents_fort_or_garrison_keeps_you_off_the_island(building):
-    """ "Forts help you defend the island. If you control an island with a Fort, other players may not interact
-    with that island (place or remove cubes, produce, load/unload Cargo/Coins) even with card abilities,
-    unless the card ability explicitly says it overrides Forts." and "Garrisons have the same properties as
-    Forts, but are weaker in battle.\""""
+    """ "Forts help you defend the island. If you control an island with a Fort, other players may not
+    interact with that island (place or remove cubes, produce, load/unload Cargo/Coins) even with card
+    abilities, unless the card ability explicitly says it overrides Forts." and "Garrisons have the same
+    properties as Forts, but are weaker in battle.\""""
     state, me, other = two()
     _their_island_with(state, me, other, building, cargo=2)
     ship(state, me)["holds"] = [[1, 0], [0, 0]]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rules.errors import Illegal
+from rules.errors import Illegal, RulesError
 
 from .support import act, controlled_island, give_hand, place_island, play, resolve, ship, two
 
@@ -43,9 +43,9 @@ def test_only_a_ship_away_from_harbor_may_raise_the_pirate_flag():
 
 
 def test_a_pirate_ship_fights_whoever_stops_on_its_board_and_loses_its_flag_if_beaten():
-    """ "If, during another player's turn, any opponent's Ship stops on the Ocean board where your Ship is, and
-    you are in Pirate mode, you automatically and immediately start a battle against that Ship. Opponents can
-    still move through the board where your Ship is without provoking a battle as long as they don't stop
+    """ "If, during another player's turn, any opponent's Ship stops on the Ocean board where your Ship is,
+    and you are in Pirate mode, you automatically and immediately start a battle against that Ship. Opponents
+    can still move through the board where your Ship is without provoking a battle as long as they don't stop
     there." and "If you lose that battle, in addition to the normal results, your Ship is changed to
     Mercantile mode: remove your Pirate mode flag token.\""""
     state, me, other = two()
@@ -118,9 +118,9 @@ def test_unspent_sails_are_lost():
 
 
 def test_sleeving_only_onto_played_cards_without_covering():
-    """ "You can only sleeve onto a card you played this turn. You cannot sleeve onto a card in your hand." and
-    "You cannot sleeve an Advancement such that it would cover or be covered by an Advancement already on the
-    card (cards can have a maximum of 3 Advancements on them)." and "It is allowed to sleeve multiple
+    """ "You can only sleeve onto a card you played this turn. You cannot sleeve onto a card in your hand."
+    and "You cannot sleeve an Advancement such that it would cover or be covered by an Advancement already on
+    the card (cards can have a maximum of 3 Advancements on them)." and "It is allowed to sleeve multiple
     Advancements onto the same card at the same time.\""""
     state, me, _ = two()
     give_hand(state, me, ["crew-2"])
@@ -150,7 +150,7 @@ def test_an_advancement_sleeved_this_turn_is_not_used_this_turn():
     state, me, _ = two()
     state = play(state, "crew-1")
     state.data["p"][me]["set_aside"] = ["r1-03"]  # Quartermaster: gain 1 Cargo
-    with pytest.raises(Exception):
+    with pytest.raises(RulesError):
         act(state, "use_ability", ability="crew-1:r1-03:0")  # set aside, not on the card
     state, _ = act(state, "end_turn", sleeve=[{"advancement": "r1-03", "card": "crew-1"}])
     assert "crew-1" in state.data["p"][me]["discard"]  # sleeved in Cleanup, then discarded with the card
@@ -182,8 +182,8 @@ def test_at_most_one_advancement_stays_aside_unless_the_rest_cannot_be_sleeved()
 
 
 def test_played_cards_are_discarded_the_rest_stay_in_hand_then_draw():
-    """ "Place all of the cards you played this turn into your discard pile. Any cards you did not play stay in
-    your hand. Then, draw cards from your deck.\""""
+    """ "Place all of the cards you played this turn into your discard pile. Any cards you did not play stay
+    in your hand. Then, draw cards from your deck.\""""
     state, me, _ = two()
     p = state.data["p"][me]
     hand = list(p["hand"])
@@ -212,11 +212,11 @@ def test_a_hand_limit_that_drops_on_an_opponents_turn_does_not_make_you_discard(
 
 
 def test_bonus_draw_raises_the_draw_not_the_hand_limit():
-    """ "Your draw amount can be temporarily increased with the bonus draw effect. For each bonus draw icon you
-    played this turn, you draw 1 additional card. However, the bonus draw ability does not increase your hand
-    limit, only your draw amount. Thus, too much bonus draw in the same turn can be wasted." and "Draw bonus:
-    This ability may not be used during your Main phase. Instead, during your Cleanup phase, for each of these
-    abilities you played this turn, draw 1 extra card (but still not past your hand limit).\""""
+    """ "Your draw amount can be temporarily increased with the bonus draw effect. For each bonus draw icon
+    you played this turn, you draw 1 additional card. However, the bonus draw ability does not increase your
+    hand limit, only your draw amount. Thus, too much bonus draw in the same turn can be wasted." and "Draw
+    bonus: This ability may not be used during your Main phase. Instead, during your Cleanup phase, for each
+    of these abilities you played this turn, draw 1 extra card (but still not past your hand limit).\""""
     state, me, _ = two()
     p = state.data["p"][me]
     bonus = list(p["hand"][:2])

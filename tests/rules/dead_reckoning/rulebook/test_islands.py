@@ -34,8 +34,8 @@ def test_control_needs_the_most_cubes_and_more_than_the_empty_slots():
 
 
 def test_a_permanent_cube_is_placed_on_taking_control_and_never_removed():
-    """ "Permanent Cubes: Whenever you take control of an island, place an additional cube on the island in the
-    "Permanent cube area" on the right side of the board; do not place it on one of the slots. This cube
+    """ "Permanent Cubes: Whenever you take control of an island, place an additional cube on the island in
+    the "Permanent cube area" on the right side of the board; do not place it on one of the slots. This cube
     contributes to determining who has control of the island, but it can never be removed.\""""
     state, me, other = two()
     isl = place_island(state, "r1c1", "island-01")  # 2 slots

@@ -194,9 +194,9 @@ def test_several_pirates_are_fought_one_after_another_in_the_movers_order():
 
 
 def test_your_own_pirate_mode_does_nothing_on_your_turn():
-    """ "Note: Being in Pirate mode on your own turn has no effect. Your ship being in pirate mode only matters
-    on opponents' turns. If you want to attack opponents during your own turn, you must use an Attack Flag
-    icon.\""""
+    """ "Note: Being in Pirate mode on your own turn has no effect. Your ship being in pirate mode only
+    matters on opponents' turns. If you want to attack opponents during your own turn, you must use an Attack
+    Flag icon.\""""
     state, me, other = two(seed=2)
     place_island(state, "r1c2", "island-05")
     ship(state, me).update({"at": "r1c1", "pirate": True})

@@ -71,10 +71,10 @@ def test_sinking_with_five_coins_aboard_loses_them_all_to_the_sinker():
 
 
 def test_sinking_with_fewer_than_five_coins_costs_five_from_the_chest_cargo_stays():
-    """ "If you have fewer than 5 Coins on your Ship, keep them there, and lose 5 Coins from your Treasure chest
-    instead. Cargo on your Ship is not lost when you are sunk. Place your Ship at Harbor, remove all Damage,
-    and move any Coins on it to your Treasure chest. Set your Ship to Mercantile mode with its Sails set to
-    0.\""""
+    """ "If you have fewer than 5 Coins on your Ship, keep them there, and lose 5 Coins from your Treasure
+    chest instead. Cargo on your Ship is not lost when you are sunk. Place your Ship at Harbor, remove all
+    Damage, and move any Coins on it to your Treasure chest. Set your Ship to Mercantile mode with its Sails
+    set to 0.\""""
     state, me, other = two()
     ship(state, other).update({"damage": 4, "holds": [[2, 3], [0, 0]]})
     chest = state.data["p"][other]["chest"]
