@@ -4,10 +4,29 @@ from __future__ import annotations
 
 import pytest
 
+from rules import api
 from rules.dead_reckoning.cards import load_catalog
 from rules.errors import RulesError
 
 from .support import act, controlled_island, game, place_island, play, resolve, ship, two
+
+
+def test_nine_achievements():
+    """ "There are 9 Achievements in the game, depicted along the top of the Harbor board.\""""
+    state, _, _ = two()
+    assert sorted(state.data["achievements"]) == sorted(
+        [
+            "legendary",
+            "expert_sailors",
+            "terror_of_the_sea",
+            "builder",
+            "capitalist",
+            "settler",
+            "elite_vessel",
+            "explorer",
+            "master_merchant",
+        ]
+    )
 
 
 def test_a_marker_on_your_turn_for_each_achievement_met_and_several_players_may_share_one():
@@ -146,6 +165,9 @@ def test_capitalist_thirty_coins_in_the_chest():
     ship(state, me)["holds"] = [[0, 2], [0, 0]]
     state, events = act(state, "unload", hold=0, cargo=0, coins=2)
     assert me in state.data["achievements"]["capitalist"]
+    other = next(c for c in state.players if c != me)
+    seen = [api.event_view(e, other) for e in events if e["type"] == "achievement"]
+    assert [e["achievement"] for e in seen if e] == ["capitalist"]  # announced to the others
     assert {"type": "achievement", "player": me, "achievement": "capitalist"} in [
         {k: e[k] for k in ("type", "player", "achievement")} for e in events if e["type"] == "achievement"
     ]
@@ -226,8 +248,6 @@ def test_bonus_tokens_two_dealt_one_kept_two_coins_per_completed_achievement_on_
     1." and "Deal 2 to each player at the start and have them choose 1, kept face down. At the end of the game
     each player reveals their token. Each completed Achievement that appears on the token is worth a bonus 2
     Coins.\""""
-    from rules import api
-
     state = game(2, seed=9, bonus_tokens=True)
     me = state.active
     other = next(c for c in state.players if c != me)
@@ -235,7 +255,7 @@ def test_bonus_tokens_two_dealt_one_kept_two_coins_per_completed_achievement_on_
     assert len(offer) == 2 and len(state.data["p"][other]["bonus_offer"]) == 2
     state, _ = act(state, "choose_bonus", player=me, token=offer[1])
     assert state.data["p"][me]["bonus"] == offer[1]
-    assert api.public_view(state)["p"][me].get("bonus") is None  # kept face down
+    assert api.public_view(state)["p"][me]["bonus_token"] is None  # kept face down
     token = load_catalog().bonus_tokens[offer[1]]
     state.data["achievements"][token[0]].append(me)
     for a in ("explorer", "settler", "builder", "capitalist", "legendary"):
@@ -245,3 +265,4 @@ def test_bonus_tokens_two_dealt_one_kept_two_coins_per_completed_achievement_on_
     state, _ = act(state, "end_turn")
     assert api.is_over(state)
     assert api.public_view(state)["scores"]["scores"][me]["bonus_token"] == 2
+    assert api.public_view(state)["p"][me]["bonus_token"] == token  # revealed at the end
