@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from contracts.grid import HARBOR, SQUARES, neighbours
+from rules import api
 from rules.dead_reckoning.cards import load_catalog
 from rules.errors import Illegal
 
@@ -135,3 +136,24 @@ def test_the_fourth_player_levels_up_a_card_of_the_opening_hand_before_their_fir
     second = state.data["players"][1]
     with pytest.raises(Illegal):  # the other seats get no level-up
         act(state, "level_up", player=second, card=state.data["p"][second]["hand"][0])
+
+
+def test_the_treasure_chest_is_secret():
+    """ "1 Treasure chest in their color to keep their Coins secret from other players.\""""
+    state, me, other = two()
+    state.data["p"][me]["chest"] = 23
+    public = api.public_view(state)
+    assert "23" not in str(public["p"][me]) and "chest" not in public["p"][me]
+    assert api.private_view(state, me)["you"]["chest"] == 23
+    assert "chest" not in str(api.private_view(state, other)["p"][me])
+
+
+def test_a_merchants_back_is_hidden_until_it_is_attacked():
+    """ "Encounters have hidden information on the back." and "During the game when drawing from the boxes, be
+    careful not to turn over the Advancements when you draw them as some are double-sided with secret
+    information on the back.\""""
+    state, me, other = two()
+    state.data["grid"]["r1c1"]["card"] = "r2-06"  # Spice Merchant: 3 black cubes, Win: 3 Coins + 1 Cargo
+    for view in (api.public_view(state), api.private_view(state, me), api.private_view(state, other)):
+        card = view["grid"]["r1c1"]["card"]
+        assert card["merchant"] and not {"encounter", "win", "lose", "cubes"} & set(card)
