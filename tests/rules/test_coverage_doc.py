@@ -113,3 +113,33 @@ def test_every_rule_line_of_the_base_rulebook_has_a_row():
     assert len(rule_lines) > 200
     missing = [n for n in rule_lines if n not in covered]
     assert not missing, f"rulebook lines with no row in docs/rules-coverage.md: {missing}"
+
+
+@pytest.mark.skipif(not RULEBOOK.is_file(), reason="the rulebook text is not next to this checkout")
+def test_rulebook_tests_quote_the_rulebook_verbatim():
+    """Every test in tests/rules/dead_reckoning/rulebook/ quotes at least one sentence, and every quoted
+    passage ("..." in its docstring, an ellipsis marking a cut) is the rulebook's own words."""
+    import ast
+
+    text = " ".join(RULEBOOK.read_text(encoding="utf-8").split())
+    quote = re.compile(r'(?:(?<=^)|(?<=[\s(]))"(.+?)"(?=$|[\s),;:.])')
+    wrong, unquoted = [], []
+    for f in sorted((ROOT / "tests/rules/dead_reckoning/rulebook").glob("test_*.py")):
+        for node in ast.parse(f.read_text(encoding="utf-8")).body:
+            if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_")):
+                continue
+            doc = " ".join((ast.get_docstring(node) or "").split())
+            found = 0
+            for m in quote.finditer(doc):
+                for part in re.split(r"\.\.\.|…", m.group(1)):
+                    part = part.strip(" .")
+                    if len(part) < 12:
+                        continue
+                    if part in text:
+                        found += 1
+                    else:
+                        wrong.append(f"{f.name}::{node.name}: {part[:60]!r}")
+            if not found:
+                unquoted.append(f"{f.name}::{node.name}")
+    assert not wrong, "quoted but not in the rulebook: " + "; ".join(wrong)
+    assert not unquoted, "rulebook tests that quote no sentence: " + "; ".join(unquoted)

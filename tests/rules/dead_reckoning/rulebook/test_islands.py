@@ -12,9 +12,9 @@ def _influence(state, me, card="deck-hand-1", level=1, **fields):
 
 
 def test_control_needs_the_most_cubes_and_more_than_the_empty_slots():
-    """ "You are considered to control an island if you meet both of these conditions: You have more cubes on
-    the island than any other player (including permanent cubes). You have more cubes than the number of
-    empty slots on the island.\""""
+    """ "You are considered to control an island if you meet both of these conditions:" "You have more cubes
+    on the island than any other player (including permanent cubes)." "You have more cubes than the number
+    of empty slots on the island.\""""
     state, me, other = two()
     isl = place_island(state, "r1c1", "island-07")  # 4 slots
     isl["cubes"] = [me, None, None, None]

@@ -32,7 +32,7 @@ def test_a_sailor_card_holds_up_to_three_advancements_and_four_levels():
 
 
 def test_captain_1_gives_a_sail():
-    """ "Captain 1: Gives you 1 Sail.\""""
+    """Captain "1: Gives you 1 Sail.\""""
     state, me, _ = two()
     state = play(state, "captain", 1)
     state, _ = act(state, "set_sails")
@@ -40,7 +40,7 @@ def test_captain_1_gives_a_sail():
 
 
 def test_captain_2_gives_an_attack_flag():
-    """ "Captain 2: Gives you an Attack Flag and 1 Wheel.\""""
+    """Captain "2: Gives you an Attack Flag and 1 Wheel.\""""
     state, me, other = two()
     state = play(state, "captain", 2)
     state, _ = act(state, "attack", target=other)
@@ -49,9 +49,9 @@ def test_captain_2_gives_an_attack_flag():
 
 @pytest.mark.parametrize("level, coins", [(3, 1), (4, 2 + 1)])
 def test_captain_3_and_4_coins_on_a_ship_battle_win(level, coins):
-    """ "Captain 3: Gives you an Attack Flag, 1 Wheel and a Battle ability that can only be used in Ship vs.
+    """Captain "3: Gives you an Attack Flag, 1 Wheel and a Battle ability that can only be used in Ship vs.
     Ship battles (vs. Player ships or Merchant ships): if you win the battle, gain 1 Coin on your Ship for
-    each Wheel icon you have on this card." and "Captain 4: Similar to the level 3 Captain except it also has
+    each Wheel icon you have on this card." and Captain "4: Similar to the level 3 Captain except it also has
     a Cannon, and the Battle ability now grants 2 Coins on your Ship in addition to 1 Coin on your Ship for
     each Wheel icon you have on the Captain card.\""""
     state, me, other = two()
@@ -76,7 +76,7 @@ def test_captain_3_and_4_coins_on_a_ship_battle_win(level, coins):
 
 @pytest.mark.parametrize("level, cargo", [(1, 1), (2, 2), (3, 3)])
 def test_crew_gains_cargo_on_the_dock(level, cargo):
-    """ "Crew 1: Gain 1 Cargo on your Dock tile." "Crew 2: Gain 2 Cargo on your Dock tile." "Crew 3: Gain 3
+    """Crew "1: Gain 1 Cargo on your Dock tile." Crew "2: Gain 2 Cargo on your Dock tile." Crew "3: Gain 3
     Cargo on your Dock tile.\""""
     state, me, _ = two()
     dock = state.data["p"][me]["dock"]
@@ -86,7 +86,7 @@ def test_crew_gains_cargo_on_the_dock(level, cargo):
 
 
 def test_crew_2_repairs_for_two_cargo_in_harbor_only():
-    """ "Crew 2: ... Also, if you are in Harbor, you may pay 2 Cargo (from Ship or Dock tile) to repair 1
+    """Crew "2: ... Also, if you are in Harbor, you may pay 2 Cargo (from Ship or Dock tile) to repair 1
     Damage on your Ship.\""""
     state, me, _ = two()
     ship(state, me).update({"damage": 1, "holds": [[1, 0], [0, 0]]})
@@ -101,7 +101,7 @@ def test_crew_2_repairs_for_two_cargo_in_harbor_only():
 
 
 def test_crew_3_repairs_for_two_cargo_anywhere():
-    """ "Crew 3: ... Also, you may pay 2 Cargo (from Ship or Dock tile) to repair 1 Damage on your Ship,
+    """Crew "3: ... Also, you may pay 2 Cargo (from Ship or Dock tile) to repair 1 Damage on your Ship,
     regardless of where your Ship is.\""""
     state, me, _ = two()
     ship(state, me).update({"damage": 2, "at": "r1c1", "holds": [[2, 0], [0, 0]]})
@@ -112,7 +112,7 @@ def test_crew_3_repairs_for_two_cargo_anywhere():
 
 
 def test_crew_4_four_cargo_anywhere_and_a_free_repair():
-    """ "Crew 4: Gain 4 Cargo on your Dock tile and/or on your Ship board in any combination. Also, you may
+    """Crew "4: Gain 4 Cargo on your Dock tile and/or on your Ship board in any combination. Also, you may
     repair 1 Damage for free regardless of where your Ship is.\""""
     state, me, _ = two()
     ship(state, me).update({"damage": 1, "at": "r1c1"})
@@ -126,7 +126,7 @@ def test_crew_4_four_cargo_anywhere_and_a_free_repair():
 
 @pytest.mark.parametrize("card", ["first-mate", "bosun", "gunner-1"])
 def test_level_one_gains_a_cargo(card):
-    """ "First Mate 1: Gain 1 Cargo on your Dock tile." "Bosun 1: Gain 1 Cargo on your Dock tile." "Gunner 1:
+    """First Mate "1: Gain 1 Cargo on your Dock tile." Bosun "1: Gain 1 Cargo on your Dock tile." Gunner "1:
     Gain 1 Cargo on your Dock tile.\""""
     state, me, _ = two()
     dock = state.data["p"][me]["dock"]
@@ -137,10 +137,10 @@ def test_level_one_gains_a_cargo(card):
 
 @pytest.mark.parametrize("level, most", [(2, 1), (3, 2), (4, 3)])
 def test_first_mate_builds_up_to_its_level_minus_one_from_afar(level, most):
-    """ "First Mate 2: Build 1 Building for the costs (from Ship or Dock tile) shown. Your Ship does not need
-    to be at the island to build there, but you do need to control the island." "First Mate 3: Build up to 2
+    """First Mate "2: Build 1 Building for the costs (from Ship or Dock tile) shown. Your Ship does not need
+    to be at the island to build there, but you do need to control the island." First Mate "3: Build up to 2
     Buildings for the costs shown (from Ship or Dock tile). Your Ship does not need to be at the island, but
-    you do need to control it." "First Mate 4: Build up to 3 Buildings for the costs shown (from Ship or Dock
+    you do need to control it." First Mate "4: Build up to 3 Buildings for the costs shown (from Ship or Dock
     tile). Your Ship does not need to be at the island, but you do need to control it.\""""
     state, me, _ = two()
     controlled_island(state, me, [me, me, None])
@@ -159,7 +159,7 @@ def test_first_mate_builds_up_to_its_level_minus_one_from_afar(level, most):
 
 
 def test_bosun_2_a_wheel_and_a_cargo():
-    """ "Bosun 2: Has 1 Wheel and gains you 1 Cargo on your Dock tile.\""""
+    """Bosun "2: Has 1 Wheel and gains you 1 Cargo on your Dock tile.\""""
     state, me, other = two()
     state.data["p"][me]["cards"]["bosun"] = {
         **state.data["p"][me]["cards"]["bosun"],
@@ -173,7 +173,7 @@ def test_bosun_2_a_wheel_and_a_cargo():
 
 
 def test_bosun_3_a_cargo_or_three_cargo_for_a_basic_upgrade_usable_at_once():
-    """ "Bosun 3: Has 1 Wheel and an ability that either gains you 1 Cargo on your Dock tile, or allows you to
+    """Bosun "3: Has 1 Wheel and an ability that either gains you 1 Cargo on your Dock tile, or allows you to
     pay 3 Cargo (from Ship or Dock tile) for a Basic Ship Upgrade." and "(Ship upgrades may be used as long as
     they are on your ship, including the turn they are acquired.)\""""
     state, me, _ = two()
@@ -186,7 +186,7 @@ def test_bosun_3_a_cargo_or_three_cargo_for_a_basic_upgrade_usable_at_once():
 
 
 def test_bosun_4_adds_an_advanced_upgrade_for_six_cargo():
-    """ "Bosun 4: Has 1 Wheel and an ability that either gains 1 Cargo on your Dock tile, or allows you to pay
+    """Bosun "4: Has 1 Wheel and an ability that either gains 1 Cargo on your Dock tile, or allows you to pay
     3 Cargo (from Ship or Dock tile) for a Basic Ship Upgrade, or pay 6 Cargo (from Ship or Dock tile) to gain
     an Advanced Ship Upgrade.\""""
     state, me, _ = two()
@@ -201,8 +201,8 @@ def test_bosun_4_adds_an_advanced_upgrade_for_six_cargo():
 
 @pytest.mark.parametrize("level, cargo, cannons", [(2, 1, 1), (3, 2, 1), (4, 2, 1)])
 def test_gunner_cargo_and_a_cannon(level, cargo, cannons):
-    """ "Gunner 2: Gain 1 Cargo on your Dock tile. Has 1 Cannon." "Gunner 3: Gain 2 Cargo on your Dock tile.
-    Has 1 Cannon and a Battle ability that lets you drop 2 cubes into the Battle ship." "Gunner 4: Gain 2
+    """Gunner "2: Gain 1 Cargo on your Dock tile. Has 1 Cannon." Gunner "3: Gain 2 Cargo on your Dock tile.
+    Has 1 Cannon and a Battle ability that lets you drop 2 cubes into the Battle ship." Gunner "4: Gain 2
     Cargo on your Dock tile. Has 1 Cannon and a Battle ability ...\""""
     state, me, other = two()
     dock = state.data["p"][me]["dock"]
@@ -223,7 +223,7 @@ def test_gunner_cargo_and_a_cannon(level, cargo, cannons):
 
 
 def test_gunner_3_drops_two_more_cubes():
-    """ "Gunner 3: ... a Battle ability that lets you drop 2 cubes into the Battle ship.\""""
+    """Gunner "3: ... a Battle ability that lets you drop 2 cubes into the Battle ship.\""""
     state, me, other = two()
     state = play(state, "gunner-1", 3)
     state = play(state, "captain", 2)
@@ -242,7 +242,7 @@ def test_gunner_3_drops_two_more_cubes():
 
 
 def test_gunner_4_removes_a_cube_for_a_damage_and_two_coins():
-    """ "Gunner 4: ... and another Battle ability that lets you remove one of your previously dropped cubes to
+    """Gunner "4: ... and another Battle ability that lets you remove one of your previously dropped cubes to
     deal 1 Damage to the enemy Ship and gain 2 Coins on your Ship.\""""
     state, me, other = two()
     state = play(state, "gunner-1", 4)
@@ -266,8 +266,8 @@ def _at_island(state, me, board="island-07"):
     "level, choice, cubes, sails", [(1, None, 1, 0), (2, 0, 1, 0), (2, 1, 0, 1), (3, 1, 0, 2)]
 )
 def test_deck_hand_influence_or_sails(level, choice, cubes, sails):
-    """ "Deck Hand 1: Place 1 Influence cube." "Deck Hand 2: Place 1 Influence cube OR Gain 1 Sail." "Deck
-    Hand 3: Place 1 Influence cube OR Gain 2 Sails.\""""
+    """Deck Hand "1: Place 1 Influence cube." Deck Hand "2: Place 1 Influence cube OR Gain 1 Sail." Deck
+    Hand "3: Place 1 Influence cube OR Gain 2 Sails.\""""
     state, me, _ = two()
     _at_island(state, me)
     state = play(state, "deck-hand-1", level)
@@ -279,7 +279,7 @@ def test_deck_hand_influence_or_sails(level, choice, cubes, sails):
 
 
 def test_deck_hand_4_influence_and_three_sails_even_at_sea():
-    """ "Deck Hand 4: Place 1 Influence cube and gain 3 Sails." with "you must use all the Influence cubes
+    """Deck Hand "4: Place 1 Influence cube and gain 3 Sails." with "you must use all the Influence cubes
     possible from that ability": at sea none is possible and the 3 Sails still come.\""""
     state, me, _ = two()
     _at_island(state, me)
@@ -299,8 +299,8 @@ def test_deck_hand_4_influence_and_three_sails_even_at_sea():
 
 @pytest.mark.parametrize("level", [1, 2, 3, 4])
 def test_buccaneer_places_its_level_in_influence_cubes(level):
-    """ "Buccaneer 1: Place 1 Influence cube." "Buccaneer 2: Place 2 Influence cubes." "Buccaneer 3: Place 3
-    Influence cubes." "Buccaneer 4: Place 4 Influence cubes.\""""
+    """Buccaneer "1: Place 1 Influence cube." Buccaneer "2: Place 2 Influence cubes." Buccaneer "3: Place 3
+    Influence cubes." Buccaneer "4: Place 4 Influence cubes.\""""
     state, me, _ = two()
     _at_island(state, me, "island-07")  # 4 slots
     state = play(state, "buccaneer", level)
@@ -310,8 +310,8 @@ def test_buccaneer_places_its_level_in_influence_cubes(level):
 
 @pytest.mark.parametrize("level", [1, 2, 3, 4])
 def test_purser_produces_on_up_to_its_level_in_different_islands(level):
-    """ "Purser 1: Produce on any 1 island." "Purser 2: Produce on up to 2 different islands." "Purser 3:
-    Produce on up to 3 different islands." "Purser 4: Produce on up to 4 different islands. Also boosts those
+    """Purser "1: Produce on any 1 island." Purser "2: Produce on up to 2 different islands." Purser "3:
+    Produce on up to 3 different islands." Purser "4: Produce on up to 4 different islands. Also boosts those
     productions by 1 Cargo and 1 Coin on each island.\""""
     state, me, _ = two()
     squares = ["r2c1", "r2c2", "r2c3", "r3c2", "r4c2"]
