@@ -266,3 +266,13 @@ def test_bonus_tokens_two_dealt_one_kept_two_coins_per_completed_achievement_on_
     assert api.is_over(state)
     assert api.public_view(state)["scores"]["scores"][me]["bonus_token"] == 2
     assert api.public_view(state)["p"][me]["bonus_token"] == token  # revealed at the end
+
+
+def test_bonus_tokens_are_optional():
+    """ "These tokens are optional, but recommended for your first game.\""""
+    plain = game(2, seed=9)
+    assert all(
+        not plain.data["p"][c]["bonus_offer"] and plain.data["p"][c]["bonus"] is None for c in plain.players
+    )
+    with_tokens = game(2, seed=9, bonus_tokens=True)
+    assert all(len(with_tokens.data["p"][c]["bonus_offer"]) == 2 for c in with_tokens.players)
