@@ -17,7 +17,7 @@ from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.buildings import fortified_against
 from rules.dead_reckoning.buying import pay_from, pay_plan
 from rules.dead_reckoning.cards import BUILDINGS, card_abilities, card_icons, catalog
-from rules.dead_reckoning.islands import check_influence, place_influence
+from rules.dead_reckoning.islands import blockaded, check_influence, island_at, place_influence
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import mark_acted, require_active
 from rules.dead_reckoning.ship import BASE_HULL, MAX_SAILS, gain_to_ship, int_field, room_in_hold, ship_after
@@ -103,8 +103,19 @@ def check_use_ability(
     if not isinstance(args, dict):
         raise Invalid('\'args\' must be an object (e.g. {"replace": ["blue"]} or {"islands": ["r2c1"]}).')
     for i, e in enumerate(ab["effects"]):
+        if e["do"] == "influence" and len(ab["effects"]) > 1 and not _influence_possible(d, player):
+            # "you must use all the Influence cubes possible from that ability": none is possible here, and
+            # the ability's other effects (Deck Hand 4's 3 Sails) still happen
+            norm[f"e{i}"] = {"replace": []}
+            continue
         norm[f"e{i}"] = _check_effect(d, player, e, args, icons, sim, norm)
     return norm
+
+
+def _influence_possible(d: State, player: str) -> bool:
+    """Whether a cube could be placed where the player's Ship is (an island, not blockaded or guarded)."""
+    at = d["p"][player]["ship"]["at"]
+    return bool(island_at(d, at)) and not blockaded(d, at, player) and not fortified_against(d, at, player)
 
 
 def _check_effect(
@@ -251,7 +262,8 @@ def _do_effect(
     elif do == "repair":
         p["ship"]["damage"] = max(0, p["ship"]["damage"] - x["amount"])
     elif do == "influence":
-        place_influence(d, player, x["replace"], out)
+        if x["replace"]:  # empty where no cube could be placed (`_influence_possible`)
+            place_influence(d, player, x["replace"], out)
     elif do == "produce":
         for sq in x["islands"]:
             isl = d["grid"][sq]["island"]

@@ -230,7 +230,9 @@ def _hopeless(ab: dict[str, Any], at: str, isl: Island | None, ship: Ship) -> bo
     if ab.get("where") == "harbor" and at != HARBOR:
         return True
     for e in ab.get("effects", ()):
-        if (e["do"] == "influence" and isl is None) or (e["do"] == "repair" and ship["damage"] == 0):
+        if (e["do"] == "influence" and isl is None and len(ab["effects"]) == 1) or (
+            e["do"] == "repair" and ship["damage"] == 0
+        ):
             return True
     return False
 

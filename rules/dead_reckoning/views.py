@@ -46,6 +46,10 @@ def _player_public(d: State, color: str) -> dict[str, Any]:
         "may_level_up": p["level_up"],
         "has_bonus_token": p["bonus"] is not None,
         "final_turn_taken": p["final_done"],
+        # "At the end of the game each player reveals their token": its Achievements, once the game is over
+        "bonus_token": catalog(d).bonus_tokens[p["bonus"]]
+        if d["phase"] == "over" and p["bonus"] is not None
+        else None,
     }
 
 

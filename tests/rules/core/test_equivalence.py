@@ -6,16 +6,18 @@ The one intended change: the battle helpers are now the engine's only copy of th
 Encounter"); the engine before gave 1. A game is compared up to its first battle lost to a Merchant
 (from there on the two engines' states differ by design), and whole when it has none.
 
-Issue #16's rulebook fixes: the reshuffle fix ("if you ever run out of cards in your deck and need to
-draw more, shuffle") applies in almost every game's second turn, so cutting there would compare nearly
-nothing; instead the same one-line fix is patched into the frozen engine (`FROZEN_FIXES`, each asserted
-to apply exactly once), and the comparison is "the engine before, plus the same rule fix" against this
-one. An uncontrolled island keeping its Buildings (deviation 5), Explorer cubes held out of reach
-(deviation 6, returned at once now) and a Merchant's Win owed to a full Ship (deviation 2) are cut like
-the Merchant change, at the first state where one applies (`equivalence_walk.fixed_rule_applies`,
-computed in both walks; the earlier cut wins). The other fixes never show in this walk: the drop-start
-lock needs `battle_drop_started`, which the walk never sends (the battle session does; it is not among a
-player's legal actions), and the hull-space rule refuses only a `space` the legal actions never offer.
+Issue #16's rulebook fixes: the reshuffle fix ("if you ever run out of cards in your deck and need to draw
+more, shuffle") applies in almost every game's second turn, so cutting there would compare nearly nothing;
+instead the same one-line fix is patched into the frozen engine (`FROZEN_FIXES`, each asserted to apply
+exactly once), and the comparison is "the engine before, plus the same rule fix" against this one. Deck Hand
+4's Sails away from an island and the Bonus tokens shown at the end (docs/rules-coverage.md, "Deviations
+found") are patched in the same way. An uncontrolled island keeping its Buildings (deviation 5), Explorer
+cubes held out of reach (deviation 6, returned at once now) and a Merchant's Win owed to a full Ship
+(deviation 2) are cut like the Merchant change, at the first state where one applies
+(`equivalence_walk.fixed_rule_applies`, computed in both walks; the earlier cut wins). The other fixes never
+show in this walk: the drop-start lock needs `battle_drop_started`, which the walk never sends (the battle
+session does; it is not among a player's legal actions), and the hull-space rule refuses only a `space` the
+legal actions never offer.
 
 The engine before is taken from git (`BEFORE`, the last commit of `rules/engine.py`) into a temporary
 folder for the test run only; nothing generated is committed. Both engines run the same walk
@@ -47,6 +49,41 @@ FROZEN_FIXES = [
         'if len(p["deck"]) <= n:',
         'if len(p["deck"]) < n:',
     ),  # deviation 1: no early reshuffle
+    # Deck Hand 4 at sea ("you must use all the Influence cubes possible from that ability"): an ability with
+    # Influence and other effects places no cube where none can be placed and still gives the rest
+    (
+        "rules/engine.py",
+        '        norm[f"e{i}"] = _check_effect(d, player, e, args, icons, sim, norm)\n',
+        '        at = p["ship"]["at"]\n'
+        '        if e["do"] == "influence" and len(ab["effects"]) > 1 and not (\n'
+        "            island_at(d, at) and not blockaded(d, at, player)\n"
+        "            and not fortified_against(d, at, player)\n"
+        "        ):\n"
+        '            norm[f"e{i}"] = {"replace": []}\n'
+        "            continue\n"
+        '        norm[f"e{i}"] = _check_effect(d, player, e, args, icons, sim, norm)\n',
+    ),
+    (
+        "rules/engine.py",
+        '        _place_influence(d, player, x["replace"], out)\n',
+        '        if x["replace"]:\n            _place_influence(d, player, x["replace"], out)\n',
+    ),
+    (
+        "rules/legal.py",
+        'if (e["do"] == "influence" and isl is None) or',
+        'if (e["do"] == "influence" and isl is None and len(ab["effects"]) == 1) or',
+    ),
+    # the public view reveals the Bonus Achievement tokens once the game is over
+    (
+        "rules/views.py",
+        '        "final_turn_taken": p["final_done"],\n',
+        '        "final_turn_taken": p["final_done"],\n'
+        '        "bonus_token": (\n'
+        '            catalog(d).bonus_tokens[p["bonus"]]\n'
+        '            if d["phase"] == "over" and p["bonus"] is not None\n'
+        "            else None\n"
+        "        ),\n",
+    ),
 ]
 
 
