@@ -98,7 +98,7 @@ class State(TypedDict):
     players: list[str]  # seat order, from the first player once chosen
     options: dict[str, Any]
     rng: int
-    phase: str  # "setup", "main" (a player's turn), "over"
+    phase: str  # "setup", "main" (a player's turn), "tiebreak" (the end-of-game tie-break battle), "over"
     active: str | None
     first: str | None
     turn_no: int

@@ -42,9 +42,12 @@ def fixed_rule_applies(data: dict) -> bool:  # type: ignore[type-arg]
       the moment the board is turned; the engine before waited for that player's next check.
     - Deviation 2 (a Merchant's Win onto a full Ship): Cargo/Coins owed to a player (`owed`), which the engine
       before returned to the supply.
+    - Item 7 (the end-of-game tie played out): a tie at the end, which the engine before only reported.
     """
     if any("owed" in p for p in data["p"].values()):
         return True
+    if data["phase"] == "tiebreak" or (data.get("scores") or {}).get("tie_break_needed"):
+        return True  # items 7-8: a tie is played out as a battle; the engine before only reported it
     need = EXPLORER_NEEDED[len(data["players"])]
     face_down = sum(1 for cell in data["grid"].values() if cell["board"] is None)
     for color, mine in data["achievement_cubes"]["explorer"].items():
