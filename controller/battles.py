@@ -471,7 +471,7 @@ class BattleDriver:
             return []
         return [
             side.name
-            for side in (session.setup.attacker, session.setup.defender)
+            for side in session.setup.sides()  # the tie-break: every tied player
             if side.is_player and side.name in self.core.players
         ]
 
@@ -1234,7 +1234,14 @@ def final_view(session: Any, setup: dict[str, Any] | None) -> dict[str, Any]:
             "location": (setup or {}).get("location"),
         }
     )
-    if outcome is not None:
+    if outcome is not None and session.setup.kind == "tiebreak":
+        leaders = outcome.leaders()
+        view["result"] = {
+            **outcome.to_json(),
+            "winner_name": leaders[0] if len(leaders) == 1 else None,
+            "leaders": leaders,
+        }
+    elif outcome is not None:
         sides: tuple[SideName, SideName] = ("attacker", "defender")
         players = [s for s in sides if getattr(session.setup, s).is_player]
         view["result"] = {

@@ -543,8 +543,26 @@ def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
     order = sorted(players, key=lambda c: -totals[c])
     tied = list(s.get("tie_break_needed") or [])
     winner = s.get("winner")
-    if winner:
+    shared = list(s.get("shared_win") or [])
+    rounds = list(s.get("tie_break") or [])
+    if winner and rounds:
+        strength = rounds[-1].get("strength", {})
+        verdict = (
+            f"{player_name(winner)} wins: tied on {plural(totals[winner], 'Coin')}, they had the most Battle "
+            f"strength in the tie-break ({strength.get(winner, 0)})."
+        )
+    elif winner:
         verdict = f"{player_name(winner)} wins with {plural(totals[winner], 'Coin')}."
+    elif shared:
+        verdict = (
+            f"{' and '.join(player_name(c) for c in shared)} share the win: tied on "
+            f"{plural(totals[shared[0]], 'Coin')}, and none of them has a cube to drop in the tie-break."
+        )
+    elif tied and rounds:
+        verdict = (
+            f"{' and '.join(player_name(c) for c in tied)} are still tied after the tie-break battle: they "
+            "drop their cubes in the tower again; the most Battle strength wins the game."
+        )
     elif tied:
         verdict = (
             f"{' and '.join(player_name(c) for c in tied)} are tied on {plural(totals[tied[0]], 'Coin')}: "
@@ -560,11 +578,18 @@ def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
         "totals": totals,
         "winner": winner,
         "tied": tied,
+        "shared_win": shared,
+        "tie_break": rounds,
         "verdict": verdict,
     }
 
 
-PHASES: dict[Any, str] = {"setup": "Setup", "main": "Main phase", "over": "Game over"}
+PHASES: dict[Any, str] = {
+    "setup": "Setup",
+    "main": "Main phase",
+    "tiebreak": "Tie-break battle",
+    "over": "Game over",
+}
 
 
 def waiting_text(view: dict[str, Any], req: dict[str, Any]) -> str:

@@ -203,13 +203,18 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
   const sessionPrompts = (view.prompts || []).filter((p) => !p.to || p.to === "table");
   const tablePrompts = sessionPrompts.length ? sessionPrompts : publicPrompts.filter((p) => p.battle_id);
   const toAct = view.to_act ? view.sides?.[view.to_act]?.name ?? view.to_act : null;
+  // The end-of-game tie-break: every tied player is a side, strength alone decides, it has no place.
+  const tiebreak = (view.kind ?? setup.kind) === "tiebreak";
   return h(`section#battle.battle${opts.over ? ".over" : ""}`, { dataset: { battleId: view.battle_id ?? setup.battle_id ?? "", phase: view.phase ?? "" } },
-    h("h2", opts.over ? "Battle over" : "Battle", ` · ${humanize(view.kind ?? setup.kind ?? "")}`, setup.location ? ` at ${placeName(setup.location)}` : ""),
+    h("h2", opts.over ? "Battle over" : "Battle", tiebreak ? " · tie-break for the win" : ` · ${humanize(view.kind ?? setup.kind ?? "")}`, setup.location && !tiebreak ? ` at ${placeName(setup.location)}` : ""),
     view.provisional ? h("p.provisional", "Reading the board… (not yet accepted)") : null,
     opts.over ? null : tablePrompts.map((p) => h(`p.redrop.k-${safe(p.kind)}`, { role: "alert", dataset: { kind: p.kind } }, p.text || humanize(p.kind))),
     toAct && !opts.over ? h("p.toact", `${humanize(toAct)}: Battle ability or pass`) : null,
     opts.over ? null : sensorLine(view.sensors),
-    h("div.sides", sideBox("attacker", view.sides?.attacker, setup.attacker, winner), sideBox("defender", view.sides?.defender, setup.defender, winner)),
+    tiebreak
+      ? h("div.sides.tiebreak", (view.all_sides || []).map((s) => h("div.side", { dataset: { side: s.name } },
+          h("b", humanize(s.name)), ` drops ${s.cubes} cube${s.cubes === 1 ? "" : "s"} · strength ${s.strength}`)))
+      : h("div.sides", sideBox("attacker", view.sides?.attacker, setup.attacker, winner), sideBox("defender", view.sides?.defender, setup.defender, winner)),
     board ? boardSvg(board, view.layout, viewCubes(view)) : null,
     board ? null : h("div.board", zoneIds(board, view).map((id) => {
       const z = board?.zones?.[id];
@@ -219,8 +224,11 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
         h("span.zlabel", zoneNames(board)[id] ?? zoneLabel(id, z)), h("span.zcubes", cubesOf(counts)));
     }),
     Object.keys(view.on_rail || {}).length ? h("div.zone.k-rail", { dataset: { zone: "rail" } }, h("span.zlabel", "On a rail"), h("span.zcubes", cubesOf(view.on_rail))) : null),
-    result ? h("p.result", { dataset: { winner } }, `${humanize(result.winner_name ?? view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
-    result ? resultFacts(result) : null,
+    result && tiebreak ? h("p.result", { dataset: { winner: result.winner_name ?? "" } }, result.winner_name
+      ? `${humanize(result.winner_name)} has the most Battle strength and wins the game`
+      : `${(result.leaders || []).map(humanize).join(" and ")} are still tied: they drop their cubes again`) : null,
+    result && !tiebreak ? h("p.result", { dataset: { winner } }, `${humanize(result.winner_name ?? view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
+    result && !tiebreak ? resultFacts(result) : null,
     view.corrections ? h("p.hint", `${view.corrections} correction(s) applied`) : null,
   );
 }
