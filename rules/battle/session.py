@@ -610,7 +610,12 @@ class BattleSession:
             "sides": sides,
             # every side with its cubes and strength (the tie-break may have more than two)
             "all_sides": [
-                {"name": side.name, "color": side.cube_color, "cubes": side.cubes, "strength": every[side.name]}
+                {
+                    "name": side.name,
+                    "color": side.cube_color,
+                    "cubes": side.cubes,
+                    "strength": every[side.name],
+                }
                 for side in self.setup.sides()
             ],
             "to_act": t.next_to_act(),
