@@ -270,6 +270,19 @@ function boardOf(p, store) {
   return p.board || store.state?.battle?.board || store.board || null;
 }
 
+/** "If any part of a cube is touching a zone, that cube is considered to be in that zone": a second zone
+ * the cube also touches (none by default). */
+function alsoTouching(zones, value, onChange, data) {
+  const options = [["", "touching no other zone"], ...zones.filter(([z]) => z !== "rail").map(([z, name]) => [z, `also touching ${name}`])];
+  return select(options, value, onChange, { dataset: { also: "1", ...data } });
+}
+
+/** A correction's answer: one zone, or every zone the cube touches ("zones", the first being "zone"). */
+function zoneAnswer(base, zone, also) {
+  if (zone === "rail") return { ...base, zone: null };
+  return also && also !== zone ? { ...base, zones: [zone, also] } : { ...base, zone };
+}
+
 function zoneOptions(board, view) {
   const names = zoneNames(board);
   return [...zoneIds(board, view).map((z) => [z, names[z] ?? zoneLabel(z, board?.zones?.[z])]), ["rail", "on a rail"]];
@@ -363,9 +376,11 @@ export function battlePrompt(p, store, send, mine) {
           c.crop ? h("img.crop", { src: `data:image/jpeg;base64,${c.crop}`, alt: `cube ${c.cube}` }) : null,
           cube(c.color), ` ${humanize(c.color)} cube ${c.cube + 1} is `,
           select(zones, draft[key] ?? current, (val) => setDraft(key, val), { dataset: { step: st.step, cube: c.cube } }),
+          alsoTouching(zones, draft[`also${key}`] ?? (c.zones || [])[1] ?? "", (val) => setDraft(`also${key}`, val), { step: st.step, cube: c.cube }),
           h("button", { dataset: { answer: "zone" }, on: { click: () => {
             const z = (drafts.get(id) || {})[key] ?? current;
-            answer({ step: st.step, cube: c.cube, zone: z === "rail" ? null : z }, `Drop ${st.step + 1}, cube ${c.cube + 1}: ${zname(board, z)}`);
+            const also = (drafts.get(id) || {})[`also${key}`] ?? (c.zones || [])[1] ?? "";
+            answer(zoneAnswer({ step: st.step, cube: c.cube }, z, also), `Drop ${st.step + 1}, cube ${c.cube + 1}: ${zname(board, z)}${also && also !== z && z !== "rail" ? ` and ${zname(board, also)}` : ""}`);
           } } }, "Correct"));
       })))));
     return box;
@@ -381,9 +396,11 @@ export function battlePrompt(p, store, send, mine) {
       const img = read?.crop && !(asked.includes(i) && crop) ? h("img.crop", { src: `data:image/jpeg;base64,${read.crop}`, alt: `cube ${i}` }) : null;
       return h(`div.fix${asked.includes(i) ? ".asked" : ""}`, { dataset: { cube: i } }, img, cube(read?.color ?? p.color), ` ${humanize(read?.color ?? p.color ?? "")} cube ${i + 1} is `,
         select(zones, chosen, (val) => setDraft(`zone${i}`, val), { dataset: { cube: i } }),
+        alsoTouching(zones, draft[`also${i}`] ?? (read?.zones || [])[1] ?? "", (val) => setDraft(`also${i}`, val), { cube: i }),
         h("button.primary", { dataset: { answer: "zone" }, on: { click: () => {
           const z = (drafts.get(id) || {})[`zone${i}`] ?? chosen;
-          answer({ cube: i, zone: z === "rail" ? null : z }, `Cube ${i + 1}: ${zname(board, z)}`);
+          const also = (drafts.get(id) || {})[`also${i}`] ?? (read?.zones || [])[1] ?? "";
+          answer(zoneAnswer({ cube: i }, z, also), `Cube ${i + 1}: ${zname(board, z)}${also && also !== z && z !== "rail" ? ` and ${zname(board, also)}` : ""}`);
         } } }, "Send"),
         p.cubes ? h("button", { dataset: { answer: "remove" }, on: { click: () => answer({ cube: i, remove: true }, `Cube ${i + 1} is not a battle cube`) } }, "Not a cube") : null);
     })));
