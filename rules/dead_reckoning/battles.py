@@ -19,8 +19,9 @@ from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.core.state import plain
 from rules.dead_reckoning.achievements import check_achievements
-from rules.dead_reckoning.buildings import building_bonus, fortified_against
+from rules.dead_reckoning.buildings import building_bonus
 from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, played_icons
+from rules.dead_reckoning.choices import chosen_island_cubes, leave_plunder
 from rules.dead_reckoning.islands import blockaded, island_at, recheck_control
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import (
@@ -134,7 +135,18 @@ def _cubes_for_battle(d: State, color: str) -> int:
     return n
 
 
-def _take_island_cubes_for_battle(d: State, color: str, short: int, out: list[dict[str, Any]]) -> None:
+def _take_island_cubes_for_battle(
+    d: State, color: str, short: int, chosen: list[str], out: list[dict[str, Any]]
+) -> None:
+    """The islands the player chose first ("you may remove one of your non-permanent cubes from any
+    island"), then, for what they left unchosen, the islands in board order."""
+    for sq in chosen:
+        isl = d["grid"][sq]["island"]
+        if short > 0 and isl and color in isl["cubes"]:
+            isl["cubes"][isl["cubes"].index(color)] = None
+            d["p"][color]["cubes"] += 1
+            short -= 1
+            recheck_control(d, sq, out)
     for sq in SQUARES:
         isl = d["grid"][sq]["island"]
         while short > 0 and isl and color in isl["cubes"]:
@@ -163,13 +175,15 @@ def _side(
     """A player's side: step 1's cube count by `rules.battle.battle_cubes` (Cannons, Buildings on their own
     island, +4 defending in Harbor, +2 after their final turn; short of cubes, their island cubes)."""
     p = d["p"][color]
+    chosen, fewer = chosen_island_cubes(d, color)
     count = battle_cubes(
         cannons,
         island_buildings=buildings,
         defender_in_harbor=in_harbor,
         after_final_turn=final_bonus and p["final_done"],
         supply=p["cubes"],
-        from_islands=_cubes_for_battle(d, color) - p["cubes"],
+        # "you may choose to take fewer cubes": only the island cubes chosen so far, once they say so
+        from_islands=len(chosen) if fewer else _cubes_for_battle(d, color) - p["cubes"],
     )
     return BattleSide(
         name=color,
@@ -493,7 +507,8 @@ def apply_battle_outcome(
     # cannons and Battle abilities are spent for the turn
     for color, side in ((me, setup.attacker), (dcol, setup.defender)):
         if color and side.cubes > d["p"][color]["cubes"]:
-            _take_island_cubes_for_battle(d, color, side.cubes - d["p"][color]["cubes"], out)
+            chosen = (((b or {}).get("island_cubes") or {}).get(color) or {}).get("squares", [])
+            _take_island_cubes_for_battle(d, color, side.cubes - d["p"][color]["cubes"], chosen, out)
     d["p"][me]["cannons_used"] += (b or {}).get("att_cannons", 0)
     if dcol:
         d["p"][dcol]["cannons_used"] += (b or {}).get("def_cannons", 0)
@@ -501,27 +516,27 @@ def apply_battle_outcome(
         color, rest = aid.split(":", 1)
         if color in d["players"]:
             d["p"][color]["used"].append(rest)
-    # plunder and ability coins land in holds with room, then on the island, else back to the supply
+    # plunder lands in holds with room; what does not fit waits for its owner to place it ("placed into a
+    # hold with available capacity on their Ship, on the island where the battle is taking place, or
+    # discarded back to the supply": `choices.plunder_options`); Coins from abilities are gained on the
+    # Ship, owed when they do not fit ("if you cannot fit it onto your Ship then you either have to
+    # jettison or unload it")
     for who, res in ((me, outcome.attacker), (dcol, outcome.defender)):
         if who is None:
             continue
         p = d["p"][who]
-        for what, n in (
-            ("cargo", res.plunder_cargo),
-            ("coins", res.plunder_coins + res.coins_from_abilities),
-        ):
+        for what, n in (("cargo", res.plunder_cargo), ("coins", res.plunder_coins)):
             if setup.kind == "building" or n == 0:
                 continue
             d["supply"][what] -= n
             left = gain_to_ship(d, p, what, n)
-            isl = island_at(d, at)
-            if left and isl and not fortified_against(d, at, who):
-                if what == "cargo":
-                    isl["cargo"] += left
-                else:
-                    isl["coins"] += left
-            elif left:
-                d["supply"][what] += left
+            if left:
+                leave_plunder(d, who, what, left, at)
+        if res.coins_from_abilities:
+            d["supply"]["coins"] -= res.coins_from_abilities
+            left = gain_to_ship(d, p, "coins", res.coins_from_abilities)
+            if left:
+                owe_gain(d, who, "coins", left, out)
     # damage from the zones and abilities, then 1 Damage to the losing ship
     if dcol:
         deal_damage(d, dcol, outcome.attacker.damage_dealt, me, out, in_battle=True)

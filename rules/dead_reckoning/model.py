@@ -51,6 +51,9 @@ class PlayerBoard(TypedDict):
     # Cargo/Coins a gain put on a full Ship (present only while some are owed): taken aboard as soon as the
     # player makes room (jettison, unload), returned to the supply at the end of their turn (ship.owe_gain)
     owed: NotRequired[dict[str, int]]
+    # Plunder that found no hold with room, waiting for the player to place it (`choices`): "cargo", "coins"
+    # and "square" (the battle's square, whose island may take it)
+    plunder: NotRequired[dict[str, Any]]
 
 
 class Island(TypedDict):

@@ -17,8 +17,9 @@ from rules.core.errors import Illegal
 from rules.dead_reckoning.model import PlayerBoard, State, Turn
 
 CHANCE = frozenset(CHANCE_TYPES)
-# any player, any time before a battle's drop: make room, throw overboard (rulebook: "Cargo and Coins")
-ANY_TIME = frozenset({"rearrange", "jettison"})
+# any player, any time before a battle's drop: make room, throw overboard (rulebook: "Cargo and Coins"), and
+# answer their own pending choices (`choices`: plunder to place, a gain owed, Battle cubes from islands)
+ANY_TIME = frozenset({"rearrange", "jettison", "choose"})
 # after their turn, until their next turn's first action; a dealt Bonus token is kept whenever
 BETWEEN_TURNS = frozenset({"level_up", "choose_bonus"})
 TURN = frozenset(
