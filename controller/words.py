@@ -499,6 +499,8 @@ def action_words(
         out["label"] = f"{board_name(a.get('board'))} was turned up at {square_place(a.get('square', ''))}"
     elif t == "undo":
         out["label"] = "Undo"
+    elif t == "choose":
+        out["label"] = choice_option_label(view, a)
     else:
         out["label"] = title(str(t))
     return out
@@ -848,6 +850,57 @@ def decorate_private(engine: Any, state: Any, player: str, payload: dict[str, An
     except Exception:  # noqa: BLE001 - as above
         payload["words"] = None
     return payload
+
+
+# -- the player's own choices (rules/dead_reckoning/choices.py) ------------------------------------------
+
+
+def choice_text(view: dict[str, Any], choice: dict[str, Any]) -> str:
+    """The prompt of one pending choice, in the game's words."""
+    kind = choice.get("choice")
+    goods = cargo_coins(int(choice.get("cargo", 0)), int(choice.get("coins", 0)))
+    if kind == "plunder":
+        return (
+            f"Your plunder ({goods}) did not fit in your holds: place it in a hold with room, on "
+            f"{square_name(view, str(choice.get('square')))}'s island, or discard it to the supply "
+            "(unplaced at the end of the turn, it goes to the island if it may, else the supply)."
+        )
+    if kind == "owed":
+        return (
+            f"{goods} did not fit on your Ship: jettison Cargo or Coins to make room for them, unload on "
+            "your turn, or let them go back to the supply (at the end of your turn they go back anyway)."
+        )
+    if kind == "battle_cubes":
+        short = int(choice.get("short", 0))
+        return (
+            f"You are {plural(short, 'Battle cube')} short (supply: {choice.get('supply', 0)}): take one of "
+            "your non-permanent cubes from an island for each, or fight with fewer cubes. Island cubes "
+            "taken do not go back to the islands."
+        )
+    return "Make a choice."
+
+
+def choice_option_label(view: dict[str, Any], action: dict[str, Any]) -> str:
+    """One option of a pending choice (a `choose` action, or a jettison that makes room), in words."""
+    if action.get("type") == "jettison":
+        goods = cargo_coins(int(action.get("cargo", 0)), int(action.get("coins", 0)))
+        return f"Jettison {goods} from {hold_name(action.get('hold'))}"
+    o = action.get("option") or {}
+    kind = action.get("choice")
+    if kind == "plunder":
+        goods = plural(int(o.get("count", 1)), "Cargo" if o.get("what") == "cargo" else "Coin")
+        if o.get("to") == "hold":
+            return f"{goods} into {hold_name(o.get('hold'))}"
+        if o.get("to") == "island":
+            return f"{goods} onto the island"
+        return f"Discard {goods} to the supply"
+    if kind == "owed":
+        return "Let them go back to the supply"
+    if kind == "battle_cubes":
+        if o.get("fewer"):
+            return "Fight with fewer cubes"
+        return f"Take a cube from {square_name(view, str(o.get('square')))}"
+    return "Choose"
 
 
 def decorate_prompts(state: Any, payload: dict[str, Any], player: str | None = None) -> dict[str, Any]:
