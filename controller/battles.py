@@ -1063,7 +1063,7 @@ class BattleDriver:
             # Raises Refusal (nothing logged, nothing changed) when the engine refuses the corrected record.
             # Logged with the game's correction in one transaction, so a restart rebuilds the corrected
             # session.
-            entry = {
+            entry: dict[str, Any] = {
                 "op": "correct_after_result",
                 "now": now,
                 "args": {"step": step, "cube": cube, "zone": zone, "remove": remove, "by": player},

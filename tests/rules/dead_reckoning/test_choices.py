@@ -17,7 +17,7 @@ from tests.rules.helpers import act, game, give_hand, place_island
 def _attack(seed: int = 1) -> tuple[GameState, str, str]:
     """red attacks blue with a Captain's Attack Flag, both in Harbor."""
     state = game(2, seed=seed)
-    me = state.active
+    me = str(state.active)
     other = [c for c in state.players if c != me][0]
     give_hand(state, me, ["captain"])
     state.data["p"][me]["cards"]["captain"]["level"] = 2
