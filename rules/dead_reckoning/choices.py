@@ -153,8 +153,9 @@ def room_making_jettisons(d: State, color: str) -> list[dict[str, Any]]:
     the gain needs."""
     p = d["p"][color]
     owed = p.get("owed")
-    if not owed:
-        return []
+    b = d["battle"]
+    if not owed or (b and b.get("locked") and color in battle_players(d)):
+        return []  # "once the battle has begun, you can no longer do this until the battle is over"
     need = owed["cargo"] + owed["coins"]
     out = []
     for h in (0, 1):

@@ -272,9 +272,9 @@ function boardOf(p, store) {
 
 /** "If any part of a cube is touching a zone, that cube is considered to be in that zone": a second zone
  * the cube also touches (none by default). */
-function alsoTouching(zones, value, onChange, data) {
+function alsoTouching(zones, value, onChange) {
   const options = [["", "touching no other zone"], ...zones.filter(([z]) => z !== "rail").map(([z, name]) => [z, `also touching ${name}`])];
-  return select(options, value, onChange, { dataset: { also: "1", ...data } });
+  return select(options, value, onChange, { dataset: { also: "1" } });
 }
 
 /** A correction's answer: one zone, or every zone the cube touches ("zones", the first being "zone"). */
@@ -376,7 +376,7 @@ export function battlePrompt(p, store, send, mine) {
           c.crop ? h("img.crop", { src: `data:image/jpeg;base64,${c.crop}`, alt: `cube ${c.cube}` }) : null,
           cube(c.color), ` ${humanize(c.color)} cube ${c.cube + 1} is `,
           select(zones, draft[key] ?? current, (val) => setDraft(key, val), { dataset: { step: st.step, cube: c.cube } }),
-          alsoTouching(zones, draft[`also${key}`] ?? (c.zones || [])[1] ?? "", (val) => setDraft(`also${key}`, val), { step: st.step, cube: c.cube }),
+          alsoTouching(zones, draft[`also${key}`] ?? (c.zones || [])[1] ?? "", (val) => setDraft(`also${key}`, val)),
           h("button", { dataset: { answer: "zone" }, on: { click: () => {
             const z = (drafts.get(id) || {})[key] ?? current;
             const also = (drafts.get(id) || {})[`also${key}`] ?? (c.zones || [])[1] ?? "";
@@ -396,7 +396,7 @@ export function battlePrompt(p, store, send, mine) {
       const img = read?.crop && !(asked.includes(i) && crop) ? h("img.crop", { src: `data:image/jpeg;base64,${read.crop}`, alt: `cube ${i}` }) : null;
       return h(`div.fix${asked.includes(i) ? ".asked" : ""}`, { dataset: { cube: i } }, img, cube(read?.color ?? p.color), ` ${humanize(read?.color ?? p.color ?? "")} cube ${i + 1} is `,
         select(zones, chosen, (val) => setDraft(`zone${i}`, val), { dataset: { cube: i } }),
-        alsoTouching(zones, draft[`also${i}`] ?? (read?.zones || [])[1] ?? "", (val) => setDraft(`also${i}`, val), { cube: i }),
+        alsoTouching(zones, draft[`also${i}`] ?? (read?.zones || [])[1] ?? "", (val) => setDraft(`also${i}`, val)),
         h("button.primary", { dataset: { answer: "zone" }, on: { click: () => {
           const z = (drafts.get(id) || {})[`zone${i}`] ?? chosen;
           const also = (drafts.get(id) || {})[`also${i}`] ?? (read?.zones || [])[1] ?? "";
