@@ -295,10 +295,11 @@ def _summary(state: api.GameState, player: str | None) -> str:
         )
     if v["scores"]:
         lines.append("final coins: " + ", ".join(f"{c} {t}" for c, t in v["scores"]["totals"].items()))
-        lines.append(
-            f"winner: {v['scores']['winner']}"
-            if v["scores"]["winner"]
-            else "tie: " + ", ".join(v["scores"]["tie_break_needed"]) + " play the tie-break battle"
-        )
+        if v["scores"]["winner"]:
+            lines.append(f"winner: {v['scores']['winner']}")
+        elif v["scores"].get("shared_win"):
+            lines.append("shared win (no cube to drop in the tie-break): " + ", ".join(v["scores"]["shared_win"]))
+        else:
+            lines.append("tie: " + ", ".join(v["scores"]["tie_break_needed"]) + " play the tie-break battle")
     _ = SQUARES
     return "\n".join(lines)
