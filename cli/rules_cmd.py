@@ -298,7 +298,8 @@ def _summary(state: api.GameState, player: str | None) -> str:
         if v["scores"]["winner"]:
             lines.append(f"winner: {v['scores']['winner']}")
         elif v["scores"].get("shared_win"):
-            lines.append("shared win (no cube to drop in the tie-break): " + ", ".join(v["scores"]["shared_win"]))
+            shared = ", ".join(v["scores"]["shared_win"])
+            lines.append(f"shared win (no cube to drop in the tie-break): {shared}")
         else:
             lines.append("tie: " + ", ".join(v["scores"]["tie_break_needed"]) + " play the tie-break battle")
     _ = SQUARES
