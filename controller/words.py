@@ -440,6 +440,8 @@ def action_words(
             out["label"] = f"Load {what} from {place} into {hold_name(a.get('hold'))}"
         else:
             out["label"] = f"Unload {what} from {hold_name(a.get('hold'))} onto {place}"
+    elif t == "jettison":  # offered to make room for a gain owed to a full Ship (choices.py)
+        out["label"] = choice_option_label(view, a)
     elif t == "buy":
         card = ((view.get("grid") or {}).get(at) or {}).get("card") or {}
         if a.get("card"):  # a logged buy names its card (the square no longer shows it)
@@ -888,7 +890,8 @@ def choice_option_label(view: dict[str, Any], action: dict[str, Any]) -> str:
     o = action.get("option") or {}
     kind = action.get("choice")
     if kind == "plunder":
-        goods = plural(int(o.get("count", 1)), "Cargo" if o.get("what") == "cargo" else "Coin")
+        n = int(o.get("count", 1))
+        goods = plural(n, "Cargo", "Cargo") if o.get("what") == "cargo" else plural(n, "Coin")
         if o.get("to") == "hold":
             return f"{goods} into {hold_name(o.get('hold'))}"
         if o.get("to") == "island":

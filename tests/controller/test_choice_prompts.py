@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+from controller import words
 from controller.core import TableCore
 from controller.gamelog import GameLog
 
@@ -46,3 +47,26 @@ def test_plunder_that_did_not_fit_is_a_prompt_with_the_engines_options(tmp_path)
     assert r["accepted"], r
     assert f"choice:plunder:{me}" not in core.prompts and "plunder" not in core.state.data["p"][me]
     log.close()
+
+
+def test_choice_options_and_room_making_jettisons_read_in_the_games_words():
+    view = {"grid": {"r1c2": {"board": "island-06"}}}
+    label = words.choice_option_label
+    assert (
+        label(view, {"type": "jettison", "hold": 1, "cargo": 2, "coins": 0}) == "Jettison 2 Cargo from hold 2"
+    )
+    assert label(view, {"type": "choose", "choice": "owed", "option": {"to": "discard"}}) == (
+        "Let them go back to the supply"
+    )
+    assert label(view, {"type": "choose", "choice": "battle_cubes", "option": {"fewer": True}}) == (
+        "Fight with fewer cubes"
+    )
+    take = label(view, {"type": "choose", "choice": "battle_cubes", "option": {"square": "r1c2"}})
+    assert take.startswith("Take a cube from ") and "r1c2" not in take  # a place name, never an id
+    plunder = {"what": "cargo", "to": "island", "count": 3}
+    assert label(view, {"type": "choose", "choice": "plunder", "option": plunder}) == (
+        "3 Cargo onto the island"
+    )
+    # the same words on the action buttons
+    act = {"type": "jettison", "hold": 0, "cargo": 0, "coins": 1}
+    assert words.action_words(None, view, "red", act, {})["label"] == "Jettison 1 Coin from hold 1"
