@@ -295,10 +295,12 @@ def _summary(state: api.GameState, player: str | None) -> str:
         )
     if v["scores"]:
         lines.append("final coins: " + ", ".join(f"{c} {t}" for c, t in v["scores"]["totals"].items()))
-        lines.append(
-            f"winner: {v['scores']['winner']}"
-            if v["scores"]["winner"]
-            else "tie: " + ", ".join(v["scores"]["tie_break_needed"]) + " play the tie-break battle"
-        )
+        if v["scores"]["winner"]:
+            lines.append(f"winner: {v['scores']['winner']}")
+        elif v["scores"].get("shared_win"):
+            shared = ", ".join(v["scores"]["shared_win"])
+            lines.append(f"shared win (no cube to drop in the tie-break): {shared}")
+        else:
+            lines.append("tie: " + ", ".join(v["scores"]["tie_break_needed"]) + " play the tie-break battle")
     _ = SQUARES
     return "\n".join(lines)

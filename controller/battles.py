@@ -245,6 +245,7 @@ class BattleDriver:
                     zone=args.get("zone"),
                     step=args["step"],
                     remove=bool(args.get("remove")),
+                    zones=args.get("zones"),
                 )
             elif op == "manual_tower":
                 session.tower(counts=args["counts"], now=now)
@@ -471,7 +472,7 @@ class BattleDriver:
             return []
         return [
             side.name
-            for side in (session.setup.attacker, session.setup.defender)
+            for side in session.setup.sides()  # the tie-break: every tied player
             if side.is_player and side.name in self.core.players
         ]
 
@@ -650,7 +651,11 @@ class BattleDriver:
             )
         elif "cube" in answer or "add" in answer:
             args = {"cube": answer.get("cube"), "by": player}
-            args.update({k: answer[k] for k in ("zone", "step", "color", "remove", "add") if k in answer})
+            # "zones": every zone a cube touches ("If any part of a cube is touching a zone, that cube is
+            # considered to be in that zone"), 2 or more; "zone" alone: that zone only
+            args.update(
+                {k: answer[k] for k in ("zone", "zones", "step", "color", "remove", "add") if k in answer}
+            )
             others = [p for p in self.fighters() if p != player and p not in self.bots]
             if player in self.referees or not others or self._key() is None or self._asked(args):
                 self.input("correct", args)
@@ -832,6 +837,7 @@ class BattleDriver:
                     "cube": i,
                     "color": c.get("color"),
                     "zone": c.get("zone"),
+                    "zones": c.get("zones") or [],
                     "confidence": c.get("confidence"),
                     "crop": crops.get(i),
                 }
@@ -848,7 +854,13 @@ class BattleDriver:
                     "step": n,
                     "reason": step.get("reason"),
                     "cubes": [
-                        {"cube": i, "color": c.get("color"), "zone": c.get("zone"), "crop": crops.get(i)}
+                        {
+                            "cube": i,
+                            "color": c.get("color"),
+                            "zone": c.get("zone"),
+                            "zones": c.get("zones") or [],  # 2 or more: it touches each (else `zone` only)
+                            "crop": crops.get(i),
+                        }
                         for i, c in enumerate(step.get("board", []))
                     ],
                 }
@@ -987,21 +999,34 @@ class BattleDriver:
             zone = answer.get("zone")
             if zone is not None and not isinstance(zone, str):
                 raise Refusal("invalid", "The zone must be a zone id from the prompt, or null for a rail.")
+            zones = answer.get("zones")
+            if zones is not None and (
+                not isinstance(zones, list) or len(zones) < 2 or not all(isinstance(z, str) for z in zones)
+            ):
+                raise Refusal(
+                    "invalid",
+                    "'zones' lists every zone the cube touches (2 or more zone ids from the prompt).",
+                )
+            if zones:
+                zone = zones[0]  # "zone" is the first of "zones", for readers that know one zone
             if not self.may_referee(player, self.fighters(fin["session"])):
                 raise Refusal("illegal", "Only the players in that battle (or a referee) may correct it.")
             before = _cube_at(fin["session"], step, cube)
             if before is None:
                 raise Refusal("invalid", f"Drop {step + 1} has no cube {cube}; pick a cube from the list.")
             remove = bool(answer.get("remove"))
-            if (remove and before.get("ghost")) or (
-                not remove and not before.get("ghost") and before.get("zone") == zone
-            ):
+            same = (
+                before.get("zones") == zones
+                if zones
+                else before.get("zone") == zone and len(before.get("zones") or []) < 2
+            )
+            if (remove and before.get("ghost")) or (not remove and not before.get("ghost") and same):
                 raise Refusal(
                     "invalid",
                     "That is how the cube already lies: a correction must change something; "
                     "nothing was changed.",
                 )
-            self._apply_after_result(player, step, cube, zone, remove, before, contested=None)
+            self._apply_after_result(player, step, cube, zone, remove, before, contested=None, zones=zones)
 
     def _apply_after_result(
         self,
@@ -1012,6 +1037,7 @@ class BattleDriver:
         remove: bool,
         before: dict[str, Any],
         contested: dict[str, Any] | None,
+        zones: list[str] | None = None,
     ) -> None:
         """Re-resolve the finished battle with one cube corrected and replace its result in the game."""
         from rules.battle.errors import BattleRecordError
@@ -1025,7 +1051,7 @@ class BattleDriver:
             )  # a trial: the kept session changes only if all is accepted
             now = self.clock()
             try:
-                session.correct(cube, now, by=player, zone=zone, step=step, remove=remove)
+                session.correct(cube, now, by=player, zone=zone, step=step, remove=remove, zones=zones)
             except BattleRecordError as exc:
                 raise Refusal("illegal", exc.message) from None
             if session.outcome is None:
@@ -1037,11 +1063,13 @@ class BattleDriver:
             # Raises Refusal (nothing logged, nothing changed) when the engine refuses the corrected record.
             # Logged with the game's correction in one transaction, so a restart rebuilds the corrected
             # session.
-            entry = {
+            entry: dict[str, Any] = {
                 "op": "correct_after_result",
                 "now": now,
                 "args": {"step": step, "cube": cube, "zone": zone, "remove": remove, "by": player},
             }
+            if zones:
+                entry["args"]["zones"] = list(zones)
             self.core.correct(
                 fin["target_seq"],
                 {"type": "resolve_battle", "record": session.record},
@@ -1234,7 +1262,14 @@ def final_view(session: Any, setup: dict[str, Any] | None) -> dict[str, Any]:
             "location": (setup or {}).get("location"),
         }
     )
-    if outcome is not None:
+    if outcome is not None and session.setup.kind == "tiebreak":
+        leaders = outcome.leaders()
+        view["result"] = {
+            **outcome.to_json(),
+            "winner_name": leaders[0] if len(leaders) == 1 else None,
+            "leaders": leaders,
+        }
+    elif outcome is not None:
         sides: tuple[SideName, SideName] = ("attacker", "defender")
         players = [s for s in sides if getattr(session.setup, s).is_player]
         view["result"] = {

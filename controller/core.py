@@ -448,6 +448,7 @@ class TableCore:
                     f"{self.topic}/player/{p}/state", self.private_payload(p, legal), retain=True
                 )
                 changed |= self._action_prompt(p, legal)
+                changed |= self._choice_prompts(p, legal)
             if changed:
                 self.publish_prompts()
 
@@ -477,6 +478,57 @@ class TableCore:
             handler=answer,
         )
         return True
+
+    def _choice_prompts(self, player: str, legal: list[dict[str, Any]]) -> bool:
+        """One `choice` prompt per pending choice of the player (rules: plunder to place, a gain owed to a
+        full Ship, Battle cubes from islands), its options the engine's legal `choose` actions (and, for an
+        owed gain, the jettisons that make room); the answer {"option": i} sends that action."""
+        has_prompts = any(k.startswith("choice:") and k.endswith(f":{player}") for k in self.prompts)
+        if not has_prompts and not any(a.get("type") == "choose" for a in legal):
+            return False  # the usual case: nothing to choose, and the views are not built for it
+        you = (self.engine.private_view(self.state, player) or {}).get("you") or {}
+        choices = you.get("choices") or []
+        view = self.engine.public_view(self.state)
+        changed = False
+        live = set()
+        for c in choices:
+            kind = c.get("choice")
+            pid = f"choice:{kind}:{player}"
+            live.add(pid)
+            actions = [
+                a
+                for a in legal
+                if (a.get("type") == "choose" and a.get("choice") == kind)
+                or (a.get("type") == "jettison" and a in (c.get("jettisons") or []))
+            ]
+            options = [
+                {"id": i, "label": words.choice_option_label(view, a), "answer": {"option": i}}
+                for i, a in enumerate(actions)
+            ]
+            old = self.prompts.get(pid)
+            if old is not None and old.data.get("options") == options and old.data.get("pending") == c:
+                continue
+
+            def answer(who: str, data: dict[str, Any], actions: list[dict[str, Any]] = actions) -> None:
+                i = data.get("option")
+                if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(actions):
+                    raise Refusal("invalid", f"Choose one of the {len(actions)} options by its number.")
+                self.submit(who, actions[i])
+
+            self.prompts[pid] = Prompt(
+                pid,
+                "choice",
+                words.choice_text(view, c),
+                player,
+                {"choice": kind, "options": options, "pending": c},
+                handler=answer,
+            )
+            changed = True
+        for pid in [k for k in self.prompts if k.startswith("choice:") and k.endswith(f":{player}")]:
+            if pid not in live:
+                del self.prompts[pid]
+                changed = True
+        return changed
 
     def publish_prompts(self) -> None:
         with self.lock:

@@ -440,6 +440,8 @@ def action_words(
             out["label"] = f"Load {what} from {place} into {hold_name(a.get('hold'))}"
         else:
             out["label"] = f"Unload {what} from {hold_name(a.get('hold'))} onto {place}"
+    elif t == "jettison":  # offered to make room for a gain owed to a full Ship (choices.py)
+        out["label"] = choice_option_label(view, a)
     elif t == "buy":
         card = ((view.get("grid") or {}).get(at) or {}).get("card") or {}
         if a.get("card"):  # a logged buy names its card (the square no longer shows it)
@@ -499,6 +501,8 @@ def action_words(
         out["label"] = f"{board_name(a.get('board'))} was turned up at {square_place(a.get('square', ''))}"
     elif t == "undo":
         out["label"] = "Undo"
+    elif t == "choose":
+        out["label"] = choice_option_label(view, a)
     else:
         out["label"] = title(str(t))
     return out
@@ -543,8 +547,26 @@ def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
     order = sorted(players, key=lambda c: -totals[c])
     tied = list(s.get("tie_break_needed") or [])
     winner = s.get("winner")
-    if winner:
+    shared = list(s.get("shared_win") or [])
+    rounds = list(s.get("tie_break") or [])
+    if winner and rounds:
+        strength = rounds[-1].get("strength", {})
+        verdict = (
+            f"{player_name(winner)} wins: tied on {plural(totals[winner], 'Coin')}, they had the most Battle "
+            f"strength in the tie-break ({strength.get(winner, 0)})."
+        )
+    elif winner:
         verdict = f"{player_name(winner)} wins with {plural(totals[winner], 'Coin')}."
+    elif shared:
+        verdict = (
+            f"{' and '.join(player_name(c) for c in shared)} share the win: tied on "
+            f"{plural(totals[shared[0]], 'Coin')}, and none of them has a cube to drop in the tie-break."
+        )
+    elif tied and rounds:
+        verdict = (
+            f"{' and '.join(player_name(c) for c in tied)} are still tied after the tie-break battle: they "
+            "drop their cubes in the tower again; the most Battle strength wins the game."
+        )
     elif tied:
         verdict = (
             f"{' and '.join(player_name(c) for c in tied)} are tied on {plural(totals[tied[0]], 'Coin')}: "
@@ -560,11 +582,18 @@ def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
         "totals": totals,
         "winner": winner,
         "tied": tied,
+        "shared_win": shared,
+        "tie_break": rounds,
         "verdict": verdict,
     }
 
 
-PHASES: dict[Any, str] = {"setup": "Setup", "main": "Main phase", "over": "Game over"}
+PHASES: dict[Any, str] = {
+    "setup": "Setup",
+    "main": "Main phase",
+    "tiebreak": "Tie-break battle",
+    "over": "Game over",
+}
 
 
 def waiting_text(view: dict[str, Any], req: dict[str, Any]) -> str:
@@ -823,6 +852,58 @@ def decorate_private(engine: Any, state: Any, player: str, payload: dict[str, An
     except Exception:  # noqa: BLE001 - as above
         payload["words"] = None
     return payload
+
+
+# -- the player's own choices (rules/dead_reckoning/choices.py) ------------------------------------------
+
+
+def choice_text(view: dict[str, Any], choice: dict[str, Any]) -> str:
+    """The prompt of one pending choice, in the game's words."""
+    kind = choice.get("choice")
+    goods = cargo_coins(int(choice.get("cargo", 0)), int(choice.get("coins", 0)))
+    if kind == "plunder":
+        return (
+            f"Your plunder ({goods}) did not fit in your holds: place it in a hold with room, on "
+            f"{square_name(view, str(choice.get('square')))}'s island, or discard it to the supply "
+            "(unplaced at the end of the turn, it goes to the island if it may, else the supply)."
+        )
+    if kind == "owed":
+        return (
+            f"{goods} did not fit on your Ship: jettison Cargo or Coins to make room for them, unload on "
+            "your turn, or let them go back to the supply (at the end of your turn they go back anyway)."
+        )
+    if kind == "battle_cubes":
+        short = int(choice.get("short", 0))
+        return (
+            f"You are {plural(short, 'Battle cube')} short (supply: {choice.get('supply', 0)}): take one of "
+            "your non-permanent cubes from an island for each, or fight with fewer cubes. Island cubes "
+            "taken do not go back to the islands."
+        )
+    return "Make a choice."
+
+
+def choice_option_label(view: dict[str, Any], action: dict[str, Any]) -> str:
+    """One option of a pending choice (a `choose` action, or a jettison that makes room), in words."""
+    if action.get("type") == "jettison":
+        goods = cargo_coins(int(action.get("cargo", 0)), int(action.get("coins", 0)))
+        return f"Jettison {goods} from {hold_name(action.get('hold'))}"
+    o = action.get("option") or {}
+    kind = action.get("choice")
+    if kind == "plunder":
+        n = int(o.get("count", 1))
+        goods = plural(n, "Cargo", "Cargo") if o.get("what") == "cargo" else plural(n, "Coin")
+        if o.get("to") == "hold":
+            return f"{goods} into {hold_name(o.get('hold'))}"
+        if o.get("to") == "island":
+            return f"{goods} onto the island"
+        return f"Discard {goods} to the supply"
+    if kind == "owed":
+        return "Let them go back to the supply"
+    if kind == "battle_cubes":
+        if o.get("fewer"):
+            return "Fight with fewer cubes"
+        return f"Take a cube from {square_name(view, str(o.get('square')))}"
+    return "Choose"
 
 
 def decorate_prompts(state: Any, payload: dict[str, Any], player: str | None = None) -> dict[str, Any]:

@@ -6,7 +6,11 @@ and later applies a `BattleOutcome`. The battle module computes the outcome from
 final reading of the battle board and the players' ability choices. Both are plain, frozen,
 JSON-serialisable dataclasses (`to_json` / `from_json`) so they travel in events and over MQTT.
 
-Side names are "attacker" (always the active player) and "defender".
+Side names are "attacker" (always the active player) and "defender". The end-of-game tie-break among
+three or more players ("A tied battle like this may involve more than 2 players at the same time") has
+more sides: the first two tied players are `attacker` and `defender`, the rest are `more_sides`; only
+strength decides it, per side (`BattleOutcome.strengths`, keyed by side name). Both new fields are left
+out of the JSON when empty, so a two-sided battle's JSON is what it always was.
 
 Resolution: `rules.battle.resolve_battle(setup, record) -> BattleOutcome`, where `record` is the
 JSON battle record the refereeing session produces (every drop read, ability choices in order,
@@ -61,9 +65,15 @@ class BattleSetup:
     location: str  # square id like "r2c3", or "harbor"
     # The mover stopped on a Pirate-mode defender: losing means a blockade of that island.
     provoked_by_pirate: bool = False
+    # Sides beyond the two (only the end-of-game tie-break among 3 or more players).
+    more_sides: tuple[BattleSide, ...] = ()
+
+    def sides(self) -> tuple[BattleSide, ...]:
+        """Every side: attacker, defender, then the tie-break's further sides."""
+        return (self.attacker, self.defender, *self.more_sides)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return without_empty(asdict(self), OPTIONAL_FIELDS)
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> BattleSetup:
@@ -71,7 +81,14 @@ class BattleSetup:
             abilities = tuple(BattleAbility(**a) for a in d.get("abilities", ()))
             return BattleSide(**{**d, "abilities": abilities, "hold_room": tuple(d.get("hold_room", ()))})
 
-        return BattleSetup(**{**data, "attacker": side(data["attacker"]), "defender": side(data["defender"])})
+        return BattleSetup(
+            **{
+                **data,
+                "attacker": side(data["attacker"]),
+                "defender": side(data["defender"]),
+                "more_sides": tuple(side(d) for d in data.get("more_sides", ())),
+            }
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +112,18 @@ class BattleOutcome:
     # Equal strength. The winner is still the attacker (the active player wins ties); only the
     # end-of-game tie-break looks at this ("if still tied, repeat the battle").
     tied: bool = False
+    # Battle strength per side name; filled in the tie-break only, where every side's strength decides.
+    strengths: dict[str, int] = field(default_factory=dict)
+
+    def leaders(self) -> list[str]:
+        """The tie-break's side names with the highest strength (more than one: still tied)."""
+        if not self.strengths:
+            return []
+        best = max(self.strengths.values())
+        return [name for name, n in self.strengths.items() if n == best]
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return without_empty(asdict(self), OPTIONAL_FIELDS)
 
     @staticmethod
     def from_json(data: dict[str, Any]) -> BattleOutcome:
@@ -109,3 +135,11 @@ class BattleOutcome:
                 "abilities_used": tuple(data.get("abilities_used", ())),
             }
         )
+
+
+# Fields added after the JSON format was fixed: left out when empty, so older readers and logs agree.
+OPTIONAL_FIELDS = frozenset({"more_sides", "strengths"})
+
+
+def without_empty(data: dict[str, Any], optional: frozenset[str]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k not in optional or v}

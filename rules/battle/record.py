@@ -55,6 +55,9 @@ def coins_of(params: dict[str, Any], wheels: int) -> int:
 
 
 DROP_REASONS = ("initial", "rail", "exploding", "ability")
+# The rulebook's order of resolving the cubes ("Resolve the cubes in the following order"); a miss zone
+# does nothing, so a cube touching a miss zone and another is resolved by the other.
+STEP_ORDER = {"exploding": 0, "plunder": 1, "damage": 2, "strength": 3, "miss": 4}
 SIDES = ("attacker", "defender")
 
 
@@ -68,6 +71,15 @@ class BoardCube:
     zone: str | None  # None: lying only on a raised rail, to be re-dropped
     removed: bool = False  # taken off the board by a Battle ability
     ghost: bool = False  # a reading corrected as "not a cube of this battle"; only keeps indexes stable
+    # Every zone the cube touches when it touches 2 or more ("If any part of a cube is touching a zone, that
+    # cube is considered to be in that zone"); empty: in `zone` only.
+    zones: tuple[str, ...] = ()
+
+    def touching(self) -> tuple[str, ...]:
+        """The zones the cube is in (none on a rail)."""
+        if self.zones:
+            return self.zones
+        return () if self.zone is None else (self.zone,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,13 +119,18 @@ class Tracker:
     set_aside: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        a, d = self.setup.attacker, self.setup.defender
-        if a.cube_color == d.cube_color:
-            raise BattleRecordError(
-                f"Both sides drop {a.cube_color} cubes: the camera could not tell them apart; "
-                "give one side another colour."
-            )
-        for side in (a, d):
+        sides = self.setup.sides()
+        seen_colors: set[str] = set()
+        for side in sides:
+            if side.cube_color in seen_colors:
+                raise BattleRecordError(
+                    f"Two sides drop {side.cube_color} cubes: the camera could not tell them apart; "
+                    "give one side another colour."
+                )
+            seen_colors.add(side.cube_color)
+        if self.setup.more_sides and self.setup.kind != "tiebreak":
+            raise BattleRecordError("Only the end-of-game tie-break has more than two sides.")
+        for side in sides:
             if side.cubes < 0:
                 raise BattleRecordError(f"{side.name} has {side.cubes} battle cubes; it must be 0 or more.")
             for ab in side.abilities:
@@ -122,7 +139,7 @@ class Tracker:
                         f"Ability {ab.id!r} has effect {ab.effect!r}, which is unknown; "
                         f"use one of {', '.join(EFFECTS)}."
                     )
-        initial = {a.cube_color: a.cubes, d.cube_color: d.cubes}
+        initial = {side.cube_color: side.cubes for side in sides}
         self.pending = PendingDrop("initial", initial, dict(initial))
 
     # --- who is who ---------------------------------------------------------------------------------
@@ -131,6 +148,39 @@ class Tracker:
 
     def side_of_color(self, color: str) -> str:
         return "attacker" if color == self.setup.attacker.cube_color else "defender"
+
+    def colors(self) -> tuple[str, ...]:
+        """The cube colours of this battle, one per side."""
+        return tuple(side.cube_color for side in self.setup.sides())
+
+    def owner_of_color(self, color: str) -> BattleSide | None:
+        return next((side for side in self.setup.sides() if side.cube_color == color), None)
+
+    def resolving_zone(self, cube: BoardCube) -> str | None:
+        """The zone whose step resolves `cube`, by the rulebook's order: a cube touching several zones is in
+        each, and the earliest step takes it (exploding shots first; plunder and damage remove the cube
+        before strength counts). Within one step it counts once, at the zone best for its owner: the
+        highest strength, the largest plunder (Coins before Cargo on equal totals). Plunder is skipped in
+        Building battles, so a cube there goes on to its damage or strength zone."""
+        touching = cube.touching()
+        if len(touching) <= 1:
+            return touching[0] if touching else None
+        zones = self.board.zones
+        known = [z for z in touching if z in zones]
+        if not known:
+            return touching[0]
+
+        def rank(z: str) -> tuple[int, int, int]:
+            zone = zones[z]
+            if zone.kind == "plunder" and self.setup.kind == "building":
+                return (STEP_ORDER["miss"], 0, 0)  # "skip this step in battles with Buildings"
+            value = {
+                "plunder": (zone.cargo + zone.coins, zone.coins),
+                "strength": (zone.strength, 0),
+            }.get(zone.kind, (0, 0))
+            return (STEP_ORDER.get(zone.kind, STEP_ORDER["miss"]), -value[0], -value[1])
+
+        return min(known, key=rank)
 
     def counts(self) -> Counter[str]:
         return Counter(c.color for c in self.cubes if not c.removed)
@@ -257,11 +307,11 @@ class Tracker:
             to = step.get("to")
             if to not in self.board.zones:
                 raise BattleRecordError(f"Ability {ab.id!r} needs 'to': a zone id of the board, got {to!r}.")
-            if cube.zone is None or not self.board.is_adjacent(cube.zone, to):
+            if not any(self.board.is_adjacent(z, to) for z in cube.touching()):
                 raise BattleRecordError(
                     f"Zone {to!r} is not adjacent to {cube.zone!r}; move the cube to a neighbouring zone."
                 )
-            cube.zone = to
+            cube.zone, cube.zones = to, ()
             self._after_board_change()  # moved into the exploding zone: back to step 1
         elif ab.effect == "remove_cube_for_damage_and_coins":
             cube = self._cube(step, ab, side, "own")
@@ -298,10 +348,11 @@ class Tracker:
             dropped = Counter(self.cubes[i].color for i in rail)
             self.pending = PendingDrop("rail", dict(dropped), now, cubes=tuple(rail))
             return
+        # a cube touching the exploding zone explodes, whatever else it touches (step 1 comes first)
         boom = [
             i
             for i, c in enumerate(self.cubes)
-            if not c.removed and self.board.zones[c.zone].kind == "exploding"  # type: ignore[index]
+            if not c.removed and any(self.board.zones[z].kind == "exploding" for z in c.touching())
         ]
         if boom:
             n = Counter(self.cubes[i].color for i in boom)
@@ -338,7 +389,7 @@ class Tracker:
         raw = step.get("board")
         if not isinstance(raw, list):
             raise BattleRecordError("A drop step needs 'board': the list of cubes read on the board.")
-        colors = (self.setup.attacker.cube_color, self.setup.defender.cube_color)
+        colors = self.colors()
         cubes: list[BoardCube] = []
         for i, c in enumerate(raw):
             if isinstance(c, dict) and c.get("ghost"):
@@ -348,15 +399,15 @@ class Tracker:
                 continue
             if not isinstance(c, dict) or c.get("color") not in colors:
                 raise BattleRecordError(
-                    f"Cube {i} of the {reason} drop is {c!r}; this battle only has {colors[0]} and "
-                    f"{colors[1]} cubes."
+                    f"Cube {i} of the {reason} drop is {c!r}; this battle only has "
+                    f"{' and '.join(colors)} cubes."
                 )
             zone = c.get("zone")
             if zone is not None and zone not in self.board.zones:
                 raise BattleRecordError(
                     f"Cube {i} lies in zone {zone!r}, which the battle board does not have."
                 )
-            cubes.append(BoardCube(c["color"], zone))
+            cubes.append(BoardCube(c["color"], zone, zones=self._zones_of(i, c, zone)))
         seen = Counter(c.color for c in cubes if not c.ghost)
         for color in colors:
             if seen.get(color, 0) != owed.expected.get(color, 0):
@@ -376,6 +427,26 @@ class Tracker:
         self.board_step = self.steps_done
         self.drops += 1
         self._after_board_change()
+
+    def _zones_of(self, i: int, c: dict[str, Any], zone: str | None) -> tuple[str, ...]:
+        """A cube's `zones` (every zone it touches, beside `zone`, the first of them), checked."""
+        raw = c.get("zones")
+        if raw is None:
+            return ()
+        if not isinstance(raw, list) or not raw or not all(isinstance(z, str) for z in raw):
+            raise BattleRecordError(
+                f"Cube {i} has 'zones': {raw!r}; give the list of zone ids the cube touches."
+            )
+        for z in raw:
+            if z not in self.board.zones:
+                raise BattleRecordError(f"Cube {i} touches zone {z!r}, which the battle board does not have.")
+        if zone is not None and zone not in raw:
+            raise BattleRecordError(
+                f"Cube {i} lies in zone {zone!r} but its 'zones' {raw} leave it out; 'zone' is the first of "
+                "'zones'."
+            )
+        unique = tuple(dict.fromkeys(raw))
+        return unique if len(unique) > 1 else ()
 
     # --- the whole record -----------------------------------------------------------------------------
     def apply(self, step: dict[str, Any]) -> None:
@@ -436,6 +507,19 @@ def corrected_steps(record: dict[str, Any], board: BattleBoard) -> list[dict[str
                     f"Correction {n} puts the cube in zone {corr['zone']!r}, which the board lacks."
                 )
             cubes[i]["zone"] = corr["zone"]
+            cubes[i].pop("zones", None)  # one zone named: in that zone only
+        if "zones" in corr:  # a cube touching two or more zones: in each of them
+            zs = corr["zones"]
+            if (
+                not isinstance(zs, list)
+                or not zs
+                or not all(isinstance(z, str) and z in board.zones for z in zs)
+            ):
+                raise BattleRecordError(
+                    f"Correction {n} gives 'zones' {zs!r}; list the board's zone ids the cube touches."
+                )
+            cubes[i]["zone"] = zs[0]
+            cubes[i]["zones"] = list(zs)
         if "color" in corr:
             cubes[i]["color"] = corr["color"]
     return steps

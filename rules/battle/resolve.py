@@ -37,9 +37,10 @@ def tallies(tracker: Tracker, cubes: list[BoardCube] | None = None) -> dict[str,
         if cube.removed or cube.zone is None:
             continue
         if cube.color not in (setup.attacker.cube_color, setup.defender.cube_color):
-            continue  # a stray cube in a provisional reading
+            continue  # a stray cube in a provisional reading, or a tie-break's third side (`strengths`)
         side = tracker.side_of_color(cube.color)
-        zone = tracker.board.zones.get(cube.zone)
+        zone_id = tracker.resolving_zone(cube)
+        zone = tracker.board.zones.get(zone_id) if zone_id is not None else None
         if zone is None:
             continue  # an unknown zone in a provisional reading; the session prompts for it
         if zone.kind == "plunder" and _gets_plunder(setup, side):
@@ -52,6 +53,20 @@ def tallies(tracker: Tracker, cubes: list[BoardCube] | None = None) -> dict[str,
     for side in SIDES:
         if _takes_damage(setup, other(side)):
             out[side]["damage"] += tracker.tally[side].ability_damage
+    return out
+
+
+def strengths(tracker: Tracker, cubes: list[BoardCube] | None = None) -> dict[str, int]:
+    """Battle strength per side name, every side (the tie-break's too), as the board stands now."""
+    out = {side.name: 0 for side in tracker.setup.sides()}
+    for cube in tracker.cubes if cubes is None else cubes:
+        owner = tracker.owner_of_color(cube.color)
+        if cube.removed or owner is None:
+            continue
+        zone_id = tracker.resolving_zone(cube)
+        zone = tracker.board.zones.get(zone_id) if zone_id is not None else None
+        if zone is not None and zone.kind == "strength":
+            out[owner.name] += zone.strength
     return out
 
 
@@ -82,7 +97,7 @@ def outcome_of(tracker: Tracker) -> BattleOutcome:
     for cube in tracker.cubes:  # on the board or removed by an ability: every cube goes home
         if not cube.ghost:
             returned[cube.color] += 1
-    for color in (setup.attacker.cube_color, setup.defender.cube_color):
+    for color in tracker.colors():
         returned.setdefault(color, 0)
     return BattleOutcome(
         battle_id=setup.battle_id,
@@ -92,6 +107,8 @@ def outcome_of(tracker: Tracker) -> BattleOutcome:
         abilities_used=tuple(tracker.used),
         cubes_returned=dict(sorted(returned.items())),
         tied=a_str == d_str,
+        # "The most Battle strength wins the game. If still tied, repeat the battle." (every side counts)
+        strengths=strengths(tracker) if setup.kind == "tiebreak" else {},
     )
 
 

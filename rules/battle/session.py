@@ -26,7 +26,7 @@ from typing import Any
 from rules.battle.contract import BattleOutcome, BattleSetup
 from rules.battle.errors import BattleRecordError
 from rules.battle.record import SIDES, BoardCube, PendingDrop, Tracker, corrected_steps, replay
-from rules.battle.resolve import outcome_of, tallies
+from rules.battle.resolve import outcome_of, strengths, tallies
 from rules.battle.simulate import new_record
 
 READING_STATUSES = ("ok", "redrop", "ambiguous", "no-board")
@@ -208,10 +208,13 @@ class BattleSession:
         color: str | None = None,
         remove: bool = False,
         add: dict[str, Any] | None = None,
+        zones: list[str] | None = None,
     ) -> list[Prompt]:
         """Any player corrects a reading: cube `cube` of drop step `step` (None: the reading being
         refereed now) lies in `zone` (None: on a rail), has `color`, is not a cube (`remove`), or a
-        hidden cube is added (`add={"color", "zone"}`). Past readings re-resolve the battle."""
+        hidden cube is added (`add={"color", "zone"}`), or touches every zone of `zones` (2 or more: "If any
+        part of a cube is touching a zone, that cube is considered to be in that zone"). Past readings
+        re-resolve the battle."""
         corr: dict[str, Any] = {"by": by, "t": now}
         if add is not None:
             corr["add"] = add
@@ -219,6 +222,8 @@ class BattleSession:
             corr["cube"] = cube
             if remove:
                 corr["remove"] = True
+            elif zones:
+                corr["zones"] = list(zones)
             else:
                 corr["zone"] = zone
             if color is not None:
@@ -281,6 +286,9 @@ class BattleSession:
         board = []
         for c in self._reading.get("cubes", []):
             cube = {"color": c.get("color"), "zone": None if c.get("on_rail") else c.get("zone")}
+            zs = c.get("zones")
+            if cube["zone"] is not None and isinstance(zs, list) and len(zs) > 1:
+                cube["zones"] = list(zs)  # touching two or more zones: in each (the record's contract)
             for key in ("confidence", "center_mm"):
                 if key in c:
                     cube[key] = c[key]
@@ -367,7 +375,7 @@ class BattleSession:
                     )
                 )
         cubes, fixed = self._provisional_cubes()
-        colors = (self.setup.attacker.cube_color, self.setup.defender.cube_color)
+        colors = self._tracker.colors()
         seen = Counter(c["color"] for c in cubes if not c.get("ghost"))
         for color in sorted(set(seen) - set(colors)):
             idx = [i for i, c in enumerate(cubes) if c["color"] == color and not c.get("ghost")]
@@ -375,8 +383,8 @@ class BattleSession:
                 Prompt(
                     "stray-cube",
                     "table",
-                    f"The camera sees {_plural(seen[color], color)} but this battle has only {colors[0]} "
-                    f"and {colors[1]} cubes: take it off the board, or correct its colour.",
+                    f"The camera sees {_plural(seen[color], color)} but this battle has only "
+                    f"{' and '.join(colors)} cubes: take it off the board, or correct its colour.",
                     {"color": color, "cubes": idx},
                 )
             )
@@ -424,10 +432,9 @@ class BattleSession:
                 )
             )
         for i, c in enumerate(cubes):
-            if (
-                not c.get("ghost")
-                and c.get("zone") is not None
-                and c["zone"] not in self._tracker.board.zones
+            if not c.get("ghost") and any(
+                z is not None and z not in self._tracker.board.zones
+                for z in [c.get("zone"), *(c.get("zones") or [])]
             ):
                 out.append(
                     Prompt(
@@ -550,7 +557,12 @@ class BattleSession:
         cubes: list[BoardCube] = t.cubes
         if provisional:
             raw, _ = self._provisional_cubes()
-            cubes = [BoardCube(c["color"], c.get("zone"), removed=bool(c.get("ghost"))) for c in raw]
+            cubes = [
+                BoardCube(
+                    c["color"], c.get("zone"), removed=bool(c.get("ghost")), zones=tuple(c.get("zones") or ())
+                )
+                for c in raw
+            ]
         per_zone: dict[str, dict[str, int]] = {}
         rail: Counter[str] = Counter()
         for c in cubes:
@@ -559,8 +571,9 @@ class BattleSession:
             if c.zone is None:
                 rail[c.color] += 1
             else:
-                per_zone.setdefault(c.zone, {}).setdefault(c.color, 0)
-                per_zone[c.zone][c.color] += 1
+                for z in c.touching():  # a cube touching two zones shows in both
+                    per_zone.setdefault(z, {}).setdefault(c.color, 0)
+                    per_zone[z][c.color] += 1
         counts = tallies(t, cubes)
         sides = {}
         for s in SIDES:
@@ -584,6 +597,7 @@ class BattleSession:
                 "abilities_used": [a.id for a in side.abilities if a.id in t.used],
             }
         owed = t.pending
+        every = strengths(t, cubes)
         return {
             "battle_id": self.setup.battle_id,
             "kind": self.setup.kind,
@@ -594,6 +608,16 @@ class BattleSession:
             "zones": per_zone,
             "on_rail": dict(rail),
             "sides": sides,
+            # every side with its cubes and strength (the tie-break may have more than two)
+            "all_sides": [
+                {
+                    "name": side.name,
+                    "color": side.cube_color,
+                    "cubes": side.cubes,
+                    "strength": every[side.name],
+                }
+                for side in self.setup.sides()
+            ],
             "to_act": t.next_to_act(),
             "prompts": [p.to_json() for p in self._prompts],
             "result": None if self.outcome is None else self.outcome.to_json(),

@@ -12,19 +12,26 @@ from dataclasses import fields
 from typing import Any
 
 from contracts.grid import HARBOR, SQUARES
-from rules.battle.contract import BattleAbility, BattleOutcome, BattleSetup, BattleSide
+from rules.battle.contract import OPTIONAL_FIELDS, BattleAbility, BattleOutcome, BattleSetup, BattleSide
 from rules.battle.helpers import battle_cubes, building_cubes, counts_for_legendary, loser_damage, sinks
 from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.core.state import plain
 from rules.dead_reckoning.achievements import check_achievements
-from rules.dead_reckoning.buildings import building_bonus, fortified_against
+from rules.dead_reckoning.buildings import building_bonus
 from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, played_icons
+from rules.dead_reckoning.choices import chosen_island_cubes, leave_plunder
 from rules.dead_reckoning.islands import blockaded, island_at, recheck_control
 from rules.dead_reckoning.model import State
-from rules.dead_reckoning.phases import active_player, battle_under_way, mark_acted, require_active
-from rules.dead_reckoning.ship import gain_to_ship, owe_gain, room_in_hold, ship_icon
+from rules.dead_reckoning.phases import (
+    active_player,
+    battle_players,
+    battle_under_way,
+    mark_acted,
+    require_active,
+)
+from rules.dead_reckoning.ship import gain_to_ship, hull_icons, owe_gain, room_in_hold, ship_icon
 from rules.dead_reckoning.sinking import deal_damage, sink_ship
 
 
@@ -128,7 +135,18 @@ def _cubes_for_battle(d: State, color: str) -> int:
     return n
 
 
-def _take_island_cubes_for_battle(d: State, color: str, short: int, out: list[dict[str, Any]]) -> None:
+def _take_island_cubes_for_battle(
+    d: State, color: str, short: int, chosen: list[str], out: list[dict[str, Any]]
+) -> None:
+    """The islands the player chose first ("you may remove one of your non-permanent cubes from any
+    island"), then, for what they left unchosen, the islands in board order."""
+    for sq in chosen:
+        isl = d["grid"][sq]["island"]
+        if short > 0 and isl and color in isl["cubes"]:
+            isl["cubes"][isl["cubes"].index(color)] = None
+            d["p"][color]["cubes"] += 1
+            short -= 1
+            recheck_control(d, sq, out)
     for sq in SQUARES:
         isl = d["grid"][sq]["island"]
         while short > 0 and isl and color in isl["cubes"]:
@@ -157,13 +175,15 @@ def _side(
     """A player's side: step 1's cube count by `rules.battle.battle_cubes` (Cannons, Buildings on their own
     island, +4 defending in Harbor, +2 after their final turn; short of cubes, their island cubes)."""
     p = d["p"][color]
+    chosen, fewer = chosen_island_cubes(d, color)
     count = battle_cubes(
         cannons,
         island_buildings=buildings,
         defender_in_harbor=in_harbor,
         after_final_turn=final_bonus and p["final_done"],
         supply=p["cubes"],
-        from_islands=_cubes_for_battle(d, color) - p["cubes"],
+        # "you may choose to take fewer cubes": only the island cubes chosen so far, once they say so
+        from_islands=len(chosen) if fewer else _cubes_for_battle(d, color) - p["cubes"],
     )
     return BattleSide(
         name=color,
@@ -242,7 +262,11 @@ def to_plain(x: Any) -> Any:
         if not hasattr(cls, "__dataclass_fields__"):
             return x
         names = _FIELDS[cls] = tuple(f.name for f in fields(x))
-    return {n: v if type(v := getattr(x, n)) in _LEAVES else to_plain(v) for n in names}
+    return {
+        n: v if type(v := getattr(x, n)) in _LEAVES else to_plain(v)
+        for n in names
+        if n not in OPTIONAL_FIELDS or getattr(x, n)
+    }
 
 
 _LEAVES = frozenset((str, int, bool, float, type(None)))  # returned as they are by plain and to_plain
@@ -278,6 +302,76 @@ def refresh_battle(d: State, out: list[dict[str, Any]]) -> None:
     notice(out, "battle_updated", setup=to_plain(setup))
 
 
+def tiebreak_cannons(d: State, color: str) -> int:
+    """ "the tied players count up all the Cannons on their Ship and on all the cards in their deck": the
+    Cannon printed on the Ship board and on every Upgrade tile showing, loaded hold or not (the empty-hold
+    rule is about a turn's benefits; the game is over), and on all 12 Sailor cards wherever they are."""
+    cat = catalog(d)
+    p = d["p"][color]
+    ship = 1 + sum(hull_icons(cat, p, space).get("cannon", 0) for space in range(4))
+    return ship + sum(card_icons(cat, card).get("cannon", 0) for card in p["cards"].values())
+
+
+def start_tiebreak(d: State, tied: list[str], out: list[dict[str, Any]]) -> None:
+    """The end-of-game tie played out as a battle among every tied player (phase "tiebreak"): each takes one
+    cube per Cannon (from the islands when the supply is short; the game is scored, so the state keeps its
+    cubes where they are), all drop at once, exploding shots resolve, no Battle abilities. The battle is
+    read like any other (tower, camera or by hand) and resolved with `resolve_battle`."""
+    scores = d["scores"]
+    assert scores is not None, "the tie-break follows the scoring"
+    rounds = scores.setdefault("tie_break", [])
+    sides = []
+    for color in tied:
+        p = d["p"][color]
+        count = battle_cubes(
+            tiebreak_cannons(d, color),
+            supply=p["cubes"],
+            from_islands=_cubes_for_battle(d, color) - p["cubes"],
+        )
+        sides.append(BattleSide(name=color, is_player=True, cube_color=color, cubes=count.cubes))
+    setup = BattleSetup(
+        battle_id=f"tiebreak-{len(rounds) + 1}",
+        kind="tiebreak",
+        attacker=sides[0],
+        defender=sides[1],
+        location="table",
+        more_sides=tuple(sides[2:]),
+    )
+    d["phase"] = "tiebreak"
+    d["battle"] = {
+        "kind": "tiebreak",
+        "battle_id": setup.battle_id,
+        "players": list(tied),
+        "defender_player": None,
+        "setup": to_plain(setup),
+    }
+    notice(out, "tie_break_started", players=list(tied), battle_id=setup.battle_id)
+    notice(out, "battle_started", setup=to_plain(setup))
+
+
+def finish_tiebreak(d: State, setup: BattleSetup, outcome: BattleOutcome, out: list[dict[str, Any]]) -> None:
+    """ "The most Battle strength wins the game. If still tied, repeat the battle." Only the players still
+    tied fight again; when none of them has a single cube the battle cannot change anything, and they share
+    the win (`shared_win`)."""
+    d["battle"] = None
+    scores = d["scores"]
+    assert scores is not None, "the tie-break follows the scoring"
+    leaders = outcome.leaders()
+    scores["tie_break"].append({"battle_id": setup.battle_id, "strength": dict(outcome.strengths)})
+    cubes = {side.name: side.cubes for side in setup.sides()}
+    if len(leaders) > 1 and any(cubes[c] for c in leaders):
+        scores["tie_break_needed"] = leaders
+        start_tiebreak(d, leaders, out)
+        return
+    scores["tie_break_needed"] = []
+    if len(leaders) == 1:
+        scores["winner"] = leaders[0]
+    else:
+        scores["shared_win"] = leaders
+    d["phase"] = "over"
+    notice(out, "game_over", **scores)
+
+
 def check_battle_drop_started(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     """The battle session says the Battle cubes are being dropped: "once the battle has begun, you can no
     longer do this [rearrange, jettison] until the battle is over", and the defender's cards are chosen
@@ -285,7 +379,7 @@ def check_battle_drop_started(d: State, player: str, a: dict[str, Any]) -> dict[
     b = d["battle"]
     if not b:
         raise Illegal("there is no battle under way, so no drop can start.")
-    if player not in ("table", d["active"], b.get("defender_player")):
+    if player != "table" and player not in battle_players(d):
         raise Illegal("only the table or the players in the battle may say the drop has started.")
     if b.get("locked"):
         raise Illegal(f"the drop of battle {b['battle_id']} has already started.")
@@ -300,7 +394,7 @@ def do_battle_drop_started(d: State, player: str, a: dict[str, Any], out: list[d
 def check_resolve_battle(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if not d["battle"]:
         raise Illegal("there is no battle to resolve.")
-    if player not in ("table", d["active"], d["battle"].get("defender_player")):
+    if player != "table" and player not in battle_players(d):
         raise Illegal("only the table or the players in the battle may report its result.")
     setup = BattleSetup.from_json(d["battle"]["setup"])
     if "outcome" in a and a.get("record") is None:
@@ -338,6 +432,8 @@ def resolved_battle(setup: BattleSetup, rec: dict[str, Any] | None, outcome: Bat
         )
     if outcome.winner not in ("attacker", "defender"):
         raise Invalid("the battle's winner must be 'attacker' or 'defender'.")
+    if setup.kind == "tiebreak" and set(outcome.strengths) != {side.name for side in setup.sides()}:
+        raise Invalid("a tie-break result needs every tied player's Battle strength ('strengths').")
     known = {ab.id for ab in setup.attacker.abilities + setup.defender.abilities}
     if any(x not in known for x in outcome.abilities_used):
         raise Invalid("the battle result uses an ability that neither side had.")
@@ -370,6 +466,10 @@ def plain_record(rec: Any) -> Any:
 def do_resolve_battle(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     setup = BattleSetup.from_json(a["setup"])
     outcome = BattleOutcome.from_json(a["outcome"])
+    if setup.kind == "tiebreak":
+        notice(out, "battle_resolved", setup=a["setup"], record=a["record"], outcome=a["outcome"])
+        finish_tiebreak(d, setup, outcome, out)
+        return
     apply_battle_outcome(d, setup, outcome, out)
     notice(out, "battle_resolved", setup=a["setup"], record=a["record"], outcome=a["outcome"])
     if d["turn_log"]:
@@ -407,7 +507,8 @@ def apply_battle_outcome(
     # cannons and Battle abilities are spent for the turn
     for color, side in ((me, setup.attacker), (dcol, setup.defender)):
         if color and side.cubes > d["p"][color]["cubes"]:
-            _take_island_cubes_for_battle(d, color, side.cubes - d["p"][color]["cubes"], out)
+            chosen = (((b or {}).get("island_cubes") or {}).get(color) or {}).get("squares", [])
+            _take_island_cubes_for_battle(d, color, side.cubes - d["p"][color]["cubes"], chosen, out)
     d["p"][me]["cannons_used"] += (b or {}).get("att_cannons", 0)
     if dcol:
         d["p"][dcol]["cannons_used"] += (b or {}).get("def_cannons", 0)
@@ -415,27 +516,27 @@ def apply_battle_outcome(
         color, rest = aid.split(":", 1)
         if color in d["players"]:
             d["p"][color]["used"].append(rest)
-    # plunder and ability coins land in holds with room, then on the island, else back to the supply
+    # plunder lands in holds with room; what does not fit waits for its owner to place it ("placed into a
+    # hold with available capacity on their Ship, on the island where the battle is taking place, or
+    # discarded back to the supply": `choices.plunder_options`); Coins from abilities are gained on the
+    # Ship, owed when they do not fit ("if you cannot fit it onto your Ship then you either have to
+    # jettison or unload it")
     for who, res in ((me, outcome.attacker), (dcol, outcome.defender)):
         if who is None:
             continue
         p = d["p"][who]
-        for what, n in (
-            ("cargo", res.plunder_cargo),
-            ("coins", res.plunder_coins + res.coins_from_abilities),
-        ):
+        for what, n in (("cargo", res.plunder_cargo), ("coins", res.plunder_coins)):
             if setup.kind == "building" or n == 0:
                 continue
             d["supply"][what] -= n
             left = gain_to_ship(d, p, what, n)
-            isl = island_at(d, at)
-            if left and isl and not fortified_against(d, at, who):
-                if what == "cargo":
-                    isl["cargo"] += left
-                else:
-                    isl["coins"] += left
-            elif left:
-                d["supply"][what] += left
+            if left:
+                leave_plunder(d, who, what, left, at)
+        if res.coins_from_abilities:
+            d["supply"]["coins"] -= res.coins_from_abilities
+            left = gain_to_ship(d, p, "coins", res.coins_from_abilities)
+            if left:
+                owe_gain(d, who, "coins", left, out)
     # damage from the zones and abilities, then 1 Damage to the losing ship
     if dcol:
         deal_damage(d, dcol, outcome.attacker.damage_dealt, me, out, in_battle=True)

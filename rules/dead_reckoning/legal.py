@@ -22,6 +22,7 @@ from rules.dead_reckoning.abilities import always_passes, check_use_ability, sur
 from rules.dead_reckoning.battles import resolved_battle
 from rules.dead_reckoning.cards import Catalog, card_abilities, catalog, played_icons
 from rules.dead_reckoning.chance import draw_chance
+from rules.dead_reckoning.choices import choice_actions
 from rules.dead_reckoning.game import GAME
 from rules.dead_reckoning.islands import check_influence, island_at
 from rules.dead_reckoning.model import Island, PlayerBoard, SailorCard, Ship, State
@@ -449,13 +450,15 @@ def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     offers.start(d["seq"])
     if d["pending"]:
         return chance_actions(d)
+    # the player's own pending choices (plunder to place, a gain owed, Battle cubes from islands)
+    mine = choice_actions(d, player) if player in d["players"] else []
     if d["battle"]:
-        return battle_actions(d, player, offers)
+        return battle_actions(d, player, offers) + mine
     if player == d["active"]:
-        return main_actions(d, player, offers)
+        return main_actions(d, player, offers) + mine
     if player in d["players"]:
         p = d["p"][player]
-        out: list[dict[str, Any]] = []
+        out: list[dict[str, Any]] = mine
         if p["level_up"]:
             out += [{"type": "level_up", "card": c} for c in p["hand"] if p["cards"][c]["level"] < 4]
         if p["bonus_offer"] and p["bonus"] is None:

@@ -51,6 +51,9 @@ class PlayerBoard(TypedDict):
     # Cargo/Coins a gain put on a full Ship (present only while some are owed): taken aboard as soon as the
     # player makes room (jettison, unload), returned to the supply at the end of their turn (ship.owe_gain)
     owed: NotRequired[dict[str, int]]
+    # Plunder that found no hold with room, waiting for the player to place it (`choices`): "cargo", "coins"
+    # and "square" (the battle's square, whose island may take it)
+    plunder: NotRequired[dict[str, Any]]
 
 
 class Island(TypedDict):
@@ -98,7 +101,7 @@ class State(TypedDict):
     players: list[str]  # seat order, from the first player once chosen
     options: dict[str, Any]
     rng: int
-    phase: str  # "setup", "main" (a player's turn), "over"
+    phase: str  # "setup", "main" (a player's turn), "tiebreak" (the end-of-game tie-break battle), "over"
     active: str | None
     first: str | None
     turn_no: int

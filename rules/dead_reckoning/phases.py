@@ -17,8 +17,9 @@ from rules.core.errors import Illegal
 from rules.dead_reckoning.model import PlayerBoard, State, Turn
 
 CHANCE = frozenset(CHANCE_TYPES)
-# any player, any time before a battle's drop: make room, throw overboard (rulebook: "Cargo and Coins")
-ANY_TIME = frozenset({"rearrange", "jettison"})
+# any player, any time before a battle's drop: make room, throw overboard (rulebook: "Cargo and Coins"), and
+# answer their own pending choices (`choices`: plunder to place, a gain owed, Battle cubes from islands)
+ANY_TIME = frozenset({"rearrange", "jettison", "choose"})
 # after their turn, until their next turn's first action; a dealt Bonus token is kept whenever
 BETWEEN_TURNS = frozenset({"level_up", "choose_bonus"})
 TURN = frozenset(
@@ -61,19 +62,37 @@ STAGES: dict[str, dict[str, frozenset[str]]] = {
         "active": TURN | ANY_TIME | BETWEEN_TURNS,
         "other": ANY_TIME | BETWEEN_TURNS,
     },
+    # the end-of-game tie-break battle (phase "tiebreak"): the table or a tied player reports its drop; no
+    # turn, no making room ("Resolve exploding shots but not Battle abilities")
+    "tiebreak": {
+        "table": frozenset({"battle_drop_started", "resolve_battle"}),
+        "active": frozenset(),
+        "other": BETWEEN_TURNS | {"battle_drop_started", "resolve_battle"},
+    },
     "over": {"table": frozenset(), "active": frozenset(), "other": frozenset()},
 }
 
 
 def stage_of(d: State) -> str:
-    """The stage the game is in: "chance", "battle", "turn" or "over" (a key of `STAGES`)."""
-    if d["phase"] == "over":
-        return "over"
+    """The stage the game is in: "chance", "battle", "turn", "tiebreak" or "over" (a key of `STAGES`)."""
+    if d["phase"] in ("over", "tiebreak"):
+        return d["phase"]
     if d["pending"]:
         return "chance"
     if d["battle"]:
         return "battle"
     return "turn"
+
+
+def battle_players(d: State) -> list[str]:
+    """The players fighting the battle under way: the active player and the defender, or every tied player
+    of the end-of-game tie-break."""
+    b = d["battle"]
+    if not b:
+        return []
+    if b["kind"] == "tiebreak":
+        return list(b["players"])
+    return [c for c in (d["active"], b.get("defender_player")) if c]
 
 
 def seat_of(d: State, player: str) -> str:
@@ -146,6 +165,8 @@ def mark_acted(d: State, player: str) -> None:
 def not_in_battle(d: State, player: str) -> None:
     """ "once the battle has begun, you can no longer do this until the battle is over": the two sides of
     the battle whose drop has started (a player outside the battle is not held)."""
+    if d["phase"] == "tiebreak":
+        raise Illegal("the game is over: only the tie-break battle remains, and Ships no longer change.")
     b = d["battle"]
     if b and b.get("locked") and player in (d["active"], b.get("defender_player")):
         raise Illegal("the battle has begun: cargo can be rearranged or jettisoned only after it ends.")

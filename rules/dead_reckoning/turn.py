@@ -10,6 +10,7 @@ from typing import Any
 
 from rules.core.events import notice
 from rules.dead_reckoning.achievements import achieved, check_achievements
+from rules.dead_reckoning.battles import start_tiebreak
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import active_player, fresh_turn
 from rules.dead_reckoning.scoring import score_game
@@ -69,7 +70,11 @@ def _seat_order_after(d: State, me: str) -> list[str]:
 
 
 def _game_over(d: State, out: list[dict[str, Any]]) -> None:
-    d["phase"] = "over"
     d["active"] = None
     scores = d["scores"] = score_game(d)
+    if scores["tie_break_needed"]:
+        # "In case of a tie, the tied players ... drop all those cubes in the tower": a battle to play out
+        start_tiebreak(d, scores["tie_break_needed"], out)
+        return
+    d["phase"] = "over"
     notice(out, "game_over", **scores)

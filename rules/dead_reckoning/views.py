@@ -13,6 +13,7 @@ from typing import Any, cast
 from contracts.grid import SQUARES
 from rules.core.state import GameState
 from rules.dead_reckoning.cards import catalog
+from rules.dead_reckoning.choices import pending_choices
 from rules.dead_reckoning.islands import blockaded
 from rules.dead_reckoning.model import SailorCard, State
 from rules.dead_reckoning.sailing import sails_available
@@ -137,6 +138,9 @@ def private_view(state: GameState, player: str) -> dict[str, Any]:
         if d["active"] == player and d["phase"] == "main"
         else None,
     }
+    choices = pending_choices(d, player)
+    if choices:  # only while one is pending (the view's JSON is otherwise unchanged)
+        view["you"]["choices"] = choices
     return view
 
 

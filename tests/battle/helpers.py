@@ -57,11 +57,16 @@ def setup(
 
 
 def cubes(spec: str) -> list[dict[str, Any]]:
-    """'red@s2 blue@dmg red@-' -> board cubes; '-' is a cube lying on a rail."""
-    out = []
+    """'red@s2 blue@dmg red@- red@dmg+s2' -> board cubes; '-' is a cube lying on a rail, 'a+b' a cube
+    touching zones a and b (`zone` a, `zones` [a, b])."""
+    out: list[dict[str, Any]] = []
     for token in spec.split():
         color, zone = token.split("@")
-        out.append({"color": color, "zone": None if zone == "-" else zone})
+        if "+" in zone:
+            zones = zone.split("+")
+            out.append({"color": color, "zone": zones[0], "zones": zones})
+        else:
+            out.append({"color": color, "zone": None if zone == "-" else zone})
     return out
 
 

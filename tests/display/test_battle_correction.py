@@ -83,7 +83,7 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(
             # corrects drop 1's cube 0 again; the game itself changes (a referee correction in the log).
             review = tablet.locator("[data-kind='confirm_reading'] .review").first
             review.wait_for(timeout=5_000)
-            review.locator(".fix[data-step='0'][data-cube='0'] select").select_option("miss")
+            review.locator(".fix[data-step='0'][data-cube='0'] select:not([data-also])").select_option("miss")
             review.locator(".fix[data-step='0'][data-cube='0'] button[data-answer='zone']").click()
             tablet.wait_for_selector("#reply.ok", timeout=5_000)
             table.wait_for_selector("#battle p.result[data-winner='defender']", timeout=5_000)
@@ -100,3 +100,23 @@ def test_correcting_a_cube_from_the_tablet_re_resolves_the_battle(
                 f"'{damage_before}'",
                 timeout=5_000,
             )
+
+            # A cube touching two zones ("If any part of a cube is touching a zone, that cube is considered to
+            # be in that zone"): the tablet puts it in strength 2 and also touching damage; the damage step
+            # removes it before strength counts, so the defender still wins and now takes 1 Damage.
+            review = tablet.locator("[data-kind='confirm_reading'] .review").first
+            fix = review.locator(".fix[data-step='0'][data-cube='0']")
+            fix.wait_for(timeout=5_000)
+            fix.locator("select:not([data-also])").select_option("str-2")
+            fix.locator("select[data-also]").select_option("dmg-1")
+            fix.locator("button[data-answer='zone']").click()
+            table.wait_for_function(
+                f"document.querySelector(\"[data-player='{dfd.name}'] .stat[data-key='damage'] "
+                'b").textContent === '
+                f"'{damage_before + 1}'",
+                timeout=5_000,
+            )
+            assert driver.finished is not None
+            assert driver.finished["session"].record["corrections"][-1]["zones"] == ["str-2", "dmg-1"]
+            view = core.engine.public_view(core.state)
+            assert view["p"][att.name]["ship"]["damage"] == attacker_damage + 1  # still the loser

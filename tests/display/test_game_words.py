@@ -311,8 +311,8 @@ def finished_game(seed: int, players: list[str]) -> Any:
     state = api.new_game(players, seed, None)
     rng = random.Random(seed)
     while not api.is_over(state):
-        assert state.active is not None  # the main phase: someone has the turn
-        for pl in [state.active, *state.players]:
+        # the active player first; in the end-of-game tie-break (no active player) the table reports it
+        for pl in [state.active or "table", *state.players]:
             acts = api.legal_actions(state, pl)
             if acts:
                 state, _ = api.apply(state, {"seq": state.seq, "player": pl, "action": rng.choice(acts)})
@@ -456,8 +456,10 @@ def test_colour_vision_every_piece_told_apart_by_its_initial(
           .map((el) => { const r = el.getBoundingClientRect();
             const color = el.dataset.color || el.dataset.ship
               || [...el.classList].find((c) => c.startsWith('c-'))?.slice(2);
-            const letter = (el.querySelector('text:last-of-type')?.textContent || el.textContent || '')
-              .trim();
+            // a ship's initial is its last text but its Damage ("✖1") and the Pirate flag ("☠")
+            const texts = [...el.querySelectorAll('text')].map((t) => t.textContent.trim())
+              .filter((t) => t && !t.startsWith('✖') && t !== '☠');
+            const letter = (texts.pop() || el.textContent || '').trim();
             return {color, letter, x: r.x, y: r.y, w: r.width, h: r.height}; })
           .filter((p) => p.w > 6 && p.y >= 0 && p.y + p.h <= 800)""")
     ctl.close()

@@ -203,13 +203,18 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
   const sessionPrompts = (view.prompts || []).filter((p) => !p.to || p.to === "table");
   const tablePrompts = sessionPrompts.length ? sessionPrompts : publicPrompts.filter((p) => p.battle_id);
   const toAct = view.to_act ? view.sides?.[view.to_act]?.name ?? view.to_act : null;
+  // The end-of-game tie-break: every tied player is a side, strength alone decides, it has no place.
+  const tiebreak = (view.kind ?? setup.kind) === "tiebreak";
   return h(`section#battle.battle${opts.over ? ".over" : ""}`, { dataset: { battleId: view.battle_id ?? setup.battle_id ?? "", phase: view.phase ?? "" } },
-    h("h2", opts.over ? "Battle over" : "Battle", ` · ${humanize(view.kind ?? setup.kind ?? "")}`, setup.location ? ` at ${placeName(setup.location)}` : ""),
+    h("h2", opts.over ? "Battle over" : "Battle", tiebreak ? " · tie-break for the win" : ` · ${humanize(view.kind ?? setup.kind ?? "")}`, setup.location && !tiebreak ? ` at ${placeName(setup.location)}` : ""),
     view.provisional ? h("p.provisional", "Reading the board… (not yet accepted)") : null,
     opts.over ? null : tablePrompts.map((p) => h(`p.redrop.k-${safe(p.kind)}`, { role: "alert", dataset: { kind: p.kind } }, p.text || humanize(p.kind))),
     toAct && !opts.over ? h("p.toact", `${humanize(toAct)}: Battle ability or pass`) : null,
     opts.over ? null : sensorLine(view.sensors),
-    h("div.sides", sideBox("attacker", view.sides?.attacker, setup.attacker, winner), sideBox("defender", view.sides?.defender, setup.defender, winner)),
+    tiebreak
+      ? h("div.sides.tiebreak", (view.all_sides || []).map((s) => h("div.side", { dataset: { side: s.name } },
+          h("b", humanize(s.name)), ` drops ${s.cubes} cube${s.cubes === 1 ? "" : "s"} · strength ${s.strength}`)))
+      : h("div.sides", sideBox("attacker", view.sides?.attacker, setup.attacker, winner), sideBox("defender", view.sides?.defender, setup.defender, winner)),
     board ? boardSvg(board, view.layout, viewCubes(view)) : null,
     board ? null : h("div.board", zoneIds(board, view).map((id) => {
       const z = board?.zones?.[id];
@@ -219,8 +224,11 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
         h("span.zlabel", zoneNames(board)[id] ?? zoneLabel(id, z)), h("span.zcubes", cubesOf(counts)));
     }),
     Object.keys(view.on_rail || {}).length ? h("div.zone.k-rail", { dataset: { zone: "rail" } }, h("span.zlabel", "On a rail"), h("span.zcubes", cubesOf(view.on_rail))) : null),
-    result ? h("p.result", { dataset: { winner } }, `${humanize(result.winner_name ?? view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
-    result ? resultFacts(result) : null,
+    result && tiebreak ? h("p.result", { dataset: { winner: result.winner_name ?? "" } }, result.winner_name
+      ? `${humanize(result.winner_name)} has the most Battle strength and wins the game`
+      : `${(result.leaders || []).map(humanize).join(" and ")} are still tied: they drop their cubes again`) : null,
+    result && !tiebreak ? h("p.result", { dataset: { winner } }, `${humanize(result.winner_name ?? view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
+    result && !tiebreak ? resultFacts(result) : null,
     view.corrections ? h("p.hint", `${view.corrections} correction(s) applied`) : null,
   );
 }
@@ -260,6 +268,19 @@ function select(options, value, onChange, attrs = {}) {
 
 function boardOf(p, store) {
   return p.board || store.state?.battle?.board || store.board || null;
+}
+
+/** "If any part of a cube is touching a zone, that cube is considered to be in that zone": a second zone
+ * the cube also touches (none by default). */
+function alsoTouching(zones, value, onChange) {
+  const options = [["", "touching no other zone"], ...zones.filter(([z]) => z !== "rail").map(([z, name]) => [z, `also touching ${name}`])];
+  return select(options, value, onChange, { dataset: { also: "1" } });
+}
+
+/** A correction's answer: one zone, or every zone the cube touches ("zones", the first being "zone"). */
+function zoneAnswer(base, zone, also) {
+  if (zone === "rail") return { ...base, zone: null };
+  return also && also !== zone ? { ...base, zones: [zone, also] } : { ...base, zone };
 }
 
 function zoneOptions(board, view) {
@@ -355,9 +376,11 @@ export function battlePrompt(p, store, send, mine) {
           c.crop ? h("img.crop", { src: `data:image/jpeg;base64,${c.crop}`, alt: `cube ${c.cube}` }) : null,
           cube(c.color), ` ${humanize(c.color)} cube ${c.cube + 1} is `,
           select(zones, draft[key] ?? current, (val) => setDraft(key, val), { dataset: { step: st.step, cube: c.cube } }),
+          alsoTouching(zones, draft[`also${key}`] ?? (c.zones || [])[1] ?? "", (val) => setDraft(`also${key}`, val)),
           h("button", { dataset: { answer: "zone" }, on: { click: () => {
             const z = (drafts.get(id) || {})[key] ?? current;
-            answer({ step: st.step, cube: c.cube, zone: z === "rail" ? null : z }, `Drop ${st.step + 1}, cube ${c.cube + 1}: ${zname(board, z)}`);
+            const also = (drafts.get(id) || {})[`also${key}`] ?? (c.zones || [])[1] ?? "";
+            answer(zoneAnswer({ step: st.step, cube: c.cube }, z, also), `Drop ${st.step + 1}, cube ${c.cube + 1}: ${zname(board, z)}${also && also !== z && z !== "rail" ? ` and ${zname(board, also)}` : ""}`);
           } } }, "Correct"));
       })))));
     return box;
@@ -373,9 +396,11 @@ export function battlePrompt(p, store, send, mine) {
       const img = read?.crop && !(asked.includes(i) && crop) ? h("img.crop", { src: `data:image/jpeg;base64,${read.crop}`, alt: `cube ${i}` }) : null;
       return h(`div.fix${asked.includes(i) ? ".asked" : ""}`, { dataset: { cube: i } }, img, cube(read?.color ?? p.color), ` ${humanize(read?.color ?? p.color ?? "")} cube ${i + 1} is `,
         select(zones, chosen, (val) => setDraft(`zone${i}`, val), { dataset: { cube: i } }),
+        alsoTouching(zones, draft[`also${i}`] ?? (read?.zones || [])[1] ?? "", (val) => setDraft(`also${i}`, val)),
         h("button.primary", { dataset: { answer: "zone" }, on: { click: () => {
           const z = (drafts.get(id) || {})[`zone${i}`] ?? chosen;
-          answer({ cube: i, zone: z === "rail" ? null : z }, `Cube ${i + 1}: ${zname(board, z)}`);
+          const also = (drafts.get(id) || {})[`also${i}`] ?? (read?.zones || [])[1] ?? "";
+          answer(zoneAnswer({ cube: i }, z, also), `Cube ${i + 1}: ${zname(board, z)}${also && also !== z && z !== "rail" ? ` and ${zname(board, also)}` : ""}`);
         } } }, "Send"),
         p.cubes ? h("button", { dataset: { answer: "remove" }, on: { click: () => answer({ cube: i, remove: true }, `Cube ${i + 1} is not a battle cube`) } }, "Not a cube") : null);
     })));

@@ -42,9 +42,21 @@ def fixed_rule_applies(data: dict) -> bool:  # type: ignore[type-arg]
       the moment the board is turned; the engine before waited for that player's next check.
     - Deviation 2 (a Merchant's Win onto a full Ship): Cargo/Coins owed to a player (`owed`), which the engine
       before returned to the supply.
+    - Item 7 (the end-of-game tie played out): a tie at the end, which the engine before only reported.
+    - Item 9 (the player's own choices): plunder waiting to be placed, or a battle side short of cubes (a
+      pending choice the legal actions offer).
     """
     if any("owed" in p for p in data["p"].values()):
         return True
+    if data["phase"] == "tiebreak" or (data.get("scores") or {}).get("tie_break_needed"):
+        return True  # items 7-8: a tie is played out as a battle; the engine before only reported it
+    if any("plunder" in p for p in data["p"].values()):
+        return True  # item 9: plunder that did not fit waits for its owner (before: the island or the supply)
+    battle = data.get("battle")
+    if battle and battle.get("kind") != "tiebreak":
+        for side in (battle["setup"]["attacker"], battle["setup"]["defender"]):
+            if side["is_player"] and side["cubes"] > data["p"][side["name"]]["cubes"]:
+                return True  # item 9: short of Battle cubes, the player chooses the islands (or fewer)
     need = EXPLORER_NEEDED[len(data["players"])]
     face_down = sum(1 for cell in data["grid"].values() if cell["board"] is None)
     for color, mine in data["achievement_cubes"]["explorer"].items():

@@ -47,6 +47,8 @@ FIELD_NAMES = [
     "player_drawing",
     "fight_order",
     "cannons",
+    "choice",
+    "option",
 ]
 
 _json = st.recursive(

@@ -1,0 +1,283 @@
+"""The player's own choices where the rulebook gives one (issue 16, item 9): each is a pending choice read
+from the state (`pending_choices`), answered with `choose` among the options the engine lists (legal
+actions list them too), refused otherwise with a sentence that says why.
+
+- `plunder`: plunder that did not fit in the holds with room ("These must either be placed into a hold
+  with available capacity on their Ship, on the island where the battle is taking place, or discarded back
+  to the supply"): placed in holds with room at once (the player may still rearrange, unload or jettison
+  them like any Cargo/Coins), the rest waits in `p["plunder"]` for the player to say where it goes (a hold
+  once they made room, the island, or the supply). Unanswered at the end of the active player's turn: the
+  island if it may take it, else the supply (`settle_plunder`), as the engine did before.
+- `owed`: a gain onto a full Ship ("if you cannot fit it onto your Ship then you either have to jettison or
+  unload it (or other Cargo/Coins) to make space"), kept in `p["owed"]`: the options are the jettisons that
+  make room (each taking the owed goods aboard at once) and letting the gain go back to the supply.
+- `battle_cubes`: a player in a battle whose supply is short of the cubes they are owed ("you may choose to
+  take fewer cubes, or you can remove non-permanent cubes from islands to make up some or all of what you
+  are missing"): before the drop starts they pick the islands one cube at a time, or stop and fight with
+  fewer. Unanswered, the cubes come from the islands in board order (`battles._take_island_cubes_for_battle`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contracts.grid import SQUARES
+from rules.core.errors import Illegal, Invalid
+from rules.core.events import notice
+from rules.dead_reckoning.buildings import fortified_against
+from rules.dead_reckoning.islands import island_at
+from rules.dead_reckoning.model import State
+from rules.dead_reckoning.phases import battle_players
+from rules.dead_reckoning.ship import HOLD_CAP, hold_load, room_in_hold
+
+KINDS = ("plunder", "owed", "battle_cubes")
+WHAT = ("cargo", "coins")
+
+
+# --- plunder that did not fit --------------------------------------------------------------------------
+def leave_plunder(d: State, color: str, what: str, n: int, square: str) -> None:
+    """n plundered Cargo/Coins that found no hold with room wait for `color` to place them."""
+    p = d["p"][color]
+    waiting = dict(p.get("plunder") or {"cargo": 0, "coins": 0, "square": square})
+    waiting[what] += n
+    waiting["square"] = square
+    p["plunder"] = waiting
+
+
+def _island_takes(d: State, color: str, square: str) -> bool:
+    """The island of the battle may take plunder: there is one, and no opponent's Fort/Garrison guards it."""
+    return island_at(d, square) is not None and not fortified_against(d, square, color)
+
+
+def plunder_options(d: State, color: str) -> list[dict[str, Any]]:
+    """Where the waiting plunder may go now: per kind, each destination with 1 and with as many as fit."""
+    waiting = d["p"][color].get("plunder")
+    if not waiting:
+        return []
+    p = d["p"][color]
+    out: list[dict[str, Any]] = []
+    for what in WHAT:
+        n = waiting[what]
+        if not n:
+            continue
+        places: list[tuple[dict[str, Any], int]] = [
+            ({"what": what, "to": "hold", "hold": h}, min(n, room_in_hold(p, h))) for h in (0, 1)
+        ]
+        if _island_takes(d, color, waiting["square"]):
+            places.append(({"what": what, "to": "island"}, n))
+        places.append(({"what": what, "to": "discard"}, n))
+        for option, most in places:
+            for count in sorted({1, most}):
+                if most >= count >= 1:
+                    out.append({**option, "count": count})
+    return out
+
+
+def check_plunder(d: State, player: str, o: dict[str, Any]) -> dict[str, Any]:
+    waiting = d["p"][player].get("plunder")
+    if not waiting:
+        raise Illegal("you have no plunder waiting to be placed.")
+    what, to, count = o.get("what"), o.get("to"), o.get("count", 1)
+    if what not in WHAT:
+        raise Invalid("say which plunder you place: 'what' is 'cargo' or 'coins'.")
+    if to not in ("hold", "island", "discard"):
+        raise Invalid("say where the plunder goes: 'to' is 'hold', 'island' or 'discard'.")
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise Invalid("'count' must be a whole number, 1 or more.")
+    if count > waiting[what]:
+        raise Illegal(f"only {waiting[what]} {what} of your plunder wait to be placed.")
+    norm: dict[str, Any] = {"what": what, "to": to, "count": count}
+    if to == "hold":
+        h = o.get("hold")
+        if isinstance(h, bool) or h not in (0, 1):
+            raise Invalid("'hold' must be 0 (the hold of 4) or 1 (the hold of 3).")
+        room = room_in_hold(d["p"][player], h)
+        if count > room:
+            raise Illegal(
+                f"hold {h + 1} has room for {room} (it takes {HOLD_CAP[h]} and holds "
+                f"{hold_load(d['p'][player]['ship']['holds'][h])}): make room first, or choose the island "
+                "or the supply."
+            )
+        norm["hold"] = h
+    if to == "island" and not _island_takes(d, player, waiting["square"]):
+        raise Illegal(
+            "the battle's square has no island that may take your plunder (none, or an opponent's Fort or "
+            "Garrison guards it): place it in a hold or discard it."
+        )
+    return norm
+
+
+def place_plunder(d: State, player: str, o: dict[str, Any]) -> None:
+    p = d["p"][player]
+    waiting = p["plunder"]
+    what, n = o["what"], o["count"]
+    if o["to"] == "hold":
+        p["ship"]["holds"][o["hold"]][0 if what == "cargo" else 1] += n
+    elif o["to"] == "island":
+        isl = island_at(d, waiting["square"])
+        assert isl is not None  # the check allowed the island only where there is one
+        if what == "cargo":
+            isl["cargo"] += n
+        else:
+            isl["coins"] += n
+    else:
+        d["supply"][what] += n
+    waiting[what] -= n
+    if not waiting["cargo"] and not waiting["coins"]:
+        del p["plunder"]
+
+
+def settle_plunder(d: State, out: list[dict[str, Any]]) -> None:
+    """The end of the active player's turn: plunder nobody placed goes to the battle's island if it may
+    take it, else back to the supply (the engine's placement before the players were asked)."""
+    for color in d["players"]:
+        waiting = d["p"][color].get("plunder")
+        if not waiting:
+            continue
+        to = "island" if _island_takes(d, color, waiting["square"]) else "discard"
+        for what in WHAT:
+            if waiting.get(what):
+                n = waiting[what]
+                place_plunder(d, color, {"what": what, "to": to, "count": n})
+                notice(out, "plunder_placed", player=color, what=what, count=n, to=to, auto=True)
+
+
+# --- a gain that did not fit ----------------------------------------------------------------------------
+def owed_options(d: State, color: str) -> list[dict[str, Any]]:
+    """Letting the owed gain go; making room is a `jettison` (listed by `room_making_jettisons`)."""
+    return [{"to": "discard"}] if d["p"][color].get("owed") else []
+
+
+def room_making_jettisons(d: State, color: str) -> list[dict[str, Any]]:
+    """The jettisons that make room for an owed gain: from each hold, 1 of what it holds, and as much as
+    the gain needs."""
+    p = d["p"][color]
+    owed = p.get("owed")
+    b = d["battle"]
+    if not owed or (b and b.get("locked") and color in battle_players(d)):
+        return []  # "once the battle has begun, you can no longer do this until the battle is over"
+    need = owed["cargo"] + owed["coins"]
+    out = []
+    for h in (0, 1):
+        cargo, coins = p["ship"]["holds"][h]
+        for field, have in (("cargo", cargo), ("coins", coins)):
+            for n in sorted({1, min(have, need)}):
+                if have >= n >= 1:
+                    out.append({"type": "jettison", "hold": h, "cargo": 0, "coins": 0, field: n})
+    return out
+
+
+def let_owed_go(d: State, player: str) -> None:
+    owed = d["p"][player].pop("owed")
+    d["supply"]["cargo"] += owed["cargo"]
+    d["supply"]["coins"] += owed["coins"]
+
+
+# --- Battle cubes from islands --------------------------------------------------------------------------
+def shortfall(d: State, color: str) -> int | None:
+    """How many more island cubes `color` may still choose for the battle under way (None: no such choice:
+    no battle, not in it, its drop has begun, not short, or they chose to fight with fewer)."""
+    b = d["battle"]
+    if not b or b.get("locked") or b["kind"] == "tiebreak" or color not in battle_players(d):
+        return None
+    setup = b["setup"]
+    side = next((s for s in (setup["attacker"], setup["defender"]) if s["name"] == color), None)
+    if side is None:
+        return None
+    chosen = (b.get("island_cubes") or {}).get(color) or {"squares": [], "fewer": False}
+    if chosen["fewer"]:
+        return None
+    short = side["cubes"] - d["p"][color]["cubes"] - len(chosen["squares"])
+    return short if short > 0 else None
+
+
+def battle_cube_options(d: State, color: str) -> list[dict[str, Any]]:
+    short = shortfall(d, color)
+    if short is None:
+        return []
+    chosen, _ = chosen_island_cubes(d, color)
+    out: list[dict[str, Any]] = []
+    for sq in SQUARES:
+        isl = d["grid"][sq]["island"]
+        if isl and isl["cubes"].count(color) > chosen.count(sq):
+            out.append({"square": sq})
+    out.append({"fewer": True})
+    return out
+
+
+def chosen_island_cubes(d: State, color: str) -> tuple[list[str], bool]:
+    """The islands `color` chose Battle cubes from, in order, and whether they chose to fight with fewer."""
+    b = d["battle"]
+    chosen = (b.get("island_cubes") or {}).get(color) if b else None
+    if not chosen:
+        return [], False
+    return list(chosen["squares"]), bool(chosen["fewer"])
+
+
+# --- the action ----------------------------------------------------------------------------------------
+def pending_choices(d: State, color: str) -> list[dict[str, Any]]:
+    """`color`'s pending choices with their options (what a tablet shows as prompts)."""
+    out: list[dict[str, Any]] = []
+    if d["phase"] != "main":
+        return out
+    p = d["p"][color]
+    if p.get("plunder"):
+        waiting = p["plunder"]
+        out.append(
+            {
+                "choice": "plunder",
+                "cargo": waiting["cargo"],
+                "coins": waiting["coins"],
+                "square": waiting["square"],
+                "options": plunder_options(d, color),
+            }
+        )
+    if p.get("owed"):
+        owed = p["owed"]
+        out.append(
+            {
+                "choice": "owed",
+                "cargo": owed["cargo"],
+                "coins": owed["coins"],
+                "options": owed_options(d, color),
+                "jettisons": room_making_jettisons(d, color),
+            }
+        )
+    short = shortfall(d, color)
+    if short is not None:
+        out.append(
+            {
+                "choice": "battle_cubes",
+                "short": short,
+                "supply": p["cubes"],
+                "options": battle_cube_options(d, color),
+            }
+        )
+    return out
+
+
+def choice_actions(d: State, color: str) -> list[dict[str, Any]]:
+    """The `choose` actions (and the room-making jettisons) `color` may send now."""
+    out: list[dict[str, Any]] = []
+    for c in pending_choices(d, color):
+        out += [{"type": "choose", "choice": c["choice"], "option": o} for o in c["options"]]
+        out += c.get("jettisons", [])
+    return out
+
+
+__all__ = [
+    "KINDS",
+    "check_plunder",
+    "let_owed_go",
+    "place_plunder",
+    "shortfall",
+    "battle_cube_options",
+    "choice_actions",
+    "chosen_island_cubes",
+    "leave_plunder",
+    "owed_options",
+    "pending_choices",
+    "plunder_options",
+    "room_making_jettisons",
+    "settle_plunder",
+]
