@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from rules import api
 from rules.dead_reckoning.cards import load_catalog
 
@@ -224,22 +222,3 @@ def test_ties_score_the_next_value_down_and_a_tie_for_third_scores_nothing():
         "a": s[0],
         "b": s[1],
     }
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="deviation (issue #16 item 7, the battle engineer's): a tie on coins is reported as "
-    "tie_break_needed, not played out as a battle of Cannons",
-)
-def test_a_tie_is_broken_by_a_battle_of_all_cannons():
-    """ "In case of a tie, the tied players count up all the Cannons on their Ship and on all the cards in
-    their deck and take that many of their cubes (and can use cubes from the islands if necessary). All at
-    once, drop all those cubes in the tower. Resolve exploding shots but not Battle abilities. The most Battle
-    strength wins the game. If still tied, repeat the battle. A tied battle like this may involve more than 2
-    players at the same time.\""""
-    state, me, other = two()
-    state = _end(state)
-    s = _scores(state)
-    assert len(s["tie_break_needed"]) == 2  # the two players tie on coins
-    # the game is not over without a winner: the tie-break battle is owed
-    assert not api.is_over(state) or s["winner"] is not None
