@@ -23,6 +23,7 @@ _COMMAND_MODULES = (
     "cli.bridge_cmd",
     "cli.controller_cmd",
     "cli.doctor_cmd",
+    "cli.campaign_cmd",
 )
 
 _GROUPS = {

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import NotRequired, TypedDict, cast
 
 from rules.core.errors import Ambiguous, Illegal, Invalid
+from rules.core.state import GameState
 from rules.dead_reckoning.cards import ACHIEVEMENTS
 from rules.dead_reckoning.model import State
 
@@ -553,3 +554,10 @@ def result_from_game(
             for c in colours
         },
     }
+
+
+def result_from_state(
+    state: GameState, seats: Mapping[str, str], tie_order: Sequence[str] | None = None
+) -> GameResult:
+    """`result_from_game` of a `rules.api` game state."""
+    return result_from_game(cast(State, state.data), seats, tie_order)

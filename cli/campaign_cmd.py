@@ -1,0 +1,305 @@
+"""`smart-table campaign new|show|list|export|import|record|tenacity|saga-points|play`: Deep Legends
+campaigns kept in the controller's database (docs/deep-legends.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cli.errors import CliError
+
+
+def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
+    gp = top.add_parser("campaign", help="Deep Legends six-game campaigns kept between evenings")
+    g = gp.add_subparsers(dest="campaign_command", metavar="SUBCOMMAND")
+    gp.set_defaults(func=lambda _a: (gp.print_help(sys.stderr), 2)[1])
+
+    p = g.add_parser("new", help="start a campaign: each player names their memoir")
+    _db_args(p)
+    p.add_argument("name", help="the campaign's name, e.g. autumn")
+    p.add_argument(
+        "--player",
+        action="append",
+        default=[],
+        metavar="ID=MEMOIR",
+        help="a player and the memoir's name ('Voyages of __'), e.g. ana='Ana the Bold'; once per player",
+    )
+    p.add_argument("--mode", choices=("group", "solo", "coop"), default="group")
+    p.add_argument("--no-saga", action="store_true", help="play the campaign without the saga content")
+    p.add_argument("--sea-dogs", action="store_true", help="with the Sea Dogs expansion")
+    p.add_argument(
+        "--items",
+        action="append",
+        default=[],
+        metavar="ID=1.07,1.12",
+        help="saga items a player holds already (-2 Campaign points each)",
+    )
+    p.add_argument("--after", help="a finished campaign this one continues (a super-campaign)")
+    p.set_defaults(func=cmd_new)
+
+    p = g.add_parser("show", help="the Campaign Logs and the Campaign points")
+    _db_args(p)
+    p.add_argument("name")
+    p.add_argument("--json", action="store_true", help="the campaign, its standings and games as JSON")
+    p.set_defaults(func=cmd_show)
+
+    p = g.add_parser("list", help="campaigns in the database, one JSON object per line")
+    _db_args(p)
+    p.set_defaults(func=cmd_list)
+
+    p = g.add_parser("export", help="a campaign, its saga state, games and journal as JSON")
+    _db_args(p)
+    p.add_argument("name")
+    p.add_argument("--out", help="write to this file instead of stdout")
+    p.set_defaults(func=cmd_export)
+
+    p = g.add_parser("import", help="a campaign from `smart-table campaign export`")
+    _db_args(p)
+    p.add_argument("file")
+    p.add_argument("--name", help="import it under this name")
+    p.set_defaults(func=cmd_import)
+
+    p = g.add_parser("record", help="record a finished game of the game log into the campaign")
+    _db_args(p)
+    p.add_argument("name")
+    p.add_argument("game", help="game id from `smart-table games list`")
+    p.add_argument("--seats", required=True, metavar="red=ana,blue=ben", help="each colour's Campaign Log")
+    p.add_argument("--tie-order", metavar="blue,red", help="the tie-break battle's order of tied colours")
+    p.set_defaults(func=cmd_record)
+
+    p = g.add_parser("tenacity", help="a player marks a Tenacity Bonus before games 2-5")
+    _db_args(p)
+    p.add_argument("name")
+    p.add_argument("player")
+    p.add_argument("bonus", help="ship_upgrade, level_up, coins, cargo (sea_dog with Sea Dogs)")
+    p.set_defaults(func=cmd_tenacity)
+
+    p = g.add_parser("saga-points", help="mark Campaign points from Saga")
+    _db_args(p)
+    p.add_argument("name")
+    p.add_argument("player")
+    p.add_argument("points", type=int)
+    p.add_argument("why", help="the saga item or Book entry that gave them, e.g. 'Book 1.04'")
+    p.set_defaults(func=cmd_saga_points)
+
+    p = g.add_parser("play", help="play campaign games with simulated players (random legal actions)")
+    _db_args(p)
+    p.add_argument("name")
+    p.add_argument("--games", type=int, default=6, help="how many games to play now (default: the rest)")
+    p.add_argument("--seed", type=int, default=1)
+    p.set_defaults(func=cmd_play)
+
+
+def _db_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", help="TOML config (table.database)")
+    p.add_argument("--db", help="database file (overrides table.database)")
+
+
+def _db_path(args: argparse.Namespace) -> Path:
+    from controller import config
+
+    if args.db:
+        return Path(args.db)
+    try:
+        return config.load(args.config).database_path()
+    except config.ConfigError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _store(args: argparse.Namespace) -> Any:
+    from controller.campaign import CampaignStore
+
+    db = _db_path(args)
+    try:
+        return CampaignStore(db)
+    except Exception as exc:  # noqa: BLE001 - sqlite3 errors on a file that is not a database
+        raise CliError(f"{db} cannot be opened as the table's database ({exc}); give --db.") from None
+
+
+def _run(fn: Any) -> Any:
+    """Rules refusals and store conflicts become the CLI's one-line errors."""
+    from controller.campaign import CampaignError
+    from rules.errors import RulesError
+
+    try:
+        return fn()
+    except RulesError as exc:
+        raise CliError(exc.message) from None
+    except CampaignError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _pairs(items: list[str], what: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise CliError(f"{what} {item!r}: write ID=VALUE, e.g. ana='Ana the Bold'.")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from rules.dead_reckoning.deep_legends import campaign as cp
+    from rules.dead_reckoning.deep_legends import saga
+
+    store = _store(args)
+    memoirs = _pairs(args.player, "--player")
+    items = {k: [i for i in v.split(",") if i] for k, v in _pairs(args.items, "--items").items()}
+    unknown = set(items) - set(memoirs)
+    if unknown:
+        raise CliError(f"--items names {', '.join(sorted(unknown))}, who is not a --player.")
+    specs: list[cp.PlayerSpec] = [
+        {"id": k, "memoir": v, "saga_items": items.get(k, [])} for k, v in memoirs.items()
+    ]
+    previous = _run(lambda: store.get(args.after)).data if args.after else None
+    prev_saga = _run(lambda: store.get(args.after)).saga if args.after else None
+    data = _run(
+        lambda: cp.new_campaign(args.name, specs, args.mode, not args.no_saga, args.sea_dogs, previous)
+    )
+    saga_state: Any = prev_saga or {}
+    if not saga_state and not args.no_saga:
+        saga_state = _run(lambda: saga.new_saga_state(saga.load_saga()))
+    row = _run(lambda: store.create(data, saga_state))
+    print(f"campaign {row.name!r} started ({row.campaign_id}): {', '.join(row.data['logs'])}.")
+    store.close()
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    from rules.dead_reckoning.deep_legends import campaign as cp
+
+    store = _store(args)
+    row = _run(lambda: store.get(args.name))
+    st = cp.standings(row.data)
+    if args.json:
+        doc = {**row.summary(), "campaign": row.data, "standings": st, "games": store.games(row.campaign_id)}
+        print(json.dumps(doc, sort_keys=True, indent=1))
+        store.close()
+        return 0
+    c = row.data
+    print(f"Campaign {row.name!r} ({c['mode']}), {len(c['games'])} of {cp.GAMES} games played")
+    cols = ["saga", "start_penalty", "placement", "achievement_rows", "achievement_columns"]
+    cols += ["sailor_columns", "game6", "total"]
+    heads = ["log", "memoir", "saga F", "items", "placing G", "ach.rows H", "ach.cols I", "sailors J"]
+    heads += ["game 6 K", "total L"]
+    print("  ".join(heads))
+    for k, log in c["logs"].items():
+        s: Any = st["scores"][k]
+        flag = "" if log["active"] else " (dropped)"
+        print(
+            "  ".join(
+                [f"{k}{flag}", f"Voyages of {log['memoir']}", str(s["saga"]), str(s["start_penalty"])]
+                + [str(s[x]) for x in cols[2:]]
+            )
+        )
+    if c["tenacity_due"]:
+        print(f"before the next game, a Tenacity Bonus to choose: {', '.join(c['tenacity_due'])}")
+    if st["winners"]:
+        print(f"campaign won by {' and '.join(st['winners'])}")
+    store.close()
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    store = _store(args)
+    for row in store.all():
+        print(json.dumps(row.summary(), sort_keys=True))
+    store.close()
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    store = _store(args)
+    doc = _run(lambda: store.export(args.name))
+    text = json.dumps(doc, sort_keys=True, indent=1) + "\n"
+    if args.out:
+        Path(args.out).write_text(text)
+    else:
+        sys.stdout.write(text)
+    store.close()
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    try:
+        doc = json.loads(Path(args.file).read_text())
+    except OSError as exc:
+        raise CliError(f"{args.file} cannot be read ({exc.strerror}); check the path.") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{args.file} is not JSON (line {exc.lineno}: {exc.msg}).") from None
+    store = _store(args)
+    row = _run(lambda: store.import_(doc, args.name))
+    print(f"campaign {row.name!r} imported ({row.campaign_id}), {len(row.data['games'])} games recorded.")
+    store.close()
+    return 0
+
+
+def cmd_record(args: argparse.Namespace) -> int:
+    from controller.gamelog import GameLog
+    from rules import api
+    from rules.dead_reckoning.deep_legends import campaign as cp
+
+    store = _store(args)
+    row = _run(lambda: store.get(args.name))
+    seats = {k: v for k, v in (p.split("=", 1) for p in args.seats.split(",") if "=" in p)}
+    log = GameLog(_db_path(args))
+    if log.game(args.game) is None:
+        raise CliError(f"no game {args.game!r} in the log; `smart-table games list` shows the ids.")
+    state = api.replay(list(log.events(args.game)))
+    tie = [t for t in (args.tie_order or "").split(",") if t]
+    result = _run(lambda: cp.result_from_state(state, seats, tie or None))
+    number = len(row.data["games"]) + 1
+    store.start_game(row, number, seats, int(state.data["created"]["seed"]))
+    store.link_game(row, number, args.game)
+    new = _run(lambda: cp.record_game(row.data, result))
+    _run(
+        lambda: store.update(
+            row, "record_game", {"number": number, "game_id": args.game}, new, game=(number, dict(result))
+        )
+    )
+    print(f"game {number} recorded: {', '.join(f'{k} +{v}' for k, v in new['games'][-1]['points'].items())}.")
+    log.close()
+    store.close()
+    return 0
+
+
+def cmd_tenacity(args: argparse.Namespace) -> int:
+    from rules.dead_reckoning.deep_legends import campaign as cp
+
+    store = _store(args)
+    row = _run(lambda: store.get(args.name))
+    new = _run(lambda: cp.choose_tenacity(row.data, args.player, args.bonus))
+    _run(lambda: store.update(row, "tenacity", {"log": args.player, "bonus": args.bonus}, new))
+    print(f"{args.player}: {cp.TENACITY_WORDS[args.bonus]}")
+    store.close()
+    return 0
+
+
+def cmd_saga_points(args: argparse.Namespace) -> int:
+    from rules.dead_reckoning.deep_legends import campaign as cp
+
+    store = _store(args)
+    row = _run(lambda: store.get(args.name))
+    new = _run(lambda: cp.add_saga_points(row.data, args.player, args.points, args.why))
+    detail = {"log": args.player, "points": args.points, "why": args.why}
+    _run(lambda: store.update(row, "saga_points", detail, new))
+    print(f"{args.player}: {args.points:+d} Campaign points from Saga ({args.why}).")
+    store.close()
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from controller import campaign
+    from controller.gamelog import GameLog
+
+    store = _store(args)
+    log = GameLog(_db_path(args))
+    row = _run(lambda: campaign.play(store, log, args.name, args.seed, args.games))
+    print(json.dumps(row.summary(), sort_keys=True))
+    log.close()
+    store.close()
+    return 0
