@@ -299,7 +299,10 @@ def _slug(name: str) -> str:
 def bot_choice(seed: int, number: int, seq: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
     """A random legal action drawn from (campaign seed, game, state.seq) alone, so a game resumed after a
     crash continues exactly as it would have."""
-    return random.Random(f"{seed}:{number}:{seq}").choice(actions)
+    # in a canonical order: a state reloaded from the log (keys sorted) may list the same actions in
+    # another order
+    ordered = sorted(actions, key=lambda a: json.dumps(a, sort_keys=True))
+    return random.Random(f"{seed}:{number}:{seq}").choice(ordered)
 
 
 def bot_command(state: Any, seed: int, number: int) -> dict[str, Any]:

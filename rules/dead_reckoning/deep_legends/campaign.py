@@ -436,7 +436,7 @@ def _mark_sailors(log: Log, kinds: Sequence[str]) -> list[str]:
         free = [r for r in ("crew-1", "crew-2") if log["sailors"][r] < SAILOR_MARKS]
         rows += free[:1]
     done = []
-    for r in rows:
+    for r in sorted(rows, key=SAILOR_ROWS.index):  # the sheet's row order, whatever order cards came in
         if log["sailors"][r] < SAILOR_MARKS:
             log["sailors"][r] += 1
             done.append(r)
@@ -550,7 +550,7 @@ def result_from_game(
         "scores": {seats[c]: totals[c] for c in colours},
         "achievements": {seats[c]: [a for a in ACHIEVEMENTS if c in d["achievements"][a]] for c in colours},
         "level4": {
-            seats[c]: [card["sailor"] for card in d["p"][c]["cards"].values() if card["level"] == 4]
+            seats[c]: sorted(card["sailor"] for card in d["p"][c]["cards"].values() if card["level"] == 4)
             for c in colours
         },
     }

@@ -89,7 +89,7 @@ def test_sailor_rows_one_for_deck_hands_and_gunners_two_for_crew():
     rows = c["logs"]["ana"]["sailors"]
     assert rows["deck-hand"] == 1 and rows["gunner"] == 1 and rows["captain"] == 1
     assert rows["crew-1"] == 1 and rows["crew-2"] == 1
-    assert c["games"][0]["marked"]["ana"] == ["deck-hand", "gunner", "captain", "crew-1", "crew-2"]
+    assert c["games"][0]["marked"]["ana"] == ["captain", "gunner", "deck-hand", "crew-1", "crew-2"]
 
 
 def test_sailor_rows_fill_left_to_right_and_stop_at_three():
