@@ -38,6 +38,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         help="saga items a player holds already (-2 Campaign points each)",
     )
     p.add_argument("--after", help="a finished campaign this one continues (a super-campaign)")
+    p.add_argument("--saga-file", help="the owner's saga file (default: the invented sample, for tests)")
     p.set_defaults(func=cmd_new)
 
     p = g.add_parser("show", help="the Campaign Logs and the Campaign points")
@@ -85,6 +86,26 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("why", help="the saga item or Book entry that gave them, e.g. 'Book 1.04'")
     p.set_defaults(func=cmd_saga_points)
 
+    p = g.add_parser("saga", help="follow a saga instruction at the table and keep the saga state")
+    _db_args(p)
+    p.add_argument("name")
+    p.add_argument("step", choices=("explore", "fortune", "read", "trade", "sink", "end-game"))
+    p.add_argument(
+        "target", nargs="?", help="the card (explore, fortune), Book entry (read) or item (trade, sink)"
+    )
+    p.add_argument("--player", help="who follows it (their Campaign Log id)")
+    p.add_argument("--coins", type=int, default=0, help="Coins paid (explore) or asked (trade, up to 5)")
+    p.add_argument("--cargo", type=int, default=0, help="Cargo paid for a saga item (trade)")
+    p.add_argument("--roll", type=int, action="append", help="a face of the Saga die rolled, once per roll")
+    p.add_argument(
+        "--choose", type=int, action="append", help="the option chosen (0, 1, ...), once per choice"
+    )
+    p.add_argument("--seller")
+    p.add_argument("--buyer")
+    p.add_argument("--winner", help="the player who sank the Ship (sink)")
+    p.add_argument("--loser", help="the player whose Ship sank (sink)")
+    p.set_defaults(func=cmd_saga)
+
     p = g.add_parser("play", help="play campaign games with simulated players (random legal actions)")
     _db_args(p)
     p.add_argument("name")
@@ -122,12 +143,17 @@ def _store(args: argparse.Namespace) -> Any:
 def _run(fn: Any) -> Any:
     """Rules refusals and store conflicts become the CLI's one-line errors."""
     from controller.campaign import CampaignError
-    from rules.errors import RulesError
+    from rules.errors import Ambiguous, RulesError
 
     try:
         return fn()
+    except Ambiguous as exc:
+        opts = ", ".join(str(o) for o in exc.options)
+        raise CliError(f"{exc.message} One of: {opts}." if opts else exc.message) from None
     except RulesError as exc:
         raise CliError(exc.message) from None
+    except KeyError as exc:
+        raise CliError(f"missing {exc.args[0]!r}: see `smart-table campaign saga --help`.") from None
     except CampaignError as exc:
         raise CliError(str(exc)) from None
 
@@ -162,7 +188,8 @@ def cmd_new(args: argparse.Namespace) -> int:
     )
     saga_state: Any = prev_saga or {}
     if not saga_state and not args.no_saga:
-        saga_state = _run(lambda: saga.new_saga_state(saga.load_saga()))
+        fresh = _run(lambda: saga.new_saga_state(saga.load_saga(args.saga_file), args.saga_file))
+        saga_state = saga.assign_items(fresh, {i: k for k, v in items.items() for i in v})
     row = _run(lambda: store.create(data, saga_state))
     print(f"campaign {row.name!r} started ({row.campaign_id}): {', '.join(row.data['logs'])}.")
     store.close()
@@ -288,6 +315,53 @@ def cmd_saga_points(args: argparse.Namespace) -> int:
     detail = {"log": args.player, "points": args.points, "why": args.why}
     _run(lambda: store.update(row, "saga_points", detail, new))
     print(f"{args.player}: {args.points:+d} Campaign points from Saga ({args.why}).")
+    store.close()
+    return 0
+
+
+WORDS = {
+    "explored": "{player} pays {coins} Coins and turns {card} over; read its back aloud.",
+    "read_entry": "Read Book {entry} aloud: {story}",
+    "gain_card": "{player} gains card {card} from the tuck box ({kind}).",
+    "add_to_row": "Take card {card} from the tuck box and add it, unseen, to the middle of the Row {row} "
+    "deck.",
+    "bury": "Bury {card}: face up beneath its Row's deck box until the next game.",
+    "eliminate": "Eliminate {card}: behind the Eliminated Cards divider in the tuck box.",
+    "campaign_points": "{player} marks {points} Campaign points from Saga.",
+    "gain": "{player} gains {amount} {what} ({to}).",
+    "saga_die": "{player} rolled {face} on the Saga die.",
+    "chose": "{player} chose: {option}.",
+    "traded": "{buyer} now owns saga item {item} (from {seller}).",
+    "taken": "{winner} takes saga item {item} from {loser}.",
+    "saga_end_game": "Buried saga cards go back into their Row decks for the next game.",
+}
+
+
+def cmd_saga(args: argparse.Namespace) -> int:
+    from controller import campaign
+
+    store = _store(args)
+    step = args.step.replace("-", "_")
+    needs = {"explore": "card", "fortune": "card", "read": "entry", "trade": "item", "sink": "item"}
+    if step in needs and not args.target:
+        raise CliError(f"`campaign saga {args.step}` needs the {needs[step]}, e.g. 1.05.")
+    fields = {
+        "player": args.player,
+        "coins": args.coins,
+        "cargo": args.cargo,
+        "rolls": args.roll,
+        "choices": args.choose,
+        "seller": args.seller,
+        "buyer": args.buyer,
+        "winner": args.winner,
+        "loser": args.loser,
+        "active": args.player,
+    }
+    if step in needs:
+        fields[needs[step]] = args.target
+    _row, notices = _run(lambda: campaign.saga_step(store, args.name, step, **fields))
+    for n in notices:
+        print(WORDS[n["type"]].format(**n) if n["type"] in WORDS else json.dumps(n))
     store.close()
     return 0
 

@@ -456,3 +456,78 @@ def _play_one(
             game=(number, dict(result)),
         )
     return row
+
+
+# -- the saga at the table -------------------------------------------------------------------------
+
+SAGA_STEPS = ("explore", "fortune", "read", "trade", "sink", "end_game")
+
+
+def saga_step(
+    store: CampaignStore, name: str, step: str, **args: Any
+) -> tuple[CampaignRow, list[dict[str, Any]]]:
+    """One saga instruction followed at the table, stored with the campaign in one transaction: the saga
+    state changes (`rules.dead_reckoning.deep_legends.saga`), Campaign points from Saga go onto the
+    player's Campaign Log and each log's saga items follow the saga state. Players are named by their
+    Campaign Log ids. Returns the stored campaign and what the table reads and does (the notices)."""
+    from rules.dead_reckoning.deep_legends import saga as sg
+
+    row = store.get(name)
+    if not row.saga:
+        raise CampaignError(f"campaign {row.name!r} is played without the saga content.")
+    book = sg.load_saga(row.saga.get("file"))
+    st: sg.SagaState = row.saga  # type: ignore[assignment]
+    who = args.get("player") or ""
+    rolls, choices = list(args.get("rolls") or []), list(args.get("choices") or [])
+    if step in ("explore", "fortune", "read") and who not in row.data["logs"]:
+        raise CampaignError(f"name the player by their Campaign Log: one of {', '.join(row.data['logs'])}.")
+    out: Any
+    if step == "explore":
+        out = sg.explore(book, st, args["card"], who, int(args.get("coins", 0)), rolls, choices)
+    elif step == "fortune":
+        spec = book["by_id"].get(args["card"])
+        if spec is None or spec["kind"] != "fortune":
+            raise CampaignError(f"{args['card']!r} is not a Fortune Encounter of this saga.")
+        out = sg.resolve(book, st, spec["effects"], who, this=args["card"], rolls=rolls, choices=choices)
+    elif step == "read":
+        out = sg.resolve(
+            book, st, [{"do": "read", "entry": args["entry"]}], who, rolls=rolls, choices=choices
+        )
+    elif step == "trade":
+        new = sg.trade(
+            st,
+            args["seller"],
+            args["buyer"],
+            args["item"],
+            int(args.get("cargo", 0)),
+            int(args.get("coins", 0)),
+            active=args.get("active") or args["buyer"],
+        )
+        out = {
+            "state": new,
+            "notices": [{"type": "traded", **{k: args.get(k) for k in ("item", "seller", "buyer")}}],
+        }
+    elif step == "sink":
+        new = sg.take_on_sinking(st, args["winner"], args["loser"], args["item"])
+        out = {
+            "state": new,
+            "notices": [{"type": "taken", **{k: args.get(k) for k in ("item", "winner", "loser")}}],
+        }
+    elif step == "end_game":
+        out = {"state": sg.end_game(book, st), "notices": [{"type": "saga_end_game"}]}
+    else:
+        raise CampaignError(f"unknown saga step {step!r}; one of {', '.join(SAGA_STEPS)}.")
+    c = row.data
+    for n in out["notices"]:
+        if n["type"] == "campaign_points" and n["player"] in c["logs"] and not c["logs"][n["player"]]["ai"]:
+            c = cp.add_saga_points(
+                c, n["player"], n["points"], f"saga: {step} {args.get('card') or args.get('entry')}"
+            )
+    new_state = out["state"]
+    for log_id in c["logs"]:
+        owned = sorted(i for i, owner in new_state["items"].items() if owner == log_id)
+        if owned != sorted(c["logs"][log_id]["saga_items"]):
+            c = cp.set_saga_items(c, log_id, owned)
+    detail = {"step": step, **{k: v for k, v in args.items() if v is not None}}
+    row = store.update(row, f"saga_{step}", detail, c, saga=new_state)
+    return row, list(out["notices"])

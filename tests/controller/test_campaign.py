@@ -167,3 +167,67 @@ def test_a_change_made_to_an_older_version_is_refused(tmp_path):
 def test_simulated_players_refuse_solo_campaigns():
     with pytest.raises(CampaignError, match="group campaigns only"):
         simulate(cp.new_campaign("s", SPECS[:1], mode="solo"), seed=1)
+
+
+def test_the_saga_at_the_table_is_kept_with_the_campaign(tmp_path, capsys):
+    """`smart-table campaign saga`: an Encounter explored, a Fortune Encounter's Saga die roll asked for and
+    then given, a saga item sold; Campaign points from Saga and the items reach the Campaign Logs."""
+    db = str(tmp_path / "t.db")
+    new = [
+        "campaign",
+        "new",
+        "sg",
+        "--db",
+        db,
+        "--player",
+        "ana=A",
+        "--player",
+        "ben=B",
+        "--items",
+        "ben=1.07",
+    ]
+    assert cli(capsys, *new)[0] == 0
+    code, out, err = cli(
+        capsys, "campaign", "saga", "sg", "explore", "1.00-a", "--player", "ana", "--coins", "2", "--db", db
+    )
+    assert code == 0, err
+    assert "Read Book 1.01 aloud" in out and "ana gains card 1.04" in out
+    code, _, err = cli(capsys, "campaign", "saga", "sg", "fortune", "1.00-b", "--player", "ben", "--db", db)
+    assert code == 2 and "roll the Saga die" in err and "One of: 0, 1, 2, 3." in err
+    code, out, _ = cli(
+        capsys, "campaign", "saga", "sg", "fortune", "1.00-b", "--player", "ben", "--roll", "2", "--db", db
+    )
+    assert code == 0 and "ben rolled 2" in out and "ben marks 1 Campaign points" in out
+    code, _, err = cli(
+        capsys,
+        "campaign",
+        "saga",
+        "sg",
+        "trade",
+        "1.04",
+        "--seller",
+        "ana",
+        "--buyer",
+        "ben",
+        "--coins",
+        "6",
+        "--db",
+        db,
+    )
+    assert code == 2 and "at most 5 Coins" in err
+    sell = ["--seller", "ana", "--buyer", "ben", "--coins", "5", "--cargo", "3", "--player", "ben"]
+    assert cli(capsys, "campaign", "saga", "sg", "trade", "1.04", *sell, "--db", db)[0] == 0
+    store = CampaignStore(db)
+    row = store.get("sg")
+    assert row.data["logs"]["ben"]["saga_items"] == ["1.04", "1.07"]
+    assert row.data["logs"]["ana"]["saga_items"] == []
+    assert cp.campaign_score(row.data, "ben")["saga"] == 1
+    assert row.saga["eliminated"] == ["1.00-a"] and row.saga["buried"]["2"] == ["1.00-b"]
+    assert [s["kind"] for s in store.steps(row.campaign_id)][1:] == [
+        "saga_explore",
+        "saga_fortune",
+        "saga_trade",
+    ]
+    store.close()
+    assert cli(capsys, "campaign", "saga", "sg", "end-game", "--db", db)[0] == 0
+    assert "1.00-b" in CampaignStore(db).get("sg").saga["rows"]["2"]

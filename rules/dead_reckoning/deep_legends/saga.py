@@ -61,6 +61,7 @@ class SagaState(TypedDict):
     gained: dict[str, str]  # other saga cards gained this game -> who gained them
     read: list[str]  # Book entries read, in order
     rolls: list[int]  # the Saga die's recorded rolls, in order
+    file: NotRequired[str | None]  # the owner's saga file (None: the shipped sample)
 
 
 class Outcome(TypedDict):
@@ -198,7 +199,7 @@ def load_saga(path: str | Path | None = None) -> dict[str, Any]:
     return validate_saga(doc, where)
 
 
-def new_saga_state(saga: dict[str, Any]) -> SagaState:
+def new_saga_state(saga: dict[str, Any], file: str | None = None) -> SagaState:
     """Before the first game (Saga Setup): the 1.00 cards go into their Row decks, the rest stay in the
     tuck box."""
     rows: dict[str, list[str]] = {str(r): [] for r in (1, 2, 3, 4)}
@@ -219,7 +220,17 @@ def new_saga_state(saga: dict[str, Any]) -> SagaState:
         "gained": {},
         "read": [],
         "rolls": [],
+        "file": file,
     }
+
+
+def assign_items(st: SagaState, owners: dict[str, str]) -> SagaState:
+    """Saga items players already hold when a campaign begins (content partly discovered before)."""
+    out = _copy(st)
+    for item, owner in owners.items():
+        _remove_everywhere(out, item)
+        out["items"][item] = owner
+    return out
 
 
 def _copy(st: SagaState) -> SagaState:
