@@ -38,6 +38,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         help="saga items a player holds already (-2 Campaign points each)",
     )
     p.add_argument("--after", help="a finished campaign this one continues (a super-campaign)")
+    p.add_argument("--reset-saga", action="store_true", help="with --after: start the saga content afresh")
     p.add_argument("--saga-file", help="the owner's saga file (default: the invented sample, for tests)")
     p.set_defaults(func=cmd_new)
 
@@ -181,12 +182,13 @@ def cmd_new(args: argparse.Namespace) -> int:
     specs: list[cp.PlayerSpec] = [
         {"id": k, "memoir": v, "saga_items": items.get(k, [])} for k, v in memoirs.items()
     ]
-    previous = _run(lambda: store.get(args.after)).data if args.after else None
+    # a reset saga puts every card back in the box: no saga item is carried over then
+    previous = _run(lambda: store.get(args.after)).data if args.after and not args.reset_saga else None
     prev_saga = _run(lambda: store.get(args.after)).saga if args.after else None
     data = _run(
         lambda: cp.new_campaign(args.name, specs, args.mode, not args.no_saga, args.sea_dogs, previous)
     )
-    saga_state: Any = prev_saga or {}
+    saga_state: Any = {} if args.reset_saga else (prev_saga or {})
     if not saga_state and not args.no_saga:
         fresh = _run(lambda: saga.new_saga_state(saga.load_saga(args.saga_file), args.saga_file))
         saga_state = saga.assign_items(fresh, {i: k for k, v in items.items() for i in v})

@@ -231,3 +231,19 @@ def test_the_saga_at_the_table_is_kept_with_the_campaign(tmp_path, capsys):
     store.close()
     assert cli(capsys, "campaign", "saga", "sg", "end-game", "--db", db)[0] == 0
     assert "1.00-b" in CampaignStore(db).get("sg").saga["rows"]["2"]
+    # a super-campaign keeps the saga state and each player's items (FAQ); a reset puts them back
+    again = ["--db", db, "--player", "ana=A2", "--player", "ben=B2", "--after", "sg"]
+    assert cli(capsys, "campaign", "new", "sg2", *again)[0] == 0
+    row2 = CampaignStore(db).get("sg2")
+    assert row2.data["logs"]["ben"]["saga_items"] == ["1.04", "1.07"] and row2.saga["eliminated"] == [
+        "1.00-a"
+    ]
+    assert cp.campaign_score(row2.data, "ben")["start_penalty"] == -4
+    assert cli(capsys, "campaign", "new", "sg3", *again, "--reset-saga")[0] == 0
+    row3 = CampaignStore(db).get("sg3")
+    assert row3.data["logs"]["ben"]["saga_items"] == [] and row3.saga["tuck_box"] == [
+        "1.04",
+        "1.05",
+        "1.06",
+        "1.07",
+    ]
