@@ -357,7 +357,7 @@ def simulate(c: cp.Campaign, seed: int, games: int = cp.GAMES, max_actions: int 
         c = steps[-1][2] if steps else c
         number = len(c["games"]) + 1
         seats = game_seats(c)
-        state = api.new_game(list(seats), seed * 100 + number)
+        state = api.new_game(list(seats), seed * 100 + number, cp.game_options(c, seats))
         for _ in range(max_actions):
             if state.phase == "over":
                 break
@@ -397,6 +397,17 @@ def play(
     return store.get(name)
 
 
+def _saga_items_after(saga: dict[str, Any], result: cp.GameResult) -> dict[str, Any]:
+    """The saga state with each item's owner as the game ended (an item may change hands in a game)."""
+    if not saga or "items" not in saga or "saga_items" not in result:
+        return saga
+    played = set(result["saga_items"])
+    items = {i: o for i, o in saga["items"].items() if o not in played}
+    for log_id, owned in result["saga_items"].items():
+        items.update({i: log_id for i in owned})
+    return {**saga, "items": items}
+
+
 def _finish_recorded(store: CampaignStore, log: Any, row: CampaignRow) -> None:
     """A game recorded into the campaign whose game-log row a crash left open is closed now."""
     for g in store.games(row.campaign_id):
@@ -424,9 +435,10 @@ def _play_one(
         done = log.games(table_id)
         game = done[-1] if done else None
     if game is None:
-        state, events = api.new_game_with_events(list(seats), game_seed)
+        options = cp.game_options(row.data, seats)
+        state, events = api.new_game_with_events(list(seats), game_seed, options)
         game_id = log.create_game(
-            table_id, list(seats), game_seed, {}, events, api.state_to_json(state), state.seq
+            table_id, list(seats), game_seed, options, events, api.state_to_json(state), state.seq
         )
     else:
         game_id = game.game_id
@@ -453,6 +465,7 @@ def _play_one(
             "record_game",
             {"number": number, "game_id": game_id},
             cp.record_game(row.data, result),
+            saga=_saga_items_after(row.saga, result),
             game=(number, dict(result)),
         )
     return row

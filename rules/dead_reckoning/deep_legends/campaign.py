@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from rules.core.errors import Ambiguous, Illegal, Invalid
 from rules.core.state import GameState
@@ -545,7 +545,7 @@ def result_from_game(
                 "give their order.",
                 tied,
             )
-    return {
+    out: GameResult = {
         "order": [seats[c] for c in colours],
         "scores": {seats[c]: totals[c] for c in colours},
         "achievements": {seats[c]: [a for a in ACHIEVEMENTS if c in d["achievements"][a]] for c in colours},
@@ -554,6 +554,13 @@ def result_from_game(
             for c in colours
         },
     }
+    dl = cast(dict[str, Any], d).get("deep_legends")
+    if dl is not None:  # a Deep Legends game: the saga items each player owns at its end
+        owned: dict[str, list[str]] = {seats[c]: [] for c in colours}
+        for item, owner in sorted(dl["items"].items()):
+            owned[seats[owner]].append(item)
+        out["saga_items"] = owned
+    return out
 
 
 def result_from_state(
@@ -561,3 +568,26 @@ def result_from_state(
 ) -> GameResult:
     """`result_from_game` of a `rules.api` game state."""
     return result_from_game(cast(State, state.data), seats, tie_order)
+
+
+def game_options(c: Campaign, seats: Mapping[str, str]) -> dict[str, object]:
+    """The engine options of the campaign's next game (`rules.api.new_game`): each player's saga items and
+    the Tenacity Bonus they chose for it ("Players will gain the selected Tenacity Bonus for the current
+    game"). A Sea Dog is drawn at the table; an AI's +5 is kept apart (`ai_extra_coins`). Empty when there
+    is nothing to carry: the game is then the base game."""
+    game = len(c["games"]) + 1
+    items: dict[str, list[str]] = {}
+    tenacity: dict[str, dict[str, str]] = {}
+    for colour, log_id in seats.items():
+        log = c["logs"][log_id]
+        if log["saga_items"]:
+            items[colour] = list(log["saga_items"])
+        for t in log["tenacity"]:
+            if t["game"] == game and t["bonus"] in ("coins", "cargo", "level_up", "ship_upgrade"):
+                tenacity[colour] = {"bonus": t["bonus"]}
+    opt: dict[str, object] = {}
+    if items:
+        opt["items"] = items
+    if tenacity:
+        opt["tenacity"] = tenacity
+    return {"deep_legends": opt} if opt else {}

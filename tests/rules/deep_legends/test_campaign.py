@@ -347,3 +347,27 @@ def test_result_from_a_finished_engine_game():
     assert r["order"] == ["ben", "ana", "cai"]
     with pytest.raises(Illegal, match="not over"):
         cp.result_from_game(api.new_game(["red", "blue"], 1).data, {"red": "ana", "blue": "ben"})
+
+
+def test_the_next_games_options_carry_saga_items_and_the_chosen_tenacity_bonus():
+    """ "Players will gain the selected Tenacity Bonus for the current game" and "whoever plays that same
+    deck, will start the next game with this item": the engine game of the campaign's next game gets both,
+    and its result gives the items back."""
+    c = cp.new_campaign(
+        "t", [{"id": "ana", "memoir": "A", "saga_items": ["1.04"]}, {"id": "ben", "memoir": "B"}]
+    )
+    seats = {"red": "ana", "blue": "ben"}
+    assert cp.game_options(c, seats) == {"deep_legends": {"items": {"red": ["1.04"]}}}
+    assert cp.game_options(group(2), seats) == {}  # nothing to carry: the base game
+    c = cp.choose_tenacity(cp.record_game(c, result(["ana", "ben"])), "ben", "cargo")
+    opts = cp.game_options(c, seats)
+    assert opts == {"deep_legends": {"items": {"red": ["1.04"]}, "tenacity": {"blue": {"bonus": "cargo"}}}}
+    state = random_playout(api.new_game(["red", "blue"], 9, opts), random.Random(9), max_actions=20000)
+    plain = api.new_game(["red", "blue"], 9)
+    assert state.data["created"]["options"]["deep_legends"] == opts["deep_legends"]
+    assert (
+        api.new_game(["red", "blue"], 9, opts).data["p"]["blue"]["dock"]
+        == plain.data["p"]["blue"]["dock"] + 4
+    )
+    r = cp.result_from_state(state, seats, tie_order=["red", "blue"])
+    assert r["saga_items"]["ana"] == ["1.04"] or r["saga_items"]["ben"] == ["1.04"]
