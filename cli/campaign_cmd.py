@@ -278,6 +278,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     log = GameLog(_db_path(args))
     if log.game(args.game) is None:
         raise CliError(f"no game {args.game!r} in the log; `smart-table games list` shows the ids.")
+    done = [g["number"] for g in store.games(row.campaign_id) if g["game_id"] == args.game and g["recorded"]]
+    if done:
+        raise CliError(f"game {args.game} is already recorded as game {done[0]} of {row.name!r}.")
     state = api.replay(list(log.events(args.game)))
     tie = [t for t in (args.tie_order or "").split(",") if t]
     result = _run(lambda: cp.result_from_state(state, seats, tie or None))

@@ -152,6 +152,9 @@ def test_a_game_of_the_game_log_is_recorded_by_the_cli(tmp_path, capsys):
     assert row.data["tenacity_due"] == [row.data["games"][0]["order"][1]]
     assert store.games(row.campaign_id)[0]["game_id"] == gid
     store.close()
+    again = ["campaign", "record", "rec", gid, "--seats", "red=ana,blue=ben", "--db", str(db), *args]
+    code, _, err = cli(capsys, *again)
+    assert code == 2 and "already recorded as game 1" in err
 
 
 def test_a_change_made_to_an_older_version_is_refused(tmp_path):
