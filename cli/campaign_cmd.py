@@ -213,7 +213,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     print(f"Campaign {row.name!r} ({c['mode']}), {len(c['games'])} of {cp.GAMES} games played")
     cols = ["saga", "start_penalty", "placement", "achievement_rows", "achievement_columns"]
     cols += ["sailor_columns", "game6", "total"]
-    heads = ["log", "memoir", "saga F", "items", "placing G", "ach.rows H", "ach.cols I", "sailors J"]
+    heads = ["log", "memoir", "saga F", "-2/item", "placing G", "ach.rows H", "ach.cols I", "sailors J"]
     heads += ["game 6 K", "total L"]
     print("  ".join(heads))
     for k, log in c["logs"].items():
@@ -225,6 +225,9 @@ def cmd_show(args: argparse.Namespace) -> int:
                 + [str(s[x]) for x in cols[2:]]
             )
         )
+    for k, log in c["logs"].items():
+        taken = ", ".join(f"game {t['game']}: {t['bonus']}" for t in log["tenacity"]) or "none"
+        print(f"{k}: saga items {', '.join(log['saga_items']) or 'none'}; Tenacity Bonuses {taken}")
     if c["tenacity_due"]:
         print(f"before the next game, a Tenacity Bonus to choose: {', '.join(c['tenacity_due'])}")
     if st["winners"]:
