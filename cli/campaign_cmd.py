@@ -72,6 +72,21 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("--tie-order", metavar="blue,red", help="the tie-break battle's order of tied colours")
     p.set_defaults(func=cmd_record)
 
+    p = g.add_parser("result", help="record a game played without the table's log (solo, co-op, by hand)")
+    _db_args(p)
+    p.add_argument("name")
+    p.add_argument("--order", required=True, metavar="ana,ai,ben", help="every seat's log, best first")
+    p.add_argument("--scores", metavar="ana=73,ai=60", default="", help="each player's game total")
+    p.add_argument(
+        "--achievements", action="append", default=[], metavar="ana=explorer,builder", help="once per player"
+    )
+    p.add_argument("--level4", action="append", default=[], metavar="ana=crew,gunner", help="once per player")
+    p.add_argument(
+        "--items", action="append", default=[], metavar="ana=1.04", help="saga items owned at the end"
+    )
+    p.add_argument("--winning-team", choices=("players", "ai"), help="co-op: the team that won")
+    p.set_defaults(func=cmd_result)
+
     p = g.add_parser("tenacity", help="a player marks a Tenacity Bonus before games 2-5")
     _db_args(p)
     p.add_argument("name")
@@ -298,6 +313,41 @@ def cmd_record(args: argparse.Namespace) -> int:
     )
     print(f"game {number} recorded: {', '.join(f'{k} +{v}' for k, v in new['games'][-1]['points'].items())}.")
     log.close()
+    store.close()
+    return 0
+
+
+def cmd_result(args: argparse.Namespace) -> int:
+    from rules.dead_reckoning.deep_legends import campaign as cp
+
+    store = _store(args)
+    row = _run(lambda: store.get(args.name))
+    order = [k.strip() for k in args.order.split(",") if k.strip()]
+
+    def lists(items: list[str], what: str) -> dict[str, list[str]]:
+        return {k: [x for x in v.split(",") if x] for k, v in _pairs(items, what).items()}
+
+    scores: dict[str, int] = {}
+    for k, v in _pairs([p for p in args.scores.split(",") if p], "--scores").items():
+        if not v.lstrip("-").isdigit():
+            raise CliError(f"--scores {k}={v}: a score is a whole number, e.g. {k}=73.")
+        scores[k] = int(v)
+    result: cp.GameResult = {
+        "order": order,
+        "scores": scores,
+        "achievements": lists(args.achievements, "--achievements"),
+        "level4": lists(args.level4, "--level4"),
+    }
+    if args.items:
+        result["saga_items"] = lists(args.items, "--items")
+    if args.winning_team:
+        result["winning_team"] = args.winning_team
+    new = _run(lambda: cp.record_game(row.data, result))
+    number = len(new["games"])
+    store.start_game(row, number, {}, 0)
+    detail = {"number": number, "by_hand": True}
+    _run(lambda: store.update(row, "record_game", detail, new, game=(number, dict(result))))
+    print(f"game {number} recorded: {', '.join(f'{k} +{v}' for k, v in new['games'][-1]['points'].items())}.")
     store.close()
     return 0
 

@@ -250,3 +250,25 @@ def test_the_saga_at_the_table_is_kept_with_the_campaign(tmp_path, capsys):
         "1.06",
         "1.07",
     ]
+
+
+def test_a_solo_game_recorded_by_hand(tmp_path, capsys):
+    """`smart-table campaign result`: a game played without the table's log (here a solo game against the
+    AI, which the engine does not play) goes onto the Campaign Logs."""
+    db = str(tmp_path / "t.db")
+    assert cli(capsys, "campaign", "new", "solo", "--db", db, "--mode", "solo", "--player", "ana=A")[0] == 0
+    args = ["--order", "ai,ana", "--scores", "ana=61,ai=70", "--achievements", "ai=explorer,master_merchant"]
+    code, out, err = cli(capsys, "campaign", "result", "solo", *args, "--level4", "ana=crew,crew", "--db", db)
+    assert code == 0 and "ai +6" in out, err
+    c = CampaignStore(db).get("solo").data
+    assert (
+        c["logs"]["ai"]["achievements"]["explorer"] == 1
+        and c["logs"]["ai"]["achievements"]["master_merchant"] == 0
+    )
+    assert c["logs"]["ana"]["sailors"]["crew-1"] == 1 and c["tenacity_due"] == ["ana"]
+    code, _, err = cli(capsys, "campaign", "result", "solo", *args, "--db", db)
+    assert code == 2 and "must choose a Tenacity Bonus" in err
+    code, _, err = cli(
+        capsys, "campaign", "result", "solo", "--order", "ai,ana", "--scores", "ana=x", "--db", db
+    )
+    assert code == 2 and "whole number" in err
