@@ -16,6 +16,7 @@ import random
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -171,7 +172,7 @@ class CampaignStore:
     def create(self, data: cp.Campaign, saga: Any = None, kind: str = "new") -> CampaignRow:
         name = data["name"]
         now = time.time()
-        campaign_id = f"{_slug(name)}-{int(now * 1000) % 10**9:09d}"
+        campaign_id = f"{_slug(name)}-{uuid.uuid4().hex[:8]}"
         with self._tx() as db:
             if db.execute("SELECT 1 FROM campaigns WHERE name=?", (name,)).fetchone():
                 raise CampaignError(f"a campaign named {name!r} exists already; choose another name.")

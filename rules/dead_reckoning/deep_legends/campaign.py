@@ -172,7 +172,8 @@ def new_campaign(
         raise Invalid("give the campaign a name, e.g. 'autumn'.")
     if mode not in MODES:
         raise Invalid(f"campaign mode {mode!r} is unknown; use one of {', '.join(MODES)}.")
-    want = {"group": (1, 4), "solo": (1, 1), "coop": (2, 2)}[mode]
+    # a group of 1 is a solo campaign (the AI keeps the other log)
+    want = {"group": (2, 4), "solo": (1, 1), "coop": (2, 2)}[mode]
     if not want[0] <= len(players) <= want[1]:
         raise Invalid(
             f"a {mode} campaign takes {want[0]}-{want[1]} players, not {len(players)}."

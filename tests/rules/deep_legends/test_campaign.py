@@ -45,7 +45,7 @@ def test_before_the_first_game_each_player_names_a_memoir():
     c = group(2)
     assert c["logs"]["ana"]["memoir"] == "Captain Ana"
     with pytest.raises(Invalid, match="memoir"):
-        cp.new_campaign("t", [{"id": "ana", "memoir": " "}])
+        cp.new_campaign("t", [{"id": "ana", "memoir": " "}, {"id": "ben", "memoir": "B"}])
     with pytest.raises(Invalid, match="campaign mode"):
         group(2, mode="league")
 
@@ -59,11 +59,18 @@ def test_placement_points_by_player_count(seats, points):
     "3-player campaign: ... 6 ... 3 if you got second place, and 0 if last place." "4-player campaign:
     ... 6 ... 3 ... 1 if you got third place, and 0 if last place.\""""
     assert [cp.placement_points(seats, i + 1) for i in range(seats)] == points
-    c = group(max(seats, 1))
-    order = list(c["logs"])[:seats]
-    if seats == len(c["logs"]):
+    if seats >= 2:
+        c = group(seats)
+        order = list(c["logs"])
         c = cp.record_game(c, result(order))
         assert [c["logs"][k]["placement"] for k in order] == [[p] for p in points]
+    else:  # a 1-player campaign is the solo campaign: the player and the AI score 6 or 0
+        c = cp.record_game(
+            cp.new_campaign("s", [{"id": "ana", "memoir": "A"}], mode="solo"), result(["ana", "ai"])
+        )
+        assert c["logs"]["ana"]["placement"] == [6] and c["logs"]["ai"]["placement"] == [0]
+    with pytest.raises(Invalid, match="group campaign takes 2-4 players"):
+        group(1)
 
 
 def test_achievement_columns_fill_top_to_bottom_and_stop_at_four():
