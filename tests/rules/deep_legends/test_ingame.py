@@ -9,7 +9,8 @@ import pytest
 
 from rules import api
 from rules.dead_reckoning.deep_legends import ingame
-from rules.errors import Illegal, Invalid
+from rules.dead_reckoning.deep_legends import saga as sg
+from rules.errors import Ambiguous, Illegal, Invalid
 from tests.rules.helpers import act
 
 ITEMS = {"items": {"red": ["1.04"], "blue": ["1.07"], "green": ["1.09"]}}
@@ -131,3 +132,95 @@ def test_a_deep_legends_game_replays_from_its_log():
     again = api.replay(events)
     assert again.data["deep_legends"] == s.data["deep_legends"]
     assert api.state_to_json(again) == api.state_to_json(s)
+
+
+def saga_game(seed: int, until):
+    """A 3-player game with the sample saga's cards in its Row decks, played by random legal actions until
+    `until(state)` holds; checks the board rules after every action."""
+    st = sg.new_saga_state(sg.load_saga())
+    s = api.new_game(["red", "blue", "green"], seed, {"deep_legends": {"saga": st}})
+    book = sg.load_saga()
+    rng = random.Random(seed)
+    while not until(s):
+        assert s.phase != "over", "the game ended first"
+        who = s.active or "table"
+        s, _ = api.apply(s, {"seq": s.seq, "player": who, "action": rng.choice(api.legal_actions(s, who))})
+        for sq, cards in s.data["deep_legends"]["board"].items():
+            kinds = [book["by_id"][c]["kind"] for c in cards]
+            if "encounter" in kinds:  # the board's card: no card from the Row deck beside it
+                assert s.data["grid"][sq]["card"] is None
+            if "fortune" in kinds and not s.data["pending"]:
+                # "must have at least 1 non-Fortune Advancement/Encounter"
+                row = sq[1]
+                assert "encounter" in kinds or s.data["grid"][sq]["card"] or not s.data["decks"][row]
+    return s
+
+
+def on_board(card: str):
+    def test(s) -> bool:
+        d = s.data
+        here = [sq for sq, cs in d["deep_legends"]["board"].items() if card in cs]
+        return bool(here) and d["phase"] == "main" and not d["pending"] and not d["battle"]
+
+    return test
+
+
+def test_saga_cards_are_drawn_from_the_row_decks_and_a_fortune_draws_another():
+    """ "shuffle them into their respective Advancement Row decks" (Saga Setup); "When a Fortune Encounter is
+    drawn from a box, place it on the Ocean board and then draw another card from the row deck and also
+    place it on the same board." Random play until the Fortune Encounter 1.00-b is drawn."""
+    s = saga_game(0, on_board("1.00-b"))
+    (sq,) = [q for q, cs in s.data["deep_legends"]["board"].items() if "1.00-b" in cs]
+    assert s.data["grid"][sq]["card"] is not None or len(s.data["deep_legends"]["board"][sq]) > 1
+    assert "1.00-b" not in s.data["deep_legends"]["rows"]["2"]
+
+
+def test_exploring_a_non_merchant_encounter_in_a_game():
+    """ "you may pay the indicated Coins cost to explore them. After you pay the cost (and NOT BEFORE), you
+    turn the Encounter over and read out loud what it says on the other side. These count as 1 of the 2
+    Advancements and/or Encounters you may interact with each turn.\""""
+    s = saga_game(1, on_board("1.00-a"))
+    (sq,) = [q for q, cs in s.data["deep_legends"]["board"].items() if "1.00-a" in cs]
+    me = s.active
+    p = s.data["p"][me]
+    p["ship"]["at"], p["ship"]["holds"] = sq, [[0, 1], [0, 0]]  # a set-up shortcut: the Ship there
+    chest = p["chest"]
+    with pytest.raises(Illegal, match="costs 2 Coins"):
+        act(s, "explore_encounter", me, coin_holds=[1, 0])
+    s.data["turn"]["bought"] = 2
+    with pytest.raises(Illegal, match="at most 2"):
+        act(s, "explore_encounter", me, coin_holds=[1, 0], chest=1)
+    s.data["turn"]["bought"] = 1
+    s2, events = act(s, "explore_encounter", me, coin_holds=[1, 0], chest=1)
+    d = s2.data
+    assert d["p"][me]["chest"] == chest - 1 and d["p"][me]["ship"]["holds"] == [[0, 0], [0, 0]]
+    assert d["turn"]["bought"] == 2
+    assert d["deep_legends"]["items"] == {"1.04": me}  # Book 1.01: gain card 1.04
+    assert "1.05" in d["deep_legends"]["rows"]["2"]  # ... and add 1.05 to the Row 2 deck
+    assert d["deep_legends"]["saga"]["eliminated"] == ["1.00-a"] and sq not in [
+        q for q, cs in d["deep_legends"]["board"].items() if cs
+    ]
+    said = [e["what"] for e in events if e["type"] == "saga"]
+    assert said == ["explored", "read_entry", "gain_card", "add_to_row", "eliminate"]
+    with pytest.raises(Illegal, match="no Non-Merchant Encounter"):
+        act(s2, "explore_encounter", me)
+
+
+def test_a_fortune_encounter_in_a_game_uses_the_reported_saga_die():
+    """ "The specific condition to encounter a Fortune Encounter will be spelled out on it" and "if you gain
+    or encounter them, they don't count as 1 of your maximum 2 Advancements/Encounters for the turn"; the
+    Saga die's face is reported by the table."""
+    s = saga_game(0, on_board("1.00-b"))
+    (sq,) = [q for q, cs in s.data["deep_legends"]["board"].items() if "1.00-b" in cs]
+    me = s.active
+    s.data["p"][me]["ship"]["at"] = sq
+    bought = s.data["turn"]["bought"]
+    with pytest.raises(Ambiguous, match="roll the Saga die"):
+        act(s, "encounter_fortune", me, card="1.00-b")
+    s2, _ = act(s, "encounter_fortune", me, card="1.00-b", rolls=[3])
+    d = s2.data
+    assert d["turn"]["bought"] == bought
+    assert d["deep_legends"]["campaign_points"] == {me: 1} and d["deep_legends"]["saga"]["read"] == ["1.02"]
+    assert "1.00-b" not in d["deep_legends"]["board"][sq] and d["deep_legends"]["saga"]["buried"]["2"] == [
+        "1.00-b"
+    ]
