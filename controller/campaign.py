@@ -347,8 +347,27 @@ def game_seats(c: cp.Campaign) -> dict[str, str]:
     return dict(zip(COLOURS, seats_logs, strict=False))
 
 
-def simulate(c: cp.Campaign, seed: int, games: int = cp.GAMES, max_actions: int = 50_000) -> cp.Campaign:
-    """The same games as `play`, in memory and unstored (what a stored run must end with)."""
+def saga_after(saga: dict[str, Any], state: Any, result: cp.GameResult) -> dict[str, Any]:
+    """The campaign's saga state after a game: what the game's saga instructions changed, buried cards
+    back into their Row decks, each item with its owner at the end."""
+    from rules.dead_reckoning.deep_legends import saga as sg
+
+    dl = state.data.get("deep_legends") or {}
+    if saga and "saga" in dl:
+        saga = dict(sg.end_game(sg.load_saga(dl["saga"].get("file")), dl["saga"]))
+    return _saga_items_after(saga, result)
+
+
+def simulate(
+    c: cp.Campaign,
+    seed: int,
+    games: int = cp.GAMES,
+    max_actions: int = 50_000,
+    saga: dict[str, Any] | None = None,
+) -> cp.Campaign:
+    """The same games as `play`, in memory and unstored (what a stored run must end with; `saga`: the
+    campaign's saga state before them)."""
+    saga = dict(saga or {})
     if c["mode"] != "group":
         raise CampaignError("simulated players play group campaigns only (the engine has no solo AI yet).")
     for _ in range(games):
@@ -358,14 +377,16 @@ def simulate(c: cp.Campaign, seed: int, games: int = cp.GAMES, max_actions: int 
         c = steps[-1][2] if steps else c
         number = len(c["games"]) + 1
         seats = game_seats(c)
-        state = api.new_game(list(seats), seed * 100 + number, cp.game_options(c, seats))
+        state = api.new_game(list(seats), seed * 100 + number, cp.game_options(c, seats, saga))
         for _ in range(max_actions):
             if state.phase == "over":
                 break
             state, _events = api.apply(state, bot_command(state, seed, number), inplace=True)
         if state.phase != "over":
             raise CampaignError(f"game {number} did not end within {max_actions} actions.")
-        c = cp.record_game(c, bot_result(state, seats, seed, number))
+        result = bot_result(state, seats, seed, number)
+        c = cp.record_game(c, result)
+        saga = saga_after(saga, state, result)
     return c
 
 
@@ -436,7 +457,7 @@ def _play_one(
         done = log.games(table_id)
         game = done[-1] if done else None
     if game is None:
-        options = cp.game_options(row.data, seats)
+        options = cp.game_options(row.data, seats, row.saga)
         state, events = api.new_game_with_events(list(seats), game_seed, options)
         game_id = log.create_game(
             table_id, list(seats), game_seed, options, events, api.state_to_json(state), state.seq
@@ -466,7 +487,7 @@ def _play_one(
             "record_game",
             {"number": number, "game_id": game_id},
             cp.record_game(row.data, result),
-            saga=_saga_items_after(row.saga, result),
+            saga=saga_after(row.saga, state, result),
             game=(number, dict(result)),
         )
     return row

@@ -272,3 +272,24 @@ def test_a_solo_game_recorded_by_hand(tmp_path, capsys):
         capsys, "campaign", "result", "solo", "--order", "ai,ana", "--scores", "ana=x", "--db", db
     )
     assert code == 2 and "whole number" in err
+
+
+def test_a_stored_campaign_game_carries_the_saga_into_the_engine_and_back(tmp_path):
+    """`campaign play` gives the engine game the campaign's saga state (its cards in the Row decks), each
+    player's saga items and the Tenacity Bonus; the stored result equals the same game in memory."""
+    from controller.campaign import play
+    from rules.dead_reckoning.deep_legends import saga as sg
+
+    start = cp.new_campaign("sg", SPECS[:2])
+    saga_state = sg.assign_items(sg.new_saga_state(sg.load_saga()), {"1.04": "ben"})
+    store = CampaignStore(tmp_path / "t.db")
+    store.create(start, saga_state)
+    log = GameLog(tmp_path / "t.db")
+    row = play(store, log, "sg", seed=5, games=1)
+    assert row.data == simulate(start, 5, games=1, saga=saga_state)
+    (game,) = log.games(f"campaign-{row.campaign_id}-1")
+    created = log.events(game.game_id)[0]["action"]["options"]["deep_legends"]
+    assert created["saga"]["rows"] == saga_state["rows"] and created["items"] == {"blue": ["1.04"]}
+    assert row.saga["items"] == {"1.04": "ben"} and row.data["logs"]["ben"]["saga_items"] == ["1.04"]
+    log.close()
+    store.close()

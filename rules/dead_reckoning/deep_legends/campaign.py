@@ -116,6 +116,7 @@ class GameResult(TypedDict):
     level4: dict[str, list[str]]  # the Sailor kind of each card ending the game at level 4
     saga_items: NotRequired[dict[str, list[str]]]  # saga items owned at the end (default: unchanged)
     winning_team: NotRequired[str]  # co-op: "players" or "ai"
+    saga_points: NotRequired[dict[str, int]]  # Campaign points from Saga gained during the game
 
 
 class PlayerSpec(TypedDict):
@@ -390,6 +391,9 @@ def record_game(c: Campaign, result: GameResult) -> Campaign:
             if a not in log["struck"] and log["achievements"][a] < ACHIEVEMENT_MARKS:
                 log["achievements"][a] += 1
         marked[k] = [] if log["ai"] else _mark_sailors(log, result["level4"].get(k, []))
+        pts = result.get("saga_points", {}).get(k)
+        if pts and not log["ai"]:
+            log["saga_points"].append({"points": int(pts), "why": f"saga, game {n}", "game": n})
         if "saga_items" in result and k in result["saga_items"]:
             log["saga_items"] = list(result["saga_items"][k])
         if n == GAMES:
@@ -561,6 +565,8 @@ def result_from_game(
         for item, owner in sorted(dl["items"].items()):
             owned[seats[owner]].append(item)
         out["saga_items"] = owned
+        if dl.get("campaign_points"):
+            out["saga_points"] = {seats[c]: n for c, n in sorted(dl["campaign_points"].items())}
     return out
 
 
@@ -571,7 +577,9 @@ def result_from_state(
     return result_from_game(cast(State, state.data), seats, tie_order)
 
 
-def game_options(c: Campaign, seats: Mapping[str, str]) -> dict[str, object]:
+def game_options(
+    c: Campaign, seats: Mapping[str, str], saga_state: Mapping[str, object] | None = None
+) -> dict[str, object]:
     """The engine options of the campaign's next game (`rules.api.new_game`): each player's saga items and
     the Tenacity Bonus they chose for it ("Players will gain the selected Tenacity Bonus for the current
     game"). A Sea Dog is drawn at the table; an AI's +5 is kept apart (`ai_extra_coins`). Empty when there
@@ -591,4 +599,6 @@ def game_options(c: Campaign, seats: Mapping[str, str]) -> dict[str, object]:
         opt["items"] = items
     if tenacity:
         opt["tenacity"] = tenacity
+    if saga_state:  # the saga's cards go into the Row decks (docs/deep-legends.md)
+        opt["saga"] = dict(saga_state)
     return {"deep_legends": opt} if opt else {}
