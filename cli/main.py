@@ -24,6 +24,7 @@ _COMMAND_MODULES = (
     "cli.controller_cmd",
     "cli.doctor_cmd",
     "cli.venue_cmd",
+    "cli.campaign_cmd",
 )
 
 _GROUPS = {

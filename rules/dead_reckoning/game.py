@@ -3,7 +3,8 @@
 Every action is an `Action` in the module of the rulebook chapter that defines it (`ACTIONS` at the end
 of each module); this module only lists the chapters. Expansions (Letters of Marque, Deep Legends) will
 be modules of their own with `ACTIONS`, a setup step and data, switched on by the game's options:
-`game_for(options)` is where they join the base game's chapters (none exists yet, so it is the base game).
+`game_for(options)` is where they join the base game's chapters (Deep Legends' `ingame.extend` with the
+`deep_legends` option; docs/deep-legends.md).
 """
 
 from __future__ import annotations
@@ -75,8 +76,19 @@ GAME: Game[State] = Game(
 )
 
 
+# options an expansion adds only when given (the base game's `game_created` stays as it was without them)
+EXPANSION_OPTIONS = ("deep_legends",)
+_EXTENDED: dict[str, Game[State]] = {}
+
+
 def game_for(options: Mapping[str, Any]) -> Game[State]:
-    """The game a set of options plays: the base game (the expansions' modules will join it here)."""
+    """The game a set of options plays: the base game, with each expansion whose option is given."""
+    if options.get("deep_legends"):
+        if "deep_legends" not in _EXTENDED:
+            from rules.dead_reckoning.deep_legends import ingame
+
+            _EXTENDED["deep_legends"] = ingame.extend(GAME)
+        return _EXTENDED["deep_legends"]
     return GAME
 
 
@@ -94,8 +106,9 @@ def new_game(
         raise Invalid("the seed must be a whole number.")
     opts = dict(OPTIONS)
     for k, v in (options or {}).items():
-        if k not in opts:
-            raise Invalid(f"unknown game option {k!r}; known options: {', '.join(opts)}.")
+        if k not in opts and k not in EXPANSION_OPTIONS:
+            known = ", ".join([*OPTIONS, *EXPANSION_OPTIONS])
+            raise Invalid(f"unknown game option {k!r}; known options: {known}.")
         opts[k] = v
     event = {
         "seq": 0,

@@ -1,0 +1,568 @@
+"""Campaigns kept between evenings: the Deep Legends campaign, its Campaign Logs and the saga state in
+SQLite, and a campaign game played by simulated players with its events in the controller's game log.
+
+Storage: its own tables (created if missing) in the controller's database file by default, beside the
+game log's. A campaign is one row holding the campaign JSON (`rules.dead_reckoning.deep_legends.campaign`)
+and the saga state JSON, with a version counted up by every change; each change is one transaction that
+writes the new JSON, a journal line (`campaign_steps`) and, for a game, its row in `campaign_games`.
+WAL + synchronous=FULL, as the game log: a committed change survives SIGKILL and power loss. The rules
+live in `rules`; this module only stores, links games to campaigns and drives the simulated players.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rules import api
+from rules.dead_reckoning.deep_legends import campaign as cp
+from rules.errors import RulesError
+
+EXPORT_FORMAT = "smart-table/campaign-export@1"
+COLOURS = ("red", "blue", "green", "yellow")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS campaigns (
+    campaign_id TEXT PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    created     REAL NOT NULL,
+    updated     REAL NOT NULL,
+    version     INTEGER NOT NULL,     -- counts every change: a writer that read an older one is refused
+    data        TEXT NOT NULL,        -- the campaign JSON (Campaign Logs, games recorded, bonuses due)
+    saga        TEXT NOT NULL         -- the saga state JSON (tuck box, rows, eliminated, saga items)
+);
+CREATE TABLE IF NOT EXISTS campaign_games (
+    campaign_id TEXT NOT NULL,
+    number      INTEGER NOT NULL,     -- 1-6
+    game_id     TEXT,                 -- the game in the controller's game log (NULL: not linked yet)
+    seats       TEXT NOT NULL,        -- JSON {colour: log id}
+    seed        INTEGER NOT NULL,
+    started     REAL NOT NULL,
+    recorded    REAL,                 -- NULL while the game is being played
+    result      TEXT,                 -- JSON GameResult once recorded
+    PRIMARY KEY (campaign_id, number)
+);
+CREATE TABLE IF NOT EXISTS campaign_steps (
+    campaign_id TEXT NOT NULL,
+    version     INTEGER NOT NULL,     -- the campaign's version after this step
+    kind        TEXT NOT NULL,        -- new, import, record_game, tenacity, saga_points, ...
+    detail      TEXT NOT NULL,        -- JSON: what the step was given
+    ts          REAL NOT NULL,
+    PRIMARY KEY (campaign_id, version)
+);
+"""
+
+
+class CampaignError(Exception):
+    """A campaign request that cannot be done; the message says what was wrong and what to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignRow:
+    campaign_id: str
+    name: str
+    created: float
+    updated: float
+    version: int
+    data: cp.Campaign
+    saga: dict[str, Any]
+
+    def summary(self) -> dict[str, Any]:
+        st = cp.standings(self.data)
+        return {
+            "campaign_id": self.campaign_id,
+            "name": self.name,
+            "mode": self.data["mode"],
+            "games": len(self.data["games"]),
+            "players": list(self.data["logs"]),
+            "finished": st["finished"],
+            "winners": st["winners"],
+            "version": self.version,
+            "updated": self.updated,
+        }
+
+
+class CampaignStore:
+    """The campaign tables of one SQLite file; several processes may open it (WAL, one writer)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self.db.execute("PRAGMA busy_timeout=30000")
+        self.db.executescript(SCHEMA)
+        self._lock = threading.RLock()
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def get(self, name_or_id: str) -> CampaignRow:
+        with self._lock:
+            row = self.db.execute(
+                "SELECT campaign_id, name, created, updated, version, data, saga FROM campaigns "
+                "WHERE name=? OR campaign_id=?",
+                (name_or_id, name_or_id),
+            ).fetchone()
+        if row is None:
+            raise CampaignError(f"no campaign {name_or_id!r}; `smart-table campaign list` shows them.")
+        return CampaignRow(row[0], row[1], row[2], row[3], row[4], json.loads(row[5]), json.loads(row[6]))
+
+    def all(self) -> list[CampaignRow]:
+        with self._lock:
+            names = [
+                r[0] for r in self.db.execute("SELECT campaign_id FROM campaigns ORDER BY created, rowid")
+            ]
+        return [self.get(n) for n in names]
+
+    def games(self, campaign_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT number, game_id, seats, seed, started, recorded, result FROM campaign_games "
+                "WHERE campaign_id=? ORDER BY number",
+                (campaign_id,),
+            ).fetchall()
+        return [
+            {
+                "number": r[0],
+                "game_id": r[1],
+                "seats": json.loads(r[2]),
+                "seed": r[3],
+                "started": r[4],
+                "recorded": r[5],
+                "result": json.loads(r[6]) if r[6] else None,
+            }
+            for r in rows
+        ]
+
+    def steps(self, campaign_id: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self.db.execute(
+                "SELECT version, kind, detail, ts FROM campaign_steps WHERE campaign_id=? ORDER BY version",
+                (campaign_id,),
+            ).fetchall()
+        return [{"version": r[0], "kind": r[1], "detail": json.loads(r[2]), "ts": r[3]} for r in rows]
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def create(self, data: cp.Campaign, saga: Any = None, kind: str = "new") -> CampaignRow:
+        name = data["name"]
+        now = time.time()
+        campaign_id = f"{_slug(name)}-{uuid.uuid4().hex[:8]}"
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM campaigns WHERE name=?", (name,)).fetchone():
+                raise CampaignError(f"a campaign named {name!r} exists already; choose another name.")
+            db.execute(
+                "INSERT INTO campaigns VALUES (?,?,?,?,?,?,?)",
+                (campaign_id, name, now, now, 1, _dump(data), _dump(saga or {})),
+            )
+            db.execute(
+                "INSERT INTO campaign_steps VALUES (?,?,?,?,?)",
+                (campaign_id, 1, kind, _dump({"name": name}), now),
+            )
+        return self.get(campaign_id)
+
+    def update(
+        self,
+        row: CampaignRow,
+        kind: str,
+        detail: dict[str, Any],
+        data: cp.Campaign,
+        saga: Any = None,
+        game: tuple[int, dict[str, Any]] | None = None,
+    ) -> CampaignRow:
+        """Write a change made to `row` (as read): refused if another writer changed it since."""
+        now = time.time()
+        with self._tx() as db:
+            got = db.execute(
+                "SELECT version FROM campaigns WHERE campaign_id=?", (row.campaign_id,)
+            ).fetchone()
+            if got is None or got[0] != row.version:
+                raise CampaignError(f"campaign {row.name!r} was changed meanwhile; read it again and retry.")
+            version = row.version + 1
+            db.execute(
+                "UPDATE campaigns SET data=?, saga=?, version=?, updated=? WHERE campaign_id=?",
+                (_dump(data), _dump(row.saga if saga is None else saga), version, now, row.campaign_id),
+            )
+            db.execute(
+                "INSERT INTO campaign_steps VALUES (?,?,?,?,?)",
+                (row.campaign_id, version, kind, _dump(detail), now),
+            )
+            if game is not None:
+                number, result = game
+                db.execute(
+                    "UPDATE campaign_games SET recorded=?, result=? WHERE campaign_id=? AND number=?",
+                    (now, _dump(result), row.campaign_id, number),
+                )
+        return self.get(row.campaign_id)
+
+    def start_game(self, row: CampaignRow, number: int, seats: dict[str, str], seed: int) -> None:
+        """Note that game `number` is being played with these seats (before its game log exists)."""
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR IGNORE INTO campaign_games VALUES (?,?,NULL,?,?,?,NULL,NULL)",
+                (row.campaign_id, number, _dump(seats), seed, time.time()),
+            )
+
+    def link_game(self, row: CampaignRow, number: int, game_id: str) -> None:
+        with self._tx() as db:
+            db.execute(
+                "UPDATE campaign_games SET game_id=? WHERE campaign_id=? AND number=?",
+                (game_id, row.campaign_id, number),
+            )
+
+    # -- export / import -------------------------------------------------------------------------
+
+    def export(self, name_or_id: str) -> dict[str, Any]:
+        row = self.get(name_or_id)
+        return {
+            "format": EXPORT_FORMAT,
+            "name": row.name,
+            "campaign": row.data,
+            "saga": row.saga,
+            "games": self.games(row.campaign_id),
+            "steps": self.steps(row.campaign_id),
+        }
+
+    def import_(self, doc: Any, name: str | None = None) -> CampaignRow:
+        """A campaign from an export (under `name` if given); its games and journal come along."""
+        if not isinstance(doc, dict) or doc.get("format") != EXPORT_FORMAT:
+            raise CampaignError(f"not a campaign export: expected an object with format {EXPORT_FORMAT!r}.")
+        data = doc.get("campaign")
+        if (
+            not isinstance(data, dict)
+            or data.get("format") != cp.FORMAT
+            or not isinstance(data.get("logs"), dict)
+        ):
+            raise CampaignError(f"the export's 'campaign' is not a {cp.FORMAT} campaign.")
+        try:
+            for log_id in data["logs"]:
+                cp.campaign_score(data, log_id)  # type: ignore[arg-type]
+        except (KeyError, TypeError, ValueError, RulesError) as exc:
+            raise CampaignError(f"the export's campaign is damaged ({exc!r}); export it again.") from None
+        if name:
+            data = {**data, "name": name}
+        row = self.create(data, doc.get("saga") or {}, kind="import")  # type: ignore[arg-type]
+        with self._tx() as db:
+            for g in doc.get("games", []):
+                db.execute(
+                    "INSERT INTO campaign_games VALUES (?,?,?,?,?,?,?,?)",
+                    (
+                        row.campaign_id,
+                        int(g["number"]),
+                        g.get("game_id"),
+                        _dump(g.get("seats", {})),
+                        int(g.get("seed", 0)),
+                        float(g.get("started", 0)),
+                        g.get("recorded"),
+                        _dump(g["result"]) if g.get("result") is not None else None,
+                    ),
+                )
+        return row
+
+
+def _dump(x: Any) -> str:
+    return json.dumps(x, sort_keys=True, separators=(",", ":"))
+
+
+def _slug(name: str) -> str:
+    s = "".join(ch if ch.isalnum() else "-" for ch in name.lower()).strip("-")
+    return s[:24] or "campaign"
+
+
+# -- a campaign played by simulated players ------------------------------------------------------
+
+
+def bot_choice(seed: int, number: int, seq: int, actions: list[dict[str, Any]]) -> dict[str, Any]:
+    """A random legal action drawn from (campaign seed, game, state.seq) alone, so a game resumed after a
+    crash continues exactly as it would have."""
+    # in a canonical order: a state reloaded from the log (keys sorted) may list the same actions in
+    # another order
+    ordered = sorted(actions, key=lambda a: json.dumps(a, sort_keys=True))
+    return random.Random(f"{seed}:{number}:{seq}").choice(ordered)
+
+
+def bot_command(state: Any, seed: int, number: int) -> dict[str, Any]:
+    """The next command of a simulated table: the active player's (or the table's chance) random legal
+    action."""
+    who = state.active or "table"
+    return {
+        "seq": state.seq,
+        "player": who,
+        "action": bot_choice(seed, number, state.seq, api.legal_actions(state, who)),
+    }
+
+
+def bot_result(state: Any, seats: dict[str, str], seed: int, number: int) -> cp.GameResult:
+    """The finished game's result; a tie on Coins is settled by a simulated tie-break battle (a seeded
+    shuffle of the colours), standing in for the battle the table would drop."""
+    tied = sorted(seats)
+    random.Random(f"{seed}:{number}:tie").shuffle(tied)
+    return cp.result_from_state(state, seats, tie_order=tied)
+
+
+def bot_between_games(c: cp.Campaign) -> list[tuple[str, dict[str, Any], cp.Campaign]]:
+    """What simulated players decide between games: each owed Tenacity Bonus (the first still open) and
+    each Sea Dog kept; (step kind, detail, campaign after it) in order."""
+    steps: list[tuple[str, dict[str, Any], cp.Campaign]] = []
+    for k in list(c["tenacity_due"]):
+        bonus = cp.tenacity_options(c, k)[0]
+        c = cp.choose_tenacity(c, k, bonus)
+        steps.append(("tenacity", {"log": k, "bonus": bonus}, c))
+    for k in list(c["sea_dogs_due"]):
+        card = f"sea-dog-{len(c['games'])}-{k}"
+        c = cp.keep_sea_dog(c, k, card)
+        steps.append(("sea_dog", {"log": k, "card": card}, c))
+    return steps
+
+
+def game_seats(c: cp.Campaign) -> dict[str, str]:
+    seats_logs = [k for k, v in c["logs"].items() if v["active"]]
+    if not 2 <= len(seats_logs) <= 4:
+        raise CampaignError("a simulated campaign game needs 2 to 4 players in the campaign.")
+    return dict(zip(COLOURS, seats_logs, strict=False))
+
+
+def saga_after(saga: dict[str, Any], state: Any, result: cp.GameResult) -> dict[str, Any]:
+    """The campaign's saga state after a game: what the game's saga instructions changed, buried cards
+    back into their Row decks, each item with its owner at the end."""
+    from rules.dead_reckoning.deep_legends import saga as sg
+
+    dl = state.data.get("deep_legends") or {}
+    if saga and "saga" in dl:
+        saga = dict(sg.end_game(sg.load_saga(dl["saga"].get("file")), dl["saga"]))
+    return _saga_items_after(saga, result)
+
+
+def simulate(
+    c: cp.Campaign,
+    seed: int,
+    games: int = cp.GAMES,
+    max_actions: int = 50_000,
+    saga: dict[str, Any] | None = None,
+) -> cp.Campaign:
+    """The same games as `play`, in memory and unstored (what a stored run must end with; `saga`: the
+    campaign's saga state before them)."""
+    saga = dict(saga or {})
+    if c["mode"] != "group":
+        raise CampaignError("simulated players play group campaigns only (the engine has no solo AI yet).")
+    for _ in range(games):
+        if len(c["games"]) >= cp.GAMES:
+            break
+        steps = bot_between_games(c)
+        c = steps[-1][2] if steps else c
+        number = len(c["games"]) + 1
+        seats = game_seats(c)
+        state = api.new_game(list(seats), seed * 100 + number, cp.game_options(c, seats, saga))
+        for _ in range(max_actions):
+            if state.phase == "over":
+                break
+            state, _events = api.apply(state, bot_command(state, seed, number), inplace=True)
+        if state.phase != "over":
+            raise CampaignError(f"game {number} did not end within {max_actions} actions.")
+        result = bot_result(state, seats, seed, number)
+        c = cp.record_game(c, result)
+        saga = saga_after(saga, state, result)
+    return c
+
+
+def play(
+    store: CampaignStore,
+    log: Any,
+    name: str,
+    seed: int,
+    games: int = cp.GAMES,
+    on_command: Callable[[int, int], None] | None = None,
+    max_actions: int = 50_000,
+) -> CampaignRow:
+    """Play up to `games` more games of a group campaign with random legal players through `rules.api`,
+    each to the engine's own end; every accepted command goes into the game log (`log`, a
+    `controller.gamelog.GameLog`) before the next, and each finished game is recorded into the campaign
+    in one transaction. Safe to kill at any moment and call again: it resumes where the files say."""
+    row = store.get(name)
+    if row.data["mode"] != "group":
+        raise CampaignError("simulated players play group campaigns only (the engine has no solo AI yet).")
+    for _ in range(games):
+        row = store.get(name)
+        if len(row.data["games"]) >= cp.GAMES:
+            break
+        for kind, detail, after in bot_between_games(row.data):
+            row = store.update(row, kind, detail, after)
+        _finish_recorded(store, log, row)
+        number = len(row.data["games"]) + 1
+        row = _play_one(store, log, row, number, seed, on_command, max_actions)
+    _finish_recorded(store, log, row)
+    return store.get(name)
+
+
+def _saga_items_after(saga: dict[str, Any], result: cp.GameResult) -> dict[str, Any]:
+    """The saga state with each item's owner as the game ended (an item may change hands in a game)."""
+    if not saga or "items" not in saga or "saga_items" not in result:
+        return saga
+    played = set(result["saga_items"])
+    items = {i: o for i, o in saga["items"].items() if o not in played}
+    for log_id, owned in result["saga_items"].items():
+        items.update({i: log_id for i in owned})
+    return {**saga, "items": items}
+
+
+def _finish_recorded(store: CampaignStore, log: Any, row: CampaignRow) -> None:
+    """A game recorded into the campaign whose game-log row a crash left open is closed now."""
+    for g in store.games(row.campaign_id):
+        if g["recorded"] is not None and g["game_id"]:
+            game = log.game(g["game_id"])
+            if game is not None and game.finished is None:
+                log.finish(g["game_id"], {"totals": g["result"]["scores"]})
+
+
+def _play_one(
+    store: CampaignStore,
+    log: Any,
+    row: CampaignRow,
+    number: int,
+    seed: int,
+    on_command: Callable[[int, int], None] | None,
+    max_actions: int,
+) -> CampaignRow:
+    seats = game_seats(row.data)
+    game_seed = seed * 100 + number
+    store.start_game(row, number, seats, game_seed)
+    table_id = f"campaign-{row.campaign_id}-{number}"  # one game-log table per campaign game: found again
+    game = log.active_game(table_id)
+    if game is None:
+        done = log.games(table_id)
+        game = done[-1] if done else None
+    if game is None:
+        options = cp.game_options(row.data, seats, row.saga)
+        state, events = api.new_game_with_events(list(seats), game_seed, options)
+        game_id = log.create_game(
+            table_id, list(seats), game_seed, options, events, api.state_to_json(state), state.seq
+        )
+    else:
+        game_id = game.game_id
+        snap = log.latest_snapshot(game_id)
+        state = api.state_from_json(snap.state)
+        for event in log.events(game_id, after=snap.n):
+            state = api.fold(state, event)
+    store.link_game(row, number, game_id)
+    n = 0
+    while state.phase != "over":
+        if n >= max_actions:
+            raise CampaignError(f"game {number} did not end within {max_actions} actions.")
+        command = bot_command(state, seed, number)
+        state, events = api.apply(state, command)
+        log.append(game_id, command, events, state.seq, state=lambda s=state: api.state_to_json(s))
+        n += 1
+        if on_command is not None:
+            on_command(number, state.seq)
+    result = bot_result(state, seats, seed, number)
+    row = store.get(row.campaign_id)
+    if len(row.data["games"]) < number:
+        row = store.update(
+            row,
+            "record_game",
+            {"number": number, "game_id": game_id},
+            cp.record_game(row.data, result),
+            saga=saga_after(row.saga, state, result),
+            game=(number, dict(result)),
+        )
+    return row
+
+
+# -- the saga at the table -------------------------------------------------------------------------
+
+SAGA_STEPS = ("explore", "fortune", "read", "trade", "sink", "end_game")
+
+
+def saga_step(
+    store: CampaignStore, name: str, step: str, **args: Any
+) -> tuple[CampaignRow, list[dict[str, Any]]]:
+    """One saga instruction followed at the table, stored with the campaign in one transaction: the saga
+    state changes (`rules.dead_reckoning.deep_legends.saga`), Campaign points from Saga go onto the
+    player's Campaign Log and each log's saga items follow the saga state. Players are named by their
+    Campaign Log ids. Returns the stored campaign and what the table reads and does (the notices)."""
+    from rules.dead_reckoning.deep_legends import saga as sg
+
+    row = store.get(name)
+    if not row.saga:
+        raise CampaignError(f"campaign {row.name!r} is played without the saga content.")
+    book = sg.load_saga(row.saga.get("file"))
+    st: sg.SagaState = row.saga  # type: ignore[assignment]
+    who = args.get("player") or ""
+    rolls, choices = list(args.get("rolls") or []), list(args.get("choices") or [])
+    if step in ("explore", "fortune", "read") and who not in row.data["logs"]:
+        raise CampaignError(f"name the player by their Campaign Log: one of {', '.join(row.data['logs'])}.")
+    out: Any
+    if step == "explore":
+        out = sg.explore(book, st, args["card"], who, int(args.get("coins", 0)), rolls, choices)
+    elif step == "fortune":
+        spec = book["by_id"].get(args["card"])
+        if spec is None or spec["kind"] != "fortune":
+            raise CampaignError(f"{args['card']!r} is not a Fortune Encounter of this saga.")
+        out = sg.resolve(book, st, spec["effects"], who, this=args["card"], rolls=rolls, choices=choices)
+    elif step == "read":
+        out = sg.resolve(
+            book, st, [{"do": "read", "entry": args["entry"]}], who, rolls=rolls, choices=choices
+        )
+    elif step == "trade":
+        new = sg.trade(
+            st,
+            args["seller"],
+            args["buyer"],
+            args["item"],
+            int(args.get("cargo", 0)),
+            int(args.get("coins", 0)),
+            active=args.get("active") or args["buyer"],
+        )
+        out = {
+            "state": new,
+            "notices": [{"type": "traded", **{k: args.get(k) for k in ("item", "seller", "buyer")}}],
+        }
+    elif step == "sink":
+        new = sg.take_on_sinking(st, args["winner"], args["loser"], args["item"])
+        out = {
+            "state": new,
+            "notices": [{"type": "taken", **{k: args.get(k) for k in ("item", "winner", "loser")}}],
+        }
+    elif step == "end_game":
+        out = {"state": sg.end_game(book, st), "notices": [{"type": "saga_end_game"}]}
+    else:
+        raise CampaignError(f"unknown saga step {step!r}; one of {', '.join(SAGA_STEPS)}.")
+    c = row.data
+    for n in out["notices"]:
+        if n["type"] == "campaign_points" and n["player"] in c["logs"] and not c["logs"][n["player"]]["ai"]:
+            c = cp.add_saga_points(
+                c, n["player"], n["points"], f"saga: {step} {args.get('card') or args.get('entry')}"
+            )
+    new_state = out["state"]
+    for log_id in c["logs"]:
+        owned = sorted(i for i, owner in new_state["items"].items() if owner == log_id)
+        if owned != sorted(c["logs"][log_id]["saga_items"]):
+            c = cp.set_saga_items(c, log_id, owned)
+    detail = {"step": step, **{k: v for k, v in args.items() if v is not None}}
+    row = store.update(row, f"saga_{step}", detail, c, saga=new_state)
+    return row, list(out["notices"])

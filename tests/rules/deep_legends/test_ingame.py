@@ -1,0 +1,226 @@
+"""Deep Legends inside an engine game (option `deep_legends`): Tenacity Bonuses gained at the start, saga
+items carried in, taken when sinking a Ship, bought and sold; the base game unchanged without the option."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from rules import api
+from rules.dead_reckoning.deep_legends import ingame
+from rules.dead_reckoning.deep_legends import saga as sg
+from rules.errors import Ambiguous, Illegal, Invalid
+from tests.rules.helpers import act
+
+ITEMS = {"items": {"red": ["1.04"], "blue": ["1.07"], "green": ["1.09"]}}
+
+
+def dl_game(opt: dict, players=("red", "blue"), seed: int = 3):
+    return api.new_game(list(players), seed, {"deep_legends": opt})
+
+
+def test_without_the_option_the_base_game_is_unchanged():
+    base = api.new_game(["red", "blue"], 3)
+    assert "deep_legends" not in base.data
+    assert base.data["created"]["options"] == {
+        "auto_chance": True,
+        "bonus_tokens": False,
+        "cards_file": None,
+        "boards_file": None,
+        "upgrades_file": None,
+    }
+    with pytest.raises(Invalid, match="unknown game option 'sagas'.*deep_legends"):
+        api.new_game(["red", "blue"], 3, {"sagas": True})
+
+
+def test_tenacity_bonuses_are_gained_at_the_start_of_the_game():
+    """ "Players will gain the selected Tenacity Bonus for the current game": "Gain a basic non-sail ship
+    upgrade." "Gain a free level-up, any card." "Gain 5 coin to your chest." "Gain 4 cargo to your
+    Harbor.\""""
+    base = api.new_game(["red", "blue", "green", "yellow"], 3)
+    ten = {
+        "red": {"bonus": "coins"},
+        "blue": {"bonus": "cargo"},
+        "green": {"bonus": "level_up"},
+        "yellow": {"bonus": "ship_upgrade", "tile": "basic-wheel"},
+    }
+    s = dl_game({"tenacity": ten}, ("red", "blue", "green", "yellow"))
+    p, b = s.data["p"], base.data["p"]
+    assert p["red"]["chest"] == b["red"]["chest"] + 5
+    assert p["blue"]["dock"] == b["blue"]["dock"] + 4
+    assert p["green"]["level_up"]
+    assert p["yellow"]["ship"]["hull"][1] == ["basic-wheel"]
+    assert s.data["upgrade_supply"]["basic-wheel"] == base.data["upgrade_supply"]["basic-wheel"] - 1
+    with pytest.raises(Invalid, match="basic non-sail tile"):
+        dl_game({"tenacity": {"red": {"bonus": "ship_upgrade", "tile": "basic-sail"}}})
+    with pytest.raises(Invalid, match="Sea Dog is drawn at the table"):
+        dl_game({"tenacity": {"red": {"bonus": "sea_dog"}}})
+    with pytest.raises(Invalid, match="colours of this game"):
+        dl_game({"items": {"purple": ["1.04"]}})
+
+
+def test_a_ship_sinker_may_take_one_saga_item_of_its_owner_that_turn():
+    """ "If you ever sink an opposing Ship, you may choose any 1 Saga item the other player has and take
+    it. You now own that item!" Random legal play until one player sinks another's Ship."""
+    s = api.new_game(["red", "blue", "green"], 1, {"deep_legends": ITEMS})
+    rng = random.Random(1)
+    while not s.data["deep_legends"]["may_take"]:
+        who = s.active or "table"
+        s, _ = api.apply(s, {"seq": s.seq, "player": who, "action": rng.choice(api.legal_actions(s, who))})
+    (chance,) = s.data["deep_legends"]["may_take"]
+    winner, loser = chance["winner"], chance["loser"]
+    (item,) = [i for i, o in s.data["deep_legends"]["items"].items() if o == loser]
+    bystander = next(c for c in s.players if c not in (winner, loser))
+    with pytest.raises(Illegal, match="only in the turn they sank"):
+        act(s, "take_saga_item", bystander, item=item)
+    s2, _ = act(s, "take_saga_item", winner, item=item)
+    assert s2.data["deep_legends"]["items"][item] == winner
+    with pytest.raises(Illegal):  # one item per Ship sunk
+        act(s2, "take_saga_item", winner, item=item)
+    assert ingame.items_of(s2.data)[winner] == sorted([item, *ITEMS["items"][winner]])
+
+
+def test_the_active_player_buys_a_saga_item_for_cargo_and_up_to_5_coins():
+    """ "The active player may buy or sell Saga items to/from any other player as long as neither player is
+    in the middle of a battle or Encounter. The price paid will be any amount of Cargo and/or up to 5
+    Coins ... The buyer may use Cargo/Coins from their own Dock tile and/or their Ship. The selling player
+    puts the paid Cargo/Coins directly onto their Dock tile or Treasure chest.\""""
+    s = dl_game({"items": {"blue": ["1.07"]}})
+    rng = random.Random(2)
+    while s.phase != "main" or s.data["pending"]:
+        s, _ = api.apply(
+            s, {"seq": s.seq, "player": "table", "action": rng.choice(api.legal_actions(s, "table"))}
+        )
+    me = s.active
+    other = next(c for c in s.players if c != me)
+    s.data["deep_legends"]["items"] = {"1.07": other}
+    p = s.data["p"][me]
+    p["dock"], p["ship"]["holds"] = 3, [[2, 4], [0, 2]]
+    chest = s.data["p"][other]["chest"]
+    dock = s.data["p"][other]["dock"]
+    with pytest.raises(Illegal, match="at most 5 Coins"):
+        act(s, "trade_saga_item", me, item="1.07", other=other, coin_holds=[4, 2])
+    with pytest.raises(Illegal, match="does not carry"):
+        act(s, "trade_saga_item", me, item="1.07", other=other, holds=[3, 0])
+    with pytest.raises(Illegal, match="only the active player"):
+        act(s, "trade_saga_item", other, item="1.07", other=me)
+    s2, _ = act(s, "trade_saga_item", me, item="1.07", other=other, dock=3, holds=[2, 0], coin_holds=[3, 2])
+    q = s2.data["p"]
+    assert s2.data["deep_legends"]["items"]["1.07"] == me
+    assert q[me]["dock"] == 0 and q[me]["ship"]["holds"] == [[0, 1], [0, 0]]
+    assert q[other]["dock"] == dock + 5 and q[other]["chest"] == chest + 5
+    # and the seller's side: the active player sells it back for nothing
+    s3, _ = act(s2, "trade_saga_item", me, item="1.07", other=other)
+    assert s3.data["deep_legends"]["items"]["1.07"] == other
+    s2.data["battle"] = {"kind": "merchant"}
+    with pytest.raises(Illegal, match="battle is under way"):
+        act(s2, "trade_saga_item", me, item="1.07", other=other)
+
+
+def test_a_deep_legends_game_replays_from_its_log():
+    """The campaign's part is folded from `game_created` like the rest: a replay gives the same state."""
+    opt = ITEMS | {"tenacity": {"red": {"bonus": "cargo"}}}
+    s, events = api.new_game_with_events(["red", "blue", "green"], 4, {"deep_legends": opt})
+    rng = random.Random(4)
+    for _ in range(400):
+        if s.phase == "over":
+            break
+        who = s.active or "table"
+        s, evs = api.apply(s, {"seq": s.seq, "player": who, "action": rng.choice(api.legal_actions(s, who))})
+        events += evs
+    again = api.replay(events)
+    assert again.data["deep_legends"] == s.data["deep_legends"]
+    assert api.state_to_json(again) == api.state_to_json(s)
+
+
+def saga_game(seed: int, until):
+    """A 3-player game with the sample saga's cards in its Row decks, played by random legal actions until
+    `until(state)` holds; checks the board rules after every action."""
+    st = sg.new_saga_state(sg.load_saga())
+    s = api.new_game(["red", "blue", "green"], seed, {"deep_legends": {"saga": st}})
+    book = sg.load_saga()
+    rng = random.Random(seed)
+    while not until(s):
+        assert s.phase != "over", "the game ended first"
+        who = s.active or "table"
+        s, _ = api.apply(s, {"seq": s.seq, "player": who, "action": rng.choice(api.legal_actions(s, who))})
+        for sq, cards in s.data["deep_legends"]["board"].items():
+            kinds = [book["by_id"][c]["kind"] for c in cards]
+            if "encounter" in kinds:  # the board's card: no card from the Row deck beside it
+                assert s.data["grid"][sq]["card"] is None
+            if "fortune" in kinds and not s.data["pending"]:
+                # "must have at least 1 non-Fortune Advancement/Encounter"
+                row = sq[1]
+                assert "encounter" in kinds or s.data["grid"][sq]["card"] or not s.data["decks"][row]
+    return s
+
+
+def on_board(card: str):
+    def test(s) -> bool:
+        d = s.data
+        here = [sq for sq, cs in d["deep_legends"]["board"].items() if card in cs]
+        return bool(here) and d["phase"] == "main" and not d["pending"] and not d["battle"]
+
+    return test
+
+
+def test_saga_cards_are_drawn_from_the_row_decks_and_a_fortune_draws_another():
+    """ "shuffle them into their respective Advancement Row decks" (Saga Setup); "When a Fortune Encounter is
+    drawn from a box, place it on the Ocean board and then draw another card from the row deck and also
+    place it on the same board." Random play until the Fortune Encounter 1.00-b is drawn."""
+    s = saga_game(0, on_board("1.00-b"))
+    (sq,) = [q for q, cs in s.data["deep_legends"]["board"].items() if "1.00-b" in cs]
+    assert s.data["grid"][sq]["card"] is not None or len(s.data["deep_legends"]["board"][sq]) > 1
+    assert "1.00-b" not in s.data["deep_legends"]["rows"]["2"]
+
+
+def test_exploring_a_non_merchant_encounter_in_a_game():
+    """ "you may pay the indicated Coins cost to explore them. After you pay the cost (and NOT BEFORE), you
+    turn the Encounter over and read out loud what it says on the other side. These count as 1 of the 2
+    Advancements and/or Encounters you may interact with each turn.\""""
+    s = saga_game(1, on_board("1.00-a"))
+    (sq,) = [q for q, cs in s.data["deep_legends"]["board"].items() if "1.00-a" in cs]
+    me = s.active
+    p = s.data["p"][me]
+    p["ship"]["at"], p["ship"]["holds"] = sq, [[0, 1], [0, 0]]  # a set-up shortcut: the Ship there
+    chest = p["chest"]
+    with pytest.raises(Illegal, match="costs 2 Coins"):
+        act(s, "explore_encounter", me, coin_holds=[1, 0])
+    s.data["turn"]["bought"] = 2
+    with pytest.raises(Illegal, match="at most 2"):
+        act(s, "explore_encounter", me, coin_holds=[1, 0], chest=1)
+    s.data["turn"]["bought"] = 1
+    s2, events = act(s, "explore_encounter", me, coin_holds=[1, 0], chest=1)
+    d = s2.data
+    assert d["p"][me]["chest"] == chest - 1 and d["p"][me]["ship"]["holds"] == [[0, 0], [0, 0]]
+    assert d["turn"]["bought"] == 2
+    assert d["deep_legends"]["items"] == {"1.04": me}  # Book 1.01: gain card 1.04
+    assert "1.05" in d["deep_legends"]["rows"]["2"]  # ... and add 1.05 to the Row 2 deck
+    assert d["deep_legends"]["saga"]["eliminated"] == ["1.00-a"] and sq not in [
+        q for q, cs in d["deep_legends"]["board"].items() if cs
+    ]
+    said = [e["what"] for e in events if e["type"] == "saga"]
+    assert said == ["explored", "read_entry", "gain_card", "add_to_row", "eliminate"]
+    with pytest.raises(Illegal, match="no Non-Merchant Encounter"):
+        act(s2, "explore_encounter", me)
+
+
+def test_a_fortune_encounter_in_a_game_uses_the_reported_saga_die():
+    """ "The specific condition to encounter a Fortune Encounter will be spelled out on it" and "if you gain
+    or encounter them, they don't count as 1 of your maximum 2 Advancements/Encounters for the turn"; the
+    Saga die's face is reported by the table."""
+    s = saga_game(0, on_board("1.00-b"))
+    (sq,) = [q for q, cs in s.data["deep_legends"]["board"].items() if "1.00-b" in cs]
+    me = s.active
+    s.data["p"][me]["ship"]["at"] = sq
+    bought = s.data["turn"]["bought"]
+    with pytest.raises(Ambiguous, match="roll the Saga die"):
+        act(s, "encounter_fortune", me, card="1.00-b")
+    s2, _ = act(s, "encounter_fortune", me, card="1.00-b", rolls=[3])
+    d = s2.data
+    assert d["turn"]["bought"] == bought
+    assert d["deep_legends"]["campaign_points"] == {me: 1} and d["deep_legends"]["saga"]["read"] == ["1.02"]
+    assert "1.00-b" not in d["deep_legends"]["board"][sq] and d["deep_legends"]["saga"]["buried"]["2"] == [
+        "1.00-b"
+    ]
