@@ -284,12 +284,24 @@ _CACHE: dict[tuple[Any, ...], Catalog] = {}
 
 
 def load_catalog(
-    cards: str | Path | None = None, boards: str | Path | None = None, upgrades: str | Path | None = None
+    cards: str | Path | None = None,
+    boards: str | Path | None = None,
+    upgrades: str | Path | None = None,
+    expansions: tuple[str, ...] = (),
 ) -> Catalog:
-    """The validated catalogue: the shipped sample set, or a user's files in its place."""
-    key = (str(cards), str(boards), str(upgrades))
+    """The validated catalogue: the shipped sample set, or a user's files in its place, extended by the
+    expansions' own data (each expansion module's `extend_catalog` returns a new catalogue)."""
+    key = (str(cards), str(boards), str(upgrades), *expansions)
     if key in _CACHE:
         return _CACHE[key]
+    if expansions:
+        from rules.dead_reckoning.expansions import module  # the expansion's data: imported when named
+
+        ext = load_catalog(cards, boards, upgrades)
+        for name in expansions:
+            ext = module(name).extend_catalog(ext)
+        _CACHE[key] = ext
+        return ext
     card_map = validate_cards(_read("advancements.json", cards), str(cards or "advancements.json"))
     board_map = validate_boards(_read("ocean_boards.json", boards), str(boards or "ocean_boards.json"))
     up_map = validate_upgrades(_read("upgrades.json", upgrades), str(upgrades or "upgrades.json"))
@@ -334,9 +346,11 @@ def default_catalog() -> Catalog:
 def catalog(d: State) -> Catalog:
     """The catalogue a game plays with: the sample set, or the user's files named in its options."""
     o = d["options"]
-    if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
+    if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None and (
+        "expansions" not in o
+    ):
         return default_catalog()
-    return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"])
+    return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"], tuple(o.get("expansions", ())))
 
 
 def card_icons(cat: Catalog, card: SailorCard) -> dict[str, int]:

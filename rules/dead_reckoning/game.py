@@ -1,18 +1,20 @@
 """Dead Reckoning on the core: its actions, chapter by chapter, its setup and its chance.
 
 Every action is an `Action` in the module of the rulebook chapter that defines it (`ACTIONS` at the end
-of each module); this module only lists the chapters. Expansions (Letters of Marque, Deep Legends) will
-be modules of their own with `ACTIONS`, a setup step and data, switched on by the game's options:
-`game_for(options)` is where they join the base game's chapters (none exists yet, so it is the base game).
+of each module); this module only lists the chapters. Expansions are packages of their own that describe
+themselves as an `Expansion` (actions, a setup step, checks and effects added after the base game's, their
+chance, their legal actions and views), named in the option `expansions` and joined to the base game by
+`game_for(options)`; the base game's chapters know nothing of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from rules.core import engine
-from rules.core.actions import Game, action_table
+from rules.core.actions import Game, Notices, action_table
 from rules.core.errors import Invalid
 from rules.core.state import GameState
 from rules.dead_reckoning import (
@@ -28,6 +30,7 @@ from rules.dead_reckoning import (
     setup,
 )
 from rules.dead_reckoning.chance import draw_chance
+from rules.dead_reckoning.expansions import EXPANSION_MODULES, Check, Effect, Expansion, expansion
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.turn import after_chance
 
@@ -39,6 +42,9 @@ OPTIONS: Mapping[str, Any] = {
     "boards_file": None,
     "upgrades_file": None,
 }
+# an option kept only when given (a base game's options stay as they were): the expansions played, by name
+EXPANSIONS_OPTION = "expansions"
+
 
 
 def next_chance(d: State) -> dict[str, Any] | None:
@@ -73,9 +79,70 @@ GAME: Game[State] = Game(
 )
 
 
+_GAMES: dict[tuple[str, ...], Game[State]] = {(): GAME}
+
+
+def expansions_of(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The expansions a game's options name (older saved games have no such option: none)."""
+    names = options.get("expansions")
+    return tuple(names) if names else ()
+
+
 def game_for(options: Mapping[str, Any]) -> Game[State]:
-    """The game a set of options plays: the base game (the expansions' modules will join it here)."""
-    return GAME
+    """The game a set of options plays: the base game, joined by the expansions it names."""
+    names = options.get("expansions")
+    if not names:
+        return GAME
+    key = tuple(names)
+    got = _GAMES.get(key)
+    if got is None:
+        got = _GAMES[key] = _join(GAME, [expansion(n) for n in key])
+    return got
+
+
+def _join(base: Game[State], exps: list[Expansion]) -> Game[State]:
+    actions = dict(base.actions)
+    for ex in exps:
+        for t, chk in ex.checks.items():
+            actions[t] = replace(actions[t], check=_then_check(actions[t].check, chk))
+        for t, eff in ex.effects.items():
+            actions[t] = replace(actions[t], effect=_then_effect(actions[t].effect, eff))
+    own = action_table(*(ex.actions for ex in exps))
+    clash = set(own) & set(actions)
+    if clash:
+        raise ValueError(f"expansion actions {sorted(clash)} are defined twice")
+    actions.update(own)
+    setups = [ex.setup for ex in exps if ex.setup is not None]
+    draws = [ex.draw_chance for ex in exps if ex.draw_chance is not None]
+
+    def setup_all(d: State, created: dict[str, Any], out: Notices) -> None:
+        base.setup(d, created, out)
+        for f in setups:
+            f(d, created, out)
+
+    def draw_all(d: State, req: dict[str, Any]) -> dict[str, Any]:
+        for f in draws:
+            got = f(d, req)
+            if got is not None:
+                return got
+        return base.draw_chance(d, req)
+
+    return replace(base, actions=actions, setup=setup_all, draw_chance=draw_all)
+
+
+def _then_check(first: Check, then: Check) -> Check:
+    def check(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+        return then(d, player, first(d, player, a))
+
+    return check
+
+
+def _then_effect(first: Effect, then: Effect) -> Effect:
+    def effect(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
+        first(d, player, a, out)
+        then(d, player, a, out)
+
+    return effect
 
 
 def new_game(
@@ -92,9 +159,21 @@ def new_game(
         raise Invalid("the seed must be a whole number.")
     opts = dict(OPTIONS)
     for k, v in (options or {}).items():
-        if k not in opts:
-            raise Invalid(f"unknown game option {k!r}; known options: {', '.join(opts)}.")
+        if k not in opts and k != EXPANSIONS_OPTION:
+            raise Invalid(
+                f"unknown game option {k!r}; known options: {', '.join([*opts, EXPANSIONS_OPTION])}."
+            )
         opts[k] = v
+    names = opts.pop(EXPANSIONS_OPTION, None) or []
+    if not isinstance(names, list) or any(n not in EXPANSION_MODULES for n in names) or len(set(names)) != len(
+        names
+    ):
+        raise Invalid(
+            "the option 'expansions' must list expansions once each, from: "
+            f"{', '.join(EXPANSION_MODULES)}."
+        )
+    if names:
+        opts[EXPANSIONS_OPTION] = list(names)
     event = {
         "seq": 0,
         "type": "game_created",

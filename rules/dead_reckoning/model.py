@@ -20,6 +20,9 @@ class Ship(TypedDict):
     damage: int
     pirate: bool  # Pirate mode (else Mercantile)
     hull: list[list[str]]  # the 4 hull spaces, Ship Upgrade tiles stacked (last on top)
+    # hull spaces of each hold taken by goods other than Cargo and Coins (an expansion's, e.g. Prime Cargo);
+    # present only while an expansion has put some aboard
+    other: NotRequired[list[int]]
 
 
 class SailorCard(TypedDict):
@@ -51,6 +54,8 @@ class PlayerBoard(TypedDict):
     # Cargo/Coins a gain put on a full Ship (present only while some are owed): taken aboard as soon as the
     # player makes room (jettison, unload), returned to the supply at the end of their turn (ship.owe_gain)
     owed: NotRequired[dict[str, int]]
+    # icons an expansion's ongoing pieces give (e.g. a Letter of Marque), counted as printed on the Ship board
+    extra_icons: NotRequired[dict[str, int]]
 
 
 class Island(TypedDict):
