@@ -37,7 +37,7 @@ class Expansion:
 
     name: str
     actions: tuple[Action[State], ...] = ()
-    setup: Effect | None = None
+    setup: Callable[[State, dict[str, Any], Notices], None] | None = None
     checks: Mapping[str, Check] = field(default_factory=dict)
     effects: Mapping[str, Effect] = field(default_factory=dict)
     draw_chance: Callable[[State, dict[str, Any]], dict[str, Any] | None] | None = None

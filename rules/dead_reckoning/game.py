@@ -46,7 +46,6 @@ OPTIONS: Mapping[str, Any] = {
 EXPANSIONS_OPTION = "expansions"
 
 
-
 def next_chance(d: State) -> dict[str, Any] | None:
     """The chance request to draw now: the first pending one, unless a battle must be finished first."""
     return d["pending"][0] if d["pending"] and not d["battle"] else None
@@ -165,12 +164,13 @@ def new_game(
             )
         opts[k] = v
     names = opts.pop(EXPANSIONS_OPTION, None) or []
-    if not isinstance(names, list) or any(n not in EXPANSION_MODULES for n in names) or len(set(names)) != len(
-        names
+    if (
+        not isinstance(names, list)
+        or any(n not in EXPANSION_MODULES for n in names)
+        or len(set(names)) != len(names)
     ):
         raise Invalid(
-            "the option 'expansions' must list expansions once each, from: "
-            f"{', '.join(EXPANSION_MODULES)}."
+            f"the option 'expansions' must list expansions once each, from: {', '.join(EXPANSION_MODULES)}."
         )
     if names:
         opts[EXPANSIONS_OPTION] = list(names)
