@@ -346,13 +346,12 @@ def default_catalog() -> Catalog:
 def catalog(d: State) -> Catalog:
     """The catalogue a game plays with: the sample set, or the user's files named in its options."""
     o = d["options"]
-    if (
-        o["cards_file"] is None
-        and o["boards_file"] is None
-        and o["upgrades_file"] is None
-        and ("expansions" not in o)
-    ):
-        return default_catalog()
+    if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
+        if "expansions" not in o:
+            return default_catalog()
+        got = _CACHE.get(("None", "None", "None", *o["expansions"]))  # load_catalog's key
+        if got is not None:
+            return got
     return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"], tuple(o.get("expansions", ())))
 
 

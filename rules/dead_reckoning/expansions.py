@@ -50,6 +50,11 @@ def module(name: str) -> Any:
     return importlib.import_module(EXPANSION_MODULES[name])
 
 
+_LOADED: dict[str, Expansion] = {}
+
+
 def expansion(name: str) -> Expansion:
-    ex: Expansion = module(name).EXPANSION
+    ex = _LOADED.get(name)
+    if ex is None:
+        ex = _LOADED[name] = module(name).EXPANSION
     return ex

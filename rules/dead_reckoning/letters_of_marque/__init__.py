@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rules.core.state import rng_below
 from rules.dead_reckoning.expansions import Expansion
 from rules.dead_reckoning.letters_of_marque import (
     bounties,
@@ -29,8 +30,6 @@ __all__ = ["EXPANSION", "extend_catalog"]
 
 def draw_chance(d: State, req: dict[str, Any]) -> dict[str, Any] | None:
     """The expansion's chance outcomes drawn from the seeded RNG (the table reports them otherwise)."""
-    from rules.core.state import rng_below
-
     kind = req["kind"]
     if kind == "place_favour_rewards":
         return setup.draw_rewards(d)

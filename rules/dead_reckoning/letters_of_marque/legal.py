@@ -9,6 +9,7 @@ from typing import Any
 
 from contracts.grid import HARBOR, SQUARES
 from rules.core.errors import RulesError
+from rules.dead_reckoning.cards import catalog
 from rules.dead_reckoning.letters_of_marque import favour, prime_cargo, upgrades
 from rules.dead_reckoning.letters_of_marque.data import lom_data
 from rules.dead_reckoning.letters_of_marque.favour import HALLOWED_GUN
@@ -54,34 +55,49 @@ def _claim_args(d: State, player: str, c: dict[str, Any]) -> list[dict[str, Any]
     return [{}]  # an upgrade: the check picks the tile and the blank space when there is one choice
 
 
+def _gun_offered(d: State) -> bool:
+    """Whether base offers may name the Hallowed Gun: the base game's generator offers the first basic tile
+    left in the supply, in catalogue order (`legal._ability_args`)."""
+    supply = d["upgrade_supply"]
+    for t, spec in catalog(d).upgrades.items():
+        if spec["category"] == "basic" and supply[t] > 0:
+            return t == HALLOWED_GUN
+    return False
+
+
 def legal(d: State, player: str, offered: list[dict[str, Any]]) -> list[dict[str, Any]]:
     if d["phase"] != "main" or d["pending"] or d["battle"]:
         return offered
     x = lom(d)
-    out: list[dict[str, Any]] = []
-    for a in offered:
-        if a["type"] == "use_ability" and a.get("args", {}).get("tile") == HALLOWED_GUN:
-            try:
-                prime_cargo.token_of_type(d, player, "moon_salt", {})  # its extra cost (upgrades.py)
-            except RulesError:
-                continue
-        out.append(a)
-    end = [a for a in out if a["type"] == "end_turn"]
-    out = [a for a in out if a["type"] != "end_turn"]
+    out = offered
+    mine = ship_tokens(x, player)
+    if _gun_offered(d):
+        tokens = lom_data().tokens
+        salt = False
+        for t in mine:
+            if tokens[t]["type"] == "moon_salt":
+                salt = True
+                break
+        if not salt:  # the Hallowed Gun's extra cost (upgrades.py), which the base offers know nothing of
+            out = []
+            for a in offered:
+                if a["type"] != "use_ability" or a["args"].get("tile") != HALLOWED_GUN:
+                    out.append(a)
     for i, c in enumerate(x["claims"][player]):
         for args in _claim_args(d, player, c):
             _try(out, favour.check_claim, d, player, {"type": "claim", "index": i, "args": args})
         out.append({"type": "decline", "index": i})
     p = d["p"][player]
     at = p["ship"]["at"]
-    mine = ship_tokens(x, player)
     if at != HARBOR:
         spot = x["boards"][at]
-        for part in ("water", "island"):
-            if spot[part]["hidden"]:
-                _try(
-                    out, prime_cargo.check_discover, d, player, {"type": "discover_prime_cargo", "part": part}
-                )
+        if (spot["water"]["hidden"] or spot["island"]["hidden"]) and prime_cargo.discoveries_left(
+            d, player
+        ) > 0:
+            # exactly check_discover's tests once the turn's preconditions hold (above)
+            for part in ("water", "island"):
+                if spot[part]["hidden"]:
+                    out.append({"type": "discover_prime_cargo", "part": part})
         here = spot["water"]["found"] + spot["island"]["found"]
     else:
         here = list(x["harbor"][player])
@@ -127,7 +143,7 @@ def legal(d: State, player: str, offered: list[dict[str, Any]]) -> list[dict[str
             isl = d["grid"][sq]["island"]
             if isl is not None and isl["controller"] == player and isl["buildings"]["outpost"]:
                 _try(out, upgrades.check_bolster, d, player, {"type": "bolster_outpost", "square": sq})
-    return out + end
+    return out
 
 
 def _reward_args(d: State, player: str, token: str) -> dict[str, Any]:
