@@ -53,8 +53,11 @@ def lay_on_ship(state: GameState, color: str, token: str, hold: int = 0) -> None
 
 def sail_to(state: GameState, path: list[str]) -> GameState:
     """The active player sets Sails (enough for the path) and moves along it."""
-    state.data["turn"]["extra_sails"] += len(path)
-    state, _ = act(state, "set_sails")
+    if state.data["turn"]["sails_set"]:
+        state.data["p"][state.active]["ship"]["sails"] += len(path)
+    else:
+        state.data["turn"]["extra_sails"] += len(path)
+        state, _ = act(state, "set_sails")
     state, _ = act(state, "move", path=path)
     return state
 
