@@ -81,7 +81,12 @@ def run(capsys, *argv):
 
 
 def test_a_whole_game_through_the_cli(tmp_path, capsys):
+    """Set up by `rules new --expansion letters-of-marque`; the first 40 and the last 40 actions go through the
+    shell (`rules legal`, `rules apply`), the middle through the same API with the same choices (a CLI
+    command rewrites the state file each time: a whole game through it takes over a minute here); the log
+    written along the way replays to the final state."""
     game = tmp_path / "g.json"
+    log = tmp_path / "g.log.jsonl"
     code, out, err = run(
         capsys,
         "rules",
@@ -99,18 +104,43 @@ def test_a_whole_game_through_the_cli(tmp_path, capsys):
     assert api.state_from_json(json.loads(game.read_text())).data["options"]["expansions"] == [
         "letters-of-marque"
     ]
-    rng = random.Random(5)
     action = tmp_path / "a.json"
-    for _ in range(6000):
-        code, out, _ = run(capsys, "rules", "legal", str(game))
-        if not out:
-            break
-        action.write_text(json.dumps(rng.choice([json.loads(x) for x in out.splitlines()])))
-        code, out, err = run(capsys, "rules", "apply", str(game), str(action))
-        assert code == 0, err
+    rng = random.Random(5)
+
+    def shell(n):
+        for _ in range(n):
+            code, out, _ = run(capsys, "rules", "legal", str(game))
+            if not out:
+                return
+            action.write_text(json.dumps(rng.choice([json.loads(x) for x in out.splitlines()])))
+            code, out, err = run(capsys, "rules", "apply", str(game), str(action))
+            assert code == 0, err
+
+    shell(40)
+    # how long the rest of the game is, with the same choices
+    state = api.state_from_json(json.loads(game.read_text()))
+    probe, prng, left = state, random.Random(), 0
+    prng.setstate(rng.getstate())
+    while probe.phase != "over":
+        who = probe.active or "table"
+        probe, _ = api.apply(
+            probe, {"seq": probe.seq, "player": who, "action": prng.choice(api.legal_actions(probe, who))}
+        )
+        left += 1
+    lines = []
+    for _ in range(max(0, left - 40)):
+        who = state.active or "table"
+        a = rng.choice(api.legal_actions(state, who))
+        state, evs = api.apply(state, {"seq": state.seq, "player": who, "action": a})
+        lines += [json.dumps(e) for e in evs]
+    game.write_text(json.dumps(api.state_to_json(state)))
+    log.write_text(log.read_text() + "".join(x + "\n" for x in lines))
+    shell(60)
     code, out, _ = run(capsys, "rules", "show", str(game))
     assert "phase over" in out and ("winner:" in out or "tie:" in out)
-    code, out, _ = run(capsys, "rules", "replay", str(tmp_path / "g.log.jsonl"), "--json")
+    code, out, _ = run(capsys, "rules", "legal", str(game))
+    assert out == ""
+    code, out, _ = run(capsys, "rules", "replay", str(log), "--json")
     assert api.state_from_json(json.loads(out)) == api.state_from_json(json.loads(game.read_text()))
 
 
