@@ -12,4 +12,7 @@ CHANCE_TYPES: tuple[str, ...] = (
     "draw_sailors",
     "choose_first_player",
     "deal_bonus",
+    # Letters of Marque: which face-down Prime Cargo token was turned over; where the Favor Rewards lie
+    "flip_prime_cargo",
+    "place_favour_rewards",
 )
