@@ -31,9 +31,11 @@ class Expansion:
     `checks[type](d, player, normalised) -> normalised`: runs after a base action's check passed (may refuse,
     may add fields its effect needs). `effects[type](d, player, normalised, notices)`: runs after a base
     action's effect. `draw_chance(d, request)`: draws its own chance requests (None: not its kind).
-    `legal(d, player, offered) -> offered`: the legal actions of the active player in the main phase, given
-    the base game's (it may add its own and drop base ones its checks refuse). `view(d, view)`: adds its part
-    to the public view (under `view["expansions"][name]`)."""
+    `legal(d, player, offered) -> offered`: the legal actions of the active player in the main phase, and of
+    any seat during a battle, given the base game's (it may add its own and drop base ones its checks
+    refuse). `view(d, view)`: adds its part to the public view (under `view["expansions"][name]`).
+    `battle_chance`: kinds of its chance requests that are drawn while a battle is under way (the base game
+    draws nothing until the battle is resolved)."""
 
     name: str
     actions: tuple[Action[State], ...] = ()
@@ -43,6 +45,7 @@ class Expansion:
     draw_chance: Callable[[State, dict[str, Any]], dict[str, Any] | None] | None = None
     legal: Callable[[State, str, list[dict[str, Any]]], list[dict[str, Any]]] | None = None
     view: Callable[[State, dict[str, Any]], None] | None = None
+    battle_chance: frozenset[str] = frozenset()
 
 
 def module(name: str) -> Any:

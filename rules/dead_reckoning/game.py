@@ -126,7 +126,14 @@ def _join(base: Game[State], exps: list[Expansion]) -> Game[State]:
                 return got
         return base.draw_chance(d, req)
 
-    return replace(base, actions=actions, setup=setup_all, draw_chance=draw_all)
+    in_battle = frozenset().union(*(ex.battle_chance for ex in exps))
+
+    def next_chance_all(d: State) -> dict[str, Any] | None:
+        if d["pending"] and d["battle"] and d["pending"][0]["kind"] in in_battle:
+            return d["pending"][0]
+        return base.next_chance(d)
+
+    return replace(base, actions=actions, setup=setup_all, draw_chance=draw_all, next_chance=next_chance_all)
 
 
 def _then_check(first: Check, then: Check) -> Check:

@@ -448,10 +448,8 @@ def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     offers.start(d["seq"])
     if d["pending"]:
         return chance_actions(d)
-    if d["battle"]:
-        return battle_actions(d, player, offers)
-    if player == d["active"]:
-        acts = main_actions(d, player, offers)
+    if d["battle"] or player == d["active"]:
+        acts = battle_actions(d, player, offers) if d["battle"] else main_actions(d, player, offers)
         if "expansions" in d["options"]:
             for name in expansions_of(d["options"]):
                 more = expansion(name).legal

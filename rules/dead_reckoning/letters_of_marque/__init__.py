@@ -37,6 +37,9 @@ def draw_chance(d: State, req: dict[str, Any]) -> dict[str, Any] | None:
         bag = lom(d)["bag"]
         token = bag[rng_below(d, len(bag))]
         return {"type": "flip_prime_cargo", "square": req["square"], "part": req["part"], "token": token}
+    if kind == "saga_die":
+        # the Saga die's faces as a sample: 0, 1 and 2 alike (the rulebook text does not print the die)
+        return {"type": "saga_die", "player_rolling": req["player"], "face": rng_below(d, 3)}
     return None
 
 
@@ -55,8 +58,10 @@ EXPANSION = Expansion(
         "reveal_board": prime_cargo.after_reveal,
         "resolve_battle": after_battle,
         "use_ability": upgrades.after_ability,
+        "play_card": upgrades.after_play_card,
     },
     draw_chance=draw_chance,
     legal=legal.legal,
     view=views.view,
+    battle_chance=frozenset({"saga_die"}),
 )

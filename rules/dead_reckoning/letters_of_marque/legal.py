@@ -66,6 +66,12 @@ def _gun_offered(d: State) -> bool:
 
 
 def legal(d: State, player: str, offered: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    if d["battle"] and not d["pending"]:
+        if player in (d["active"], d["battle"].get("defender_player")) and upgrades.has_hallowed_gun(
+            d, player
+        ):
+            _try(offered, upgrades.check_drop_saga_die, d, player, {"type": "drop_saga_die"})
+        return offered
     if d["phase"] != "main" or d["pending"] or d["battle"]:
         return offered
     x = lom(d)

@@ -18,7 +18,7 @@ from rules.dead_reckoning.letters_of_marque.favour import HALLOWED_GUN
 from rules.dead_reckoning.letters_of_marque.model import lom, used_now, used_view
 from rules.dead_reckoning.letters_of_marque.prime_cargo import discard_token, token_of_type
 from rules.dead_reckoning.model import State
-from rules.dead_reckoning.phases import mark_acted, require_active
+from rules.dead_reckoning.phases import mark_acted, need_pending, require_active
 
 
 def check_ability_upgrade(d: State, player: str, norm: dict[str, Any]) -> dict[str, Any]:
@@ -98,7 +98,88 @@ def do_outpost_to_harbor(d: State, player: str, a: dict[str, Any], out: list[dic
         x["harbor"][player].append(t)
 
 
+def has_hallowed_gun(d: State, color: str) -> bool:
+    for stack in d["p"][color]["ship"]["hull"]:
+        if stack and stack[-1] == HALLOWED_GUN:  # a covered tile gives nothing
+            return True
+    return False
+
+
+def check_drop_saga_die(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    """The Hallowed Gun's Battle ability: "lets you drop a Saga Die into the Battle tower" (once a battle)."""
+    b = d["battle"]
+    if not b:
+        raise Illegal("the Saga die is dropped into the tower during a battle.")
+    if player not in (d["active"], b.get("defender_player")):
+        raise Illegal("only a player in the battle may drop the Saga die.")
+    if d["pending"]:
+        raise Illegal("the table must first report the Saga die already dropped.")
+    if not has_hallowed_gun(d, player):
+        raise Illegal("dropping the Saga die is the Hallowed Gun's Battle ability, and your Ship has none.")
+    if player in b.get("saga", {}):
+        raise Illegal("the Hallowed Gun's Battle ability has been used in this battle.")
+    return {"type": "drop_saga_die"}
+
+
+def do_drop_saga_die(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    b = d["battle"]
+    assert b is not None  # the check
+    b["saga"] = {**b.get("saga", {}), player: 0}
+    b["saga_base"] = {**b.get("saga_base", {}), player: _side_of(b, player)["cubes"]}
+    d["pending"].append({"kind": "saga_die", "player": player})
+
+
+def check_saga_die(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    req = need_pending(d, "saga_die")
+    face = a.get("face")
+    if face not in (0, 1, 2) or isinstance(face, bool):
+        raise Invalid("the Saga die's 'face' is 0, 1 or 2; read the die again.")
+    return {"type": "saga_die", "player_rolling": req["player"], "face": face}
+
+
+def _side_of(b: dict[str, Any], color: str) -> dict[str, Any]:
+    side: dict[str, Any] = b["setup"]["attacker" if b["setup"]["attacker"]["name"] == color else "defender"]
+    return side
+
+
+def _saga_cubes(b: dict[str, Any]) -> None:
+    """The battle's setup with one more cube per Saga die rolled for a side, over the cubes the engine counted
+    for it (`saga_base`: the setup is rebuilt from the state, which knows nothing of the die, when the
+    defender adds a card)."""
+    for color, n in b["saga"].items():
+        _side_of(b, color)["cubes"] = b["saga_base"][color] + n
+
+
+def do_saga_die(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    d["pending"].pop(0)
+    who, face = a["player_rolling"], a["face"]
+    b = d["battle"]
+    assert b is not None
+    # "Replace the die with a cube from your supply. You may move that cube into an adjacent zone if you
+    # rolled a 1." / "If you roll a 2: Replace the die with a cube ..., move it into an adjacent zone, then
+    # repeat the process of dropping a die." The cube's zone is where the camera reads it.
+    b["saga"] = {**b["saga"], who: b["saga"][who] + 1}
+    _saga_cubes(b)
+    notice(
+        out, "saga_die_rolled", player=who, face=face, may_move=face == 1, moves=face == 2, again=face == 2
+    )
+    notice(out, "battle_updated", setup=b["setup"])
+    if face == 2:
+        d["pending"].insert(0, {"kind": "saga_die", "player": who})
+
+
+def after_play_card(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    """A defender's card rebuilt the battle's setup: the Saga dice's cubes go back on top of it."""
+    b = d["battle"]
+    if b and b.get("saga"):
+        b["saga_base"] = {c: _side_of(b, c)["cubes"] for c in b["saga"]}
+        _saga_cubes(b)
+        notice(out, "battle_updated", setup=b["setup"])
+
+
 ACTIONS: tuple[Action[State], ...] = (
     Action("bolster_outpost", check_bolster, do_bolster),
     Action("outpost_to_harbor", check_outpost_to_harbor, do_outpost_to_harbor),
+    Action("drop_saga_die", check_drop_saga_die, do_drop_saga_die, undoable=False),
+    Action("saga_die", check_saga_die, do_saga_die, chance=True),
 )
