@@ -281,6 +281,8 @@ def _read(name: str, override: str | Path | None) -> Any:
 
 
 _CACHE: dict[tuple[Any, ...], Catalog] = {}
+# the sample set with these expansions (as in _CACHE), keyed by the name when there is one
+_BY_EXPANSIONS: dict[str | tuple[str, ...], Catalog] = {}
 
 
 def load_catalog(
@@ -301,6 +303,8 @@ def load_catalog(
         for name in expansions:
             ext = module(name).extend_catalog(ext)
         _CACHE[key] = ext
+        if cards is None and boards is None and upgrades is None:
+            _BY_EXPANSIONS[expansions[0] if len(expansions) == 1 else expansions] = ext
         return ext
     card_map = validate_cards(_read("advancements.json", cards), str(cards or "advancements.json"))
     board_map = validate_boards(_read("ocean_boards.json", boards), str(boards or "ocean_boards.json"))
@@ -347,9 +351,10 @@ def catalog(d: State) -> Catalog:
     """The catalogue a game plays with: the sample set, or the user's files named in its options."""
     o = d["options"]
     if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
-        if "expansions" not in o:
+        exp = o.get("expansions")
+        if exp is None:
             return default_catalog()
-        got = _CACHE.get(("None", "None", "None", *o["expansions"]))  # load_catalog's key
+        got = _BY_EXPANSIONS.get(exp[0] if len(exp) == 1 else tuple(exp))
         if got is not None:
             return got
     return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"], tuple(o.get("expansions", ())))

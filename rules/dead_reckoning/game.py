@@ -129,9 +129,9 @@ def _join(base: Game[State], exps: list[Expansion]) -> Game[State]:
     in_battle = frozenset().union(*(ex.battle_chance for ex in exps))
 
     def next_chance_all(d: State) -> dict[str, Any] | None:
-        if d["pending"] and d["battle"] and d["pending"][0]["kind"] in in_battle:
-            return d["pending"][0]
-        return base.next_chance(d)
+        # the base game's `next_chance`, inline (it runs after every command), plus the expansions' kinds
+        p = d["pending"]
+        return p[0] if p and (not d["battle"] or p[0]["kind"] in in_battle) else None
 
     return replace(base, actions=actions, setup=setup_all, draw_chance=draw_all, next_chance=next_chance_all)
 

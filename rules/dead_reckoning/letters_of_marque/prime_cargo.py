@@ -18,7 +18,7 @@ from rules.dead_reckoning.abilities import check_effect, do_effect
 from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.cards import catalog, played_icons
 from rules.dead_reckoning.islands import blockaded, controlled_by
-from rules.dead_reckoning.letters_of_marque.data import lom_data
+from rules.dead_reckoning.letters_of_marque.data import EXPLORER, lom_data
 from rules.dead_reckoning.letters_of_marque.model import (
     PART,
     find_on_ship,
@@ -78,9 +78,18 @@ def after_reveal(d: State, player: str, a: dict[str, Any], out: list[dict[str, A
 def discoveries_left(d: State, player: str) -> int:
     """Prime Discovery icons this turn: on played cards and the Ship (Upgrade tiles, Letters), less those
     used."""
-    cat = catalog(d)
     p = d["p"][player]
-    have = played_icons(cat, p, "prime_discovery") + ship_icon(cat, d, player, "prime_discovery")
+    cat = catalog(d)
+    ship = "prime_discovery" in p.get("extra_icons", ())
+    for stack in p["ship"]["hull"]:
+        if stack and "prime_discovery" in cat.upgrades[stack[-1]]["icons"]:
+            ship = True
+    # base card files cannot print the icon (cards.ICONS): only the Explorer Sailor card shows it
+    if not ship and EXPLORER not in p["played"]:
+        return 0
+    have = played_icons(cat, p, "prime_discovery")
+    if ship:
+        have += ship_icon(cat, d, player, "prime_discovery")
     n: int = have - used_view(d, player)[1]
     return n
 
