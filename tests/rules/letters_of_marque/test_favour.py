@@ -57,8 +57,8 @@ def test_regaining_behind_the_peak_grants_nothing():
 
 
 def test_the_right_end_gives_2_gold_and_the_left_end_costs_2_gold():
-    """ "If already on the rightmost space, gain 2 gold instead." and "If already on the leftmost space, lose 2
-    gold from your chest." """
+    """ "If already on the rightmost space, gain 2 gold instead." and "If already on the leftmost space,
+    lose 2 gold from your chest." """
     state = _game(rewards={A: {}, B: {}})
     me = state.active
     track = lom_data().empires[A]["track"]
@@ -76,9 +76,9 @@ def test_the_right_end_gives_2_gold_and_the_left_end_costs_2_gold():
 
 
 def test_trading_a_wanted_prime_cargo_in_harbor():
-    """ "Trading to an Empire: To gain Favor, your Ship must be in Harbor. Discard a Prime Cargo from your Ship
-    that matches one of the types the empire wants (indicated on their Empire board). Then advance one space
-    on that empire's Favor Track." """
+    """ "Trading to an Empire: To gain Favor, your Ship must be in Harbor. Discard a Prime Cargo from your
+    Ship that matches one of the types the empire wants (indicated on their Empire board). Then advance one
+    space on that empire's Favor Track." """
     state = _game(rewards={A: {}, B: {}})
     me = state.active
     wanted = lom_data().empires[A]["wants"][0]
@@ -103,8 +103,8 @@ def test_trading_a_wanted_prime_cargo_in_harbor():
 
 
 def test_rival_penalty():
-    """ "Rival Penalties: Advancing your Peak Favor to a space with a rival empire's icon causes you to lose one
-    Current Favor on that rival's track." """
+    """ "Rival Penalties: Advancing your Peak Favor to a space with a rival empire's icon causes you to
+    lose one Current Favor on that rival's track." """
     state = _game(rewards={A: {}, B: {}})
     me = state.active
     rival_at = lom_data().empires[A]["track"]["rival_spaces"][0]

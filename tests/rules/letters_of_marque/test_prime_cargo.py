@@ -9,8 +9,8 @@ import pytest
 
 from contracts.grid import SQUARES
 from rules import api
-from rules.dead_reckoning.letters_of_marque.data import lom_data
 from rules.dead_reckoning.cards import catalog
+from rules.dead_reckoning.letters_of_marque.data import lom_data
 from rules.dead_reckoning.letters_of_marque.model import sync_hull
 from rules.dead_reckoning.ship import ship_icon
 from rules.errors import Illegal
@@ -39,8 +39,8 @@ def _at_island(seed: int = 1):
 
 def test_exploring_an_island_board_gains_two_undiscovered_prime_cargo():
     """ "Whenever an unexplored face down Ocean board with an island is explored, it gains an Undiscovered
-    Prime Cargo (face down) in the water and another Undiscovered Prime Cargo on the island." and "When an open
-    seas Ocean board is explored, it gains one Undiscovered Prime Cargo in the water." """
+    Prime Cargo (face down) in the water and another Undiscovered Prime Cargo on the island." and "When an
+    open seas Ocean board is explored, it gains one Undiscovered Prime Cargo in the water." """
     seen = set()
     for seed in range(1, 12):
         state = lgame(3, seed=seed)
@@ -66,8 +66,8 @@ def test_never_load_undiscovered_prime_cargo():
 
 
 def test_discovery_needs_the_icon_and_the_same_board():
-    """ "Undiscovered Prime Cargo can be "Discovered" (flipped over) using the Prime Discovery icon if your Ship
-    is on the same Ocean board." and "It remains in its location (water or island)." """
+    """ "Undiscovered Prime Cargo can be "Discovered" (flipped over) using the Prime Discovery icon if your
+    Ship is on the same Ocean board." and "It remains in its location (water or island)." """
     state = lgame(3, seed=2)
     with pytest.raises(Illegal):
         act(state, "discover_prime_cargo", part="water")  # in Harbor
@@ -161,8 +161,8 @@ def test_load_from_the_water_freely_and_from_an_island_only_with_control():
 
 
 def test_each_prime_cargo_takes_one_hull_space():
-    """ "Each Prime Cargo on your Ship takes up one hull space, like regular Cargo and Goods." and "They can be
-    ... on a Ship, where they occupy one hull space." """
+    """ "Each Prime Cargo on your Ship takes up one hull space, like regular Cargo and Goods." and "They
+    can be ... on a Ship, where they occupy one hull space." """
     state = lgame(3, seed=6)
     me = state.active
     state.data["p"][me]["dock"] = 5
@@ -182,8 +182,8 @@ def test_each_prime_cargo_takes_one_hull_space():
 
 
 def test_using_prime_cargo_discards_it_for_its_reward():
-    """ "You may only use Prime Cargo that is on your Ship. After use, place it in a face up Discard pile." and
-    "You may discard a Prime Cargo from your Ship during your turn to gain its reward" (e.g. "gaining
+    """ "You may only use Prime Cargo that is on your Ship. After use, place it in a face up Discard pile."
+    and "You may discard a Prime Cargo from your Ship during your turn to gain its reward" (e.g. "gaining
     Cargo")."""
     state = lgame(3, seed=7)
     me = state.active

@@ -1,4 +1,5 @@
-"""New Ship Upgrades and Bolstered Outposts (rulebook rules/001: "New Ship Upgrades", "Bolstered Outposts")."""
+"""New Ship Upgrades and Bolstered Outposts (rulebook rules/001: "New Ship Upgrades", "Bolstered
+Outposts")."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import pytest
 
 from rules import api
 from rules.dead_reckoning.letters_of_marque.upgrades import check_ability_upgrade
-from rules.errors import Illegal
+from rules.errors import Illegal, Invalid
 from tests.rules.helpers import act, place_island
 from tests.rules.letters_of_marque.helpers import (
     events_of,
@@ -40,8 +41,8 @@ def test_a_new_upgrade_allows_a_prime_discovery_once_each_turn():
 
 
 def test_the_hallowed_gun_costs_one_moon_salt_from_the_ship():
-    """ "The "Hallowed Gun" is a new Basic Ship Upgrade tile. To acquire it, you must pay 1 Moon Salt from your
-    Ship in addition to any other costs." """
+    """ "The "Hallowed Gun" is a new Basic Ship Upgrade tile. To acquire it, you must pay 1 Moon Salt from
+    your Ship in addition to any other costs." """
     state = lgame(3, seed=2)
     me = state.active
     lom(state)["claims"][me] = [{"kind": "reward", "reward": "fr-09"}]  # a Basic Ship Upgrade tile
@@ -70,8 +71,8 @@ def _battle_with_gun(seed: int, auto: bool = True):
 
 
 def test_the_hallowed_gun_drops_the_saga_die_and_each_roll_becomes_a_cube():
-    """ "It provides a Battle ability that lets you drop a Saga Die into the Battle tower." "If you roll a 0 or
-    1: Replace the die with a cube from your supply. You may move that cube into an adjacent zone if you
+    """ "It provides a Battle ability that lets you drop a Saga Die into the Battle tower." "If you roll a
+    0 or 1: Replace the die with a cube from your supply. You may move that cube into an adjacent zone if you
     rolled a 1." "If you roll a 2: Replace the die with a cube from your supply, move it into an adjacent
     zone, then repeat the process of dropping a die." """
     state, me, other = _battle_with_gun(3, auto=False)
@@ -157,7 +158,7 @@ def test_a_bolstered_outpost_flips_and_moves_prime_cargo_once_a_turn():
     lay_found(state, "r2c2", "island", token_of("black_pearls", 4))
     lay_found(state, "r2c2", "island", token_of("black_pearls", 5))
     found = list(lom(state)["boards"]["r2c2"]["island"]["found"])
-    with pytest.raises(Exception):
+    with pytest.raises(Invalid):
         act(state, "outpost_to_harbor", square="r2c2", tokens=found[:3])  # up to 2
     state, _ = act(state, "outpost_to_harbor", square="r2c2", tokens=found[:2])
     assert lom(state)["harbor"][me] == found[:2]

@@ -57,7 +57,8 @@ def test_three_player_games_play_to_their_scored_end_and_replay():
         used |= {e["type"] for e in events} & LOM_ACTIONS
         assert api.state_to_json(api.replay(events)) == api.state_to_json(state)
         x = state.data["lom"]
-        # every token is somewhere, once: face down (bag), face up on a board, at a Harbor, on a Ship, discarded
+        # every token is somewhere, once: face down (bag), face up on a board, at a Harbor, on a Ship,
+        # discarded
         where = list(x["bag"]) + list(x["discard"])
         for parts in x["boards"].values():
             for spot in parts.values():
@@ -81,8 +82,8 @@ def run(capsys, *argv):
 
 
 def test_a_whole_game_through_the_cli(tmp_path, capsys):
-    """Set up by `rules new --expansion letters-of-marque`; the first 40 and the last 40 actions go through the
-    shell (`rules legal`, `rules apply`), the middle through the same API with the same choices (a CLI
+    """Set up by `rules new --expansion letters-of-marque`; the first 40 and the last 40 actions go through
+    the shell (`rules legal`, `rules apply`), the middle through the same API with the same choices (a CLI
     command rewrites the state file each time: a whole game through it takes over a minute here); the log
     written along the way replays to the final state."""
     game = tmp_path / "g.json"
