@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, cast
 
 from rules import api
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
@@ -64,6 +64,7 @@ def sail_to(state: GameState, path: list[str]) -> GameState:
 
 def play_explorer(state: GameState) -> GameState:
     me = state.active
+    assert me is not None
     give_hand(state, me, ["explorer"])
     state, _ = act(state, "play_card", card="explorer")
     return state
@@ -72,7 +73,10 @@ def play_explorer(state: GameState) -> GameState:
 def outcome(state: GameState, winner: str) -> dict[str, Any]:
     setup = BattleSetup.from_json(state.data["battle"]["setup"])
     return BattleOutcome(
-        battle_id=setup.battle_id, winner=winner, attacker=SideResult(), defender=SideResult()
+        battle_id=setup.battle_id,
+        winner=cast(Literal["attacker", "defender"], winner),
+        attacker=SideResult(),
+        defender=SideResult(),
     ).to_json()  # type: ignore[no-any-return]
 
 

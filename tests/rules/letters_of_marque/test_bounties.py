@@ -32,7 +32,7 @@ def _battle(seed: int, bountied: str, winner: str):
     state.data["p"][me]["chest"] = 15
     state = sail_to(state, ["r1c1"])
     if not state.data["battle"]:
-        give_hand(state, me, ["captain"])
+        give_hand(state, str(me), ["captain"])
         state, _ = act(state, "attack", target=other)
     who = me if bountied == "attacker" else other
     lom(state)["favour"][who][A] = [-2, 0]
