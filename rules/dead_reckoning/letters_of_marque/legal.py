@@ -52,7 +52,13 @@ def _claim_args(d: State, player: str, c: dict[str, Any]) -> list[dict[str, Any]
                     if not isl["buildings"][b]:
                         return [{"square": sq, "building": b}]
         return []
-    return [{}]  # an upgrade: the check picks the tile and the blank space when there is one choice
+    if "upgrade" in spec:  # a tile of the category (the check picks a blank space, or asks for one)
+        cat = catalog(d)
+        for t, tile in cat.upgrades.items():
+            if tile["category"] == spec["upgrade"] and d["upgrade_supply"][t] > 0 and t != HALLOWED_GUN:
+                return [{"tile": t}, {"tile": t, "space": 1}]
+        return []
+    return [{}, {"space": 1}]  # a specific tile: on a blank space, else covering one
 
 
 def _gun_offered(d: State) -> bool:
