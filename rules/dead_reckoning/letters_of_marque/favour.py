@@ -120,7 +120,7 @@ def _plain_reward(d: State, color: str, spec: dict[str, Any]) -> None:
 def check_trade(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     p = require_active(d, player, "trade to an Empire")
     empire = a.get("empire")
-    if empire not in lom_data().empires:
+    if not isinstance(empire, str) or empire not in lom_data().empires:
         raise Invalid(f"field 'empire' must be one of {', '.join(lom_data().empires)}.")
     token = token_field(a)
     find_on_ship(lom(d), player, token)
@@ -177,6 +177,8 @@ def check_claim(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if kind == "letter":
         free = x["letters_free"][c["empire"]]
         letter = args.get("letter")
+        if letter is not None and not isinstance(letter, str):
+            raise Invalid("'letter' names a Letter of Marque token (see the Empire board).")
         if letter is None and len(free) == 1:
             letter = free[0]
         if letter is None:
@@ -223,7 +225,7 @@ def check_claim(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
                 norm["moon_salt"] = token_of_type(d, player, "moon_salt", args)
         elif "level_up" in spec:
             card = args.get("card")
-            if card not in p["cards"]:
+            if not isinstance(card, str) or card not in p["cards"]:
                 raise Invalid("name the Sailor card to level up ('card').")
             if p["cards"][card]["level"] >= 4:
                 raise Illegal(f"{card} is already at level 4.")

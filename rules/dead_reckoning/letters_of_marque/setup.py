@@ -58,7 +58,7 @@ def check_place_rewards(d: State, player: str, a: dict[str, Any]) -> dict[str, A
     seen: list[str] = []
     for e, ids in placed.items():
         n = len(data.empires[e]["track"]["reward_spaces"])
-        if not isinstance(ids, list) or len(ids) != n:
+        if not isinstance(ids, list) or len(ids) != n or not all(isinstance(t, str) for t in ids):
             raise Invalid(f"{e} has {n} reward spaces: list {n} Favor Reward tokens, left to right.")
         seen += ids
     if sorted(seen) != sorted(data.rewards):

@@ -70,7 +70,9 @@ def check_outpost_to_harbor(d: State, player: str, a: dict[str, Any]) -> dict[st
     require_active(d, player, "move Prime Cargo to your Harbor")
     x = lom(d)
     sq = a.get("square")
-    if sq not in SQUARES or x["bolstered"].get(sq) != player or d["grid"][sq]["island"] is None:
+    if not isinstance(sq, str) or sq not in SQUARES:
+        raise Invalid("name the Bolstered Outpost's island ('square': r1c1..r4c3).")
+    if x["bolstered"].get(sq) != player or d["grid"][sq]["island"] is None:
         raise Illegal(f"you have no Bolstered Outpost at {sq!r}.")
     isl = d["grid"][sq]["island"]
     assert isl is not None
@@ -80,10 +82,15 @@ def check_outpost_to_harbor(d: State, player: str, a: dict[str, Any]) -> dict[st
         raise Illegal(f"the Bolstered Outpost at {sq} has already moved Prime Cargo this turn.")
     tokens = a.get("tokens")
     found = x["boards"][sq]["island"]["found"]
-    if not isinstance(tokens, list) or not 1 <= len(tokens) <= 2 or len(set(tokens)) != len(tokens):
+    if (
+        not isinstance(tokens, list)
+        or not all(isinstance(t, str) for t in tokens)
+        or not 1 <= len(tokens) <= 2
+        or len(set(tokens)) != len(tokens)
+    ):
         raise Invalid("'tokens' must list 1 or 2 face-up Prime Cargo on the island.")
     for t in tokens:
-        if t not in found:
+        if not isinstance(t, str) or t not in found:
             raise Illegal(f"{t!r} is not face up on the island at {sq}.")
     return {"type": "outpost_to_harbor", "square": sq, "tokens": list(tokens)}
 
