@@ -65,9 +65,15 @@ def current_moved(d: State, color: str, empire: str, old: int, new: int, out: li
 
 
 def take_letter(d: State, color: str, letter: str, out: list[dict[str, Any]]) -> None:
+    """One Letter per empire (as the overtaking rule's exchange implies): one already held from that empire
+    goes back to its board."""
     x = lom(d)
     empire = lom_data().letters[letter]["empire"]
     x["letters_free"][empire].remove(letter)
+    mine = letter_of(d, color, empire)
+    if mine:
+        x["letters"][color].remove(mine)
+        x["letters_free"][empire] = sorted([*x["letters_free"][empire], mine])
     x["letters"][color].append(letter)
     sync_icons(d, color)
     notice(out, "letter_taken", player=color, empire=empire, letter=letter)

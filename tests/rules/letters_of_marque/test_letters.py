@@ -93,3 +93,15 @@ def test_letters_from_both_empires():
     state, _ = act(state, "claim", index=0, args={"letter": "b-sail"})
     assert sorted(lom(state)["letters"][me]) == ["a-sail", "b-sail"]
     assert state.data["p"][me]["extra_icons"] == {"sail": 2}
+
+
+def test_one_letter_per_empire_a_second_one_is_an_exchange():
+    """Reading: the overtaking rule's "exchanging it for your own Letter of Marque from the same empire" means
+    one Letter per empire; taking another returns the one held to the board."""
+    state, me = _near_letter()
+    lom(state)["letters"][me] = ["a-cannon"]
+    lom(state)["letters_free"][A] = ["a-discovery", "a-sail"]
+    gain_favour(state.data, me, A, [])
+    state, _ = act(state, "claim", index=0, args={"letter": "a-sail"})
+    assert lom(state)["letters"][me] == ["a-sail"]
+    assert lom(state)["letters_free"][A] == ["a-cannon", "a-discovery"]
