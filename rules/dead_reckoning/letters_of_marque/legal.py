@@ -61,10 +61,15 @@ def _claim_args(d: State, player: str, c: dict[str, Any]) -> list[dict[str, Any]
     return [{}, {"space": 1}]  # a specific tile: on a blank space, else covering one
 
 
+LANTERN = "lom-lantern"  # the expansion's basic tile listed just before the Hallowed Gun (cards.json)
+
+
 def _gun_offered(d: State) -> bool:
     """Whether base offers may name the Hallowed Gun: the base game's generator offers the first basic tile
     left in the supply, in catalogue order (`legal._ability_args`)."""
     supply = d["upgrade_supply"]
+    if supply.get(LANTERN):  # a basic tile listed before it is left: the generator offers that one
+        return False
     for t, spec in catalog(d).upgrades.items():
         if spec["category"] == "basic" and supply[t] > 0:
             return t == HALLOWED_GUN
@@ -150,7 +155,13 @@ def legal(d: State, player: str, offered: list[dict[str, Any]]) -> list[dict[str
                     player,
                     {"type": "outpost_to_harbor", "square": sq, "tokens": found[:2]},
                 )
-    if mine or x["harbor"][player]:
+    tokens = lom_data().tokens
+    salt = False  # bolstering needs 1 Moon Salt from the Ship or the Harbor
+    for t in mine + x["harbor"][player]:
+        if tokens[t]["type"] == "moon_salt":
+            salt = True
+            break
+    if salt:
         for sq in SQUARES:
             isl = d["grid"][sq]["island"]
             if isl is not None and isl["controller"] == player and isl["buildings"]["outpost"]:

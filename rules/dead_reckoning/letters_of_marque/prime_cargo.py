@@ -8,6 +8,7 @@ chance outcome: which token it is) with the edge icons that seed neighbouring bo
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from contracts.grid import HARBOR, SQUARES, step
@@ -75,18 +76,28 @@ def after_reveal(d: State, player: str, a: dict[str, Any], out: list[dict[str, A
         place_hidden(d, sq, "island", out)
 
 
+@functools.cache
+def discovery_tiles() -> frozenset[str]:
+    """The expansion's Ship Upgrade tiles that show the Prime Discovery icon (its data, read once)."""
+    return frozenset(t["id"] for t in lom_data().cards["upgrades"] if "prime_discovery" in t["icons"])
+
+
 def discoveries_left(d: State, player: str) -> int:
     """Prime Discovery icons this turn: on played cards and the Ship (Upgrade tiles, Letters), less those
     used."""
     p = d["p"][player]
-    cat = catalog(d)
     ship = "prime_discovery" in p.get("extra_icons", ())
-    for stack in p["ship"]["hull"]:
-        if stack and "prime_discovery" in cat.upgrades[stack[-1]]["icons"]:
-            ship = True
-    # base card files cannot print the icon (cards.ICONS): only the Explorer Sailor card shows it
+    if not ship:
+        tiles = discovery_tiles()
+        for stack in p["ship"]["hull"]:
+            if stack and stack[-1] in tiles:
+                ship = True
+                break
+    # base card and tile files cannot print the icon (cards.ICONS): only the Explorer Sailor card and the
+    # expansion's own tiles show it
     if not ship and EXPLORER not in p["played"]:
         return 0
+    cat = catalog(d)
     have = played_icons(cat, p, "prime_discovery")
     if ship:
         have += ship_icon(cat, d, player, "prime_discovery")
