@@ -1,6 +1,7 @@
 """Random legal playouts of complete 4-player games: actions/s, games/s, peak memory.
 
     python bench/rules_playout.py [--games 20] [--seed 1] [--players 4] [--mode both|inplace|copy]
+                                  [--expansion letters-of-marque]
 
 Each action is chosen uniformly from `legal_actions` and sent through `apply` (chance and battle
 records come from the seeded RNG), exactly as the controller's simulated table does. Two modes:
@@ -27,6 +28,9 @@ GOAL = 20_000
 COLORS = ["red", "blue", "green", "yellow"]
 
 
+OPTIONS: dict[str, object] | None = None  # the game options (--expansion)
+
+
 def playout(
     seed: int, players: int, inplace: bool, max_actions: int = 20_000, split: bool = False
 ) -> tuple[int, float, float]:
@@ -34,7 +38,7 @@ def playout(
 
     Without `split` only the whole game is timed (a CPU-time read costs ~1 us, 2 % of an action), and the
     third value is 0; with `split` each legal_actions call is timed by the wall clock, for its share."""
-    state = api.new_game(COLORS[:players], seed)
+    state = api.new_game(COLORS[:players], seed, OPTIONS)
     rng = random.Random(seed)
     n = 0
     legal_s = 0.0
@@ -89,10 +93,14 @@ def main() -> int:
         default="both",
         help="inplace: the headline (simulation keeps one state); copy: a new state per command",
     )
+    ap.add_argument("--expansion", action="append", default=[], help="play with an expansion (repeatable)")
     args = ap.parse_args()
+    global OPTIONS
+    OPTIONS = {"expansions": args.expansion} if args.expansion else None
     modes = ("inplace", "copy") if args.mode == "both" else (args.mode,)
     print(
-        f"rules playout: {args.games} random legal {args.players}-player games per mode, seeds "
+        f"rules playout: {args.games} random legal {args.players}-player games per mode"
+        f"{' with ' + ', '.join(args.expansion) if args.expansion else ''}, seeds "
         f"{args.seed}.., "
         "CPU time of this process (one core)"
     )

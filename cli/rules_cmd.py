@@ -16,6 +16,7 @@ from typing import Any
 from cli.errors import CliError
 from contracts.grid import SQUARES
 from rules import api
+from rules.dead_reckoning.expansions import EXPANSION_MODULES
 from rules.errors import RulesError
 
 DEFAULT_COLORS = ("red", "blue", "green", "yellow")
@@ -41,6 +42,13 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     )
     p.add_argument("--boards", help="your Ocean board file instead of the sample set")
     p.add_argument("--upgrades", help="your Ship Upgrade tile file instead of the sample set")
+    p.add_argument(
+        "--expansion",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help=f"play with an expansion (repeatable): {', '.join(EXPANSION_MODULES)}",
+    )
     p.set_defaults(func=cmd_new)
 
     p = g.add_parser("apply", help="apply one action (or command) to a game, print its events")
@@ -138,6 +146,8 @@ def cmd_new(args: argparse.Namespace) -> int:
         "boards_file": args.boards,
         "upgrades_file": args.upgrades,
     }
+    if args.expansion:
+        options["expansions"] = list(args.expansion)
     try:
         state, events = api.new_game_with_events(colors[: args.players], args.seed, options)
     except RulesError as exc:

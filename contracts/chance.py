@@ -12,4 +12,9 @@ CHANCE_TYPES: tuple[str, ...] = (
     "draw_sailors",
     "choose_first_player",
     "deal_bonus",
+    # Letters of Marque: which face-down Prime Cargo token was turned over, where the Favor Rewards lie, the
+    # Saga die's face (the Hallowed Gun)
+    "flip_prime_cargo",
+    "place_favour_rewards",
+    "saga_die",
 )

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rules.dead_reckoning.expansions import EXPANSION_MODULES
+
 
 class ConfigError(ValueError):
     """A config that cannot be used; the message is one line naming the file, the key and what is allowed."""
@@ -64,6 +66,11 @@ TOPIC_NAME = Rule(
     lambda v: bool(v) and not any(c in v for c in "/+#"), "a non-empty name without '/', '+' or '#'"
 )
 
+EXPANSIONS = Rule(
+    lambda v: all(x in EXPANSION_MODULES for x in v) and len(set(v)) == len(v),
+    f"a list of expansions, each once, from: {', '.join(EXPANSION_MODULES)}",
+)
+
 # section -> key -> (type, default) or (type, default, allowed). Types: str, int, float, bool, list (of
 # str). `allowed` is a tuple of the values allowed, a Range or a Rule; a new key is one line here (and
 # its documentation in deploy/smart-table.example.toml, which a test holds to this table).
@@ -76,6 +83,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "snapshot_every": (int, 50, Range(1, None)),
         "engine": (str, "rules.api"),
         "observed_chance": (bool, False),
+        "expansions": (list, [], EXPANSIONS),
         "bots": (list, []),
         "bot_delay": (float, 1.5),
         "demo": (bool, False),

@@ -78,7 +78,11 @@ class ControllerService:
 
     def open(self) -> None:
         t = self.cfg["table"]
-        options = {"auto_chance": False} if t["observed_chance"] and not self.simulate else None
+        options: dict[str, Any] | None = (
+            {"auto_chance": False} if t["observed_chance"] and not self.simulate else None
+        )
+        if t["expansions"]:
+            options = {**(options or {}), "expansions": list(t["expansions"])}
         resumed = self.core.open_game(t["players"], t["seed"], options)
         log.info(
             "%s game %s at seq %d (%d events)",

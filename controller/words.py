@@ -503,9 +503,120 @@ def action_words(
         out["label"] = "Undo"
     elif t == "choose":
         out["label"] = choice_option_label(view, a)
+    elif t in LOM_ACTIONS:
+        out.update(lom_action_words(view, player, a))
     else:
         out["label"] = title(str(t))
     return out
+
+
+# Letters of Marque's actions (rules/dead_reckoning/letters_of_marque): their words on the tablets
+LOM_ACTIONS = frozenset(
+    {
+        "discover_prime_cargo",
+        "flip_prime_cargo",
+        "load_prime",
+        "unload_prime",
+        "discard_prime",
+        "trade_favour",
+        "claim",
+        "decline",
+        "bolster_outpost",
+        "outpost_to_harbor",
+        "drop_saga_die",
+        "saga_die",
+        "place_favour_rewards",
+    }
+)
+PRIME_REWARDS = {
+    "draw": "draw a card",
+    "cargo": "gain 1 Cargo",
+    "sail": "gain a Sail",
+    "attack_flag": "gain an Attack Flag",
+    "repair": "repair 1 Damage",
+    "produce": "an island produces",
+    "influence": "gain 1 Influence",
+    "cannon": "gain a Cannon",
+}
+
+
+def prime_name(token: Any) -> str:
+    """A Prime Cargo token as people call it (its type), e.g. "Moon Salt"."""
+    from rules.dead_reckoning.letters_of_marque.data import lom_data
+
+    spec = lom_data().tokens.get(token) if isinstance(token, str) else None
+    return lom_data().names[spec["type"]] if spec else "Prime Cargo"
+
+
+def empire_name(empire: Any) -> str:
+    from rules.dead_reckoning.letters_of_marque.data import lom_data
+
+    spec = lom_data().empires.get(empire) if isinstance(empire, str) else None
+    return str(spec["name"]) if spec else "the Empire"
+
+
+def lom_action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+    from rules.dead_reckoning.letters_of_marque.data import lom_data
+
+    t = a.get("type")
+    tok = a.get("token")
+    where = "on the island" if a.get("part") == "island" else "in the water"
+    if t == "discover_prime_cargo":
+        if a.get("source") == "outpost":
+            return {
+                "label": f"Turn over Prime Cargo on the island at {square_place(a.get('square', ''))} "
+                "(Bolstered Outpost)"
+            }
+        return {"label": f"Discover a Prime Cargo {where} here (Prime Discovery)"}
+    if t == "flip_prime_cargo":
+        return {"label": f"{prime_name(tok)} was turned over {where} at {square_place(a.get('square', ''))}"}
+    if t == "load_prime":
+        return {"label": f"Load {prime_name(tok)} into {hold_name(a.get('hold'))}"}
+    if t == "unload_prime":
+        return {"label": f"Unload {prime_name(tok)} to your Harbor"}
+    if t == "discard_prime":
+        spec = lom_data().tokens.get(tok) if isinstance(tok, str) else None
+        reward = PRIME_REWARDS.get(spec["reward"], "its reward") if spec else "its reward"
+        return {"label": f"Discard {prime_name(tok)}: {reward}"}
+    if t == "trade_favour":
+        return {"label": f"Trade {prime_name(tok)} to {empire_name(a.get('empire'))} for 1 Favor"}
+    if t == "claim":
+        return {"label": "Take your reward" + _claim_text(a.get("args") or {})}
+    if t == "decline":
+        return {"label": "Decline the reward", "confirm": "Give up this reward for good?"}
+    if t == "bolster_outpost":
+        return {"label": f"Bolster the Outpost at {square_place(a.get('square', ''))} with 1 Moon Salt"}
+    if t == "outpost_to_harbor":
+        n = len(a.get("tokens") or [])
+        return {
+            "label": f"Move {plural(n, 'Prime Cargo', 'Prime Cargo')} from the Bolstered Outpost to your "
+            "Harbor"
+        }
+    if t == "drop_saga_die":
+        return {"label": "Drop the Saga die into the tower (Hallowed Gun)"}
+    if t == "saga_die":
+        return {"label": f"The Saga die shows {a.get('face')}"}
+    return {"label": "Place the Favor Reward tokens"}
+
+
+def _claim_text(args: dict[str, Any]) -> str:
+    from rules.dead_reckoning.letters_of_marque.data import lom_data
+
+    if "letter" in args:
+        return ": " + str((lom_data().letters.get(args["letter"]) or {}).get("name", "a Letter of Marque"))
+    if "square" in args and "building" in args:
+        return (
+            f": a {BUILDING_NAMES.get(args['building'], args['building'])} at {square_place(args['square'])}"
+        )
+    if "square" in args:
+        return f": an Undiscovered Prime Cargo on the island at {square_place(args['square'])}"
+    if "card" in args:
+        return f": level up {args['card']}"
+    if "tile" in args:
+        return f": the Ship Upgrade {args['tile']}"
+    if "choice" in args:
+        return f" (option {int(args['choice']) + 1})"
+    return ""
 
 
 # --------------------------------------------------------------------------- payloads
@@ -609,6 +720,12 @@ def waiting_text(view: dict[str, Any], req: dict[str, Any]) -> str:
         return "who goes first"
     if kind == "deal_bonus":
         return f"{who}'s Bonus Achievement tokens to be dealt"
+    if kind == "flip_prime_cargo":
+        return f"the Prime Cargo {who} discovered at {square_place(req.get('square', ''))} to be turned over"
+    if kind == "place_favour_rewards":
+        return "the Favor Reward tokens to be placed on the Empire boards"
+    if kind == "saga_die":
+        return f"{who}'s Saga die to be read"
     return title(str(kind)).lower()
 
 

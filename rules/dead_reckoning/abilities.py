@@ -298,3 +298,8 @@ def _do_effect(
 
 
 ACTIONS: tuple[Action[State], ...] = (Action("use_ability", check_use_ability, do_use_ability),)
+
+
+# the effect checks and effects by their public names, for expansions granting an effect outside a card
+check_effect = _check_effect
+do_effect = _do_effect

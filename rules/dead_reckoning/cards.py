@@ -281,15 +281,31 @@ def _read(name: str, override: str | Path | None) -> Any:
 
 
 _CACHE: dict[tuple[Any, ...], Catalog] = {}
+# the sample set with these expansions (as in _CACHE), keyed by the name when there is one
+_BY_EXPANSIONS: dict[str | tuple[str, ...], Catalog] = {}
 
 
 def load_catalog(
-    cards: str | Path | None = None, boards: str | Path | None = None, upgrades: str | Path | None = None
+    cards: str | Path | None = None,
+    boards: str | Path | None = None,
+    upgrades: str | Path | None = None,
+    expansions: tuple[str, ...] = (),
 ) -> Catalog:
-    """The validated catalogue: the shipped sample set, or a user's files in its place."""
-    key = (str(cards), str(boards), str(upgrades))
+    """The validated catalogue: the shipped sample set, or a user's files in its place, extended by the
+    expansions' own data (each expansion module's `extend_catalog` returns a new catalogue)."""
+    key = (str(cards), str(boards), str(upgrades), *expansions)
     if key in _CACHE:
         return _CACHE[key]
+    if expansions:
+        from rules.dead_reckoning.expansions import module  # the expansion's data: imported when named
+
+        ext = load_catalog(cards, boards, upgrades)
+        for name in expansions:
+            ext = module(name).extend_catalog(ext)
+        _CACHE[key] = ext
+        if cards is None and boards is None and upgrades is None:
+            _BY_EXPANSIONS[expansions[0] if len(expansions) == 1 else expansions] = ext
+        return ext
     card_map = validate_cards(_read("advancements.json", cards), str(cards or "advancements.json"))
     board_map = validate_boards(_read("ocean_boards.json", boards), str(boards or "ocean_boards.json"))
     up_map = validate_upgrades(_read("upgrades.json", upgrades), str(upgrades or "upgrades.json"))
@@ -335,8 +351,13 @@ def catalog(d: State) -> Catalog:
     """The catalogue a game plays with: the sample set, or the user's files named in its options."""
     o = d["options"]
     if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
-        return default_catalog()
-    return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"])
+        exp = o.get("expansions")
+        if exp is None:
+            return default_catalog()
+        got = _BY_EXPANSIONS.get(exp[0] if len(exp) == 1 else tuple(exp))
+        if got is not None:
+            return got
+    return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"], tuple(o.get("expansions", ())))
 
 
 def card_icons(cat: Catalog, card: SailorCard) -> dict[str, int]:

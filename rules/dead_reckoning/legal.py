@@ -21,9 +21,9 @@ from rules.core.state import GameState, Offers, peek_rng, rng_below
 from rules.dead_reckoning.abilities import always_passes, check_use_ability, sure_ability
 from rules.dead_reckoning.battles import resolved_battle
 from rules.dead_reckoning.cards import Catalog, card_abilities, catalog, played_icons
-from rules.dead_reckoning.chance import draw_chance
 from rules.dead_reckoning.choices import choice_actions
-from rules.dead_reckoning.game import GAME
+from rules.dead_reckoning.expansions import expansion
+from rules.dead_reckoning.game import expansions_of, game_for
 from rules.dead_reckoning.islands import check_influence, island_at
 from rules.dead_reckoning.model import Island, PlayerBoard, SailorCard, Ship, State
 from rules.dead_reckoning.phases import battle_under_way
@@ -33,7 +33,7 @@ from rules.dead_reckoning.ship import BASE_HULL, HOLD_CAP
 
 def _ok(d: State, player: str, action: dict[str, Any]) -> bool:
     try:
-        GAME.actions[action["type"]].check(d, player, action)
+        game_for(d["options"]).actions[action["type"]].check(d, player, action)
         return True
     except RulesError:
         return False
@@ -55,7 +55,7 @@ def offer(
         if found is not None:
             norm = check_use_ability(d, player, action, found)
         else:
-            norm = GAME.actions[action["type"]].check(d, player, action)
+            norm = game_for(d["options"]).actions[action["type"]].check(d, player, action)
     except RulesError:
         return False
     offers.keep(player, action, norm)
@@ -78,7 +78,7 @@ def chance_actions(d: State, limit: int = 40) -> list[dict[str, Any]]:
         return [{"type": "choose_first_player", "first": c} for c in d["players"]]
     # combinatorial outcomes (hands, token pairs): offer one, drawn without advancing the state's RNG
     tmp = cast(State, {**d, "rng": (d["rng"] ^ (d["seq"] * 0x9E3779B97F4A7C15)) & ((1 << 64) - 1)})
-    return [draw_chance(tmp, req)]
+    return [game_for(d["options"]).draw_chance(tmp, req)]
 
 
 def simulated_outcome(setup: BattleSetup, seed: int) -> BattleOutcome:
@@ -414,9 +414,10 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
                 break
     if ok_here:
         mine = isl is not None and isl["controller"] == player
+        other = ship.get("other")  # hull spaces an expansion's goods take
         for h in (0, 1):
             hold = holds[h]
-            if hold[0] + hold[1] < HOLD_CAP[h]:
+            if hold[0] + hold[1] + (other[h] if other else 0) < HOLD_CAP[h]:
                 if at == HARBOR and p["dock"]:
                     add({"type": "load", "hold": h, "cargo": 1})
                 if mine and isl is not None:
@@ -452,10 +453,14 @@ def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
         return chance_actions(d)
     # the player's own pending choices (plunder to place, a gain owed, Battle cubes from islands)
     mine = choice_actions(d, player) if player in d["players"] else []
-    if d["battle"]:
-        return battle_actions(d, player, offers) + mine
-    if player == d["active"]:
-        return main_actions(d, player, offers) + mine
+    if d["battle"] or player == d["active"]:
+        acts = battle_actions(d, player, offers) if d["battle"] else main_actions(d, player, offers)
+        if "expansions" in d["options"]:
+            for name in expansions_of(d["options"]):
+                more = expansion(name).legal
+                if more is not None:
+                    acts = more(d, player, acts)
+        return acts + mine
     if player in d["players"]:
         p = d["p"][player]
         out: list[dict[str, Any]] = mine

@@ -20,6 +20,9 @@ class Ship(TypedDict):
     damage: int
     pirate: bool  # Pirate mode (else Mercantile)
     hull: list[list[str]]  # the 4 hull spaces, Ship Upgrade tiles stacked (last on top)
+    # hull spaces of each hold taken by goods other than Cargo and Coins (an expansion's, e.g. Prime Cargo);
+    # present only while an expansion has put some aboard
+    other: NotRequired[list[int]]
 
 
 class SailorCard(TypedDict):
@@ -54,6 +57,8 @@ class PlayerBoard(TypedDict):
     # Plunder that found no hold with room, waiting for the player to place it (`choices`): "cargo", "coins"
     # and "square" (the battle's square, whose island may take it)
     plunder: NotRequired[dict[str, Any]]
+    # icons an expansion's ongoing pieces give (e.g. a Letter of Marque), counted as printed on the Ship board
+    extra_icons: NotRequired[dict[str, int]]
 
 
 class Island(TypedDict):

@@ -53,9 +53,14 @@ def ship_icon(cat: Catalog, d: State, color: str, icon: str, setting_sails: bool
     p = d["p"][color]
     free = setting_sails and (p["ship"]["at"] == HARBOR or controlled_by(d, p["ship"]["at"]) == color)
     n = 1 if icon == "cannon" else 0  # the Cannon printed on the Ship board
+    if "extra_icons" in p:
+        n += p["extra_icons"].get(icon, 0)
+    other = p["ship"].get("other")
     for space in range(4):
-        if space in HOLD_SPACE and not free and hold_load(p["ship"]["holds"][HOLD_SPACE.index(space)]):
-            continue
+        if space in HOLD_SPACE and not free:
+            h = HOLD_SPACE.index(space)
+            if hold_load(p["ship"]["holds"][h]) or (other and other[h]):
+                continue
         n += hull_icons(cat, p, space).get(icon, 0)
     return n
 
@@ -76,7 +81,8 @@ def hold_index(a: dict[str, Any], key: str = "hold") -> int:
 
 
 def room_in_hold(p: PlayerBoard, h: int) -> int:
-    return HOLD_CAP[h] - hold_load(p["ship"]["holds"][h])
+    other = p["ship"].get("other")
+    return HOLD_CAP[h] - hold_load(p["ship"]["holds"][h]) - (other[h] if other else 0)
 
 
 def ship_after(p: PlayerBoard, norm: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from contracts.grid import SQUARES
 from rules.core.state import GameState
 from rules.dead_reckoning.cards import catalog
 from rules.dead_reckoning.choices import pending_choices
+from rules.dead_reckoning.expansions import expansion
+from rules.dead_reckoning.game import expansions_of
 from rules.dead_reckoning.islands import blockaded
 from rules.dead_reckoning.model import SailorCard, State
 from rules.dead_reckoning.sailing import sails_available
@@ -109,6 +111,12 @@ def public_view(state: GameState) -> dict[str, Any]:
             "battled": list(t["battled"]),
             "blockaded": blockaded(d, d["p"][d["active"]]["ship"]["at"], d["active"]),
         }
+    if "expansions" in d["options"]:
+        view["expansions"] = {}
+        for name in expansions_of(d["options"]):
+            add = expansion(name).view
+            if add is not None:
+                add(d, view)
     return view
 
 

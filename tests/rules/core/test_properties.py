@@ -35,8 +35,16 @@ def invariants(state: api.GameState) -> None:
         assert 0 <= p["ship"]["sails"] <= 8
         assert sorted(p["hand"] + p["deck"] + p["discard"] + p["played"]) == sorted(p["cards"])
         owed = p.get("owed") or {}  # a gain that found no room on the Ship: the player's, not the supply's
-        cargo += p["dock"] + sum(h[0] for h in p["ship"]["holds"]) + owed.get("cargo", 0)
-        coins += p["chest"] + sum(h[1] for h in p["ship"]["holds"]) + owed.get("coins", 0)
+        plunder = p.get("plunder") or {}  # plunder waiting for its owner to place it: theirs too
+        cargo += (
+            p["dock"] + sum(h[0] for h in p["ship"]["holds"]) + owed.get("cargo", 0) + plunder.get("cargo", 0)
+        )
+        coins += (
+            p["chest"]
+            + sum(h[1] for h in p["ship"]["holds"])
+            + owed.get("coins", 0)
+            + plunder.get("coins", 0)
+        )
     for sq in SQUARES:
         isl = d["grid"][sq]["island"]
         if isl:

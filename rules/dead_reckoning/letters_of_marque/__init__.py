@@ -1,0 +1,67 @@
+"""Letters of Marque, an expansion of Dead Reckoning (rulebook rules/001: its Letters of Marque parts), one
+module per section: `setup` (Preparation), `prime_cargo` (Prime Cargo, exploring, loading, the Prime
+Discovery icon, using Prime Cargo), `favour` (gaining and losing Favor, its ways, Favor Rewards), `letters`
+(Letters of Marque), `bounties` (Bounties), `upgrades` (New Ship Upgrades, Bolstered Outposts), with `legal`
+and `views`; its components are data (`data`, rules/data/letters_of_marque/). Chosen with the game option
+`{"expansions": ["letters-of-marque"]}`; `EXPANSION` is how it joins the base game (`game.game_for`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rules.core.state import rng_below
+from rules.dead_reckoning.expansions import Expansion
+from rules.dead_reckoning.letters_of_marque import (
+    bounties,
+    favour,
+    legal,
+    prime_cargo,
+    setup,
+    upgrades,
+    views,
+)
+from rules.dead_reckoning.letters_of_marque.data import extend_catalog
+from rules.dead_reckoning.letters_of_marque.model import lom
+from rules.dead_reckoning.model import State
+
+__all__ = ["EXPANSION", "extend_catalog"]
+
+
+def draw_chance(d: State, req: dict[str, Any]) -> dict[str, Any] | None:
+    """The expansion's chance outcomes drawn from the seeded RNG (the table reports them otherwise)."""
+    kind = req["kind"]
+    if kind == "place_favour_rewards":
+        return setup.draw_rewards(d)
+    if kind == "flip_prime_cargo":
+        bag = lom(d)["bag"]
+        token = bag[rng_below(d, len(bag))]
+        return {"type": "flip_prime_cargo", "square": req["square"], "part": req["part"], "token": token}
+    if kind == "saga_die":
+        # the Saga die's faces as a sample: 0, 1 and 2 alike (the rulebook text does not print the die)
+        return {"type": "saga_die", "player_rolling": req["player"], "face": rng_below(d, 3)}
+    return None
+
+
+def after_battle(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    favour.after_battle(d, player, a, out)
+    bounties.after_battle(d, player, a, out)
+    upgrades.drop_stale_outposts(d)
+
+
+EXPANSION = Expansion(
+    name="letters-of-marque",
+    actions=(*setup.ACTIONS, *prime_cargo.ACTIONS, *favour.ACTIONS, *upgrades.ACTIONS),
+    setup=setup.set_up,
+    checks={"use_ability": upgrades.check_ability_upgrade},
+    effects={
+        "reveal_board": prime_cargo.after_reveal,
+        "resolve_battle": after_battle,
+        "use_ability": upgrades.after_ability,
+        "play_card": upgrades.after_play_card,
+    },
+    draw_chance=draw_chance,
+    legal=legal.legal,
+    view=views.view,
+    battle_chance=frozenset({"saga_die"}),
+)
