@@ -1,0 +1,221 @@
+"""The legal-action generator of The Great Sea: concrete actions a seat may take now.
+
+Owns the enumeration only; every offered action passes its action's check (kept in `state.offers` for
+`apply`). It offers a representative set where the choices are combinatorial: single-Ship moves (a pip may
+move several Ships at once; send those yourself), Damage placed filling one unit first, discounts of 0 or
+the most that helps, and the pip sequences of setup once per multiset.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, cast
+
+from rules.core.errors import RulesError
+from rules.core.state import GameState, Offers
+from rules.great_sea.combat import consolations
+from rules.great_sea.combat_cards import is_basic
+from rules.great_sea.control import controls, present
+from rules.great_sea.data import CLASSES, DICE, FORTS
+from rules.great_sea.develop import IMPROVABLE
+from rules.great_sea.dice import may_raise, raisable
+from rules.great_sea.game import GAME
+from rules.great_sea.map import reachable
+from rules.great_sea.mobilise import blocked, speed
+from rules.great_sea.model import Player, State
+from rules.great_sea.setup import draw_chance, pips_owed
+from rules.great_sea.special_actions import card_effect
+from rules.great_sea.upgrades import shipyards, tile_cost, tile_types
+from rules.great_sea.worker import workers_left
+
+
+def offer(d: State, player: str, action: dict[str, Any], offers: Offers, into: list[dict[str, Any]]) -> None:
+    try:
+        norm = GAME.actions[action["type"]].check(d, player, action)
+    except RulesError:
+        return
+    offers.keep(player, action, norm)
+    into.append(action)
+
+
+def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
+    d = cast(State, state.data)
+    offers = state.offers
+    offers.start(d["seq"])
+    out: list[dict[str, Any]] = []
+    for a in candidates(d, player):
+        offer(d, player, a, offers, out)
+    return out
+
+
+def candidates(d: State, player: str) -> list[dict[str, Any]]:
+    if d["phase"] == "over":
+        return []
+    if d["pending"]:
+        if player != "table":
+            return []
+        req = d["pending"][0]
+        if req["type"] == "choose_first_player":
+            return [{"type": "choose_first_player", "first": c} for c in d["players"]]
+        tmp = cast(State, {**d, "rng": (d["rng"] ^ (d["seq"] * 0x9E3779B97F4A7C15)) & ((1 << 64) - 1)})
+        return [draw_chance(tmp, req)]
+    if player not in d["p"]:
+        return []
+    if d["phase"] == "setup":
+        if player != d["active"]:
+            return []
+        if d["stage"] == "special":
+            return [{"type": "choose_special", "pile": k} for k in sorted(d["specials"])]
+        return [{"type": "setup_pips", "dice": s} for s in pip_sequences(d["p"][player], pips_owed(d, player))]
+    if d["combat"] is not None:
+        return combat_candidates(d, player)
+    if player != d["turn_player"]:
+        return []
+    return turn_candidates(d, player)
+
+
+def pip_sequences(p: Player, n: int) -> list[list[str]]:
+    seen: set[tuple[str, ...]] = set()
+    out: list[list[str]] = []
+
+    def walk(dice: list[int], seq: list[str]) -> None:
+        if len(seq) == n:
+            key = tuple(sorted(seq))
+            if key not in seen:
+                seen.add(key)
+                out.append(list(seq))
+            return
+        trial = cast(Player, {**p, "dice": dice})
+        for i in range(6) if seq else (0,):
+            if may_raise(trial, i):
+                nd = list(dice)
+                nd[i] += 1
+                walk(nd, [*seq, DICE[i]])
+
+    walk(list(p["dice"]), [])
+    return out
+
+
+def combat_candidates(d: State, player: str) -> list[dict[str, Any]]:
+    c = d["combat"]
+    assert c is not None
+    if player not in (c["attacker"], c["defender"]):
+        return []
+    if c["stage"] == "choose":
+        if c["chosen"][player] is not None:
+            return []
+        out: list[dict[str, Any]] = []
+        for card in d["p"][player]["hand"]:
+            if is_basic(card):
+                out.append({"type": "play_combat_card", "card": card})
+            else:
+                out += [{"type": "play_combat_card", "card": card, "side": s} for s in ("stats", "ability")]
+        return out
+    if c["stage"] == "damage":
+        aw = c["await"]
+        if aw is None or aw["player"] != player:
+            return []
+        units = c["units"][player]
+        alive = [i for i, u in enumerate(units) if u["damage"] < u["health"]]
+        res: list[dict[str, Any]] = []
+        for first in alive:
+            left, placed = aw["damage"], []
+            for i in [first, *(j for j in alive if j != first)]:
+                n = min(left, units[i]["health"] - units[i]["damage"])
+                if n:
+                    placed.append([i, n])
+                    left -= n
+            res.append({"type": "assign_damage", "placed": placed})
+        return res
+    if c["stage"] == "consolation" and player == c["loser"]:
+        return consolations(d, player)
+    return []
+
+
+def turn_candidates(d: State, player: str) -> list[dict[str, Any]]:
+    p = d["p"][player]
+    t = d["turn"]
+    op = t["open"]
+    out: list[dict[str, Any]] = []
+    if op is None:
+        if workers_left(d, player) > 0:
+            out += [{"type": "take_action", "card": n} for n in range(1, 7) if n not in t["used"]]
+        if not t["start_done"]:
+            out += start_candidates(d, player, p)
+        out.append({"type": "end_turn"})
+        return out
+    out.append({"type": "finish_action"})
+    card, step = op["card"], op["step"]
+    dice = raisable(p)
+    if card == 1:
+        if step == 0:
+            gains = ("coins", "wood") if p["cards"]["1"]["flipped"] else ("coins",)
+            out += [{"type": "develop_pip", "die": x, "gain": g} for x in dice for g in gains]
+        if step <= 1:
+            out += [{"type": "develop_second", "choice": "pip", "die": x} for x in dice]
+            out += [{"type": "develop_second", "choice": "wood_pips", "dice": [x, x]} for x in dice]
+            out += [{"type": "develop_second", "choice": "improve", "tiles": [x]} for x in IMPROVABLE]
+            out += [{"type": "develop_second", "choice": "improve", "tiles": list(x)} for x in combinations(IMPROVABLE, 2)]
+    elif card == 2 and step == 0:
+        for r, reg in d["regions"].items():
+            if reg["foundations"] and controls(reg, player):
+                out += [{"type": "fortify", "region": r, "fort": f} for f in FORTS]
+    elif card == 3 and step == 0:
+        out.append({"type": "trade", "gains": ["coins", "wood"]})
+        for r, reg in d["regions"].items():
+            if controls(reg, player) and (reg["post"] is None or reg["post"][0] != player):
+                out += [{"type": "trade", "gains": [g, "post"], "region": r} for g in ("coins", "wood")]
+    elif card == 4:
+        if step == 0 and op["pips"] > 0:
+            for pile, spec in tile_types().items():
+                if pile in op["piles"] or not d["piles"][pile]:
+                    continue
+                most = max(0, min(op["pips"] - 1, tile_cost(d, pile)))
+                targets = [{"cls": c} for c in CLASSES] if spec["row"] in ("stern", "hull", "bow") else [
+                    {"fort": f} for f in FORTS
+                ]
+                for tg in targets:
+                    for disc in sorted({0, most}):
+                        out.append({"type": "research_gain", "pile": pile, "discount": disc, **tg})
+                out.append({"type": "research_remove", "pile": pile})
+        if step <= 1:
+            out.append({"type": "research_refresh"})
+    elif card == 5:
+        if step == 0 and op["pips"] > 0:
+            for cls in CLASSES:
+                most = max(0, op["pips"] - 1)
+                for r in shipyards(d, player, cls):
+                    out += [{"type": "construct", "cls": cls, "region": r, "discount": x} for x in sorted({0, most})]
+        if step <= 1:
+            out += [{"type": "construct_pip", "die": x} for x in dice]
+    elif card == 6:
+        if step == 0 and op["pips"] > 0:
+            block = blocked(d, player)
+            seen: set[tuple[str, str]] = set()
+            for r, reg in d["regions"].items():
+                for s in reg["ships"]:
+                    if s["owner"] != player or s["damaged"] or s["moved"] or (r, s["cls"]) in seen:
+                        continue
+                    seen.add((r, s["cls"]))
+                    for dest in reachable(d["map"], r, speed(reg, p, player, s["cls"]), block):
+                        if dest != r:
+                            out.append({"type": "move", "region": dest, "moves": [[r, dest, s["cls"]]]})
+        if step <= 1 and op["pips"] > 0:
+            for r, reg in d["regions"].items():
+                if present(reg, player):
+                    for opp in d["players"]:
+                        if opp != player and present(reg, opp):
+                            out.append({"type": "initiate_combat", "region": r, "opponent": opp})
+    if step <= 2 and card_effect(p["cards"][str(card)]["id"]).get("third"):
+        out += [{"type": "special_effect", "die": x} for x in dice]
+    return out
+
+
+def start_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"type": "start_worker"}]
+    out += [{"type": "start_pip", "die": x, "pay": pay} for x in raisable(p) for pay in ("posts", "coins")]
+    for r, reg in d["regions"].items():
+        for s in reg["ships"]:
+            if s["owner"] == player and s["damaged"]:
+                out += [{"type": "start_repair", "region": r, "cls": s["cls"], "pay": x} for x in ("post", "wood")]
+    return out
