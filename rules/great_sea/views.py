@@ -98,3 +98,40 @@ def event_view(event: dict[str, Any], player: str | None = None) -> dict[str, An
     if ev.get("type") == "play_combat_card" and ev.get("player") != player:
         ev["action"] = {"type": "play_combat_card"}  # the card stays secret until both are revealed
     return ev
+
+
+def summary_lines(v: dict[str, Any]) -> list[str]:
+    """A readable summary of a public or private view (the CLI's `rules show`)."""
+    lines = [f"The Great Sea  seq {v['seq']}  phase {v['phase']} ({v['stage']})  active {v['active'] or '-'}"]
+    if v["waiting_for"]:
+        lines.append("waiting for the table: " + ", ".join(r["type"] for r in v["waiting_for"]))
+    for r, reg in sorted(v["regions"].items()):
+        bits = []
+        if reg["home"]:
+            bits.append(f"home of {reg['home']}")
+        if reg["temple"]:
+            bits.append(f"Temple {reg['temple']}")
+        if reg["post"]:
+            bits.append(f"post {reg['post'][0]}{' (exhausted)' if reg['post'][1] else ''}")
+        bits += [f"{f[0]} {f[1]}" for f in reg["forts"]]
+        bits += [f"{s['owner']} {s['cls']}{' (damaged)' if s['damaged'] else ''}" for s in reg["ships"]]
+        if reg["foundations"]:
+            bits.append("foundations " + ",".join(reg["foundations"]))
+        if bits:
+            lines.append(f"  {r}: " + "; ".join(bits))
+    for color in v["players"]:
+        p = v["p"][color]
+        dice = " ".join(f"{k[:3]}{n}" for k, n in p["die_values"].items())
+        pts = p["points"]
+        lines.append(
+            f"{color:7} dice {dice}  wood {p['wood']} coins {p['coins']}  temple {pts['temple']} (space "
+            f"{p['temple_space']}) combat {pts['combat']} trade {pts['trade']}  hand {p['hand_size']}"
+        )
+    c = v["combat"]
+    if c:
+        lines.append(f"combat in {c['region']}: {c['attacker']} attacks {c['defender']} ({c['stage']})")
+    if "you" in v:
+        lines.append(f"you ({v['you']['player']}): combat cards {', '.join(v['you']['hand'])}")
+    if v["winner"]:
+        lines.append(f"winner: {v['winner']}")
+    return lines
