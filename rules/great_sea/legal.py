@@ -12,12 +12,12 @@ from itertools import combinations
 from typing import Any, cast
 
 from rules.core.errors import RulesError
-from rules.core.state import GameState, Offers
+from rules.core.state import GameState
 from rules.great_sea.combat import consolations
 from rules.great_sea.combat_cards import is_basic
 from rules.great_sea.control import controls, present
 from rules.great_sea.data import CLASSES, DICE, FORTS
-from rules.great_sea.develop import IMPROVABLE
+from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
 from rules.great_sea.dice import may_raise, raisable
 from rules.great_sea.game import GAME
 from rules.great_sea.map import reachable
@@ -29,26 +29,37 @@ from rules.great_sea.upgrades import shipyards, tile_cost, tile_types
 from rules.great_sea.worker import workers_left
 
 
-def offer(d: State, player: str, action: dict[str, Any], offers: Offers, into: list[dict[str, Any]]) -> None:
+class Checked(list[dict[str, Any]]):
+    """Candidates the generator built from exactly the tests of their check (no need to run it again);
+    tests/rules/great_sea/test_legal.py checks every offered action against its check."""
+
+
+def passes(d: State, player: str, action: dict[str, Any]) -> bool:
     try:
-        norm = GAME.actions[action["type"]].check(d, player, action)
+        GAME.actions[action["type"]].check(d, player, action)
     except RulesError:
-        return
-    offers.keep(player, action, norm)
-    into.append(action)
+        return False
+    return True
 
 
 def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
+    """Every candidate that passes its action's check. Families whose members differ only in a field the
+    check treats alike (the Ship class a Research tile goes on, the Fort grid) are checked once. Results are
+    not kept in `state.offers`: a check here costs less than keeping it (docs/bench/rules.md)."""
     d = cast(State, state.data)
-    offers = state.offers
-    offers.start(d["seq"])
     out: list[dict[str, Any]] = []
-    for a in candidates(d, player):
-        offer(d, player, a, offers, out)
+    for family in candidates(d, player):
+        if isinstance(family, Checked) or passes(d, player, family[0]):
+            out += family
     return out
 
 
-def candidates(d: State, player: str) -> list[dict[str, Any]]:
+def candidates(d: State, player: str) -> list[list[dict[str, Any]]]:
+    fams = families(d, player)
+    return [f if isinstance(f, list) else [f] for f in fams]  # a Checked family stays Checked
+
+
+def families(d: State, player: str) -> list[Any]:
     if d["phase"] == "over":
         return []
     if d["pending"]:
@@ -132,19 +143,19 @@ def combat_candidates(d: State, player: str) -> list[dict[str, Any]]:
     return []
 
 
-def turn_candidates(d: State, player: str) -> list[dict[str, Any]]:
+def turn_candidates(d: State, player: str) -> list[Any]:
     p = d["p"][player]
     t = d["turn"]
     op = t["open"]
-    out: list[dict[str, Any]] = []
+    out: list[Any] = []
     if op is None:
         if workers_left(d, player) > 0:
-            out += [{"type": "take_action", "card": n} for n in range(1, 7) if n not in t["used"]]
+            out.append(Checked({"type": "take_action", "card": n} for n in range(1, 7) if n not in t["used"]))
         if not t["start_done"]:
             out += start_candidates(d, player, p)
-        out.append({"type": "end_turn"})
+        out.append(Checked([{"type": "end_turn"}]))
         return out
-    out.append({"type": "finish_action"})
+    out.append(Checked([{"type": "finish_action"}]))
     card, step = op["card"], op["step"]
     dice = raisable(p)
     if card == 1:
@@ -174,9 +185,8 @@ def turn_candidates(d: State, player: str) -> list[dict[str, Any]]:
                 targets = [{"cls": c} for c in CLASSES] if spec["row"] in ("stern", "hull", "bow") else [
                     {"fort": f} for f in FORTS
                 ]
-                for tg in targets:
-                    for disc in sorted({0, most}):
-                        out.append({"type": "research_gain", "pile": pile, "discount": disc, **tg})
+                for disc in sorted({0, most}):
+                    out.append([{"type": "research_gain", "pile": pile, "discount": disc, **tg} for tg in targets])
                 out.append({"type": "research_remove", "pile": pile})
         if step <= 1:
             out.append({"type": "research_refresh"})
@@ -190,16 +200,7 @@ def turn_candidates(d: State, player: str) -> list[dict[str, Any]]:
             out += [{"type": "construct_pip", "die": x} for x in dice]
     elif card == 6:
         if step == 0 and op["pips"] > 0:
-            block = blocked(d, player)
-            seen: set[tuple[str, str]] = set()
-            for r, reg in d["regions"].items():
-                for s in reg["ships"]:
-                    if s["owner"] != player or s["damaged"] or s["moved"] or (r, s["cls"]) in seen:
-                        continue
-                    seen.add((r, s["cls"]))
-                    for dest in reachable(d["map"], r, speed(reg, p, player, s["cls"]), block):
-                        if dest != r:
-                            out.append({"type": "move", "region": dest, "moves": [[r, dest, s["cls"]]]})
+            out.append(move_candidates(d, player, p))
         if step <= 1 and op["pips"] > 0:
             for r, reg in d["regions"].items():
                 if present(reg, player):
@@ -218,4 +219,31 @@ def start_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
         for s in reg["ships"]:
             if s["owner"] == player and s["damaged"]:
                 out += [{"type": "start_repair", "region": r, "cls": s["cls"], "pay": x} for x in ("post", "wood")]
+    return out
+
+
+def move_candidates(d: State, player: str, p: Player) -> Checked:
+    """Single-Ship moves, built from `mobilise.check_move`'s own tests: an undamaged Ship not yet moved this
+    action, a destination within its Speed that is not an opponent's home region, the Fleet Limit there."""
+    block = blocked(d, player)
+    seen: set[tuple[str, str]] = set()
+    out = Checked()
+    regions = d["regions"]
+    room: dict[str, int | None] = {}
+    for r, reg in regions.items():
+        for s in reg["ships"]:
+            cls = s["cls"]
+            if s["owner"] != player or s["damaged"] or s["moved"] or (r, cls) in seen:
+                continue
+            seen.add((r, cls))
+            need = size(p, cls)
+            for dest in reachable(d["map"], r, speed(reg, p, player, cls), block):
+                if dest == r:
+                    continue
+                if dest not in room:
+                    lim = fleet_limit(regions[dest], p, player)
+                    room[dest] = None if lim is None else lim - fleet_used(regions[dest], p, player)
+                left = room[dest]
+                if left is None or need <= left:
+                    out.append({"type": "move", "region": dest, "moves": [[r, dest, cls]]})
     return out
