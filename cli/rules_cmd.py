@@ -147,7 +147,9 @@ def cmd_new(args: argparse.Namespace) -> int:
     }
     if args.game != "dead-reckoning":
         if args.bonus_tokens or args.cards or args.boards or args.upgrades:
-            raise CliError(f"--bonus-tokens, --cards, --boards and --upgrades are Dead Reckoning's, not {args.game}'s.")
+            raise CliError(
+                f"--bonus-tokens, --cards, --boards and --upgrades are Dead Reckoning's, not {args.game}'s."
+            )
         options = {"game": args.game, "auto_chance": not args.observed_chance}
     try:
         state, events = api.new_game_with_events(colors[: args.players], args.seed, options)
@@ -156,7 +158,10 @@ def cmd_new(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _write_atomic(out, json.dumps(api.state_to_json(state)))
     _append_log(_log_path(out), events, fresh=True)
-    print(f"new {args.players}-player {args.game} game (seed {args.seed}) written to {out}; log {_log_path(out)}")
+    print(
+        f"new {args.players}-player {args.game} game (seed {args.seed}) written to {out}; "
+        f"log {_log_path(out)}"
+    )
     print(_summary(state, None))
     return 0
 

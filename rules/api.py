@@ -184,7 +184,9 @@ def state_from_json(data: Any) -> GameState:
             d = data["data"]
             missing = [k for k in _SEA_KEYS if k not in d]
             if missing:
-                raise Invalid(f"the saved game is incomplete (missing {', '.join(missing)}); it cannot be loaded.")
+                raise Invalid(
+                    f"the saved game is incomplete (missing {', '.join(missing)}); it cannot be loaded."
+                )
             return GameState(from_saved(d))
     if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
         raise Invalid(

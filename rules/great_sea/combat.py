@@ -24,7 +24,7 @@ from rules.great_sea.control import refresh_one, regions_present
 from rules.great_sea.data import COMBAT_STATS, DICE, PARTS
 from rules.great_sea.dice import check_pip, gain_pip
 from rules.great_sea.end_of_game import advance, check_end
-from rules.great_sea.model import State, Stats
+from rules.great_sea.model import State, Stats, gain
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.temples import recheck
 from rules.great_sea.upgrades import add, fort_stats, ship_stats, top
@@ -68,7 +68,9 @@ def totals(units: list[Unit]) -> Stats:
     return out
 
 
-def start_combat(d: State, attacker: str, defender: str, region: str, mobility: int, out: list[dict[str, Any]]) -> None:
+def start_combat(
+    d: State, attacker: str, defender: str, region: str, mobility: int, out: list[dict[str, Any]]
+) -> None:
     """Steps 1-2: "Each player adds up all their Combat Stats, and marks them on their Stat Track" (with
     the Mobility of unused pips and a Mobilise Special Action Card's "when initiating Combat" gain)."""
     units = {attacker: units_of(d, attacker, region), defender: units_of(d, defender, region)}
@@ -120,7 +122,9 @@ def check_play_card(d: State, player: str, action: dict[str, Any]) -> dict[str, 
         if card == "reinforce":
             if player != c["defender"]:
                 raise Illegal("only the defender may play Reinforce for its ability.")
-            raise Illegal("Reinforce's ability (bringing in Ships) is not played by the engine yet: play its stats.")
+            raise Illegal(
+                "Reinforce's ability (bringing in Ships) is not played by the engine yet: play its stats."
+            )
     return {"type": "play_combat_card", "card": card, "side": side}
 
 
@@ -181,7 +185,7 @@ def resolve_cards(d: State, c: dict[str, Any]) -> None:
 
 
 def damage_of(attack: int, shields: int, flames: int) -> int:
-    """"Active player's Attack value, minus their opponent's Shields less the active player's Flames.\""""
+    """ "Active player's Attack value, minus their opponent's Shields less the active player's Flames.\""""
     return max(0, max(0, attack) - max(0, max(0, shields) - max(0, flames)))
 
 
@@ -227,11 +231,15 @@ def check_assign(d: State, player: str, action: dict[str, Any]) -> dict[str, Any
     if not isinstance(placed, list) or not all(
         isinstance(x, list) and len(x) == 2 and all(isinstance(v, int) for v in x) for x in placed
     ):
-        raise Invalid("say where the Damage goes: placed [[unit, amount], ...] (units as listed in the Combat).")
+        raise Invalid(
+            "say where the Damage goes: placed [[unit, amount], ...] (units as listed in the Combat)."
+        )
     per: dict[int, int] = {}
     for i, n in placed:
         if not 0 <= i < len(units) or n < 1:
-            raise Invalid(f"unit {i} is not one of your {len(units)} units in this Combat, or the amount is < 1.")
+            raise Invalid(
+                f"unit {i} is not one of your {len(units)} units in this Combat, or the amount is < 1."
+            )
         per[i] = per.get(i, 0) + n
     for i, n in per.items():
         u = units[i]
@@ -308,7 +316,7 @@ def results(d: State, c: dict[str, Any], out: list[dict[str, Any]]) -> None:
     # Loser: "returns their Combat Card to their hand"; a Basic card's "If you lose this combat" gain
     if is_basic(lc["card"]):
         for k, v in card_spec(lc["card"]).get("if_lose", {}).items():
-            pl[k] += v  # type: ignore[literal-required]
+            gain(pl, k, v)
     reg = d["regions"][c["region"]]
     for color, ch in c["chosen"].items():
         if ch["side"] != "ability":
@@ -391,7 +399,9 @@ def check_consolation(d: State, player: str, action: dict[str, Any]) -> dict[str
     if c["stage"] != "consolation" or player != c["loser"]:
         raise Illegal("only the loser of the Combat chooses a consolation, after the Combat is decided.")
     offered = consolations(d, player)
-    norm = {k: action[k] for k in ("type", "choice", "cls", "part", "fort", "die") if k in action}
+    norm: dict[str, Any] = {
+        k: action[k] for k in ("type", "choice", "cls", "part", "fort", "die") if k in action
+    }
     if norm not in offered:
         raise Illegal("that consolation is not available: " + "; ".join(str(o) for o in offered[:6]))
     return norm
@@ -420,7 +430,12 @@ def finish_combat(d: State, out: list[dict[str, Any]]) -> None:
     # "Any surviving Ships that have Damage Markers on them must be laid down on their sides."
     for color, units in c["units"].items():
         for u in units:
-            if u["kind"] == "ship" and 0 < u["damage"] < u["health"] and not u["was_damaged"] and not u.get("rammed"):
+            if (
+                u["kind"] == "ship"
+                and 0 < u["damage"] < u["health"]
+                and not u["was_damaged"]
+                and not u.get("rammed")
+            ):
                 for s in reg["ships"]:
                     if s["owner"] == color and s["cls"] == u["cls"] and not s["damaged"]:
                         s["damaged"] = True

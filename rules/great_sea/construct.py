@@ -12,16 +12,16 @@ from typing import Any
 from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
+from rules.great_sea.control import refresh_one
 from rules.great_sea.data import board
 from rules.great_sea.develop import fleet_limit, fleet_used, size
 from rules.great_sea.dice import check_pip, gain_pip
-from rules.great_sea.model import Player, State
+from rules.great_sea.model import Player, State, gain
+from rules.great_sea.special_actions import card_effect
 from rules.great_sea.start_of_turn import region, ship_class
 from rules.great_sea.temples import recheck
 from rules.great_sea.upgrades import is_shipyard
 from rules.great_sea.worker import open_step, step_done
-from rules.great_sea.control import refresh_one
-from rules.great_sea.special_actions import card_effect
 
 
 def ship_cost(p: Player, cls: str) -> int:
@@ -61,7 +61,9 @@ def construct(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]
     op["pips"] -= 1 + a["discount"]
     p["wood"] -= a["cost"]
     p["ships"][a["cls"]] -= 1
-    d["regions"][a["region"]]["ships"].append({"owner": player, "cls": a["cls"], "damaged": False, "moved": False})
+    d["regions"][a["region"]]["ships"].append(
+        {"owner": player, "cls": a["cls"], "damaged": False, "moved": False}
+    )
     notice(out, "ship_constructed", player=player, cls=a["cls"], region=a["region"])
     recheck(d, out)
 
@@ -79,7 +81,7 @@ def construct_pip(d: State, player: str, a: dict[str, Any], out: list[dict[str, 
         if k == "refresh":
             refresh_one(d, player)
         else:
-            p[k] += v
+            gain(p, k, v)
     step_done(d, 2)
 
 

@@ -14,7 +14,7 @@ from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.great_sea.data import CLASSES, DICE, board
 from rules.great_sea.dice import check_pip, gain_pip, may_raise
-from rules.great_sea.model import Player, Region, State
+from rules.great_sea.model import Player, Region, State, gain
 from rules.great_sea.upgrades import fort_stats
 from rules.great_sea.worker import open_step, step_done
 
@@ -72,7 +72,7 @@ def develop_pip(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
     p = d["p"][player]
     gain_pip(p, a["die"])
     if "gain" in a:
-        p[a["gain"]] += 1
+        gain(p, a["gain"], 1)
     step_done(d, 1)
 
 
@@ -87,7 +87,7 @@ def check_develop_second(d: State, player: str, action: dict[str, Any]) -> dict[
         dice = action.get("dice")
         if not isinstance(dice, list) or len(dice) != 2:
             raise Invalid("say the two Dice the 2 pips go on, e.g. dice ['fortify', 'trade'].")
-        trial: Player = {**p, "dice": list(p["dice"])}  # type: ignore[typeddict-item]
+        trial: Player = {**p, "dice": list(p["dice"])}
         for die in dice:
             gain_pip(trial, check_pip(trial, die))
         return {"type": "develop_second", "choice": "wood_pips", "dice": list(dice)}
@@ -95,7 +95,7 @@ def check_develop_second(d: State, player: str, action: dict[str, Any]) -> dict[
         tiles = action.get("tiles")
         if not isinstance(tiles, list) or not 1 <= len(tiles) <= 2 or any(t not in IMPROVABLE for t in tiles):
             raise Invalid(f"say 1 or 2 tiles to improve, each one of {', '.join(IMPROVABLE)}.")
-        trial = {**p, "classes": dict(p["classes"])}  # type: ignore[typeddict-item]
+        trial = {**p, "classes": dict(p["classes"])}
         spend = {"wood": 0, "coins": 0}
         for t in tiles:
             res, n = improve_cost(trial, t)

@@ -14,7 +14,7 @@ from typing import Any
 from rules.core.events import notice
 from rules.great_sea.control import refresh_one
 from rules.great_sea.data import board
-from rules.great_sea.model import State
+from rules.great_sea.model import State, gain
 
 
 def temple_space(d: State, color: str) -> int:
@@ -61,17 +61,20 @@ def advance(d: State, color: str, track: str, n: int, out: list[dict[str, Any]])
     p = d["p"][color]
     rewards: dict[str, dict[str, Any]] = board()["tracks"][f"{track}_rewards"]
     for _ in range(n):
-        p[track] += 1  # type: ignore[literal-required]
-        gain = rewards.get(str(p[track]))  # type: ignore[literal-required]
-        if not gain:
+        if track == "combat":
+            p["combat"] += 1
+            space = p["combat"]
+        else:
+            p["trade"] += 1
+            space = p["trade"]
+        reward = rewards.get(str(space))
+        if not reward:
             continue
-        for k, v in gain.items():
-            if k in ("wood", "coins"):
-                p[k] += v  # type: ignore[literal-required]
-            elif k == "neutral":
-                p["neutral"] += v
+        for k, v in reward.items():
+            if k in ("wood", "coins", "neutral"):
+                gain(p, k, v)
             elif k == "refresh":
                 refresh_one(d, color)
             elif k == "income":
-                p[v] += income(d, color, v)  # type: ignore[literal-required]
-        notice(out, "track_reward", player=color, track=track, space=p[track], gain=gain)  # type: ignore[literal-required]
+                gain(p, v, income(d, color, v))
+        notice(out, "track_reward", player=color, track=track, space=space, gain=reward)

@@ -18,7 +18,7 @@ from rules.great_sea.control import controls, posts_on_map
 from rules.great_sea.data import DICE, FORTS, board
 from rules.great_sea.dice import may_raise, value
 from rules.great_sea.end_of_game import advance
-from rules.great_sea.model import Player, State
+from rules.great_sea.model import Player, State, gain
 from rules.great_sea.start_of_turn import region
 from rules.great_sea.temples import recheck
 from rules.great_sea.upgrades import fort_stats
@@ -91,7 +91,7 @@ def fortify(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]])
             if die:
                 p["dice"][DICE.index(die)] += 1
         else:
-            p[a["benefit"]] += 2
+            gain(p, a["benefit"], 2)
     notice(out, "fort_placed", player=player, region=a["region"], fort=cls)
     recheck(d, out)
     # 2nd Effect: "Players only gain Trade Points if they just placed out a Fort"

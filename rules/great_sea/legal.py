@@ -77,7 +77,9 @@ def families(d: State, player: str) -> list[Any]:
             return []
         if d["stage"] == "special":
             return [{"type": "choose_special", "pile": k} for k in sorted(d["specials"])]
-        return [{"type": "setup_pips", "dice": s} for s in pip_sequences(d["p"][player], pips_owed(d, player))]
+        return [
+            {"type": "setup_pips", "dice": s} for s in pip_sequences(d["p"][player], pips_owed(d, player))
+        ]
     if d["combat"] is not None:
         return combat_candidates(d, player)
     if player != d["turn_player"]:
@@ -166,7 +168,10 @@ def turn_candidates(d: State, player: str) -> list[Any]:
             out += [{"type": "develop_second", "choice": "pip", "die": x} for x in dice]
             out += [{"type": "develop_second", "choice": "wood_pips", "dice": [x, x]} for x in dice]
             out += [{"type": "develop_second", "choice": "improve", "tiles": [x]} for x in IMPROVABLE]
-            out += [{"type": "develop_second", "choice": "improve", "tiles": list(x)} for x in combinations(IMPROVABLE, 2)]
+            out += [
+                {"type": "develop_second", "choice": "improve", "tiles": list(x)}
+                for x in combinations(IMPROVABLE, 2)
+            ]
     elif card == 2 and step == 0:
         for r, reg in d["regions"].items():
             if reg["foundations"] and controls(reg, player):
@@ -182,11 +187,15 @@ def turn_candidates(d: State, player: str) -> list[Any]:
                 if pile in op["piles"] or not d["piles"][pile]:
                     continue
                 most = max(0, min(op["pips"] - 1, tile_cost(d, pile)))
-                targets = [{"cls": c} for c in CLASSES] if spec["row"] in ("stern", "hull", "bow") else [
-                    {"fort": f} for f in FORTS
-                ]
+                targets = (
+                    [{"cls": c} for c in CLASSES]
+                    if spec["row"] in ("stern", "hull", "bow")
+                    else [{"fort": f} for f in FORTS]
+                )
                 for disc in sorted({0, most}):
-                    out.append([{"type": "research_gain", "pile": pile, "discount": disc, **tg} for tg in targets])
+                    out.append(
+                        [{"type": "research_gain", "pile": pile, "discount": disc, **tg} for tg in targets]
+                    )
                 out.append({"type": "research_remove", "pile": pile})
         if step <= 1:
             out.append({"type": "research_refresh"})
@@ -195,7 +204,10 @@ def turn_candidates(d: State, player: str) -> list[Any]:
             for cls in CLASSES:
                 most = max(0, op["pips"] - 1)
                 for r in shipyards(d, player, cls):
-                    out += [{"type": "construct", "cls": cls, "region": r, "discount": x} for x in sorted({0, most})]
+                    out += [
+                        {"type": "construct", "cls": cls, "region": r, "discount": x}
+                        for x in sorted({0, most})
+                    ]
         if step <= 1:
             out += [{"type": "construct_pip", "die": x} for x in dice]
     elif card == 6:
@@ -218,7 +230,9 @@ def start_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
     for r, reg in d["regions"].items():
         for s in reg["ships"]:
             if s["owner"] == player and s["damaged"]:
-                out += [{"type": "start_repair", "region": r, "cls": s["cls"], "pay": x} for x in ("post", "wood")]
+                out += [
+                    {"type": "start_repair", "region": r, "cls": s["cls"], "pay": x} for x in ("post", "wood")
+                ]
     return out
 
 

@@ -101,3 +101,24 @@ class State(TypedDict):
     turn_base: Any
     turn_log: list[dict[str, Any]]
     created: dict[str, Any]
+
+
+def resource(p: Player, res: str) -> int:
+    """The player's Wood or Coins by name."""
+    if res == "wood":
+        return p["wood"]
+    if res == "coins":
+        return p["coins"]
+    raise ValueError(f"not a resource: {res}")
+
+
+def gain(p: Player, res: str, n: int) -> None:
+    """Add `n` (negative: spend) Wood or Coins; a Neutral Worker as "neutral"."""
+    if res == "wood":
+        p["wood"] += n
+    elif res == "coins":
+        p["coins"] += n
+    elif res == "neutral":
+        p["neutral"] += n
+    else:
+        raise ValueError(f"not a resource: {res}")

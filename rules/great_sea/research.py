@@ -15,7 +15,7 @@ from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.great_sea.control import exhausted_posts, refresh_one
 from rules.great_sea.data import CLASSES, FORTS
-from rules.great_sea.model import State
+from rules.great_sea.model import State, gain
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.upgrades import place_ship_tile, tile_cost, tile_row, tile_types, top
 from rules.great_sea.upgrades import take as take_tile
@@ -117,7 +117,7 @@ def check_refresh(d: State, player: str, action: dict[str, Any]) -> dict[str, An
 def research_refresh(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     refresh_one(d, player)
     for k, v in a["gain"].items():
-        d["p"][player][k] += v
+        gain(d["p"][player], k, v)
     step_done(d, 2)
 
 

@@ -110,7 +110,7 @@ def set_up(d: State, action: dict[str, Any], out: list[dict[str, Any]]) -> None:
             "forts_supply": dict.fromkeys(FORTS, 0),
             "posts": b["trade_posts"]["count"] - 1,
             "posts_supply": 0,
-            "ship_tiles": {c: dict.fromkeys(PARTS) for c in CLASSES},  # type: ignore[misc]
+            "ship_tiles": {c: dict.fromkeys(PARTS, None) for c in CLASSES},
             "fort_tiles": {f: [] for f in FORTS},
             "hand": hand(opts["combat_cards"]),
             "lost": [],
@@ -129,7 +129,9 @@ def set_up(d: State, action: dict[str, Any], out: list[dict[str, Any]]) -> None:
             ss = v.get("start_ships")
             if ss and ss["seat"] == seat:
                 for cls in ss["ships"]:
-                    d["regions"][r]["ships"].append({"owner": color, "cls": cls, "damaged": False, "moved": False})
+                    d["regions"][r]["ships"].append(
+                        {"owner": color, "cls": cls, "damaged": False, "moved": False}
+                    )
                     p["ships"][cls] -= 1
     recheck(d, [])
 
@@ -236,9 +238,11 @@ def check_setup_pips(d: State, player: str, action: dict[str, Any]) -> dict[str,
     if not isinstance(dice, list) or len(dice) != n:
         raise Invalid(f"you gain {n} pips: list the Die for each in order, e.g. dice ['develop', ...].")
     p = d["p"][player]
-    trial: Player = {**p, "dice": list(p["dice"])}  # type: ignore[typeddict-item]
+    trial: Player = {**p, "dice": list(p["dice"])}
     if dice[0] != "develop":
-        raise Illegal("the first pip that players gain during Setup must always be applied to their Develop Die.")
+        raise Illegal(
+            "the first pip that players gain during Setup must always be applied to their Develop Die."
+        )
     for die in dice:
         gain_pip(trial, check_pip(trial, die))
     return {"type": "setup_pips", "dice": list(dice)}

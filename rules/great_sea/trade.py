@@ -17,7 +17,7 @@ from rules.core.events import notice
 from rules.great_sea.control import controls
 from rules.great_sea.data import board
 from rules.great_sea.dice import value
-from rules.great_sea.model import Player, State
+from rules.great_sea.model import Player, State, gain
 from rules.great_sea.start_of_turn import region
 from rules.great_sea.temples import recheck
 from rules.great_sea.worker import close_action, open_step
@@ -102,7 +102,7 @@ def trade(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -
         if g == "post":
             place_post(d, player, a["region"], out)
         else:
-            p[g] += a[g]
+            gain(p, g, a[g])
     recheck(d, out)
     close_action(d)
 

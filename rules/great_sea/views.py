@@ -73,8 +73,12 @@ def public_view(state: GameState, viewer: str | None = None) -> dict[str, Any]:
         "special_piles": {k: {"top": v[0], "count": len(v)} for k, v in d["specials"].items() if v},
         "upgrade_grid": {
             row: [
-                {"pile": pl, "top": d["piles"][pl][0] if d["piles"][pl] else None, "count": len(d["piles"][pl]),
-                 "cost": tile_cost(d, pl)}
+                {
+                    "pile": pl,
+                    "top": d["piles"][pl][0] if d["piles"][pl] else None,
+                    "count": len(d["piles"][pl]),
+                    "cost": tile_cost(d, pl),
+                }
                 for pl in piles
             ]
             for row, piles in d["rows"].items()

@@ -16,7 +16,7 @@ from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.great_sea.data import DICE
 from rules.great_sea.dice import check_pip, gain_pip, value
-from rules.great_sea.model import Player, State
+from rules.great_sea.model import Player, State, gain, resource
 from rules.great_sea.special_actions import card_effect
 
 PIP_ACTIONS = (4, 5, 6)  # Research, Construct, Mobilise spend their Die's pips
@@ -24,7 +24,9 @@ PIP_ACTIONS = (4, 5, 6)  # Research, Construct, Mobilise spend their Die's pips
 
 def require_turn(d: State, player: str) -> Player:
     if d["phase"] != "main":
-        raise Illegal("the game is not in play: " + ("it is over." if d["phase"] == "over" else "setup first."))
+        raise Illegal(
+            "the game is not in play: " + ("it is over." if d["phase"] == "over" else "setup first.")
+        )
     if d["combat"] is not None:
         raise Illegal("a Combat is under way: finish it first.")
     if player != d["turn_player"]:
@@ -131,15 +133,15 @@ def check_special_effect(d: State, player: str, action: dict[str, Any]) -> dict[
     if not eff:
         raise Illegal("this Action Card has no extra effect the engine plays (docs/great-sea.md).")
     for res, n in eff["pay"].items():
-        if p[res] < n:
-            raise Illegal(f"the effect costs {n} {res.capitalize()} and you have {p[res]}.")
+        if resource(p, res) < n:
+            raise Illegal(f"the effect costs {n} {res.capitalize()} and you have {resource(p, res)}.")
     return {"type": "special_effect", "pay": dict(eff["pay"]), "die": check_pip(p, action.get("die"))}
 
 
 def special_effect(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     p = d["p"][player]
     for res, n in a["pay"].items():
-        p[res] -= n
+        gain(p, res, -n)
     gain_pip(p, a["die"])
     step_done(d, 3)
 

@@ -15,7 +15,9 @@ def new(n: int = 2, seed: int = 1, **options: Any) -> GameState:
     return api.new_game(COLORS[:n], seed, {"game": "great-sea", **options})
 
 
-def act(state: GameState, atype: str, player: str | None = None, **fields: Any) -> tuple[GameState, list[dict]]:
+def act(
+    state: GameState, atype: str, player: str | None = None, **fields: Any
+) -> tuple[GameState, list[dict]]:
     who = player or state.active or "table"
     return api.apply(state, {"seq": state.seq, "player": who, "action": {"type": atype, **fields}})
 
@@ -38,7 +40,9 @@ def clear_map(state: GameState) -> None:
 
 
 def ship(state: GameState, owner: str, cls: str, region: str, damaged: bool = False) -> None:
-    state.data["regions"][region]["ships"].append({"owner": owner, "cls": cls, "damaged": damaged, "moved": False})
+    state.data["regions"][region]["ships"].append(
+        {"owner": owner, "cls": cls, "damaged": damaged, "moved": False}
+    )
 
 
 def open_card(state: GameState, card: int) -> GameState:

@@ -1,4 +1,5 @@
-"""Combat in its nine steps (rulebook: "Combat", "Combat Steps in Detail", "Combat Example", "Combat Cards")."""
+"""Combat in its nine steps (rulebook: "Combat", "Combat Steps in Detail", "Combat Example", "Combat
+Cards")."""
 
 from __future__ import annotations
 
@@ -51,10 +52,13 @@ def test_damage_formula_example():
 
 
 def test_rulebook_combat_example_purple_vs_red():
-    # "Purple initiated a Combat using a Small Ship and a Medium Ship against Red's Medium Ship and Stronghold.
-    # After revealing their Combat Cards, Red gained 4 additional Attack, whereas Purple played Evasion to copy
+    # "Purple initiated a Combat using a Small Ship and a Medium Ship against Red's Medium Ship and
+    # Stronghold. After revealing their Combat Cards, Red gained 4 additional Attack, whereas Purple played
+    # Evasion to copy
     # the 2 Mobility, and 2 Strength from Red's Stronghold."
-    s = next(g for g in (game(["purple", "red"], "standard", seed) for seed in range(20)) if g.active == "purple")
+    s = next(
+        g for g in (game(["purple", "red"], "standard", seed) for seed in range(20)) if g.active == "purple"
+    )
     purple, red = "purple", "red"
     clear_map(s)
     ship(s, purple, "small", "r1c1")

@@ -101,7 +101,9 @@ def run(capsys, *argv):
 
 def test_cli_rules_new_game_great_sea(tmp_path, capsys):
     g = tmp_path / "sea.json"
-    code, out, _ = run(capsys, "rules", "new", "--game", "great-sea", "--players", "2", "--seed", "3", "--out", str(g))
+    code, out, _ = run(
+        capsys, "rules", "new", "--game", "great-sea", "--players", "2", "--seed", "3", "--out", str(g)
+    )
     assert code == 0 and "The Great Sea" in out and "phase setup" in out
     state = api.state_from_json(json.loads(g.read_text()))
     a = tmp_path / "a.json"
@@ -115,6 +117,18 @@ def test_cli_rules_new_game_great_sea(tmp_path, capsys):
     assert api.state_from_json(json.loads(out)) == api.state_from_json(json.loads(g.read_text()))
     code, out, _ = run(capsys, "rules", "show", str(g), "--as", state.players[0])
     assert code == 0 and "combat cards" in out
-    code, _, err = run(capsys, "rules", "new", "--game", "great-sea", "--players", "2", "--seed", "3", "--out",
-                       str(g), "--bonus-tokens")
+    code, _, err = run(
+        capsys,
+        "rules",
+        "new",
+        "--game",
+        "great-sea",
+        "--players",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        str(g),
+        "--bonus-tokens",
+    )
     assert code != 0 and "Dead Reckoning's" in err

@@ -23,7 +23,10 @@ def test_every_offer_passes_its_check():
             assert acts
             for a in acts:
                 GAME.actions[a["type"]].check(state.data, who, a)  # raises if an offer is illegal
-            # nobody else is offered anything while the game waits for `who`, but during a Combat's card choice
+            # nobody else is offered anything while the game waits for `who`, but during a Combat's
+            # card choice
             if state.data["combat"] is None:
                 assert all(api.legal_actions(state, c) == [] for c in state.players if c != who)
-            state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True)
+            state, _ = api.apply(
+                state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True
+            )

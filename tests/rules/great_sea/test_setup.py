@@ -39,9 +39,11 @@ def test_home_pieces_and_trade_post_rule():
     for s in (s2, s3):
         for c, p in s.data["p"].items():
             home = s.data["regions"][p["home"]]
-            # "Place 1 of their Strongholds and 1 of their Outposts on the indicated spaces of their home region."
+            # "Place 1 of their Strongholds and 1 of their Outposts on the indicated spaces of their home
+            # region."
             assert sorted(f[1] for f in home["forts"] if f[0] == c) == ["outpost", "stronghold"]
-            # "Place their remaining 6 Small Ships, 4 Medium Ships, and 2 Large Ships above ... their Player Board."
+            # "Place their remaining 6 Small Ships, 4 Medium Ships, and 2 Large Ships above ... their Player
+            # Board."
             assert p["ships"] == {"small": 6, "medium": 4, "large": 2}
     assert all(s2.data["regions"][p["home"]]["post"] is None for p in s2.data["p"].values())
     assert all(s3.data["regions"][p["home"]]["post"] == [c, True] for c, p in s3.data["p"].items())

@@ -78,7 +78,11 @@ def test_fortify_needs_control_die_and_gives_trade_points_only_after_placing():
     c = s.data["turn_player"]
     p = me(s)
     p["dice"] = [3, 1, 1, 1, 1, 1]
-    start = next(r for r, reg in s.data["regions"].items() if any(x["owner"] == c for x in reg["ships"]) and reg["home"] is None)
+    start = next(
+        r
+        for r, reg in s.data["regions"].items()
+        if any(x["owner"] == c for x in reg["ships"]) and reg["home"] is None
+    )
     s = open_card(s, 2)
     with pytest.raises(Illegal, match="needs a Fortify Die of 2"):
         act(s, "fortify", region=start, fort="outpost")
@@ -120,7 +124,8 @@ def test_fortify_trade_points_from_posts():
 
 
 def test_trade_income_rulebook_example():
-    # "Red has a Trade Die value of 3, thanks to their Action Card being flipped. This would allow them to gain
+    # "Red has a Trade Die value of 3, thanks to their Action Card being flipped. This would allow them to
+    # gain
     # 3 Silver (... read as Coins), or 4 Wood. Despite having placed out 3 Outposts, they cannot gain 5 Wood,
     # as their Trade Die is too low to access that space."
     s = started(2)
