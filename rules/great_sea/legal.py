@@ -15,7 +15,7 @@ from rules.core.errors import RulesError
 from rules.core.state import GameState
 from rules.great_sea.combat import consolations
 from rules.great_sea.combat_cards import is_basic
-from rules.great_sea.control import controls, present
+from rules.great_sea.control import controls, present, refreshed_posts
 from rules.great_sea.data import CLASSES, DICE, FORTS
 from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
 from rules.great_sea.dice import may_raise, raisable
@@ -163,9 +163,9 @@ def turn_candidates(d: State, player: str) -> list[Any]:
     if card == 1:
         if step == 0:
             gains = ("coins", "wood") if p["cards"]["1"]["flipped"] else ("coins",)
-            out += [{"type": "develop_pip", "die": x, "gain": g} for x in dice for g in gains]
+            out.append(Checked({"type": "develop_pip", "die": x, "gain": g} for x in dice for g in gains))
         if step <= 1:
-            out += [{"type": "develop_second", "choice": "pip", "die": x} for x in dice]
+            out.append(Checked({"type": "develop_second", "choice": "pip", "die": x} for x in dice))
             out += [{"type": "develop_second", "choice": "wood_pips", "dice": [x, x]} for x in dice]
             out += [{"type": "develop_second", "choice": "improve", "tiles": [x]} for x in IMPROVABLE]
             out += [
@@ -209,7 +209,7 @@ def turn_candidates(d: State, player: str) -> list[Any]:
                         for x in sorted({0, most})
                     ]
         if step <= 1:
-            out += [{"type": "construct_pip", "die": x} for x in dice]
+            out.append(Checked({"type": "construct_pip", "die": x} for x in dice))
     elif card == 6:
         if step == 0 and op["pips"] > 0:
             out.append(move_candidates(d, player, p))
@@ -224,16 +224,21 @@ def turn_candidates(d: State, player: str) -> list[Any]:
     return out
 
 
-def start_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = [{"type": "start_worker"}]
-    out += [{"type": "start_pip", "die": x, "pay": pay} for x in raisable(p) for pay in ("posts", "coins")]
+def start_candidates(d: State, player: str, p: Player) -> list[Any]:
+    """The start-of-turn actions, built from their checks' own tests (the turn has not used one yet)."""
+    posts = len(refreshed_posts(d, player))
+    pays = [x for x, ok in (("posts", posts >= 2), ("coins", p["coins"] >= 4)) if ok]
+    out = Checked({"type": "start_pip", "die": x, "pay": pay} for x in raisable(p) for pay in pays)
+    if posts >= 3:
+        out.append({"type": "start_worker"})
+    repays = [x for x, ok in (("post", posts >= 1), ("wood", p["wood"] >= 2)) if ok]
+    seen: set[tuple[str, str]] = set()
     for r, reg in d["regions"].items():
         for s in reg["ships"]:
-            if s["owner"] == player and s["damaged"]:
-                out += [
-                    {"type": "start_repair", "region": r, "cls": s["cls"], "pay": x} for x in ("post", "wood")
-                ]
-    return out
+            if s["owner"] == player and s["damaged"] and (r, s["cls"]) not in seen:
+                seen.add((r, s["cls"]))
+                out += [{"type": "start_repair", "region": r, "cls": s["cls"], "pay": x} for x in repays]
+    return [out]
 
 
 def move_candidates(d: State, player: str, p: Player) -> Checked:
