@@ -15,7 +15,7 @@ from rules.core.errors import RulesError
 from rules.core.state import GameState
 from rules.great_sea.combat import consolations
 from rules.great_sea.combat_cards import is_basic
-from rules.great_sea.control import controls, present, refreshed_posts
+from rules.great_sea.control import controls, players_present, refreshed_posts
 from rules.great_sea.data import CLASSES, DICE, FORTS
 from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
 from rules.great_sea.dice import may_raise, raisable
@@ -215,10 +215,15 @@ def turn_candidates(d: State, player: str) -> list[Any]:
             out.append(move_candidates(d, player, p))
         if step <= 1 and op["pips"] > 0:
             for r, reg in d["regions"].items():
-                if present(reg, player):
-                    for opp in d["players"]:
-                        if opp != player and present(reg, opp):
-                            out.append({"type": "initiate_combat", "region": r, "opponent": opp})
+                there = players_present(reg)
+                if player in there and len(there) > 1:
+                    out.append(
+                        Checked(
+                            {"type": "initiate_combat", "region": r, "opponent": opp}
+                            for opp in d["players"]
+                            if opp != player and opp in there
+                        )
+                    )
     if step <= 2 and card_effect(p["cards"][str(card)]["id"]).get("third"):
         out += [{"type": "special_effect", "die": x} for x in dice]
     return out

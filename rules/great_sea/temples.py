@@ -11,20 +11,31 @@ from __future__ import annotations
 from typing import Any
 
 from rules.core.events import notice
-from rules.great_sea.control import controls
+from rules.great_sea.control import players_present
 from rules.great_sea.model import State
 
 
 def temple_points(d: State, color: str) -> int:
-    n = 0
+    return all_temple_points(d).get(color, 0)
+
+
+def all_temple_points(d: State) -> dict[str, int]:
+    """Every player's Temple Points in one pass over the Temple regions."""
+    pts = dict.fromkeys(d["p"], 0)
     for reg in d["regions"].values():
         if reg["temple"] is None:
             continue
-        if controls(reg, color):
-            n += 1
-        if reg["post"] is not None and reg["post"][0] == color:
-            n += 1
-    return n
+        post = reg["post"]
+        owner = post[0] if post is not None else None
+        if owner is not None:
+            pts[owner] += 1
+        there = players_present(reg)
+        for c in there:
+            if c == owner or len(there) == 1 or reg["home"] == c:
+                pts[c] += 1  # Control (control.controls): present, and owning the Trade Post or alone there
+        if reg["home"] is not None and reg["home"] not in there:
+            pts[reg["home"]] += 1  # a home region is never lost
+    return pts
 
 
 def flipped_numbers(d: State, color: str) -> set[int]:
@@ -36,8 +47,9 @@ def flipped_numbers(d: State, color: str) -> set[int]:
 
 
 def recheck(d: State, out: list[dict[str, Any]]) -> None:
+    every = all_temple_points(d)
     for color, p in d["p"].items():
-        pts = temple_points(d, color)
+        pts = every[color]
         if pts != p["temple"]:
             notice(out, "temple_points", player=color, points=pts, was=p["temple"])
             p["temple"] = pts

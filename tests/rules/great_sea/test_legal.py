@@ -30,3 +30,31 @@ def test_every_offer_passes_its_check():
             state, _ = api.apply(
                 state, {"seq": state.seq, "player": who, "action": rng.choice(acts)}, inplace=True
             )
+
+
+def test_temple_points_in_one_pass_agree_with_control():
+    """`temples.all_temple_points` (one pass) counts what `control.controls` and the Trade Posts say."""
+    from rules.great_sea.control import controls
+    from rules.great_sea.temples import all_temple_points
+
+    state = api.new_game(COLORS[:4], 5, {"game": "great-sea"})
+    rng = random.Random(5)
+    for _ in range(600):
+        if state.phase == "over":
+            break
+        d = state.data
+        want = {
+            c: sum(
+                int(controls(reg, c)) + int(reg["post"] is not None and reg["post"][0] == c)
+                for reg in d["regions"].values()
+                if reg["temple"] is not None
+            )
+            for c in d["players"]
+        }
+        assert all_temple_points(d) == want
+        who = state.active or "table"
+        state, _ = api.apply(
+            state,
+            {"seq": state.seq, "player": who, "action": rng.choice(api.legal_actions(state, who))},
+            inplace=True,
+        )
