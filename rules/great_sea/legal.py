@@ -16,7 +16,7 @@ from rules.core.state import GameState
 from rules.great_sea.combat import consolations
 from rules.great_sea.combat_cards import is_basic
 from rules.great_sea.control import controls, players_present, refreshed_posts
-from rules.great_sea.data import CLASSES, DICE, FORTS
+from rules.great_sea.data import CLASSES, DICE, FORTS, board
 from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
 from rules.great_sea.dice import may_raise, raisable
 from rules.great_sea.game import GAME
@@ -167,11 +167,9 @@ def turn_candidates(d: State, player: str) -> list[Any]:
         if step <= 1:
             out.append(Checked({"type": "develop_second", "choice": "pip", "die": x} for x in dice))
             out += [{"type": "develop_second", "choice": "wood_pips", "dice": [x, x]} for x in dice]
-            out += [{"type": "develop_second", "choice": "improve", "tiles": [x]} for x in IMPROVABLE]
-            out += [
-                {"type": "develop_second", "choice": "improve", "tiles": list(x)}
-                for x in combinations(IMPROVABLE, 2)
-            ]
+            for tiles in [[x] for x in IMPROVABLE] + [list(x) for x in combinations(IMPROVABLE, 2)]:
+                if affordable(p, tiles):
+                    out.append(Checked([{"type": "develop_second", "choice": "improve", "tiles": tiles}]))
     elif card == 2 and step == 0:
         for r, reg in d["regions"].items():
             if reg["foundations"] and controls(reg, player):
@@ -186,17 +184,24 @@ def turn_candidates(d: State, player: str) -> list[Any]:
             for pile, spec in tile_types().items():
                 if pile in op["piles"] or not d["piles"][pile]:
                     continue
-                most = max(0, min(op["pips"] - 1, tile_cost(d, pile)))
+                # built from research.check_gain's tests: a Pile not gained from this turn with a tile on top,
+                # 1 + discount pips left, Coins for the discounted cost; check_remove's: a tile, a pip
+                cost = tile_cost(d, pile)
+                most = max(0, min(op["pips"] - 1, cost))
                 targets = (
                     [{"cls": c} for c in CLASSES]
                     if spec["row"] in ("stern", "hull", "bow")
                     else [{"fort": f} for f in FORTS]
                 )
                 for disc in sorted({0, most}):
-                    out.append(
-                        [{"type": "research_gain", "pile": pile, "discount": disc, **tg} for tg in targets]
-                    )
-                out.append({"type": "research_remove", "pile": pile})
+                    if p["coins"] >= max(0, cost - disc):
+                        out.append(
+                            Checked(
+                                {"type": "research_gain", "pile": pile, "discount": disc, **tg}
+                                for tg in targets
+                            )
+                        )
+                out.append(Checked([{"type": "research_remove", "pile": pile}]))
         if step <= 1:
             out.append({"type": "research_refresh"})
     elif card == 5:
@@ -271,3 +276,18 @@ def move_candidates(d: State, player: str, p: Player) -> Checked:
                 if left is None or need <= left:
                     out.append({"type": "move", "region": dest, "moves": [[r, dest, cls]]})
     return out
+
+
+def affordable(p: Player, tiles: list[str]) -> bool:
+    """develop.check_develop_second's test of an improvement: every tile still improvable, the Wood and Coins
+    for all of them."""
+    spend = {"wood": 0, "coins": 0}
+    stages = {t: p["fleet"] if t == "fleet" else p["classes"][t] for t in tiles}
+    b = board()
+    for t in tiles:
+        costs = b["fleet"]["improve_wood"] if t == "fleet" else b["ship_classes"][t]["improve_coins"]
+        if stages[t] >= len(costs):
+            return False
+        spend["wood" if t == "fleet" else "coins"] += costs[stages[t]]
+        stages[t] += 1
+    return spend["wood"] <= p["wood"] and spend["coins"] <= p["coins"]
