@@ -15,17 +15,20 @@ from rules.core.errors import RulesError
 from rules.core.state import GameState
 from rules.great_sea.combat import consolations
 from rules.great_sea.combat_cards import is_basic
+from rules.great_sea.construct import ship_cost
 from rules.great_sea.control import controls, players_present, refreshed_posts
 from rules.great_sea.data import CLASSES, DICE, FORTS, board
 from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
-from rules.great_sea.dice import may_raise, raisable
+from rules.great_sea.dice import may_raise, raisable, value
+from rules.great_sea.fortify import fort_requirement
 from rules.great_sea.game import GAME
 from rules.great_sea.map import reachable
 from rules.great_sea.mobilise import blocked, speed
 from rules.great_sea.model import Player, State
 from rules.great_sea.setup import draw_chance, pips_owed
 from rules.great_sea.special_actions import card_effect
-from rules.great_sea.upgrades import shipyards, tile_cost, tile_types
+from rules.great_sea.trade import post_requirement
+from rules.great_sea.upgrades import is_shipyard, tile_cost, tile_types
 from rules.great_sea.worker import workers_left
 
 
@@ -171,14 +174,26 @@ def turn_candidates(d: State, player: str) -> list[Any]:
                 if affordable(p, tiles):
                     out.append(Checked([{"type": "develop_second", "choice": "improve", "tiles": tiles}]))
     elif card == 2 and step == 0:
-        for r, reg in d["regions"].items():
-            if reg["foundations"] and controls(reg, player):
-                out += [{"type": "fortify", "region": r, "fort": f} for f in FORTS]
+        # fortify.check_fortify's tests: Control, a free Foundation, the next Fort's column within the Die
+        have = value(p, 2)
+        forts = [f for f in FORTS if (need := fort_requirement(p, f)) is not None and need <= have]
+        if forts:
+            for r, reg in d["regions"].items():
+                if reg["foundations"] and controls(reg, player):
+                    out.append(Checked({"type": "fortify", "region": r, "fort": f} for f in forts))
     elif card == 3 and step == 0:
-        out.append({"type": "trade", "gains": ["coins", "wood"]})
-        for r, reg in d["regions"].items():
-            if controls(reg, player) and (reg["post"] is None or reg["post"][0] != player):
-                out += [{"type": "trade", "gains": [g, "post"], "region": r} for g in ("coins", "wood")]
+        # trade.check_trade's tests: incomes always; a Trade Post with Control, not already owned there, the
+        # next post's column within the Die
+        out.append(Checked([{"type": "trade", "gains": ["coins", "wood"]}]))
+        need = post_requirement(p)
+        if need is not None and value(p, 3) >= need:
+            for r, reg in d["regions"].items():
+                if (reg["post"] is None or reg["post"][0] != player) and controls(reg, player):
+                    out.append(
+                        Checked(
+                            {"type": "trade", "gains": [g, "post"], "region": r} for g in ("coins", "wood")
+                        )
+                    )
     elif card == 4:
         if step == 0 and op["pips"] > 0:
             for pile, spec in tile_types().items():
@@ -206,13 +221,7 @@ def turn_candidates(d: State, player: str) -> list[Any]:
             out.append({"type": "research_refresh"})
     elif card == 5:
         if step == 0 and op["pips"] > 0:
-            for cls in CLASSES:
-                most = max(0, op["pips"] - 1)
-                for r in shipyards(d, player, cls):
-                    out += [
-                        {"type": "construct", "cls": cls, "region": r, "discount": x}
-                        for x in sorted({0, most})
-                    ]
+            out.append(construct_candidates(d, player, p, op["pips"]))
         if step <= 1:
             out.append(Checked({"type": "construct_pip", "die": x} for x in dice))
     elif card == 6:
@@ -291,3 +300,29 @@ def affordable(p: Player, tiles: list[str]) -> bool:
         spend["wood" if t == "fleet" else "coins"] += costs[stages[t]]
         stages[t] += 1
     return spend["wood"] <= p["wood"] and spend["coins"] <= p["coins"]
+
+
+def construct_candidates(d: State, player: str, p: Player, pips: int) -> Checked:
+    """construct.check_construct's tests: a Ship left, a Shipyard of the player for that class, room under
+    the Fleet Limit, 1 + discount pips, the Wood for the discounted cost."""
+    out = Checked()
+    regions = d["regions"]
+    # only a home region or a region with one of the player's Forts can hold their Shipyard
+    places = [
+        r for r, reg in regions.items() if reg["home"] == player or any(f[0] == player for f in reg["forts"])
+    ]
+    for cls in CLASSES:
+        if p["ships"][cls] <= 0:
+            continue
+        need, cost = size(p, cls), ship_cost(p, cls)
+        for r in places:
+            reg = regions[r]
+            if not is_shipyard(reg, p, player, cls):
+                continue
+            lim = fleet_limit(reg, p, player)
+            if lim is not None and fleet_used(reg, p, player) + need > lim:
+                continue
+            for x in sorted({0, pips - 1}):
+                if p["wood"] >= max(0, cost - x):
+                    out.append({"type": "construct", "cls": cls, "region": r, "discount": x})
+    return out

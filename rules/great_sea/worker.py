@@ -88,7 +88,10 @@ def check_finish(d: State, player: str, action: dict[str, Any]) -> dict[str, Any
 
 
 def close_action(d: State) -> None:
+    op = d["turn"]["open"]
     d["turn"]["open"] = None
+    if op is not None and op["card"] != 6:
+        return  # only Mobilise marks Ships as moved
     for reg in d["regions"].values():
         for s in reg["ships"]:
             if s["moved"]:
