@@ -16,7 +16,7 @@ from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.great_sea.control import controls, posts_on_map
 from rules.great_sea.data import DICE, FORTS, board
-from rules.great_sea.dice import may_raise, value
+from rules.great_sea.dice import check_pip, gain_pip, may_raise, value
 from rules.great_sea.end_of_game import advance
 from rules.great_sea.model import Player, State, gain
 from rules.great_sea.start_of_turn import region
@@ -72,7 +72,17 @@ def check_fortify(d: State, player: str, action: dict[str, Any]) -> dict[str, An
         raise Invalid(f"{r} has {len(reg['foundations'])} free Foundation(s): say foundation 0.. .")
     benefit = reg["foundations"][i]
     times = fort_stats(p, cls).get("foundation", 1)
-    return {"type": "fortify", "region": r, "fort": cls, "foundation": i, "benefit": benefit, "times": times}
+    out = {"type": "fortify", "region": r, "fort": cls, "foundation": i, "benefit": benefit, "times": times}
+    if benefit == "pip" and "dice" in action:
+        # the player names the Die of each pip gained; unnamed ones go on the lowest Die that may rise
+        dice = action["dice"]
+        if not isinstance(dice, list) or len(dice) > times:
+            raise Invalid(f"this Foundation gives {times} pip(s): list at most {times} Dice in 'dice'.")
+        trial: Player = {**p, "dice": list(p["dice"])}
+        for die in dice:
+            gain_pip(trial, check_pip(trial, die))
+        out["dice"] = list(dice)
+    return out
 
 
 def fortify(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
@@ -85,9 +95,10 @@ def fortify(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]])
         p["forts_supply"][cls] -= 1
     reg["forts"].append([player, cls])
     reg["foundations"].pop(a["foundation"])
+    named = list(a.get("dice", []))
     for _ in range(a["times"]):
         if a["benefit"] == "pip":
-            die = default_pip_die(p)
+            die = named.pop(0) if named else default_pip_die(p)
             if die:
                 p["dice"][DICE.index(die)] += 1
         else:

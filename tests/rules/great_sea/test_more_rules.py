@@ -233,3 +233,34 @@ def test_ramming_speed_and_safe_harbour():
     home = s.data["p"][dfn]["home"]
     # the rammed Ships are laid down ("This does not repair ... those Damaged by Ramming Speed")
     assert sum(1 for x in s.data["regions"][home]["ships"] if x["owner"] == dfn and x["damaged"]) == 2
+
+
+def test_foundation_pip_goes_where_the_player_says():
+    # "When placing a Fort, players immediately gain the benefit printed on the Foundation. This will be to
+    # gain 2 Coins, 2 Wood, or 1 pip."
+    s = started(2)
+    c = s.data["turn_player"]
+    clear_map(s)
+    s.data["regions"]["r1c1"]["foundations"] = ["pip"]
+    ship(s, c, "small", "r1c1")
+    me(s)["dice"] = [4, 2, 1, 1, 1, 1]
+    s = open_card(s, 2)
+    s, _ = act(s, "fortify", region="r1c1", fort="outpost", dice=["mobilise"])
+    assert me(s)["dice"] == [4, 2, 1, 1, 1, 2]
+
+
+def test_observed_chance_the_table_reports_first_player_and_deal():
+    # "Randomly determine a first player." / "Turn this unselected Pile faceup, shuffle it, and deal 1 card
+    # randomly to each player." (reported by the table when the game does not draw them itself)
+    s = api.new_game(["red", "blue"], 1, {"game": "great-sea", "auto_chance": False})
+    assert api.public_view(s)["waiting_for"] == [{"type": "choose_first_player"}]
+    assert api.legal_actions(s, "red") == []
+    s, _ = act(s, "choose_first_player", player="table", first="blue")
+    assert s.data["players"] == ["blue", "red"] and s.active == "red"
+    for _ in range(2):
+        s, _ = act(s, "choose_special", pile=sorted(s.data["specials"])[0])
+    (pile,) = s.data["specials"].values()
+    with pytest.raises(Exception, match="one different card"):
+        act(s, "deal_special", player="table", cards={"blue": pile[0], "red": pile[0]})
+    s, _ = act(s, "deal_special", player="table", cards={"blue": pile[0], "red": pile[1]})
+    assert s.data["stage"] == "pips" and s.active == "blue"
