@@ -132,3 +132,23 @@ def test_cli_rules_new_game_great_sea(tmp_path, capsys):
         "--bonus-tokens",
     )
     assert code != 0 and "Dead Reckoning's" in err
+
+
+def test_referee_correction_and_setup_events():
+    """The core's correction and the facade's setup_events serve The Great Sea too."""
+    state, events = api.new_game_with_events(["red", "blue"], 9, {"game": "great-sea"})
+    assert api.setup_events(state) == events
+    while state.phase == "setup":
+        who = state.active or "table"
+        state, ev = api.apply(
+            state, {"seq": state.seq, "player": who, "action": api.legal_actions(state, who)[0]}
+        )
+        events += ev
+    who = state.active
+    for a in ({"type": "take_action", "card": 1}, {"type": "develop_pip", "die": "develop"}):
+        state, ev = api.apply(state, {"seq": state.seq, "player": who, "action": a})
+        events += ev
+    target = events[-1]["seq"]
+    fixed, log = api.correct(events, target, {"type": "develop_pip", "die": "fortify"})
+    assert fixed.data["p"][who]["dice"][1] == state.data["p"][who]["dice"][1] + 1
+    assert api.replay(log) == fixed
