@@ -52,6 +52,12 @@ def default_pip_die(p: Player) -> str | None:
 
 def check_fortify(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
     p = open_step(d, player, 2, 0)
+    return {**check_place(d, player, p, action), "type": "fortify"}
+
+
+def check_place(d: State, player: str, p: Player, action: dict[str, Any]) -> dict[str, Any]:
+    """The tests of placing a Fort: Control, a free Foundation, the next Fort's column within the Fortify
+    Die; the normalised placing (benefit, times, named Dice)."""
     r = region(d, action.get("region"))
     cls = action.get("fort")
     if cls not in FORTS:
@@ -85,7 +91,8 @@ def check_fortify(d: State, player: str, action: dict[str, Any]) -> dict[str, An
     return out
 
 
-def fortify(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+def place_fort(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    """Place a Fort checked by `check_place` and gain its Foundation's benefit (times the modifier)."""
     p = d["p"][player]
     cls = a["fort"]
     reg = d["regions"][a["region"]]
@@ -105,6 +112,10 @@ def fortify(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]])
             gain(p, a["benefit"], 2)
     notice(out, "fort_placed", player=player, region=a["region"], fort=cls)
     recheck(d, out)
+
+
+def fortify(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    place_fort(d, player, a, out)
     # 2nd Effect: "Players only gain Trade Points if they just placed out a Fort"
     pts = trade_points_for(len(posts_on_map(d, player)))
     if pts:

@@ -17,6 +17,7 @@ from rules.great_sea import (
     mobilise,
     research,
     setup,
+    special_effects,
     start_of_turn,
     trade,
     worker,
@@ -68,6 +69,7 @@ GAME: Game[State] = Game(
             construct.ACTIONS,
             mobilise.ACTIONS,
             combat.ACTIONS,
+            special_effects.ACTIONS,
         ).items()
     },
     setup=setup.set_up,

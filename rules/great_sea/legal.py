@@ -185,6 +185,9 @@ def turn_candidates(d: State, player: str) -> list[Any]:
         # trade.check_trade's tests: incomes always; a Trade Post with Control, not already owned there, the
         # next post's column within the Die
         out.append(Checked([{"type": "trade", "gains": ["coins", "wood"]}]))
+        variant = card_effect(p["cards"]["3"]["id"]).get("trade_gains")
+        if variant == "twice":
+            out += [{"type": "trade", "gains": [g, g]} for g in ("coins", "wood")]
         need = post_requirement(p)
         if need is not None and value(p, 3) >= need:
             for r, reg in d["regions"].items():
@@ -194,6 +197,8 @@ def turn_candidates(d: State, player: str) -> list[Any]:
                             {"type": "trade", "gains": [g, "post"], "region": r} for g in ("coins", "wood")
                         )
                     )
+                    if variant == "all":
+                        out.append({"type": "trade", "gains": ["coins", "wood", "post"], "region": r})
     elif card == 4:
         if step == 0 and op["pips"] > 0:
             for pile, spec in tile_types().items():
@@ -238,8 +243,10 @@ def turn_candidates(d: State, player: str) -> list[Any]:
                             if opp != player and opp in there
                         )
                     )
-    if step <= 2 and card_effect(p["cards"][str(card)]["id"]).get("third"):
-        out += [{"type": "special_effect", "die": x} for x in dice]
+    if step <= 2:
+        third = card_effect(p["cards"][str(card)]["id"]).get("third")
+        if third:
+            out += special_candidates(d, player, p, third, dice)
     return out
 
 
@@ -326,3 +333,27 @@ def construct_candidates(d: State, player: str, p: Player, pips: int) -> Checked
                 if p["wood"] >= max(0, cost - x):
                     out.append({"type": "construct", "cls": cls, "region": r, "discount": x})
     return out
+
+
+def special_candidates(
+    d: State, player: str, p: Player, third: dict[str, Any], dice: list[str]
+) -> list[dict[str, Any]]:
+    """A Special Action Card's 3rd Effect, as `special_effects.check_special_effect` reads it."""
+    if "pip" in third:
+        return [{"type": "special_effect", "die": x} for x in dice]
+    if "improve" in third:
+        return [{"type": "special_effect", "tiles": [x]} for x in IMPROVABLE]
+    if "place_fort" in third:
+        return [
+            {"type": "special_effect", "region": r}
+            for r, reg in d["regions"].items()
+            if reg["foundations"] and controls(reg, player)
+        ]
+    if "flip_tile" in third:
+        return [
+            {"type": "special_effect", "cls": c, "part": part}
+            for c, parts in p["ship_tiles"].items()
+            for part, t in parts.items()
+            if t is not None
+        ]
+    return []

@@ -18,6 +18,7 @@ from rules.great_sea.control import controls
 from rules.great_sea.data import board
 from rules.great_sea.dice import value
 from rules.great_sea.model import Player, State, gain
+from rules.great_sea.special_actions import card_effect
 from rules.great_sea.start_of_turn import region
 from rules.great_sea.temples import recheck
 from rules.great_sea.worker import close_action, open_step
@@ -62,17 +63,22 @@ def check_post(d: State, player: str, r: str) -> None:
 
 
 def check_trade(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
-    open_step(d, player, 3, 0)
+    p = open_step(d, player, 3, 0)
     gains = action.get("gains")
+    # Special Action Cards: "Gain both incomes. 2nd Effect: Place a Trade Post" (all three); "May gain the
+    # same effect twice" (an income twice)
+    variant = card_effect(p["cards"]["3"]["id"]).get("trade_gains")
+    most = 3 if variant == "all" else 2
     if (
         not isinstance(gains, list)
-        or not 1 <= len(gains) <= 2
-        or len(set(gains)) != len(gains)
+        or not 1 <= len(gains) <= most
         or any(g not in GAINS for g in gains)
+        or gains.count("post") > 1
+        or (len(set(gains)) != len(gains) and variant != "twice")
     ):
-        raise Invalid("say up to 2 different gains: 'coins', 'wood', 'post'.")
+        raise Invalid(f"say up to {most} different gains: 'coins', 'wood', 'post'.")
     out: dict[str, Any] = {"type": "trade", "gains": list(gains)}
-    for g in gains:
+    for g in dict.fromkeys(gains):
         if g == "post":
             r = region(d, action.get("region"))
             check_post(d, player, r)

@@ -15,9 +15,8 @@ from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.great_sea.data import DICE
-from rules.great_sea.dice import check_pip, gain_pip, value
-from rules.great_sea.model import Player, State, gain, resource
-from rules.great_sea.special_actions import card_effect
+from rules.great_sea.dice import value
+from rules.great_sea.model import Player, State
 
 PIP_ACTIONS = (4, 5, 6)  # Research, Construct, Mobilise spend their Die's pips
 
@@ -124,34 +123,8 @@ def end_turn(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]
     start_turn(d, order[(order.index(player) + 1) % len(order)], out)
 
 
-def third_step(card: int) -> int:
-    return 2
-
-
-def check_special_effect(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
-    op = d["turn"]["open"]
-    card = op["card"] if op else 1
-    p = open_step(d, player, card, third_step(card))
-    eff = card_effect(p["cards"][str(card)]["id"]).get("third")
-    if not eff:
-        raise Illegal("this Action Card has no extra effect the engine plays (docs/great-sea.md).")
-    for res, n in eff["pay"].items():
-        if resource(p, res) < n:
-            raise Illegal(f"the effect costs {n} {res.capitalize()} and you have {resource(p, res)}.")
-    return {"type": "special_effect", "pay": dict(eff["pay"]), "die": check_pip(p, action.get("die"))}
-
-
-def special_effect(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
-    p = d["p"][player]
-    for res, n in a["pay"].items():
-        gain(p, res, -n)
-    gain_pip(p, a["die"])
-    step_done(d, 3)
-
-
 ACTIONS = (
     Action("take_action", check_take_action, take_action),
     Action("finish_action", check_finish, finish_action),
     Action("end_turn", check_end_turn, end_turn, undoable=False),
-    Action("special_effect", check_special_effect, special_effect),
 )
