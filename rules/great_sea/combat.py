@@ -111,6 +111,11 @@ def check_play_card(d: State, player: str, action: dict[str, Any]) -> dict[str, 
     if c["stage"] != "choose" or c["chosen"][player] is not None:
         raise Illegal("you have already chosen your Combat Card.")
     card = action.get("card")
+    if not d["p"][player]["hand"]:
+        # every card lost to victories: nothing to play (a decision, docs/great-sea.md)
+        if card is not None:
+            raise Illegal("you have no Combat Card left in hand: play none (card null).")
+        return {"type": "play_combat_card", "card": None, "side": "none"}
     if card not in d["p"][player]["hand"]:
         raise Invalid(f"'{card}' is not a Combat Card in your hand.")
     side = "stats" if is_basic(str(card)) else action.get("side", "stats")
@@ -159,6 +164,8 @@ def resolve_cards(d: State, c: dict[str, Any]) -> None:
     for color, ch in chosen.items():
         st: Stats = c["stats"][color]
         opp = _opponent(c, color)
+        if ch["card"] is None:
+            continue
         spec = card_spec(ch["card"])
         if ch["side"] == "stats":
             add(st, spec["stats"])
@@ -181,7 +188,8 @@ def resolve_cards(d: State, c: dict[str, Any]) -> None:
         elif card == "safe_harbour":
             st["shields"] += 1
         elif card == "skulduggery":
-            add(st, card_spec(chosen[opp]["card"])["stats"])
+            if chosen[opp]["card"] is not None:
+                add(st, card_spec(chosen[opp]["card"])["stats"])
 
 
 def damage_of(attack: int, shields: int, flames: int) -> int:
@@ -311,10 +319,11 @@ def results(d: State, c: dict[str, Any], out: list[dict[str, Any]]) -> None:
     pw, pl = d["p"][winner], d["p"][loser]
     wc, lc = c["chosen"][winner], c["chosen"][loser]
     # Winner: "gains 1 Combat Point, and loses their played Combat Card" (faceup near their board)
-    pw["hand"].remove(wc["card"])
-    pw["lost"].append(wc["card"])
+    if wc["card"] is not None:
+        pw["hand"].remove(wc["card"])
+        pw["lost"].append(wc["card"])
     # Loser: "returns their Combat Card to their hand"; a Basic card's "If you lose this combat" gain
-    if is_basic(lc["card"]):
+    if lc["card"] is not None and is_basic(lc["card"]):
         for k, v in card_spec(lc["card"]).get("if_lose", {}).items():
             gain(pl, k, v)
     reg = d["regions"][c["region"]]

@@ -120,6 +120,8 @@ def combat_candidates(d: State, player: str) -> list[dict[str, Any]]:
     if c["stage"] == "choose":
         if c["chosen"][player] is not None:
             return []
+        if not d["p"][player]["hand"]:
+            return [{"type": "play_combat_card", "card": None}]
         out: list[dict[str, Any]] = []
         for card in d["p"][player]["hand"]:
             if is_basic(card):

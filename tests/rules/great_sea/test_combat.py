@@ -239,3 +239,21 @@ def test_unused_pips_add_mobility():
     s, att, dfn, ev = fight(s, "r1c1", pips=4)
     started = next(e for e in ev if e["type"] == "combat_started")
     assert started["stats"][att]["mobility"] - started["stats"][dfn]["mobility"] == 3
+
+
+def test_a_player_with_no_combat_card_left_plays_none():
+    """The rulebook is silent on an empty hand (every card lost to victories): that side plays no card."""
+    s = game(["red", "blue"])
+    clear_map(s)
+    a = s.data["turn_player"]
+    b = next(c for c in s.data["players"] if c != a)
+    ship(s, a, "large", "r1c1")
+    ship(s, b, "large", "r1c1")
+    s.data["p"][b]["lost"], s.data["p"][b]["hand"] = s.data["p"][b]["hand"], []
+    s, att, dfn, _ = fight(s, "r1c1")
+    assert api.legal_actions(s, dfn) == [{"type": "play_combat_card", "card": None}]
+    with pytest.raises(Illegal, match="no Combat Card left"):
+        act(s, "play_combat_card", player=dfn, card="basic_attack")
+    s, _ = act(s, "play_combat_card", player=att, card="basic_strength")
+    s, ev = act(s, "play_combat_card", player=dfn, card=None)
+    assert "combat_revealed" in [e["type"] for e in ev]
