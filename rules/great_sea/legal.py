@@ -23,12 +23,12 @@ from rules.great_sea.dice import may_raise, raisable, value
 from rules.great_sea.fortify import fort_requirement
 from rules.great_sea.game import GAME
 from rules.great_sea.map import reachable
-from rules.great_sea.mobilise import blocked, speed
+from rules.great_sea.mobilise import blocked
 from rules.great_sea.model import Player, State
 from rules.great_sea.setup import draw_chance, pips_owed
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.trade import post_requirement
-from rules.great_sea.upgrades import is_shipyard, tile_cost, tile_types
+from rules.great_sea.upgrades import fort_stats, is_shipyard, ship_stats, tile_cost, tile_types
 from rules.great_sea.worker import workers_left
 
 
@@ -277,14 +277,18 @@ def move_candidates(d: State, player: str, p: Player) -> Checked:
     out = Checked()
     regions = d["regions"]
     room: dict[str, int | None] = {}
+    base = {c: ship_stats(p, c).get("speed", 0) for c in CLASSES}
     for r, reg in regions.items():
+        extra = -1
         for s in reg["ships"]:
             cls = s["cls"]
             if s["owner"] != player or s["damaged"] or s["moved"] or (r, cls) in seen:
                 continue
             seen.add((r, cls))
+            if extra < 0:
+                extra = sum(fort_stats(p, f[1]).get("speed", 0) for f in reg["forts"] if f[0] == player)
             need = size(p, cls)
-            for dest in reachable(d["map"], r, speed(reg, p, player, cls), block):
+            for dest in reachable(d["map"], r, base[cls] + extra, block):
                 if dest == r:
                     continue
                 if dest not in room:

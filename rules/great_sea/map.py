@@ -32,9 +32,11 @@ def adjacent(side: str, a: str, b: str) -> bool:
     return b in adjacency(side)[a]
 
 
+@cache
 def reachable(side: str, start: str, speed: int, blocked: frozenset[str]) -> dict[str, int]:
     """Regions within `speed` borders of `start` (the distance of each), never entering a `blocked` region
-    (opponents' home regions: "Players may never move Ships into an opponent's home region")."""
+    (opponents' home regions: "Players may never move Ships into an opponent's home region"). Memoised:
+    the map never changes, so callers only read the result."""
     adj = adjacency(side)
     dist = {start: 0}
     todo = deque([start])
