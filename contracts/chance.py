@@ -12,4 +12,6 @@ CHANCE_TYPES: tuple[str, ...] = (
     "draw_sailors",
     "choose_first_player",
     "deal_bonus",
+    # The Great Sea (rules/great_sea): the last Special Action Card Pile dealt 1 card to each player
+    "deal_special",
 )

@@ -143,7 +143,15 @@ def need_stage(d: State, stage: str, player: str | None = None) -> None:
         raise Illegal(f"it is {d['active']}'s turn to choose.")
 
 
+def table_only(player: str) -> None:
+    if player != "table":
+        raise Illegal(
+            "chance outcomes (the first player, the dealt cards) are reported by the table, not a player."
+        )
+
+
 def check_first(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
+    table_only(player)
     need_stage(d, "first")
     if action.get("first") not in d["players"]:
         raise Invalid(f"the first player must be one of {', '.join(d['players'])}.")
@@ -192,6 +200,7 @@ def choose_special(d: State, player: str, a: dict[str, Any], out: list[dict[str,
 
 
 def check_deal(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
+    table_only(player)
     need_stage(d, "deal")
     (pile,) = d["specials"].values()
     cards = action.get("cards")

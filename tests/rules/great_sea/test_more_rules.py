@@ -255,6 +255,8 @@ def test_observed_chance_the_table_reports_first_player_and_deal():
     s = api.new_game(["red", "blue"], 1, {"game": "great-sea", "auto_chance": False})
     assert api.public_view(s)["waiting_for"] == [{"type": "choose_first_player"}]
     assert api.legal_actions(s, "red") == []
+    with pytest.raises(Illegal, match="reported by the table"):
+        act(s, "choose_first_player", player="red", first="red")
     s, _ = act(s, "choose_first_player", player="table", first="blue")
     assert s.data["players"] == ["blue", "red"] and s.active == "red"
     for _ in range(2):
