@@ -57,7 +57,11 @@ def _sea(options: Any) -> bool:
 
 
 def _dr_options(options: dict[str, Any] | None) -> dict[str, Any] | None:
-    return {k: v for k, v in options.items() if k != "game"} or None if options else None
+    """Dead Reckoning's own options: without the "game" key, which its validation does not know."""
+    if not options:
+        return None
+    rest = {k: v for k, v in options.items() if k != "game"}
+    return rest or None
 
 
 def _new(
