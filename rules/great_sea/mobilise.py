@@ -108,7 +108,7 @@ def check_initiate(d: State, player: str, action: dict[str, Any]) -> dict[str, A
         raise Illegal("initiating a Combat uses 1 pip and none is left on your Mobilise Die.")
     r = region(d, action.get("region"))
     opp = action.get("opponent")
-    if opp not in d["p"] or opp == player:
+    if not isinstance(opp, str) or opp not in d["p"] or opp == player:
         raise Invalid(f"say the opponent: one of {', '.join(c for c in d['players'] if c != player)}.")
     reg = d["regions"][r]
     if not present(reg, player):

@@ -207,6 +207,7 @@ def check_deal(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
     if (
         not isinstance(cards, dict)
         or set(cards) != set(d["players"])
+        or not all(isinstance(c, str) for c in cards.values())
         or len(set(cards.values())) != len(cards)
         or any(c not in pile for c in cards.values())
     ):
