@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from rules import api
 from rules.errors import RulesError
@@ -35,7 +36,7 @@ FIELDS = [
     "to",
     "pay",
 ]
-VALUES = [
+VALUES: list[Any] = [
     None,
     0,
     1,
