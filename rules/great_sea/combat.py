@@ -22,8 +22,10 @@ from rules.core.events import notice
 from rules.great_sea.combat_cards import card_spec, is_basic
 from rules.great_sea.control import refresh_one, regions_present
 from rules.great_sea.data import COMBAT_STATS, DICE, PARTS
+from rules.great_sea.develop import fleet_limit, fleet_used, size
 from rules.great_sea.dice import check_pip, gain_pip
 from rules.great_sea.end_of_game import advance, check_end
+from rules.great_sea.map import adjacent
 from rules.great_sea.model import State, Stats, gain
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.temples import recheck
@@ -127,16 +129,43 @@ def check_play_card(d: State, player: str, action: dict[str, Any]) -> dict[str, 
         if card == "reinforce":
             if player != c["defender"]:
                 raise Illegal("only the defender may play Reinforce for its ability.")
-            raise Illegal(
-                "Reinforce's ability (bringing in Ships) is not played by the engine yet: play its stats."
-            )
+            return {
+                "type": "play_combat_card",
+                "card": card,
+                "side": side,
+                "reinforce": check_reinforce(d, c, player, action.get("reinforce")),
+            }
     return {"type": "play_combat_card", "card": card, "side": side}
+
+
+def check_reinforce(d: State, c: dict[str, Any], player: str, spec: object) -> dict[str, Any]:
+    """Reinforce: "they may bring in any number of Ships from 1 adjacent region, acting as if that region has
+    1 additional Fleet Limit for their Ships." Chosen with the card (secret with it): `reinforce` is
+    {"from": region, "ships": [class, ...]} (none: bring nothing)."""
+    if spec is None:
+        return {"from": None, "ships": []}
+    if not isinstance(spec, dict) or not isinstance(spec.get("ships"), list):
+        raise Invalid("reinforce is {'from': region, 'ships': [classes]} (or leave it out to bring none).")
+    src, ships = spec.get("from"), spec["ships"]
+    if not isinstance(src, str) or src not in d["regions"] or not adjacent(d["map"], src, c["region"]):
+        raise Illegal(f"Reinforce brings Ships from 1 region adjacent to {c['region']}.")
+    p = d["p"][player]
+    have = [s["cls"] for s in d["regions"][src]["ships"] if s["owner"] == player and not s["damaged"]]
+    for cls in ships:
+        if cls not in have:
+            raise Illegal(f"you have no more undamaged {cls} Ships in {src} to bring in.")
+        have.remove(cls)
+    reg = d["regions"][c["region"]]
+    lim = fleet_limit(reg, p, player)
+    if lim is not None and fleet_used(reg, p, player) + sum(size(p, x) for x in ships) > lim + 1:
+        raise Illegal(f"that would exceed your Fleet Limit there, even with Reinforce's 1 more ({lim + 1}).")
+    return {"from": src, "ships": list(ships)}
 
 
 def play_combat_card(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     c = d["combat"]
     assert c is not None
-    c["chosen"][player] = {"card": a["card"], "side": a["side"]}
+    c["chosen"][player] = {k: v for k, v in a.items() if k != "type"}
     notice(out, "combat_card_chosen", player=player)
     waiting = [x for x in (c["attacker"], c["defender"]) if c["chosen"][x] is None]
     if waiting:
@@ -187,9 +216,30 @@ def resolve_cards(d: State, c: dict[str, Any]) -> None:
             add(st, {"attack": 1, "flames": 1})
         elif card == "safe_harbour":
             st["shields"] += 1
+        elif card == "reinforce":
+            bring_in(d, c, color, ch["reinforce"])
         elif card == "skulduggery":
             if chosen[opp]["card"] is not None:
                 add(st, card_spec(chosen[opp]["card"])["stats"])
+
+
+def bring_in(d: State, c: dict[str, Any], color: str, spec: dict[str, Any]) -> None:
+    """Reinforce's Ships move into the Combat region and fight with their full stats."""
+    p = d["p"][color]
+    src = spec["from"]
+    for cls in spec["ships"]:
+        ships = d["regions"][src]["ships"]
+        i = next(
+            i for i, s in enumerate(ships) if s["owner"] == color and s["cls"] == cls and not s["damaged"]
+        )
+        d["regions"][c["region"]]["ships"].append(ships.pop(i))
+        st = ship_stats(p, cls)
+        u = _unit("ship", cls, max(1, st.get("health", 1)), st, False)
+        c["units"][color].append(u)
+        add(c["stats"][color], u["stats"])
+        key = "ship:" + cls
+        if key not in c["present"][color]:
+            c["present"][color] = sorted([*c["present"][color], key])
 
 
 def damage_of(attack: int, shields: int, flames: int) -> int:

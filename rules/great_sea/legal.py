@@ -22,7 +22,7 @@ from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
 from rules.great_sea.dice import may_raise, raisable, value
 from rules.great_sea.fortify import fort_requirement
 from rules.great_sea.game import GAME
-from rules.great_sea.map import reachable
+from rules.great_sea.map import adjacency, reachable
 from rules.great_sea.mobilise import blocked
 from rules.great_sea.model import Player, State
 from rules.great_sea.setup import draw_chance, pips_owed
@@ -126,6 +126,9 @@ def combat_candidates(d: State, player: str) -> list[dict[str, Any]]:
         for card in d["p"][player]["hand"]:
             if is_basic(card):
                 out.append({"type": "play_combat_card", "card": card})
+            elif card == "reinforce":
+                out.append({"type": "play_combat_card", "card": card, "side": "stats"})
+                out += reinforce_candidates(d, c, player)
             else:
                 out += [{"type": "play_combat_card", "card": card, "side": s} for s in ("stats", "ability")]
         return out
@@ -363,3 +366,15 @@ def special_candidates(
             if t is not None
         ]
     return []
+
+
+def reinforce_candidates(d: State, c: dict[str, Any], player: str) -> list[dict[str, Any]]:
+    """Reinforce's ability bringing nothing, or every undamaged Ship of one adjacent region (the check
+    refuses what exceeds the Fleet Limit; any subset may be sent)."""
+    base = {"type": "play_combat_card", "card": "reinforce", "side": "ability"}
+    out: list[dict[str, Any]] = [base]
+    for r in adjacency(d["map"])[c["region"]]:
+        ships = [s["cls"] for s in d["regions"][r]["ships"] if s["owner"] == player and not s["damaged"]]
+        if ships:
+            out.append({**base, "reinforce": {"from": r, "ships": ships}})
+    return out

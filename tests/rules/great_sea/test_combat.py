@@ -8,6 +8,7 @@ import pytest
 from rules import api
 from rules.errors import Illegal
 from rules.great_sea.combat import damage_of, totals
+from rules.great_sea.upgrades import ship_stats
 
 from .helpers import act, clear_map, open_card, ship
 
@@ -257,3 +258,52 @@ def test_a_player_with_no_combat_card_left_plays_none():
     s, _ = act(s, "play_combat_card", player=att, card="basic_strength")
     s, ev = act(s, "play_combat_card", player=dfn, card=None)
     assert "combat_revealed" in [e["type"] for e in ev]
+
+
+def test_reinforce_brings_ships_from_one_adjacent_region():
+    # "Reinforce — Ability: Only the defender may play this Combat Card. When revealed, they may bring in any
+    # number of Ships from 1 adjacent region, acting as if that region has 1 additional Fleet Limit for their
+    # Ships."
+    s = game(["red", "blue"], cards="standard")
+    clear_map(s)
+    a = s.data["turn_player"]
+    b = next(c for c in s.data["players"] if c != a)
+    ship(s, a, "large", "r1c1")
+    ship(s, b, "large", "r1c1")  # size 5 of the Fleet Limit of 8
+    ship(s, b, "medium", "r1c2")  # size 4: 9 = 8 + Reinforce's 1
+    ship(s, b, "small", "r1c2")
+    s, att, dfn, _ = fight(s, "r1c1")
+    with pytest.raises(Illegal, match="Fleet Limit"):
+        act(
+            s,
+            "play_combat_card",
+            player=dfn,
+            card="reinforce",
+            side="ability",
+            reinforce={"from": "r1c2", "ships": ["medium", "small"]},
+        )
+    with pytest.raises(Illegal, match="adjacent"):
+        act(
+            s,
+            "play_combat_card",
+            player=dfn,
+            card="reinforce",
+            side="ability",
+            reinforce={"from": "r3c3", "ships": ["medium"]},
+        )
+    s, ev = act(
+        s,
+        "play_combat_card",
+        player=dfn,
+        card="reinforce",
+        side="ability",
+        reinforce={"from": "r1c2", "ships": ["medium"]},
+    )
+    assert api.event_view(ev[0], att)["action"] == {"type": "play_combat_card"}
+    medium = ship_stats(s.data["p"][dfn], "medium")["strength"]
+    before = s.data["combat"]["stats"][dfn]["strength"]
+    s, ev = act(s, "play_combat_card", player=att, card="hubris", side="stats")
+    # the Medium Ship came in from r1c2 (the Small stayed) and fights with its full stats
+    assert [x["cls"] for x in s.data["regions"]["r1c2"]["ships"] if x["owner"] == dfn] == ["small"]
+    stats = next(e for e in ev if e["type"] == "combat_stats")["stats"]
+    assert stats[dfn]["strength"] == before + medium
