@@ -32,6 +32,10 @@ def check_end(d: State, out: list[dict[str, Any]]) -> bool:
     Temple Points): the first of them in turn order from the player whose turn it is (docs/great-sea.md)."""
     if d["phase"] == "over":
         return True
+    start: int = board()["tracks"]["temple_start"]
+    ps = d["p"]
+    if all(start - q["temple"] > q["combat"] and start - q["temple"] > q["trade"] for q in ps.values()):
+        return False  # the common case, checked after every action: nobody has reached it
     order = d["players"]
     start = order.index(d["turn_player"]) if d["turn_player"] in order else 0
     for color in order[start:] + order[:start]:

@@ -34,7 +34,8 @@ def speed(reg: Region, p: Player, color: str, cls: str) -> int:
 
 
 def blocked(d: State, color: str) -> frozenset[str]:
-    return frozenset(r for r, reg in d["regions"].items() if reg["home"] not in (None, color))
+    """Opponents' home regions (a region's `home` is set for the players' homes only)."""
+    return frozenset(q["home"] for c, q in d["p"].items() if c != color)
 
 
 def _pips(d: State) -> int:
