@@ -305,6 +305,19 @@ def check_assign(d: State, player: str, action: dict[str, Any]) -> dict[str, Any
             raise Illegal(f"unit {i} ({u['cls']}) has only {u['health'] - u['damage']} Health space(s) left.")
     if sum(per.values()) != aw["damage"]:
         raise Illegal(f"place exactly {aw['damage']} Damage.")
+    # a class's Health spaces are on the Player Board: Damage fills one Ship of a class until it is destroyed
+    # ("it will only lay down 1 Ship of that Class, not all Ships")
+    for cls in {u["cls"] for u in units if u["kind"] == "ship"}:
+        hurt = [
+            i
+            for i, u in enumerate(units)
+            if u["kind"] == "ship" and u["cls"] == cls and 0 < u["damage"] + per.get(i, 0) < u["health"]
+        ]
+        if len(hurt) > 1:
+            raise Illegal(
+                f"Damage on your {cls} Ships goes on one of them until it is destroyed, not spread over "
+                "several."
+            )
     return {"type": "assign_damage", "placed": [[i, n] for i, n in sorted(per.items())]}
 
 

@@ -307,3 +307,27 @@ def test_reinforce_brings_ships_from_one_adjacent_region():
     assert [x["cls"] for x in s.data["regions"]["r1c2"]["ships"] if x["owner"] == dfn] == ["small"]
     stats = next(e for e in ev if e["type"] == "combat_stats")["stats"]
     assert stats[dfn]["strength"] == before + medium
+
+
+def test_damage_on_one_class_fills_one_ship_at_a_time():
+    # "Note that if a Ship Class has Damage, it will only lay down 1 Ship of that Class, not all Ships." / "If
+    # they still have Damage left to place, it can be placed onto those Health spaces again"
+    s = game(["red", "blue"])
+    clear_map(s)
+    a = s.data["turn_player"]
+    b = next(c for c in s.data["players"] if c != a)
+    ship(s, a, "large", "r1c1")
+    ship(s, b, "medium", "r1c1")
+    ship(s, b, "medium", "r1c1")
+    units = {
+        a: [unit("ship", "large", 9, attack=4, mobility=5)],
+        b: [unit("ship", "medium", 3), unit("ship", "medium", 3)],
+    }
+    s, att, dfn, _ = fight(s, "r1c1", units, pips=1)
+    s, _ = act(s, "play_combat_card", player=att, card="basic_bluff")
+    s, _ = act(s, "play_combat_card", player=dfn, card="basic_bluff")
+    assert s.data["combat"]["await"] == {"player": dfn, "damage": 4}
+    with pytest.raises(Illegal, match="one of them until it is destroyed"):
+        act(s, "assign_damage", player=dfn, placed=[[0, 2], [1, 2]])
+    s, ev = act(s, "assign_damage", player=dfn, placed=[[0, 3], [1, 1]])
+    assert [e["cls"] for e in ev if e["type"] == "destroyed"] == ["medium"]
