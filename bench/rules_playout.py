@@ -1,7 +1,7 @@
 """Random legal playouts of complete 4-player games: actions/s, games/s, peak memory.
 
     python bench/rules_playout.py [--games 20] [--seed 1] [--players 4] [--mode both|inplace|copy]
-                                  [--expansion letters-of-marque]
+                                  [--game dead-reckoning|great-sea] [--expansion letters-of-marque]
 
 Each action is chosen uniformly from `legal_actions` and sent through `apply` (chance and battle
 records come from the seeded RNG), exactly as the controller's simulated table does. Two modes:
@@ -32,13 +32,16 @@ OPTIONS: dict[str, object] | None = None  # the game options (--expansion)
 
 
 def playout(
-    seed: int, players: int, inplace: bool, max_actions: int = 20_000, split: bool = False
+    seed: int, players: int, inplace: bool, max_actions: int = 20_000, split: bool = False, game: str = ""
 ) -> tuple[int, float, float]:
     """One complete game; returns (actions, CPU seconds in apply+legal_actions, seconds in legal_actions).
 
     Without `split` only the whole game is timed (a CPU-time read costs ~1 us, 2 % of an action), and the
     third value is 0; with `split` each legal_actions call is timed by the wall clock, for its share."""
-    state = api.new_game(COLORS[:players], seed, OPTIONS)
+    options = dict(OPTIONS or {})
+    if game:
+        options["game"] = game
+    state = api.new_game(COLORS[:players], seed, options or None)
     rng = random.Random(seed)
     n = 0
     legal_s = 0.0
@@ -62,16 +65,16 @@ def playout(
     return n, secs, legal_s
 
 
-def run_mode(mode: str, games: int, seed: int, players: int) -> dict[str, float]:
+def run_mode(mode: str, games: int, seed: int, players: int, game: str = "") -> dict[str, float]:
     """The rate from untimed games; legal_actions' share of the time from a second, split-timed pass."""
     actions = 0
     secs = 0.0
     for g in range(games):
-        n, s, _ = playout(seed + g, players, mode == "inplace")
+        n, s, _ = playout(seed + g, players, mode == "inplace", game=game)
         actions += n
         secs += s
     t0 = time.perf_counter()
-    legal = sum(playout(seed + g, players, mode == "inplace", split=True)[2] for g in range(games))
+    legal = sum(playout(seed + g, players, mode == "inplace", split=True, game=game)[2] for g in range(games))
     share = legal / (time.perf_counter() - t0)
     return {
         "actions": actions,
@@ -93,20 +96,26 @@ def main() -> int:
         default="both",
         help="inplace: the headline (simulation keeps one state); copy: a new state per command",
     )
-    ap.add_argument("--expansion", action="append", default=[], help="play with an expansion (repeatable)")
+    ap.add_argument("--game", choices=api.GAMES, default="dead-reckoning", help="the game played out")
+    ap.add_argument(
+        "--expansion", action="append", default=[], help="play Dead Reckoning with an expansion (repeatable)"
+    )
     args = ap.parse_args()
+    if args.expansion and args.game != "dead-reckoning":
+        raise SystemExit("--expansion is Dead Reckoning's: leave out --game great-sea")
     global OPTIONS
     OPTIONS = {"expansions": args.expansion} if args.expansion else None
+    game = "" if args.game == "dead-reckoning" else args.game
     modes = ("inplace", "copy") if args.mode == "both" else (args.mode,)
     print(
-        f"rules playout: {args.games} random legal {args.players}-player games per mode"
+        f"rules playout ({args.game}): {args.games} random legal {args.players}-player games per mode"
         f"{' with ' + ', '.join(args.expansion) if args.expansion else ''}, seeds "
         f"{args.seed}.., "
         "CPU time of this process (one core)"
     )
     results = {}
     for mode in modes:
-        r = results[mode] = run_mode(mode, args.games, args.seed, args.players)
+        r = results[mode] = run_mode(mode, args.games, args.seed, args.players, game)
         print(
             f"  {mode:8} actions {r['actions']:7d}  {r['rate']:9.0f} actions/s  {r['games_s']:6.2f} games/s  "
             f"{r['actions'] / args.games:6.0f} actions/game  legal_actions {100 * r['legal_share']:4.1f}% of "
@@ -114,7 +123,7 @@ def main() -> int:
             f"goal ratio {r['rate'] / GOAL:5.2f}"
         )
     tracemalloc.start()
-    playout(args.seed, args.players, modes[0] == "inplace")
+    playout(args.seed, args.players, modes[0] == "inplace", game=game)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -18,6 +18,7 @@ from contracts.grid import SQUARES
 from rules import api
 from rules.dead_reckoning.expansions import EXPANSION_MODULES
 from rules.errors import RulesError
+from rules.great_sea.views import summary_lines as sea_summary
 
 DEFAULT_COLORS = ("red", "blue", "green", "yellow")
 
@@ -31,6 +32,12 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         "--out", required=True, help="state file to write (the log goes beside it: NAME.log.jsonl)"
     )
     p.add_argument("--colors", help="comma-separated player colours (default red,blue,green,yellow)")
+    p.add_argument(
+        "--game",
+        choices=api.GAMES,
+        default="dead-reckoning",
+        help="the game to set up (default dead-reckoning; great-sea: The Great Sea, docs/great-sea.md)",
+    )
     p.add_argument(
         "--observed-chance",
         action="store_true",
@@ -139,7 +146,7 @@ def cmd_new(args: argparse.Namespace) -> int:
         raise CliError("--players must be 2, 3 or 4.")
     if len(colors) < args.players:
         raise CliError(f"--colors names {len(colors)} colours but --players is {args.players}.")
-    options = {
+    options: dict[str, Any] = {
         "auto_chance": not args.observed_chance,
         "bonus_tokens": args.bonus_tokens,
         "cards_file": args.cards,
@@ -147,7 +154,15 @@ def cmd_new(args: argparse.Namespace) -> int:
         "upgrades_file": args.upgrades,
     }
     if args.expansion:
+        if args.game != "dead-reckoning":
+            raise CliError(f"--expansion is Dead Reckoning's, not {args.game}'s.")
         options["expansions"] = list(args.expansion)
+    if args.game != "dead-reckoning":
+        if args.bonus_tokens or args.cards or args.boards or args.upgrades:
+            raise CliError(
+                f"--bonus-tokens, --cards, --boards and --upgrades are Dead Reckoning's, not {args.game}'s."
+            )
+        options = {"game": args.game, "auto_chance": not args.observed_chance}
     try:
         state, events = api.new_game_with_events(colors[: args.players], args.seed, options)
     except RulesError as exc:
@@ -155,7 +170,10 @@ def cmd_new(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _write_atomic(out, json.dumps(api.state_to_json(state)))
     _append_log(_log_path(out), events, fresh=True)
-    print(f"new {args.players}-player game (seed {args.seed}) written to {out}; log {_log_path(out)}")
+    print(
+        f"new {args.players}-player {args.game} game (seed {args.seed}) written to {out}; "
+        f"log {_log_path(out)}"
+    )
     print(_summary(state, None))
     return 0
 
@@ -246,6 +264,8 @@ def cmd_legal(args: argparse.Namespace) -> int:
 
 def _summary(state: api.GameState, player: str | None) -> str:
     v = api.private_view(state, player) if player else api.public_view(state)
+    if v.get("game") == "great-sea":
+        return "\n".join(sea_summary(v))
     lines = [f"seq {v['seq']}  phase {v['phase']}  turn {v['turn']}  active {v['active'] or '-'}"]
     if v["waiting_for"]:
         lines.append(

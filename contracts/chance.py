@@ -17,4 +17,6 @@ CHANCE_TYPES: tuple[str, ...] = (
     "flip_prime_cargo",
     "place_favour_rewards",
     "saga_die",
+    # The Great Sea (rules/great_sea): the last Special Action Card Pile dealt 1 card to each player
+    "deal_special",
 )

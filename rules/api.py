@@ -15,8 +15,13 @@ from rules.core.actions import Game
 from rules.core.errors import Illegal, Invalid, RulesError
 from rules.core.state import GameState, from_saved, snapshot_base, to_saved
 from rules.dead_reckoning import game as dead_reckoning
-from rules.dead_reckoning.legal import legal_actions
-from rules.dead_reckoning.views import event_view, private_view, public_view
+from rules.dead_reckoning.legal import legal_actions as dr_legal_actions
+from rules.dead_reckoning.views import event_view as dr_event_view
+from rules.dead_reckoning.views import private_view as dr_private_view
+from rules.dead_reckoning.views import public_view as dr_public_view
+from rules.great_sea import game as great_sea
+from rules.great_sea import legal as great_sea_legal
+from rules.great_sea import views as great_sea_views
 
 STATE_FORMAT = "smart-table/dead-reckoning-state@1"
 
@@ -40,27 +45,57 @@ __all__ = [
 ]
 
 
+GAMES = ("dead-reckoning", great_sea.GAME_NAME)  # options["game"]; absent: dead-reckoning
+
+
+def _sea(options: Any) -> bool:
+    """Which game a set of options plays (options["game"]: "dead-reckoning", the default, or "great-sea")."""
+    game = (options or {}).get("game", "dead-reckoning") if isinstance(options, dict) else "dead-reckoning"
+    if game not in GAMES:
+        raise Invalid(f"unknown game {game!r}; the table plays {', '.join(GAMES)}.")
+    return bool(game == great_sea.GAME_NAME)
+
+
+def _dr_options(options: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Dead Reckoning's own options: without the "game" key, which its validation does not know."""
+    if not options:
+        return None
+    rest = {k: v for k, v in options.items() if k != "game"}
+    return rest or None
+
+
+def _new(
+    players: list[str], seed: int, options: dict[str, Any] | None
+) -> tuple[GameState, list[dict[str, Any]]]:
+    if _sea(options):
+        return great_sea.new_game(players, seed, options)
+    return dead_reckoning.new_game(players, seed, _dr_options(options))
+
+
 def new_game(players: list[str], seed: int, options: dict[str, Any] | None = None) -> GameState:
     """A game set up for 2-4 players (seat order starts at the first player once chosen).
+
+    options["game"] chooses the game: "dead-reckoning" (the default) or "great-sea" (The Great Sea: its
+    options are auto_chance and combat_cards, "basic" or "standard"; docs/great-sea.md).
 
     options: auto_chance (default True: the seeded RNG supplies every chance outcome; False: the table
     reports them as actions), bonus_tokens (default False), cards_file / boards_file / upgrades_file
     (a user's card data in place of the sample set). The setup's events: `setup_events(state)`.
     """
-    return dead_reckoning.new_game(players, seed, options)[0]
+    return _new(players, seed, options)[0]
 
 
 def new_game_with_events(
     players: list[str], seed: int, options: dict[str, Any] | None = None
 ) -> tuple[GameState, list[dict[str, Any]]]:
     """The new game and the events that built it (game_created, then any chance drawn in setup)."""
-    return dead_reckoning.new_game(players, seed, options)
+    return _new(players, seed, options)
 
 
 def setup_events(state: GameState) -> list[dict[str, Any]]:
     """The events of `state`'s setup, regenerated deterministically from its seed and options."""
     c = state.data["created"]
-    return dead_reckoning.new_game(c["players"], c["seed"], c["options"])[1]
+    return _new(c["players"], c["seed"], c["options"])[1]
 
 
 def apply(
@@ -74,19 +109,49 @@ def apply(
 
 
 def _game(state: GameState) -> Game[Any]:
-    return dead_reckoning.game_for(state.data["options"])
+    return _game_for(state.data["options"])
+
+
+def _game_for(options: dict[str, Any]) -> Game[Any]:
+    if _sea(options):
+        return great_sea.GAME
+    return dead_reckoning.game_for(options)
 
 
 def fold(state: GameState, event: dict[str, Any]) -> GameState:
     if event.get("type") == "game_created" and isinstance(event.get("action"), dict):
-        return engine.fold(dead_reckoning.game_for(event["action"].get("options") or {}), state, event)
+        return engine.fold(_game_for(event["action"].get("options") or {}), state, event)
     return engine.fold(_game(state), state, event)
 
 
 def replay(events: list[dict[str, Any]]) -> GameState:
     first = events[0] if events and isinstance(events[0], dict) else {}
     options = first.get("action", {}).get("options") if isinstance(first.get("action"), dict) else None
-    return engine.replay(dead_reckoning.game_for(options or {}), events)
+    return engine.replay(_game_for(options or {}), events)
+
+
+def public_view(state: GameState) -> dict[str, Any]:
+    if _sea(state.data["options"]):
+        return great_sea_views.public_view(state)
+    return dr_public_view(state)
+
+
+def private_view(state: GameState, player: str) -> dict[str, Any]:
+    if _sea(state.data["options"]):
+        return great_sea_views.private_view(state, player)
+    return dr_private_view(state, player)
+
+
+def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
+    if _sea(state.data["options"]):
+        return great_sea_legal.legal_actions(state, player)
+    return dr_legal_actions(state, player)
+
+
+def event_view(event: dict[str, Any], player: str | None = None) -> dict[str, Any]:
+    """An event as `player` (None: the public) may see it, whichever game it is from (each game's secret
+    action types are its own)."""
+    return great_sea_views.event_view(dr_event_view(event, player), player)
 
 
 def is_over(state: GameState) -> bool:
@@ -114,7 +179,19 @@ _KEYS = (
 )
 
 
+_SEA_KEYS = ("seq", "players", "options", "rng", "phase", "active", "regions", "p", "pending", "turn")
+
+
 def state_from_json(data: Any) -> GameState:
+    if isinstance(data, dict) and data.get("format") == STATE_FORMAT and isinstance(data.get("data"), dict):
+        if _sea(data["data"].get("options")):
+            d = data["data"]
+            missing = [k for k in _SEA_KEYS if k not in d]
+            if missing:
+                raise Invalid(
+                    f"the saved game is incomplete (missing {', '.join(missing)}); it cannot be loaded."
+                )
+            return GameState(from_saved(d))
     if not isinstance(data, dict) or data.get("format") != STATE_FORMAT:
         raise Invalid(
             f"this is not a saved game (expected format {STATE_FORMAT!r}); create one with 'rules new'."
