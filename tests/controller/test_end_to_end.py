@@ -100,21 +100,24 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
         assert "[camera] simulated camera: control" in out  # the camera is its own process, like vision's
         # The tower's LED ring told the table to drop and to re-drop, through the bridge to the device.
         assert "tower LED: drop" in out and "tower LED: redrop" in out and "not shown" not in out
-        msgs = {who: c.collect(2.0) for who, c in watchers.items()}
+        export = subprocess.run(
+            [sys.executable, "-m", "cli", "games", "export", "latest", "--db", str(db)],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        events = [json.loads(line) for line in export.stdout.splitlines()]
+        final = api.replay(events)
+        assert api.public_view(final)["phase"] == "over"
+        # Everything published has arrived once each watcher has seen the final state of its tree.
+        for who, c in watchers.items():
+            topic = f"{T}/state" if who == "display" else f"{T}/player/{who}/state"
+            c.seen(lambda m, t=topic: m.topic == t and json.loads(m.payload)["seq"] == final.seq)
+        msgs = {who: list(c.history) for who, c in watchers.items()}
         for c in watchers.values():
             c.close()
-
-    export = subprocess.run(
-        [sys.executable, "-m", "cli", "games", "export", "latest", "--db", str(db)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    events = [json.loads(line) for line in export.stdout.splitlines()]
-    final = api.replay(events)
-    assert api.public_view(final)["phase"] == "over"
 
     # Battles went through the tower and the camera, with exploding shots and rail re-drops.
     reasons = Counter(

@@ -195,9 +195,6 @@ def test_controller_with_a_wrong_password_says_which_keys_to_check(tmp_path):
             }
         )
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        import time
-
-        t0 = time.monotonic()
         run = subprocess.run(
             [sys.executable, "-m", "controller.service", "--config-json", cfg],
             cwd=REPO,
@@ -208,4 +205,5 @@ def test_controller_with_a_wrong_password_says_which_keys_to_check(tmp_path):
         )
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "cannot connect to the MQTT broker" in run.stderr and "password" in run.stderr
-    assert time.monotonic() - t0 < 20  # a refused login is final: no waiting for the broker
+    # A refused login is final: the controller never waits for the broker to come (it says so each try).
+    assert "waiting for the broker" not in run.stderr, run.stderr

@@ -38,6 +38,9 @@ from controller.mqtt import Transport
 
 REPO = Path(__file__).resolve().parents[2]
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+# How long a test waits for an event before it fails: generous, since it costs time only when the event
+# never comes, and a machine shared by several test runs can take seconds to deliver one.
+DEADLINE = 30.0
 
 
 @dataclass
@@ -76,7 +79,7 @@ def _config(text: str, directory: Path, port: int, ws_port: int) -> str:
 
 @contextlib.contextmanager
 def running_mosquitto(
-    users: dict[str, str] | None = None, timeout: float = 10.0, passwd_file: Path | None = None
+    users: dict[str, str] | None = None, timeout: float = DEADLINE, passwd_file: Path | None = None
 ) -> Iterator[Broker]:
     """`passwd_file`: use this mosquitto password file as it is (e.g. one `smart-table tablets add` wrote)."""
     users = dict(users) if users is not None else {role: secrets.token_urlsafe(9) for role in ROLES}
@@ -169,7 +172,7 @@ class Client:
         self.connect_rc = reason_code
         self._connected.set()
 
-    def wait_connected(self, timeout: float = 5.0) -> bool:
+    def wait_connected(self, timeout: float = DEADLINE) -> bool:
         """True when the broker accepted the login; False when it refused it."""
         if not self._connected.wait(timeout):
             raise TimeoutError("no CONNACK from the broker")
@@ -179,13 +182,15 @@ class Client:
         done = __import__("threading").Event()
         self.client.on_subscribe = lambda *a: done.set()
         self.client.subscribe(topic, qos)
-        done.wait(5)
+        if not done.wait(DEADLINE):
+            raise TimeoutError(f"no SUBACK for {topic}")
 
     def publish(self, topic: str, payload: str | bytes, qos: int = 1, retain: bool = False) -> None:
-        self.client.publish(topic, payload, qos=qos, retain=retain).wait_for_publish(5)
+        self.client.publish(topic, payload, qos=qos, retain=retain).wait_for_publish(DEADLINE)
 
     def collect(self, seconds: float) -> list:
-        """Every message that arrives within `seconds` (and any already queued)."""
+        """Every message that arrives within `seconds` (and any already queued). Only for draining: a test
+        that decides on what arrived waits with `until` (a marker message) or `wait_for` instead."""
         import queue
 
         out, deadline = [], time.monotonic() + seconds
@@ -199,7 +204,28 @@ class Client:
                 break
         return out
 
-    def wait_for(self, predicate, timeout: float = 5.0):
+    def until(self, predicate, timeout: float = DEADLINE) -> list:
+        """Every message up to and including the first for which predicate(msg) is true, else TimeoutError.
+
+        A barrier for "nothing else arrived": publish a marker after the messages that must not get
+        through; Mosquitto hands one subscriber its messages in the order it accepted them, so anything
+        let through would arrive before the marker."""
+        import queue
+
+        out, deadline = [], time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no matching message; got {[m.topic for m in out]}")
+            try:
+                msg = self.messages.get(timeout=left)
+            except queue.Empty as exc:
+                raise TimeoutError(f"no matching message; got {[m.topic for m in out]}") from exc
+            out.append(msg)
+            if predicate(msg):
+                return out
+
+    def wait_for(self, predicate, timeout: float = DEADLINE):
         """The first message for which predicate(msg) is true, else TimeoutError."""
         import queue
 
@@ -215,7 +241,7 @@ class Client:
             if predicate(msg):
                 return msg
 
-    def seen(self, predicate, timeout: float = 5.0):
+    def seen(self, predicate, timeout: float = DEADLINE):
         """Like wait_for, but a matching message already received (even if consumed) counts too."""
         for msg in list(self.history):
             if predicate(msg):
