@@ -215,7 +215,7 @@ class Supervisor:
                         [
                             py,
                             "-m",
-                            "cli",
+                            "smart_table",
                             "firmware-sim",
                             "--pty",
                             "--link",
@@ -233,7 +233,7 @@ class Supervisor:
                     [
                         py,
                         "-m",
-                        "cli",
+                        "smart_table",
                         "bridge",
                         "--device",
                         device,
@@ -269,7 +269,7 @@ class Supervisor:
                 argv = [
                     py,
                     "-m",
-                    "cli",
+                    "smart_table",
                     "vision",
                     "watch",
                     *_source(v["camera"], "--video"),
@@ -290,7 +290,7 @@ class Supervisor:
                 argv = [
                     py,
                     "-m",
-                    "cli",
+                    "smart_table",
                     "vision",
                     "ships-watch",
                     *_source(v["ships_camera"], "--video"),

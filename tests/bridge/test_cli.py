@@ -22,7 +22,7 @@ EVENT_TYPES = ("cube_dropped", "tower_quiet", "zone_state", "fault")
 def _cli(*args: str, stdout=subprocess.PIPE) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.Popen(
-        [sys.executable, "-m", "cli", *args],
+        [sys.executable, "-m", "smart_table", *args],
         cwd=REPO,
         env=env,
         text=True,
@@ -34,7 +34,12 @@ def _cli(*args: str, stdout=subprocess.PIPE) -> subprocess.Popen:
 def _run(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], cwd=REPO, env=env, text=True, capture_output=True, timeout=30
+        [sys.executable, "-m", "smart_table", *args],
+        cwd=REPO,
+        env=env,
+        text=True,
+        capture_output=True,
+        timeout=30,
     )
 
 

@@ -26,7 +26,7 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 def st(*args: str, check: bool = False) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args],
+        [sys.executable, "-m", "smart_table", *args],
         cwd=REPO,
         env=ENV,
         capture_output=True,

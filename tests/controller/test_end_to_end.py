@@ -81,7 +81,7 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
             [
                 sys.executable,
                 "-m",
-                "cli",
+                "smart_table",
                 "run",
                 "--demo",
                 "--config",
@@ -101,7 +101,7 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
         # The tower's LED ring told the table to drop and to re-drop, through the bridge to the device.
         assert "tower LED: drop" in out and "tower LED: redrop" in out and "not shown" not in out
         export = subprocess.run(
-            [sys.executable, "-m", "cli", "games", "export", "latest", "--db", str(db)],
+            [sys.executable, "-m", "smart_table", "games", "export", "latest", "--db", str(db)],
             cwd=REPO,
             env=env,
             capture_output=True,

@@ -71,7 +71,7 @@ restart_delay = 0.5
         [
             sys.executable,
             "-m",
-            "cli",
+            "smart_table",
             "run",
             "--simulate",
             "--config",
@@ -241,7 +241,7 @@ def test_seat_links_survive_a_restart_until_rotated(tmp_path):
                     [
                         sys.executable,
                         "-m",
-                        "cli",
+                        "smart_table",
                         "tablets",
                         "add",
                         "red",

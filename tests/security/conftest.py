@@ -99,7 +99,7 @@ def table(tmp_path_factory) -> Iterator[Table]:
     ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")}
     conf = _config(tmp, ports)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli", "run", "--simulate", "--config", str(conf)],
+        [sys.executable, "-m", "smart_table", "run", "--simulate", "--config", str(conf)],
         cwd=tmp,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,

@@ -13,10 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli.errors import CliError
 from contracts.grid import SQUARES
 from rules import api
 from rules.errors import RulesError
+from smart_table.errors import CliError
 
 DEFAULT_COLORS = ("red", "blue", "green", "yellow")
 
