@@ -45,16 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(REPO))
     from playwright.sync_api import sync_playwright
 
-    import tests.support.broker as broker_support
+    from controller.testing import Client, running_mosquitto
     from controller.web.server import serve_display
     from rules import api
-    from tests.display.conftest import listener_scoped_config
 
-    broker_support._config = listener_scoped_config(broker_support._config)
     colours = ["red", "blue", "green", "yellow"][: max(2, args.players)]
     state = api.new_game(colours, 11, None)
-    with broker_support.running_mosquitto() as broker:
-        ctl = broker_support.Client(broker, "controller")
+    with running_mosquitto() as broker:
+        ctl = Client(broker, "controller")
         assert ctl.wait_connected()
         display = serve_display("127.0.0.1", 0, {"table": TABLE, "ws": f"ws://127.0.0.1:{broker.ws_port}"})
         base = f"table/{TABLE}"

@@ -76,7 +76,7 @@ class Tablet:
 
 
 def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
-    from tests.support.broker import running_mosquitto
+    from controller.testing import running_mosquitto
 
     users = {u: f"pw-{u}" for u in ("controller", *TABLETS)}
     ctx = running_mosquitto(users=users)

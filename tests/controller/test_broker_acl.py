@@ -10,7 +10,7 @@ import threading
 import paho.mqtt.client as mqtt
 import pytest
 
-from tests.support.broker import DEADLINE, Client, running_mosquitto
+from controller.testing import DEADLINE, Client, running_mosquitto
 
 T = "table/table-1"
 

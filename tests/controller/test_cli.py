@@ -17,8 +17,8 @@ from controller.core import TableCore
 from controller.credentials import check_password, read_passwd
 from controller.gamelog import GameLog
 from controller.simplayers import SimPlayers
+from controller.testing import Client, running_mosquitto
 from controller.towerhealth import chi_square, compute
-from tests.support.broker import Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}

@@ -23,7 +23,7 @@ from pathlib import Path
 import rules.api as api
 from controller.core import TableCore
 from controller.gamelog import GameLog
-from tests.support.broker import Client, running_mosquitto
+from controller.testing import Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 PLAYERS = ["red", "blue", "green"]  # three seats: a game long enough for twenty lives under load

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import rules.api as api
-from tests.support.broker import Client, free_port, running_mosquitto
+from controller.testing import Client, free_port, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 T = "table/e2e"

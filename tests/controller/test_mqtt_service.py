@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.broker import Client, running_mosquitto
+from controller.testing import Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 T = "table/mq"

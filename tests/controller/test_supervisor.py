@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
 
-from tests.support.broker import free_port
+from controller.testing import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,11 +11,11 @@ import json
 import time
 from typing import Any
 
+from controller.testing import Client
 from rules import api
 from rules.battle.contract import BattleSetup, BattleSide
 from rules.battle.session import BattleSession
 from tests.display.conftest import PHONE, TABLE, open_page
-from tests.support.broker import Client
 
 BASE = f"table/{TABLE}"
 

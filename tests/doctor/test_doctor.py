@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 
 from controller import config, doctor
+from controller.testing import MOSQUITTO, free_port, running_mosquitto
 from firmware_bridge.sim import FirmwareSim
-from tests.support.broker import MOSQUITTO, free_port, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "OPENCV_LOG_LEVEL": "ERROR"}

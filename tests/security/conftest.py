@@ -26,7 +26,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from controller.credentials import CredentialStore
-from tests.support.broker import free_port
+from controller.testing import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 TABLE = "table-1"  # the default table.id
