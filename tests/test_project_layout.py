@@ -39,3 +39,28 @@ def test_top_level_packages_have_the_projects_own_names() -> None:
     assert "smart_table" in PACKAGES  # the `smart-table` command
     generic = {"cli", "testing", "tests", "utils", "common", "lib", "app", "main", "core"}
     assert not generic & set(PACKAGES), sorted(generic & set(PACKAGES))
+
+
+# Folders of tests/ that are not a package's mirror: helpers, whole-system suites, and folders whose move is
+# left for later because other work is editing them (docs/architecture.md, "Tests").
+NOT_MIRRORS = {
+    "support": "helpers shared by the tests",
+    "deploy": "the deploy/ scripts and config (not a Python package)",
+    "security": "attacks on the whole running table",
+    "display": "controller/web; moves to tests/controller/web/ later",
+    "battle": "rules/battle; moves to tests/rules/battle/ later",
+    "ships": "vision's ocean grid and ships-watch; vision's tests move them",
+}
+
+
+def test_tests_mirror_the_packages_and_every_folder_is_a_package() -> None:
+    tests = ROOT / "tests"
+    folders = sorted(p.name for p in tests.iterdir() if p.is_dir() and p.name != "__pycache__")
+    strays = [f for f in folders if f not in PACKAGES and f not in NOT_MIRRORS]
+    assert not strays, f"tests/{strays} mirror no package: name each after the package it tests"
+    missing = [
+        str(d.relative_to(ROOT))
+        for d in [tests, *tests.rglob("*")]
+        if d.is_dir() and d.name != "__pycache__" and any(d.glob("*.py")) and not (d / "__init__.py").exists()
+    ]
+    assert not missing, f"{missing} hold tests but no __init__.py: every test folder is a package"

@@ -10,7 +10,7 @@ from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.service import ControllerService
 from controller.simplayers import SimPlayers, active_player
-from tests.controller.test_cli import st
+from tests.smart_table.test_controller_cmd import st
 
 
 def _cfg(tmp_path: Path, **table: object) -> config.Config:
