@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         publish = _publisher(ctl, base, colours)
         ctl.publish(f"{base}/availability", json.dumps("online"), retain=True)
         publish(state)
-        views = [("table", None)] + [(p, p) for p in colours[: args.players]]
+        views: list[tuple[str, str | None]] = [("table", None)]
+        views += [(p, p) for p in colours[: args.players]]
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)

@@ -208,9 +208,7 @@ def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
         players = SimPlayers(core, seed, delay=0, table=None)
         players.table = table  # battles go through the session
         t_start = time.perf_counter()
-        lat, games = _battle_latencies(
-            core, driver, table, players, pending, pub, tablets, drops_wanted, seed
-        )
+        lat, games = _battle_latencies(core, driver, players, pending, pub, tablets, drops_wanted, seed)
         elapsed_battles = time.perf_counter() - t_start
 
         # Throughput: the rest of the game as fast as the controller goes (battles through the session).
