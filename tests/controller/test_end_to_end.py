@@ -119,15 +119,30 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
         for c in watchers.values():
             c.close()
 
-    # Battles went through the tower and the camera, with exploding shots and rail re-drops.
-    reasons = Counter(
-        step.get("reason")
-        for e in events
-        if e["type"] == "resolve_battle"
-        for step in e["action"]["record"]["steps"]
-        if step["step"] == "drop"
-    )
-    assert reasons["initial"] >= 3 and reasons["exploding"] >= 1 and reasons["rail"] >= 1, reasons
+    # Battles went through the tower and the camera, with rail and exploding-shot re-drops wherever the
+    # board called for them. Where the simulated cubes land depends on when the sensors' events arrived,
+    # so whether any landed in the exploding-shot zone differs from run to run: each re-drop is required
+    # when a reading shows its cause (a cube on a rail; one in the exploding zone), not by count.
+    reasons: Counter = Counter()
+    causes: Counter = Counter()
+    for e in events:
+        if e["type"] != "resolve_battle":
+            continue
+        record = e["action"]["record"]
+        zones = record["board"]["zones"]
+        for step in record["steps"]:
+            if step["step"] != "drop":
+                continue
+            reasons[step.get("reason")] += 1
+            for cube in step["board"]:
+                if cube["zone"] is None:
+                    causes["rail"] += 1
+                elif zones[cube["zone"]]["kind"] == "exploding":
+                    causes["exploding"] += 1
+    assert reasons["initial"] >= 3, reasons
+    assert reasons["rail"] + reasons["exploding"] >= 1, (reasons, causes)  # a rail: 1 cube in 4
+    for cause, seen in causes.items():
+        assert reasons[cause] >= 1, f"{seen} cubes read as {cause} but no {cause} re-drop: {reasons}"
     towers = [
         step["tower_counts"]
         for e in events
