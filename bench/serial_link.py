@@ -62,7 +62,7 @@ def run(events: int, baud: int | None, interval_ms: float, faults: Faults | None
             [
                 sys.executable,
                 "-m",
-                "cli",
+                "smart_table",
                 "bridge",
                 "--device",
                 path,

@@ -5,8 +5,8 @@ Owns turning deploy/mosquitto/ (the production config and ACL) into the files of
 unchanged, and a Mosquitto password file made from the table's stored credentials (controller.credentials),
 so the embedded broker and a system Mosquitto configured from deploy/mosquitto/ behave the same and accept
 the same logins. Every file is written 0600 into a folder only the table's user can enter; nothing
-secret reaches Mosquitto's command line (`mosquitto -c <conf>`). tests/support/broker.py uses the same
-functions, so the tests exercise the configuration the table runs.
+secret reaches Mosquitto's command line (`mosquitto -c <conf>`). controller/testing.py (the tests'
+Mosquitto) uses the same functions, so the tests exercise the configuration the table runs.
 
 Mosquitto 2.0 binds a WebSocket listener on every interface when given an address, but honours an
 interface name: a loopback WebSocket listener is written `listener <port> lo` (see docs/mqtt.md).

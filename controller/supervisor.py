@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller.config import Config
+from vision.boardfile import DEFAULT_LAYOUT_PATH  # vision's own default battle board (plain JSON, no OpenCV)
 
 REPO = Path(__file__).resolve().parents[1]
 _PR_SET_PDEATHSIG = 1
@@ -175,76 +176,91 @@ class Supervisor:
                 )
 
     def plan(self) -> None:
-        cfg, py = self.cfg, sys.executable
-        if cfg["mqtt"]["embedded"]:
-            from controller.broker import mosquitto_binary, venue_bridge, write_broker_files
+        """The children of this run, in start order: broker, tower, cameras, then the controller."""
+        self._plan_broker()
+        self._plan_tower()
+        self._plan_cameras()
+        self._plan_controller()
 
-            binary = mosquitto_binary()
-            if binary is None:
-                raise SupervisorError(
-                    "Mosquitto, the table's broker, is not installed: install it (apt-get install "
-                    "mosquitto, or bash deploy/install-dev.sh), or set mqtt.embedded = false and "
-                    "mqtt.host to a running broker."
-                )
-            if self.simulate:
-                cfg.set("mqtt.host", "127.0.0.1")  # a simulated table is reachable from this machine only
-            self.embedded_users = self.stored_logins(create=True)
-            self.broker_dir = self.tmp / "mosquitto"
-            ws_host = "127.0.0.1" if self.simulate else cfg["display"]["host"]
-            conf = write_broker_files(
-                self.broker_dir,
-                self.embedded_users,
-                cfg["mqtt"]["host"],
-                cfg["mqtt"]["port"],
-                cfg["mqtt"]["ws_port"],
-                ws_host,
-                extra=["log_dest stderr", "log_type error", "connection_messages false"]
-                + venue_bridge(cfg["table"]["id"], cfg["venue"]),
+    def _plan_broker(self) -> None:
+        cfg = self.cfg
+        if not cfg["mqtt"]["embedded"]:
+            return
+        from controller.broker import mosquitto_binary, venue_bridge, write_broker_files
+
+        binary = mosquitto_binary()
+        if binary is None:
+            raise SupervisorError(
+                "Mosquitto, the table's broker, is not installed: install it (apt-get install "
+                "mosquitto, or bash deploy/install-dev.sh), or set mqtt.embedded = false and "
+                "mqtt.host to a running broker."
             )
-            self.children.append(Child("broker", [binary, "-c", str(conf)]))
-            cfg.set("mqtt.username", "controller")
-            cfg.set("mqtt.password", self.embedded_users["controller"])
-        if cfg["bridge"]["enabled"]:
-            device = cfg["bridge"]["serial_port"]
-            if self.simulate:
-                device = str(self.tmp / "battle-tower")
-                control = cfg["simulate"]["tower_control"] or "tcp://127.0.0.1:5592"
-                cfg.set("simulate.tower_control", control)
-                self.children.append(
-                    Child(
-                        "firmware-sim",
-                        [
-                            py,
-                            "-m",
-                            "cli",
-                            "firmware-sim",
-                            "--pty",
-                            "--link",
-                            device,
-                            "--control",
-                            control,
-                            "--seed",
-                            str(cfg["simulate"]["seed"]),
-                        ],
-                    )
-                )
+        if self.simulate:
+            cfg.set("mqtt.host", "127.0.0.1")  # a simulated table is reachable from this machine only
+        self.embedded_users = self.stored_logins(create=True)
+        self.broker_dir = self.tmp / "mosquitto"
+        ws_host = "127.0.0.1" if self.simulate else cfg["display"]["host"]
+        conf = write_broker_files(
+            self.broker_dir,
+            self.embedded_users,
+            cfg["mqtt"]["host"],
+            cfg["mqtt"]["port"],
+            cfg["mqtt"]["ws_port"],
+            ws_host,
+            extra=["log_dest stderr", "log_type error", "connection_messages false"]
+            + venue_bridge(cfg["table"]["id"], cfg["venue"]),
+        )
+        self.children.append(Child("broker", [binary, "-c", str(conf)]))
+        cfg.set("mqtt.username", "controller")
+        cfg.set("mqtt.password", self.embedded_users["controller"])
+
+    def _plan_tower(self) -> None:
+        cfg, py = self.cfg, sys.executable
+        if not cfg["bridge"]["enabled"]:
+            return
+        device = cfg["bridge"]["serial_port"]
+        if self.simulate:
+            device = str(self.tmp / "battle-tower")
+            control = cfg["simulate"]["tower_control"] or "tcp://127.0.0.1:5592"
+            cfg.set("simulate.tower_control", control)
             self.children.append(
                 Child(
-                    "bridge",
+                    "firmware-sim",
                     [
                         py,
                         "-m",
-                        "cli",
-                        "bridge",
-                        "--device",
+                        "smart_table",
+                        "firmware-sim",
+                        "--pty",
+                        "--link",
                         device,
-                        "--zmq-pub",
-                        cfg["bridge"]["events"],
-                        "--zmq-cmd",
-                        cfg["bridge"]["commands"],
+                        "--control",
+                        control,
+                        "--seed",
+                        str(cfg["simulate"]["seed"]),
                     ],
                 )
             )
+        self.children.append(
+            Child(
+                "bridge",
+                [
+                    py,
+                    "-m",
+                    "smart_table",
+                    "bridge",
+                    "--device",
+                    device,
+                    "--zmq-pub",
+                    cfg["bridge"]["events"],
+                    "--zmq-cmd",
+                    cfg["bridge"]["commands"],
+                ],
+            )
+        )
+
+    def _plan_cameras(self) -> None:
+        cfg, py = self.cfg, sys.executable
         v = cfg["vision"]
         if self.simulate and v["enabled"] and cfg["simulate"]["camera"] in ("scene", "process"):
             # The simulated camera runs as the vision process would: its own child, publishing vision.board.
@@ -270,12 +286,12 @@ class Supervisor:
                 argv = [
                     py,
                     "-m",
-                    "cli",
+                    "smart_table",
                     "vision",
                     "watch",
                     *_source(v["camera"], "--video"),
                     "--layout",
-                    v["layout"] or str(REPO / "vision" / "data" / "battle-board.json"),
+                    v["layout"] or str(DEFAULT_LAYOUT_PATH),
                     "--palette",
                     v["palette"],
                     "--zmq-pub",
@@ -291,7 +307,7 @@ class Supervisor:
                 argv = [
                     py,
                     "-m",
-                    "cli",
+                    "smart_table",
                     "vision",
                     "ships-watch",
                     *_source(v["ships_camera"], "--video"),
@@ -301,6 +317,9 @@ class Supervisor:
                     ",".join(cfg["table"]["players"]),
                 ]
                 self.children.append(Child("ships-camera", argv))
+
+    def _plan_controller(self) -> None:
+        cfg, py = self.cfg, sys.executable
         # The config carries the controller's MQTT password: through a pipe, never on the command line.
         argv = [py, "-m", "controller.service", "--config-json", "-"]
         if self.simulate:

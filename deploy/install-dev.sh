@@ -66,7 +66,7 @@ fi
 stamp="$VENV/.smart-table-installed"
 want_stamp="$(sha256sum pyproject.toml | cut -d' ' -f1) $ROOT"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ] || [ ! -x "$VENV/bin/smart-table" ] \
-   || ! (cd / && env -u PYTHONPATH "$VENV/bin/python" -c 'import cli.main, pytest' >/dev/null 2>&1); then
+   || ! (cd / && env -u PYTHONPATH "$VENV/bin/python" -c 'import smart_table.main, pytest' >/dev/null 2>&1); then
   say "installing the package and its test extras into $VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
   # setuptools' editable-install warnings are noise here; the whole output is shown when pip fails.

@@ -46,6 +46,7 @@ RESOURCE_MODULES = (
     "playwright",
     "amqtt",
     "tests.support.broker",
+    "controller.testing",
     "firmware_bridge.sim",
     "firmware_bridge.host",
     "firmware_bridge.port",

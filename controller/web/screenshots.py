@@ -2,7 +2,7 @@
 sizes, in play and during a battle (the camera unsure of one cube, the player asked to confirm it).
 
 Dev tool, not part of the running table: `python controller/web/screenshots.py [--seed N] [--out DIR]`.
-It starts a real Mosquitto with the deploy/ config (tests/support/broker.py), the real controller core,
+It starts a real Mosquitto with the deploy/ config (controller.testing), the real controller core,
 MQTT link and battle driver, plays seeded random legal actions, plays the tower and camera for the first
 battle, serves the display and photographs the pages in Debian's headless Chromium (/usr/bin/chromium;
 nothing downloaded).
@@ -84,18 +84,16 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(REPO))
     from playwright.sync_api import sync_playwright
 
-    import tests.support.broker as broker_support
     from controller.battles import BattleDriver
     from controller.core import TableCore
     from controller.gamelog import GameLog
     from controller.mqtt import MqttLink
+    from controller.testing import running_mosquitto
     from controller.web.server import serve_display
-    from tests.display.conftest import listener_scoped_config
 
-    broker_support._config = listener_scoped_config(broker_support._config)
     args.out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(args.seed)
-    with broker_support.running_mosquitto() as broker, tempfile.TemporaryDirectory() as tmp:
+    with running_mosquitto() as broker, tempfile.TemporaryDirectory() as tmp:
         log = GameLog(Path(tmp) / "shots.db")
         link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id=TABLE)
         core = TableCore(log, table_id=TABLE, publisher=link)

@@ -15,8 +15,9 @@ from controller.battles import BattleDriver
 from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
+from controller.testing import Client
 from tests.controller.test_table_only import TABLE
-from tests.support.broker import Client, mosquitto  # noqa: F401
+from tests.support.broker import mosquitto  # noqa: F401
 from tests.support.game import play_until_battle, table_in_battle
 
 

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from cli.main import main
 from controller.campaign import EXPORT_FORMAT, CampaignError, CampaignStore, bot_command, simulate
 from controller.gamelog import GameLog
 from rules import api
 from rules.dead_reckoning.deep_legends import campaign as cp
+from smart_table.main import main
 
 SPECS: list[cp.PlayerSpec] = [
     {"id": "ana", "memoir": "Ana the Bold"},

@@ -34,7 +34,12 @@ SEED = 7
 
 def st(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], cwd=REPO, env=ENV, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "smart_table", *args],
+        cwd=REPO,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
 
 
@@ -102,7 +107,18 @@ def test_sigkill_between_and_during_campaign_games_loses_nothing(tmp_path):
     for attempt in range(40):
         rec0, ev0 = counts(db)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cli", "campaign", "play", "crash", "--db", str(db), "--seed", str(SEED)],
+            [
+                sys.executable,
+                "-m",
+                "smart_table",
+                "campaign",
+                "play",
+                "crash",
+                "--db",
+                str(db),
+                "--seed",
+                str(SEED),
+            ],
             cwd=REPO,
             env=ENV,
             stdout=subprocess.PIPE,

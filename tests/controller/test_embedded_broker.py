@@ -10,7 +10,7 @@ from pathlib import Path
 from controller.broker import DEPLOY, mosquitto_binary, render_config, write_broker_files, ws_bind
 from controller.credentials import CredentialStore, set_user
 from controller.mqtt import SEAT_GRACE_S, Seats
-from tests.support.broker import Broker, Client, _wait_listening, free_port, running_mosquitto
+from controller.testing import Broker, Client, _wait_listening, free_port, running_mosquitto
 
 
 def test_the_embedded_config_is_the_deploy_config_with_its_paths_and_listeners(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import rules.api as api
-from tests.support.broker import Client, free_port, running_mosquitto
+from controller.testing import Client, free_port, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 T = "table/e2e"
@@ -81,7 +81,7 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
             [
                 sys.executable,
                 "-m",
-                "cli",
+                "smart_table",
                 "run",
                 "--demo",
                 "--config",
@@ -100,31 +100,49 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
         assert "[camera] simulated camera: control" in out  # the camera is its own process, like vision's
         # The tower's LED ring told the table to drop and to re-drop, through the bridge to the device.
         assert "tower LED: drop" in out and "tower LED: redrop" in out and "not shown" not in out
-        msgs = {who: c.collect(2.0) for who, c in watchers.items()}
+        export = subprocess.run(
+            [sys.executable, "-m", "smart_table", "games", "export", "latest", "--db", str(db)],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        events = [json.loads(line) for line in export.stdout.splitlines()]
+        final = api.replay(events)
+        assert api.public_view(final)["phase"] == "over"
+        # Everything published has arrived once each watcher has seen the final state of its tree.
+        for who, c in watchers.items():
+            topic = f"{T}/state" if who == "display" else f"{T}/player/{who}/state"
+            c.seen(lambda m, t=topic: m.topic == t and json.loads(m.payload)["seq"] == final.seq)
+        msgs = {who: list(c.history) for who, c in watchers.items()}
         for c in watchers.values():
             c.close()
 
-    export = subprocess.run(
-        [sys.executable, "-m", "cli", "games", "export", "latest", "--db", str(db)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    events = [json.loads(line) for line in export.stdout.splitlines()]
-    final = api.replay(events)
-    assert api.public_view(final)["phase"] == "over"
-
-    # Battles went through the tower and the camera, with exploding shots and rail re-drops.
-    reasons = Counter(
-        step.get("reason")
-        for e in events
-        if e["type"] == "resolve_battle"
-        for step in e["action"]["record"]["steps"]
-        if step["step"] == "drop"
-    )
-    assert reasons["initial"] >= 3 and reasons["exploding"] >= 1 and reasons["rail"] >= 1, reasons
+    # Battles went through the tower and the camera, with rail and exploding-shot re-drops wherever the
+    # board called for them. Where the simulated cubes land depends on when the sensors' events arrived,
+    # so whether any landed in the exploding-shot zone differs from run to run: each re-drop is required
+    # when a reading shows its cause (a cube on a rail; one in the exploding zone), not by count.
+    reasons: Counter = Counter()
+    causes: Counter = Counter()
+    for e in events:
+        if e["type"] != "resolve_battle":
+            continue
+        record = e["action"]["record"]
+        zones = record["board"]["zones"]
+        for step in record["steps"]:
+            if step["step"] != "drop":
+                continue
+            reasons[step.get("reason")] += 1
+            for cube in step["board"]:
+                if cube["zone"] is None:
+                    causes["rail"] += 1
+                elif zones[cube["zone"]]["kind"] == "exploding":
+                    causes["exploding"] += 1
+    assert reasons["initial"] >= 3, reasons
+    assert reasons["rail"] + reasons["exploding"] >= 1, (reasons, causes)  # a rail: 1 cube in 4
+    for cause, seen in causes.items():
+        assert reasons[cause] >= 1, f"{seen} cubes read as {cause} but no {cause} re-drop: {reasons}"
     towers = [
         step["tower_counts"]
         for e in events

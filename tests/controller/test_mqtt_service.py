@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.broker import Client, running_mosquitto
+from controller.testing import Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 T = "table/mq"
@@ -81,7 +81,7 @@ def _ask(tablet, who, body) -> dict:
 def test_commands_refusals_and_retained_state(table):
     broker, proc, _db = table
     red = _tablet(broker, "red")
-    state = _payload(red.wait_for(lambda m: m.topic == f"{T}/state", timeout=20))
+    state = _payload(red.wait_for(lambda m: m.topic == f"{T}/state", timeout=30))
     mine = _payload(red.seen(lambda m: m.topic == f"{T}/player/red/state"))
     assert mine["epoch"] == state["epoch"] and mine["seq"] == state["seq"] >= 1
     active = state["view"]["active"]
@@ -118,7 +118,7 @@ def test_commands_refusals_and_retained_state(table):
     late = Client(broker, "display")
     assert late.wait_connected()
     late.subscribe(f"{T}/state")
-    assert _payload(late.wait_for(lambda m: m.topic == f"{T}/state", timeout=5))["seq"] == ok["seq"]
+    assert _payload(late.wait_for(lambda m: m.topic == f"{T}/state", timeout=30))["seq"] == ok["seq"]
     for c in {id(x): x for x in (red, me, other_tab, late)}.values():
         c.close()
 
@@ -126,7 +126,7 @@ def test_commands_refusals_and_retained_state(table):
 def test_last_will_and_restart_bring_tablets_back(table):
     broker, proc, db = table
     blue = _tablet(broker, "blue")
-    first = _payload(blue.wait_for(lambda m: m.topic == f"{T}/state", timeout=20))
+    first = _payload(blue.wait_for(lambda m: m.topic == f"{T}/state", timeout=30))
     blue.seen(lambda m: m.topic == f"{T}/availability" and _payload(m) == "online")
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
@@ -134,14 +134,14 @@ def test_last_will_and_restart_bring_tablets_back(table):
     blue.wait_for(lambda m: m.topic == f"{T}/availability" and _payload(m) == "offline", timeout=30)
     again = _start(broker, db, protocol="3.1.1")
     try:
-        blue.wait_for(lambda m: m.topic == f"{T}/availability" and _payload(m) == "online", timeout=20)
-        back = _payload(blue.wait_for(lambda m: m.topic == f"{T}/state", timeout=10))  # after "online": new
+        blue.wait_for(lambda m: m.topic == f"{T}/availability" and _payload(m) == "online", timeout=30)
+        back = _payload(blue.wait_for(lambda m: m.topic == f"{T}/state", timeout=30))  # after "online": new
         assert (back["epoch"], back["seq"], back["view"]) == (first["epoch"], first["seq"], first["view"])
-        mine = _payload(blue.wait_for(lambda m: m.topic == f"{T}/player/blue/state", timeout=10))
+        mine = _payload(blue.wait_for(lambda m: m.topic == f"{T}/player/blue/state", timeout=30))
         assert mine["seq"] == first["seq"]
         again.send_signal(signal.SIGTERM)  # a clean stop says offline at once
         assert again.wait(timeout=10) == 0
-        blue.wait_for(lambda m: m.topic == f"{T}/availability" and _payload(m) == "offline", timeout=5)
+        blue.wait_for(lambda m: m.topic == f"{T}/availability" and _payload(m) == "offline", timeout=30)
     finally:
         if again.poll() is None:
             again.kill()
@@ -167,7 +167,7 @@ def test_mqtt5_reply_carries_correlation_data_and_expiry(table):
     for _ in range(3):  # online means subscribed: the first try is answered
         green.client.publish(f"{T}/player/red/cmd", b"{broken", qos=1, properties=props).wait_for_publish(5)
         try:
-            deadline_msg = green.wait_for(lambda m: m.topic.endswith("/reply"), timeout=10)
+            deadline_msg = green.wait_for(lambda m: m.topic.endswith("/reply"), timeout=30)
             break
         except TimeoutError:
             continue
@@ -195,9 +195,6 @@ def test_controller_with_a_wrong_password_says_which_keys_to_check(tmp_path):
             }
         )
         env = {**os.environ, "PYTHONPATH": str(REPO)}
-        import time
-
-        t0 = time.monotonic()
         run = subprocess.run(
             [sys.executable, "-m", "controller.service", "--config-json", cfg],
             cwd=REPO,
@@ -208,4 +205,5 @@ def test_controller_with_a_wrong_password_says_which_keys_to_check(tmp_path):
         )
     assert run.returncode == 1 and "Traceback" not in run.stderr
     assert "cannot connect to the MQTT broker" in run.stderr and "password" in run.stderr
-    assert time.monotonic() - t0 < 20  # a refused login is final: no waiting for the broker
+    # A refused login is final: the controller never waits for the broker to come (it says so each try).
+    assert "waiting for the broker" not in run.stderr, run.stderr

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
 
-from tests.support.broker import free_port
+from controller.testing import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -71,13 +71,13 @@ restart_delay = 0.5
         [
             sys.executable,
             "-m",
-            "cli",
+            "smart_table",
             "run",
             "--simulate",
             "--config",
             str(tmp_path / "t.toml"),
             "--duration",
-            "120",
+            "280",  # a net for a test that dies before its Ctrl-C; the tests themselves stop the table
         ],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
@@ -96,7 +96,7 @@ restart_delay = 0.5
 
     threading.Thread(target=pump, daemon=True).start()
 
-    def wait_line(pattern: str, timeout: float = 30) -> re.Match:
+    def wait_line(pattern: str, timeout: float = 60) -> re.Match:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
@@ -155,7 +155,7 @@ def test_run_simulate_embedded_broker_restart_and_clean_stop(tmp_path):
         anonymous.on_connect = lambda _c, _u, _f, rc, _p=None: connacks.put(rc)
         anonymous.connect("127.0.0.1", ports["mqtt"])
         anonymous.loop_start()
-        assert connacks.get(timeout=10).is_failure
+        assert connacks.get(timeout=30).is_failure
         anonymous.loop_stop()
         anonymous.disconnect()
 
@@ -168,7 +168,7 @@ def test_run_simulate_embedded_broker_restart_and_clean_stop(tmp_path):
         proc.send_signal(signal.SIGINT)  # Ctrl-C
         code = proc.wait(timeout=30)
     assert code == 0
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30
     while any(_alive(p) for p in pids.values()) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not [n for n, p in pids.items() if _alive(p)]
@@ -187,7 +187,7 @@ def test_children_stop_when_the_supervisor_is_killed(tmp_path):
     finally:
         proc.kill()
         proc.wait(timeout=30)
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     while any(_alive(p) for p in pids.values()) and time.monotonic() < deadline:
         time.sleep(0.1)
     left = [n for n, p in pids.items() if _alive(p)]
@@ -241,7 +241,7 @@ def test_seat_links_survive_a_restart_until_rotated(tmp_path):
                     [
                         sys.executable,
                         "-m",
-                        "cli",
+                        "smart_table",
                         "tablets",
                         "add",
                         "red",

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from controller.core import TableCore
 from controller.gamelog import GameLog
-from tests.support.broker import Client, mosquitto  # noqa: F401
+from controller.testing import Client
+from tests.support.broker import mosquitto  # noqa: F401
 from tests.support.game import table_in_battle
 
 TABLE = "t1"

@@ -18,7 +18,7 @@ import pytest
 from contracts.topics import MQTT_PUBLIC
 from controller.broker import DEPLOY, venue_bridge, write_broker_files
 from controller.credentials import ROLES
-from tests.support.broker import Broker, Client, free_port
+from controller.testing import Broker, Client, free_port
 from tests.support.venue import Venue, make_venue, mosquitto_at, start_venue, wait_for
 
 TABLE = "table-1"

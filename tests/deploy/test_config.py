@@ -43,7 +43,7 @@ def test_a_wrong_value_is_one_line_naming_file_key_and_allowed(tmp_path, text, w
     for w in words:
         assert w in message, message
     r = subprocess.run(
-        [sys.executable, "-m", "cli", "run", "--config", str(path)],
+        [sys.executable, "-m", "smart_table", "run", "--config", str(path)],
         capture_output=True,
         text=True,
         cwd=REPO,

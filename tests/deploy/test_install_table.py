@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from controller import config, credentials, doctor
-from tests.support.broker import MOSQUITTO, free_port
+from controller.testing import MOSQUITTO, free_port
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "deploy" / "install-table.sh"

@@ -1,5 +1,5 @@
 """Fixtures for the display tests: Debian's headless Chromium (never downloaded), a real Mosquitto with
-the deploy/ ACL (tests/support/broker.py), the display's HTTP server, and a real controller process.
+the deploy/ ACL (controller/testing.py), the display's HTTP server, and a real controller process.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ from urllib.parse import urlencode
 
 import pytest
 
-import tests.support.broker as broker_support
+from controller.testing import MOSQUITTO, Broker, Client, running_mosquitto
 from controller.web.server import DisplayHandle, serve_display
-from tests.support.broker import MOSQUITTO, Broker, Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -49,29 +48,8 @@ def browser():
             b.close()
 
 
-def listener_scoped_config(make_config):
-    """Mosquitto 2.0 takes `use_username_as_clientid` as a per-listener option: written before the first
-    `listener` line it opens a default listener on port 1883 as well (and fails when 1883 is taken, e.g.
-    by a `smart-table run` on the same machine). Put it under each listener instead; same meaning."""
-
-    def fixed(text: str, *args):
-        text = make_config(text, *args)
-        if "\nuse_username_as_clientid true" not in text:
-            return text
-        lines = [ln for ln in text.splitlines() if ln.strip() != "use_username_as_clientid true"]
-        out: list[str] = []
-        for ln in lines:
-            out.append(ln)
-            if ln.startswith("listener "):
-                out.append("use_username_as_clientid true")
-        return "\n".join(out) + "\n"
-
-    return fixed
-
-
 @pytest.fixture
-def broker(monkeypatch) -> Iterator[Broker]:
-    monkeypatch.setattr(broker_support, "_config", listener_scoped_config(broker_support._config))
+def broker() -> Iterator[Broker]:
     with running_mosquitto() as b:
         yield b
         # a broker a test restarted is a new process: kill it too

@@ -22,9 +22,9 @@ from controller import words
 from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
+from controller.testing import Client
 from rules import api
 from tests.display.conftest import PHONE, REPO, TABLE, open_page
-from tests.support.broker import Client
 
 SHOTS = REPO / "docs" / "screenshots"
 BASE = f"table/{TABLE}"

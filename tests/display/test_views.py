@@ -11,11 +11,11 @@ import json
 import time
 from typing import Any
 
+from controller.testing import Client
 from rules import api
 from rules.battle.contract import BattleSetup, BattleSide
 from rules.battle.session import BattleSession
 from tests.display.conftest import PHONE, TABLE, open_page
-from tests.support.broker import Client
 
 BASE = f"table/{TABLE}"
 
@@ -58,7 +58,9 @@ def controller_client(broker) -> Client:
     return ctl
 
 
-def test_table_view_updates_within_a_second(browser, broker, display) -> None:
+def test_table_view_follows_each_published_state(browser, broker, display) -> None:
+    """Each state the controller publishes shows on the table view (its latency, under a second, is
+    measured by bench/display_latency.py: a wall-clock bound here would fail on a loaded machine)."""
     ctl = controller_client(broker)
     state = api.new_game(["red", "blue"], 5, None)
     publish_game(ctl, state)
@@ -73,12 +75,10 @@ def test_table_view_updates_within_a_second(browser, broker, display) -> None:
             assert player is not None  # the main phase: someone has the turn
             action = next(a for a in api.legal_actions(state, player) if a["type"] == "end_turn")
             state, _events = api.apply(state, {"seq": state.seq, "player": player, "action": action})
-            t0 = time.monotonic()
             publish_game(ctl, state)
             page.wait_for_function(
-                f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=5_000
+                f"document.getElementById('main').dataset.seq === '{state.seq}'", timeout=30_000
             )
-            assert time.monotonic() - t0 < 1.0
             assert state.active is not None
             assert f"{state.active.capitalize()}'s turn" in page.inner_text("#turn")
     ctl.close()
@@ -124,8 +124,9 @@ def test_broker_keeps_blues_tree_from_red(broker) -> None:
     assert red.wait_connected()
     red.subscribe(f"{BASE}/player/blue/#")
     red.subscribe(f"{BASE}/player/+/state")
-    got = red.collect(1.0)
-    assert got and {m.topic for m in got} == {f"{BASE}/player/red/state"}
+    # Retained messages come in subscription order: blue's, had they got through, before red's own.
+    got = red.until(lambda m: m.topic == f"{BASE}/player/red/state")
+    assert {m.topic for m in got} == {f"{BASE}/player/red/state"}
     # nor act as blue, nor publish the public state
     watcher = Client(broker, "display")
     assert watcher.wait_connected()
@@ -134,10 +135,13 @@ def test_broker_keeps_blues_tree_from_red(broker) -> None:
         f"{BASE}/player/blue/cmd", json.dumps({"request_id": "x", "seq": 1, "action": {"type": "end_turn"}})
     )
     red.publish(f"{BASE}/state", json.dumps({"seq": 99}), retain=True)
-    assert watcher.collect(0.5) == []  # the display may not read commands at all
+    red.publish(f"{BASE}/player/red/cmd", json.dumps({"request_id": "marker"}))
     watcher.subscribe(f"{BASE}/state")
-    states = [json.loads(m.payload) for m in watcher.collect(1.0)]
-    assert states and all(s["seq"] == state.seq for s in states)
+    # The display may not read commands at all (not even red's own, the marker), and the public state
+    # is still the controller's.
+    states = watcher.until(lambda m: m.topic == f"{BASE}/state")
+    assert [m.topic for m in states] == [f"{BASE}/state"]
+    assert json.loads(states[0].payload)["seq"] == state.seq
     assert not Client(broker, "red", password="wrong").wait_connected()
     for c in (ctl, red, watcher):
         c.close()

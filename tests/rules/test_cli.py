@@ -7,8 +7,8 @@ import random
 import subprocess
 import sys
 
-from cli.main import main
 from rules import api
+from smart_table.main import main
 
 
 def run(capsys, *argv):
@@ -109,7 +109,7 @@ def test_console_entry_point_runs_as_a_process(tmp_path):
         [
             sys.executable,
             "-m",
-            "cli",
+            "smart_table",
             "rules",
             "new",
             "--players",

@@ -26,7 +26,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from controller.credentials import CredentialStore
-from tests.support.broker import free_port
+from controller.testing import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 TABLE = "table-1"  # the default table.id
@@ -99,7 +99,7 @@ def table(tmp_path_factory) -> Iterator[Table]:
     ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")}
     conf = _config(tmp, ports)
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli", "run", "--simulate", "--config", str(conf)],
+        [sys.executable, "-m", "smart_table", "run", "--simulate", "--config", str(conf)],
         cwd=tmp,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
@@ -195,7 +195,7 @@ class Login:
         self.history.append(msg)
         self.messages.put(msg)
 
-    def wait_connected(self, timeout: float = 10) -> bool:
+    def wait_connected(self, timeout: float = 30) -> bool:
         if not self._connected.wait(timeout):
             raise TimeoutError("no CONNACK")
         return not getattr(self.rc, "is_failure", bool(self.rc))
@@ -204,12 +204,12 @@ class Login:
         done = threading.Event()
         self.client.on_subscribe = lambda *_a: done.set()
         self.client.subscribe(topic, qos=1)
-        assert done.wait(10), f"no SUBACK for {topic}"
+        assert done.wait(30), f"no SUBACK for {topic}"
 
     def publish(self, topic: str, payload: str | bytes, retain: bool = False) -> None:
-        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(5)
+        self.client.publish(topic, payload, qos=1, retain=retain).wait_for_publish(30)
 
-    def wait_for(self, predicate, timeout: float = 10):
+    def wait_for(self, predicate, timeout: float = 30):
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -222,9 +222,18 @@ class Login:
             if predicate(msg):
                 return msg
 
-    def collect(self, seconds: float) -> list:
+    def collect(self, seconds: float, until=None, timeout: float = 30) -> list:
+        """What arrives within `seconds` (the window in which something that must not arrive would show);
+        with `until`, it goes on collecting (up to `timeout`) until until(messages) holds, so what must
+        arrive is waited for, however slow the machine."""
         out, deadline = [], time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
+            try:
+                out.append(self.messages.get(timeout=left))
+            except queue.Empty:
+                break
+        deadline = time.monotonic() + timeout
+        while until is not None and not until(out) and (left := deadline - time.monotonic()) > 0:
             try:
                 out.append(self.messages.get(timeout=left))
             except queue.Empty:

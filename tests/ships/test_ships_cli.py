@@ -17,7 +17,10 @@ from vision.table import DEFAULT_LAYOUT_PATH, default_table_layout
 
 def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", "vision", "ships", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "smart_table", "vision", "ships", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -91,7 +94,7 @@ def test_bad_calibration_file_is_one_line(scene, tmp_path) -> None:
 def test_calibrate_table_reports_marker_error_and_back_colour(scene) -> None:
     path, truth = scene
     r = subprocess.run(
-        [sys.executable, "-m", "cli", "calibrate", "table", "--image", str(path)],
+        [sys.executable, "-m", "smart_table", "calibrate", "table", "--image", str(path)],
         capture_output=True,
         text=True,
         timeout=120,
@@ -110,7 +113,7 @@ def test_calibrate_table_without_a_table_fails_with_the_reason(tmp_path) -> None
     blank = tmp_path / "blank.png"
     cv2.imwrite(str(blank), np.full((540, 960, 3), 128, np.uint8))
     r = subprocess.run(
-        [sys.executable, "-m", "cli", "calibrate", "table", "--image", str(blank)],
+        [sys.executable, "-m", "smart_table", "calibrate", "table", "--image", str(blank)],
         capture_output=True,
         text=True,
         timeout=120,

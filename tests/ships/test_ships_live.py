@@ -91,7 +91,7 @@ def test_watch_publishes_each_settled_state_once(frames_dir) -> None:
         [
             sys.executable,
             "-m",
-            "cli",
+            "smart_table",
             "vision",
             "ships-watch",
             "--images",
@@ -161,14 +161,14 @@ def test_reading_key_ignores_confidence() -> None:
 
 def test_missing_source_is_one_line(tmp_path) -> None:
     r = subprocess.run(
-        [sys.executable, "-m", "cli", "vision", "ships-watch", "--video", str(tmp_path / "nope.mp4")],
+        [sys.executable, "-m", "smart_table", "vision", "ships-watch", "--video", str(tmp_path / "nope.mp4")],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "nope.mp4" in r.stderr
     r = subprocess.run(
-        [sys.executable, "-m", "cli", "vision", "ships-watch", "--images", str(tmp_path)],
+        [sys.executable, "-m", "smart_table", "vision", "ships-watch", "--images", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=60,

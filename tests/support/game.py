@@ -33,7 +33,7 @@ def play_until_battle(core: TableCore, driver: BattleDriver, seed: int, limit: i
 def table_in_battle(
     broker: Any, db: Path, table_id: str, seed: int = 5
 ) -> Iterator[tuple[TableCore, BattleDriver]]:
-    """A 2-player controller core published on `broker` (a tests.support.broker instance), played into a
+    """A 2-player controller core published on `broker` (a controller.testing.Broker), played into a
     battle."""
     log = GameLog(db)
     link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id=table_id)

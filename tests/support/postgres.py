@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.broker import free_port
+from controller.testing import free_port
 
 
 def pg_bin(name: str) -> str:

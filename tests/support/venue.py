@@ -12,7 +12,7 @@ from pathlib import Path
 
 from controller.broker import DEPLOY, render_config
 from controller.credentials import write_passwd
-from tests.support.broker import MOSQUITTO, Broker, Client, _wait_listening, free_port
+from controller.testing import MOSQUITTO, Broker, Client, _wait_listening, free_port
 
 
 @dataclass

@@ -11,8 +11,8 @@ from urllib.parse import urlencode
 
 import pytest
 
+from controller.testing import Broker, Client
 from controller.web.server import serve_display
-from tests.support.broker import Broker, Client
 from tests.support.venue import make_venue, start_venue
 
 CHROMIUM_ARGS = [

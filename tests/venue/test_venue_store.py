@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.broker import Client
+from controller.testing import Client
 from tests.support.postgres import Postgres, running_postgres
 from tests.support.venue import make_venue, start_venue
 from venue.service import VenueService

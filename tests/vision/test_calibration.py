@@ -61,7 +61,17 @@ def test_calibrate_camera_command(tmp_path: Path) -> None:
     cv2.imwrite(str(tmp_path / "blank.png"), np.full((540, 960, 3), 128, np.uint8))
     out = tmp_path / "camera.json"
     proc = subprocess.run(
-        [sys.executable, "-m", "cli", "calibrate", "camera", "--images", str(tmp_path), "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "smart_table",
+            "calibrate",
+            "camera",
+            "--images",
+            str(tmp_path),
+            "--out",
+            str(out),
+        ],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -80,7 +90,7 @@ def test_too_few_views_is_one_clear_line(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "cli",
+            "smart_table",
             "calibrate",
             "camera",
             "--images",

@@ -16,7 +16,7 @@ LAYOUT = REPO / "vision" / "data" / "battle-board.json"
 
 def run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args], cwd=REPO, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "smart_table", *args], cwd=REPO, capture_output=True, text=True, timeout=120
     )
 
 

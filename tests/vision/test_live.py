@@ -124,7 +124,7 @@ def test_watch_command_publishes_on_zeromq(session, frames, tmp_path: Path) -> N
         [
             sys.executable,
             "-m",
-            "cli",
+            "smart_table",
             "vision",
             "watch",
             "--video",
@@ -175,7 +175,7 @@ def test_watch_command_bad_source_is_one_line(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "cli",
+            "smart_table",
             "vision",
             "watch",
             "--video",

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from cli.main import main
 from rules import api
 from rules.errors import Illegal, Invalid
+from smart_table.main import main
 
 from .helpers import COLORS, act, clear_map, new, open_card, ship, started
 

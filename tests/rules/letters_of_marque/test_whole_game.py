@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import random
 
-from cli.main import main
 from rules import api
+from smart_table.main import main
 from tests.rules.letters_of_marque.helpers import LOM, lgame
 
 LOM_ACTIONS = {

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cli.errors import CliError
+from smart_table.errors import CliError
 
 if TYPE_CHECKING:
     import zmq

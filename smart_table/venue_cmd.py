@@ -8,7 +8,7 @@ import os
 import signal
 import threading
 
-from cli.errors import CliError
+from smart_table.errors import CliError
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:

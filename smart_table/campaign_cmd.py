@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli.errors import CliError
+from smart_table.errors import CliError
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:

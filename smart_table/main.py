@@ -13,18 +13,18 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from cli.errors import CliError
+from smart_table.errors import CliError
 
 # Modules that add subcommands; one per part of the product, each owned by that part.
 _COMMAND_MODULES = (
-    "cli.rules_cmd",
-    "cli.vision_cmd",
-    "cli.ships_cmd",
-    "cli.bridge_cmd",
-    "cli.controller_cmd",
-    "cli.doctor_cmd",
-    "cli.venue_cmd",
-    "cli.campaign_cmd",
+    "smart_table.rules_cmd",
+    "smart_table.vision_cmd",
+    "smart_table.ships_cmd",
+    "smart_table.bridge_cmd",
+    "smart_table.controller_cmd",
+    "smart_table.doctor_cmd",
+    "smart_table.venue_cmd",
+    "smart_table.campaign_cmd",
 )
 
 _GROUPS = {

@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 
 from controller import config, doctor
+from controller.testing import MOSQUITTO, free_port, running_mosquitto
 from firmware_bridge.sim import FirmwareSim
-from tests.support.broker import MOSQUITTO, free_port, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "OPENCV_LOG_LEVEL": "ERROR"}
@@ -28,7 +28,7 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO), "OPENCV_LOG_LEVEL": "ERROR"}
 
 def st(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60):
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args],
+        [sys.executable, "-m", "smart_table", *args],
         capture_output=True,
         text=True,
         cwd=cwd or REPO,
@@ -390,7 +390,7 @@ def test_run_prints_doctors_line_for_a_missing_tower_and_runs_on(tmp_path):
         table={"database": "g.db"},
     )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli", "run", "--config", str(cfg)],
+        [sys.executable, "-m", "smart_table", "run", "--config", str(cfg)],
         cwd=REPO,
         env=ENV,
         stdout=subprocess.PIPE,

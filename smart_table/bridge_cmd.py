@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Any
 
-from cli.errors import CliError
+from smart_table.errors import CliError
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:

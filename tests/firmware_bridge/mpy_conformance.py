@@ -1,5 +1,5 @@
 """A deterministic workout of the firmware's protocol code (wire, device, tower) that prints every byte
-it produces. tests/bridge/test_micropython.py runs it under CPython and under real MicroPython and
+it produces. tests/firmware_bridge/test_micropython.py runs it under CPython and under real MicroPython and
 requires identical output: the code the board runs is the code the host tests. MicroPython subset."""
 
 try:

@@ -13,12 +13,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cli.errors import CliError
 from contracts.grid import SQUARES
 from rules import api
 from rules.dead_reckoning.expansions import EXPANSION_MODULES
 from rules.errors import RulesError
 from rules.great_sea.views import summary_lines as sea_summary
+from smart_table.errors import CliError
 
 DEFAULT_COLORS = ("red", "blue", "green", "yellow")
 

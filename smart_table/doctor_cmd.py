@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from cli.errors import CliError
+from smart_table.errors import CliError
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:

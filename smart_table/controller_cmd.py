@@ -12,7 +12,7 @@ import signal
 import sys
 from pathlib import Path
 
-from cli.errors import CliError
+from smart_table.errors import CliError
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:

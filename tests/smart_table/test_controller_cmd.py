@@ -17,8 +17,8 @@ from controller.core import TableCore
 from controller.credentials import check_password, read_passwd
 from controller.gamelog import GameLog
 from controller.simplayers import SimPlayers
+from controller.testing import Client, running_mosquitto
 from controller.towerhealth import chi_square, compute
-from tests.support.broker import Client, running_mosquitto
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -26,7 +26,7 @@ ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 def st(*args: str, check: bool = False) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "cli", *args],
+        [sys.executable, "-m", "smart_table", *args],
         cwd=REPO,
         env=ENV,
         capture_output=True,
