@@ -123,11 +123,11 @@ async function main() {
       return;
     }
     store.pending.set(request_id, { label, at: Date.now() });
-    store.lastReply = { pending: true, label };
+    store.lastReply = { pending: true, label, request_id };
     render();
     setTimeout(() => {
       if (store.pending.delete(request_id)) {
-        store.lastReply = { accepted: false, reason: `No answer from the table for “${label}”: check the connection and tap again.` };
+        store.lastReply = { accepted: false, request_id, kind: "timeout", reason: `No answer from the table for “${label}”: check the connection and tap again.` };
         render();
       }
     }, 8000);

@@ -26,7 +26,7 @@ export function h(tag, props, ...children) {
 
 // Handlers live in el._on and one bound listener per event calls the current one, so an in-place update
 // (morph below) can swap a node's handlers without adding listeners.
-function listen(el, ev, fn) {
+export function listen(el, ev, fn) {
   el._on ||= {};
   el._bound ||= new Set();
   el._on[ev] = fn;
@@ -118,6 +118,13 @@ export function mount(root, ...children) {
   const next = children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false)
     .map((c) => (c instanceof Node ? c : document.createTextNode(String(c))));
   patchChildren(root, next);
+}
+
+/** Update one element in place to look like `next` (patched when it is the same kind of node, else
+ * replaced): a part of the page redrawn on a tap (a battle entry) without waiting for the next message. */
+export function morph(el, next) {
+  if (sameKind(el, next)) patchNode(el, next);
+  else el.replaceWith(next);
 }
 
 function sameKind(a, b) {

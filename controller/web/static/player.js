@@ -229,9 +229,11 @@ export function renderPlayer(root, store, send) {
   const over = v.phase === "over";
   const undo = mw?.undo;
   mount(root,
-    r ? (r.pending ? h("p.reply.pending#reply", `Sent: ${r.label}…`)
-      : r.accepted ? h("p.reply.ok#reply", `Done: ${r.label}`)
-        : h("p.reply.refused#reply", { role: "alert", dataset: { kind: r.kind ?? "" } }, r.reason || "The table refused that.")) : null,
+    // data-request / data-seq: which tap this answers and the state it left (a script waits for them).
+    r ? (r.pending ? h("p.reply.pending#reply", { dataset: { request: r.request_id ?? "" } }, `Sent: ${r.label}…`)
+      : r.accepted ? h("p.reply.ok#reply", { dataset: { request: r.request_id ?? "", seq: r.seq ?? "" } }, `Done: ${r.label}`)
+        : h("p.reply.refused#reply", { role: "alert", dataset: { kind: r.kind ?? "", request: r.request_id ?? "", seq: r.seq ?? "" } },
+          r.reason || "The table refused that.")) : null,
     over && pw?.scores ? scoreTable(pw.scores) : null,
     confirmBox(send),
     chooserBox(store),
