@@ -174,14 +174,16 @@ def play_whole_game(
         "kinds": dict(t.kinds.most_common()),
         "two_zone_cubes": t.two_zone_cubes,
         "refused": t.refused[:5],
+        "missed": t.missed[:5],
+        "missed_taps": len(t.missed),
         "totals": scores.get("totals"),
         "winner": scores.get("winner"),
         "texts_scanned": scanner.texts,
-        "battle_ids": sorted(scanner.found["battle"])[:5],
         "seq": state.seq,
     }
     print("WHOLE GAME", json.dumps(result))
     assert not scanner.found["outside"], sorted(scanner.found["outside"])[:20]
+    assert not scanner.found["battle"], sorted(scanner.found["battle"])[:20]
     return result
 
 

@@ -98,6 +98,7 @@ class Tally:
     waits: list[float] = field(default_factory=list)  # seconds from a tap to the state it caused, drawn
     refused: list[str] = field(default_factory=list)
     two_zone_cubes: int = 0
+    missed: list[str] = field(default_factory=list)  # taps on something the page took away meanwhile
 
 
 class Table:
@@ -128,6 +129,7 @@ class Table:
         self.turn_seen: dict[str, bool] = {}
         self.declined: set[tuple[str, int, str]] = set()
         self.last_scan = 0
+        self.over = False
 
     # -- reading ------------------------------------------------------------------------------------
 
@@ -149,7 +151,7 @@ class Table:
     # -- tapping ------------------------------------------------------------------------------------
 
     def _click(self, page: Any, selector: str, kind: str) -> None:
-        page.locator(selector).first.click(timeout=10_000)
+        page.locator(selector).first.click(timeout=3_000)
         self.tally.taps += 1
         self.tally.kinds[kind] += 1
 
@@ -300,8 +302,32 @@ class Table:
     # -- the game -----------------------------------------------------------------------------------
 
     def step(self) -> bool:
-        """One thing a person does, the most pressing first; False when nobody has anything to do now."""
-        snaps = {who: self.look(who) for who in self.seats}
+        """One thing a person does, the most pressing first; False when nobody has anything to do now. A tap
+        on something that went away meanwhile (the table moved on between looking and tapping) is a missed
+        tap: look again."""
+        from playwright.sync_api import Error as PlaywrightError
+
+        try:
+            return self._step()
+        except PlaywrightError as exc:
+            self.tally.missed.append(str(exc).splitlines()[0][:160])
+            if len(self.tally.missed) > 40:
+                raise GameStuck(f"too many missed taps: {self.tally.missed[-5:]}") from None
+            return True
+
+    def _step(self) -> bool:
+        snaps = {}
+        for who in self.seats:
+            snap = self.look(who)
+            if min(snap["seq"], snap["mySeq"]) < self.known_seq:
+                # A person looks at the tablet once it shows what the others already see (a bot's move).
+                try:
+                    self.caught_up(who, timeout=2.0)
+                    snap = self.look(who)
+                except Exception:  # noqa: BLE001 - still behind: decide on what it shows, as a person would
+                    pass
+            snaps[who] = snap
+        self.over = all(s["over"] for s in snaps.values())
         # A dialog a person opened is finished first.
         for who, s in snaps.items():
             if s["confirm"] or s["choose"]:
@@ -329,22 +355,20 @@ class Table:
         return False
 
     def play(self, timeout: float, idle_timeout: float = 60.0) -> float:
-        """Tap until the table view shows the score table; returns the seconds it took."""
+        """Tap until every tablet and the table view show the score table; returns the seconds it took."""
         t0 = time.monotonic()
         idle_since = time.monotonic()
-        while not self.table.locator("#main #scores").count():
+        self.over = False
+        while True:
             if time.monotonic() - t0 > timeout:
                 raise GameStuck(f"no score table after {timeout:.0f} s and {self.tally.taps} taps")
-            for who in self.seats:
-                try:
-                    self.caught_up(who, timeout=2.0)
-                except Exception:  # noqa: BLE001 - a seat may lag behind a bot's newest state: look anyway
-                    pass
             if self.step():
                 idle_since = time.monotonic()
                 if self.scan is not None and self.tally.taps - self.last_scan >= self.scan_every:
                     self.scan_all()
                 continue
+            if self.over and self.table.locator("#main #scores").count():
+                break
             if time.monotonic() - idle_since > idle_timeout:
                 raise GameStuck(
                     f"nothing to tap for {idle_timeout:.0f} s at seq {self.known_seq}: "
@@ -356,20 +380,16 @@ class Table:
         return time.monotonic() - t0
 
     def _wait_for_change(self, timeout: float) -> None:
-        seq = self.known_seq
-        deadline = time.monotonic() + timeout
-        pages = [self.table, *self.seats.values()]
-        while time.monotonic() < deadline:
-            for page in pages:
-                try:
-                    page.wait_for_function(
-                        f"Number(document.getElementById('main').dataset.seq || -1) > {seq}"
-                        " || !!document.querySelector('#main #scores, #main section.prompt:not(.info)')",
-                        timeout=200,
-                    )
-                    return
-                except Exception:  # noqa: BLE001 - not on this page yet
-                    continue
+        """Until the table view draws something new (a state, the battle panel changing) or the deadline."""
+        sig_js = """() => document.getElementById('main').dataset.seq + '|' +
+            (document.getElementById('battle')?.textContent || '')"""
+        before = self.table.evaluate(sig_js)
+        try:
+            self.table.wait_for_function(
+                f"(before) => ({sig_js})() !== before", arg=before, timeout=timeout * 1000
+            )
+        except Exception:  # noqa: BLE001 - nothing new on the table view: look at the tablets again
+            pass
 
     def scan_all(self) -> None:
         assert self.scan is not None

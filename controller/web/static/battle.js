@@ -188,8 +188,15 @@ function sideBox(key, side, setupSide, winner) {
       h("dt", "Damage"), h("dd", { dataset: { tally: "damage" } }, n("damage")),
       h("dt", "Strength"), h("dd.strength", { dataset: { tally: "strength" } }, n("strength")),
       side.exploding_shots ? [h("dt", "💥 Exploding"), h("dd", { dataset: { tally: "exploding" } }, n("exploding_shots"))] : null),
-    (side.abilities_used || []).length ? h("p.used", "Used: ", side.abilities_used.join(", ")) : null,
+    (side.abilities_used || []).length ? h("p.used", "Used: ", side.abilities_used.map(abilityName).join(", ")) : null,
     winner === key ? h("p.won", "Wins the battle") : null);
+}
+
+/** A Battle ability used, as the session lists it ("blue:captain:L3:0", "crew-1:L1:0"), in words: "Captain
+ * (level 3)". Anything else is shown humanized, never as the raw id. */
+export function abilityName(id) {
+  const m = /^(?:[a-z]+:)?([a-z]+(?:-[a-z]+)*)(?:-\d+)?:L(\d+):\d+$/.exec(String(id ?? ""));
+  return m ? `${humanize(m[1])} (level ${m[2]})` : humanize(String(id ?? "").replace(/[:]/g, " "));
 }
 
 /** view: the session view (may be null while the engine has set the battle up); setup: rules BattleSetup. */
