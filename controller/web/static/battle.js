@@ -215,7 +215,7 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
   return h(`section#battle.battle${opts.over ? ".over" : ""}`, { dataset: { battleId: view.battle_id ?? setup.battle_id ?? "", phase: view.phase ?? "" } },
     h("h2", opts.over ? "Battle over" : "Battle", ` · ${humanize(view.kind ?? setup.kind ?? "")}`, setup.location ? ` at ${placeName(setup.location)}` : ""),
     view.provisional ? h("p.provisional", "Reading the board… (not yet accepted)") : null,
-    opts.over ? null : tablePrompts.map((p) => h(`p.redrop.k-${safe(p.kind)}`, { role: "alert", dataset: { kind: p.kind } }, p.text || humanize(p.kind))),
+    opts.over ? null : tablePrompts.map((p) => h(`p.redrop.k-${safe(p.kind)}`, { role: "alert", dataset: { kind: p.kind } }, sideWords(p.text) || humanize(p.kind))),
     toAct && !opts.over ? h("p.toact", `${humanize(toAct)}: Battle ability or pass`) : null,
     opts.over ? null : sensorLine(view.sensors),
     h("div.sides", sideBox("attacker", view.sides?.attacker, setup.attacker, winner), sideBox("defender", view.sides?.defender, setup.defender, winner)),
@@ -276,6 +276,11 @@ function zoneOptions(board, view) {
   return [...zoneIds(board, view).map((z) => [z, names[z] ?? zoneLabel(z, board?.zones?.[z])]), ["rail", "on a rail"]];
 }
 
+/** A battle prompt's sentence with a side the session names by id ("building:r1c1 won") in words. */
+function sideWords(text) {
+  return String(text ?? "").replace(/\bbuilding:r\d+c\d+\b/g, "the Buildings").replace(/\bmerchant:[\w-]+/g, "the Merchant ship");
+}
+
 const BATTLE_KINDS = ["confirm_reading", "battle_ability", "enter_drop", "confirm_drop", "battle_correction"];
 
 /** A battle prompt drawn for a player (null: not a battle prompt, the caller draws it). `send(msg, label)`
@@ -294,9 +299,9 @@ export function battlePrompt(p, store, send, mine) {
   const setup = store.state?.view?.battle;
   if (!mine && setup && ![setup.attacker?.name, setup.defender?.name].includes(store.player)) {
     // A table prompt of a battle this player is not in: shown, never a form (the table refuses it anyway).
-    return h(`section.prompt.info.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } }, h("h3", p.text || humanize(p.kind)));
+    return h(`section.prompt.info.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } }, h("h3", sideWords(p.text) || humanize(p.kind)));
   }
-  const box = h(`section.prompt.battle-prompt.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } }, h("h3", p.text || humanize(p.kind)));
+  const box = h(`section.prompt.battle-prompt.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } }, h("h3", sideWords(p.text) || humanize(p.kind)));
   const crop = p.crop ?? (p.crops && p.cube !== undefined ? p.crops[p.cube] : null);
   if (crop) box.append(h("img.crop", { src: String(crop).startsWith("data:") ? crop : `data:image/jpeg;base64,${crop}`, alt: `cube ${p.cube ?? ""}` }));
 
