@@ -91,16 +91,21 @@ delay = 0.0
         log.close()
 
 
-def final_state(db: Path) -> Any:
-    """The game as its log has it (read after the run, to check the pages showed the engine's scores)."""
+def state_events(db: Path) -> list[dict[str, Any]]:
+    """The game's log as `smart-table games export` writes it."""
     from controller.gamelog import GameLog
 
     log = GameLog(db)
     try:
         game = log.games()[-1]
-        return api.replay([json.loads(line) for line in log.export_lines(game.game_id)])
+        return [json.loads(line) for line in log.export_lines(game.game_id)]
     finally:
         log.close()
+
+
+def final_state(db: Path) -> Any:
+    """The game as its log has it (read after the run, to check the pages showed the engine's scores)."""
+    return api.replay(state_events(db))
 
 
 class Scanner:
@@ -165,6 +170,14 @@ def play_whole_game(
                 assert str(total) in text, (colour, total, text)
     t = tapper.tally
     waits = sorted(t.waits)
+    readings = [
+        c
+        for e in state_events(db)
+        if e.get("type") == "resolve_battle"
+        for step in e["action"]["record"]["steps"]
+        for r in step.get("readings", [])
+        for c in (r.get("reading") or {}).get("cubes", [])
+    ]
     result = {
         "taps": t.taps,
         "seconds": round(seconds, 1),
@@ -173,6 +186,7 @@ def play_whole_game(
         "wait_p90_ms": round(1000 * waits[int(len(waits) * 0.9)]) if waits else None,
         "kinds": dict(t.kinds.most_common()),
         "two_zone_cubes": t.two_zone_cubes,
+        "two_zone_readings": sum(1 for c in readings if len(c.get("zones") or []) > 1),
         "refused": t.refused[:5],
         "missed": t.missed[:5],
         "missed_taps": len(t.missed),
@@ -203,6 +217,8 @@ def test_two_players_tap_a_whole_game_with_no_hardware(browser, broker, display,
         timeout=780,
     )
     assert r["kinds"].get("enter_drop", 0) >= 1 and r["kinds"].get("confirm_drop", 0) >= 1, r
+    # Cubes tapped as touching two zones reached the refereed record with both.
+    assert r["two_zone_cubes"] >= 1 and r["two_zone_readings"] >= 1, r
 
 
 @pytest.mark.wholegame
@@ -239,3 +255,35 @@ def test_four_players_two_of_them_bots_tap_a_whole_game(browser, broker, display
         shot="whole-game-bots-scores-tablet.png",
         timeout=780,
     )
+
+
+def test_a_cube_touching_two_zones_is_entered_in_both(tmp_path: Path) -> None:
+    """Issue 13: 'a cube touching two zones can be placed in both' (rulebook: "If any part of a cube is
+    touching a zone"). The tablet's entry carries `zones` beside `zone` (its first); the manual entry passes
+    it to the confirmation and into the reading the session referees; a malformed list is refused."""
+    from tests.controller.test_manual_battle import answer, landed, prompts, to_battle
+
+    core, driver = to_battle(tmp_path / "z.db", 2, {"tower": False, "camera": False})
+    setup = driver.session.setup
+    attacker, defender = setup.attacker.name, setup.defender.name
+    enter = prompts(core, "enter_drop", attacker)[0]
+    cubes = landed(driver)
+    bad = [{**cubes[0], "zones": ["miss", "str-2"]}, *cubes[1:]]  # the first of zones must be its zone
+    r = answer(core, attacker, enter, {"cubes": bad})
+    assert (r["accepted"], r["kind"]) == (False, "invalid") and r["reason"].startswith("Cube 1 touches"), r
+    bad = [{**cubes[0], "zones": ["str-2", "no-such-zone"]}, *cubes[1:]]
+    assert not answer(core, attacker, enter, {"cubes": bad})["accepted"]
+    both = [{**cubes[0], "zones": ["str-2", "dmg-1"]}, *cubes[1:]]
+    assert answer(core, attacker, enter, {"cubes": both})["accepted"]
+    confirm = prompts(core, "confirm_drop", defender)[0]
+    assert confirm.data["entered"][0]["zones"] == ["str-2", "dmg-1"]
+    assert answer(core, defender, confirm, {"confirm": True})["accepted"]
+    fin = driver.finished
+    session = driver.session if driver.session is not None else (fin or {})["session"]
+    readings = [
+        c
+        for step in session.record["steps"]
+        for r in step.get("readings", [])
+        for c in (r.get("reading") or {}).get("cubes", [])
+    ] + [c for c in (session._reading or {}).get("cubes", [])]
+    assert any(c.get("zones") == ["str-2", "dmg-1"] for c in readings), readings
