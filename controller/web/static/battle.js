@@ -181,7 +181,7 @@ function sideBox(key, side, setupSide, winner) {
   const colour = side.color ?? setupSide?.cube_color ?? "black";
   const n = (k) => (side[k] === undefined || side[k] === null ? "—" : String(side[k]));
   return h(`section.side.side-${key}${winner === key ? ".winner" : ""}`, { dataset: { side: key } },
-    h("h3", cube(colour), " ", humanize(key), ": ", humanize(String(name).replace(/^merchant:.*/, "Merchant ship"))),
+    h("h3", cube(colour), " ", humanize(key), ": ", sideName(name)),
     h("dl.tally",
       h("dt", "Cubes"), h("dd", { dataset: { tally: "cubes" } }, n("cubes") !== "—" ? n("cubes") : String(setupSide?.cubes ?? "—")),
       h("dt", "Plunder"), h("dd", { dataset: { tally: "plunder" } }, `${n("plunder_cargo")} cargo + ${n("plunder_coins")} coins`),
@@ -228,7 +228,7 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
         h("span.zlabel", zoneNames(board)[id] ?? zoneLabel(id, z)), h("span.zcubes", cubesOf(counts)));
     }),
     Object.keys(view.on_rail || {}).length ? h("div.zone.k-rail", { dataset: { zone: "rail" } }, h("span.zlabel", "On a rail"), h("span.zcubes", cubesOf(view.on_rail))) : null),
-    result ? h("p.result", { dataset: { winner } }, `${humanize(result.winner_name ?? view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
+    result ? h("p.result", { dataset: { winner } }, `${sideName(result.winner_name ?? view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
     result ? resultFacts(result) : null,
     view.corrections ? h("p.hint", `${view.corrections} correction(s) applied`) : null,
   );
@@ -236,7 +236,7 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
 
 /** The result in words: strength per side, plunder, each Ship's damage after the battle, who sinks. */
 function resultFacts(r) {
-  const name = (n) => humanize(String(n ?? "?").replace(/^merchant:.*/, "Merchant ship").replace(/^building:.*/, "Buildings"));
+  const name = sideName;
   const plunder = (s) => `${r.plunder?.[s]?.cargo ?? r[s]?.plunder_cargo ?? 0} cargo + ${r.plunder?.[s]?.coins ?? r[s]?.plunder_coins ?? 0} coins`;
   return h("dl.result-facts",
     h("dt", "Strength"), h("dd", { dataset: { fact: "strength" } }, `${r.attacker?.strength ?? 0} – ${r.defender?.strength ?? 0}`),
@@ -252,7 +252,7 @@ export function lastBattle(store) {
   const lb = store.lastBattle;
   if (!lb || Date.now() - lb.endedAt > 20_000) return null;
   if (lb.view?.result) return renderBattle(lb.view, lb.setup, [], store.board, { over: true });
-  const name = (side) => humanize(String(side?.name ?? "?").replace(/^merchant:.*/, "Merchant ship").replace(/^building:.*/, "Buildings"));
+  const name = (side) => sideName(side?.name);
   return h("section#battle.battle.over.compact", { dataset: { battleId: lb.setup?.battle_id ?? lb.view?.battle_id ?? "" } },
     h("h2", "Battle over"), h("p.big", `${name(lb.setup?.attacker)} against ${name(lb.setup?.defender)}`,
       lb.setup?.location ? ` at ${placeName(lb.setup.location)}` : "", ": see the ships' damage and the achievements."));
@@ -274,6 +274,11 @@ function boardOf(p, store) {
 function zoneOptions(board, view) {
   const names = zoneNames(board);
   return [...zoneIds(board, view).map((z) => [z, names[z] ?? zoneLabel(z, board?.zones?.[z])]), ["rail", "on a rail"]];
+}
+
+/** A side of a battle as the session names it (a colour, "merchant:<card>", "building:<square>") in words. */
+function sideName(n) {
+  return humanize(String(n ?? "?").replace(/^merchant:.*/, "Merchant ship").replace(/^building:.*/, "Buildings"));
 }
 
 /** A battle prompt's sentence with a side the session names by id ("building:r1c1 won") in words. */
