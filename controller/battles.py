@@ -521,7 +521,24 @@ class BattleDriver:
                 raise Refusal(
                     "invalid", f"Cube {i + 1} is placed in {zone!r}, which is not a zone of this board."
                 )
-            out.append({"color": c["color"], "zone": zone})
+            entry: dict[str, Any] = {"color": c["color"], "zone": zone}
+            touching = c.get("zones")
+            if touching is not None:
+                # A cube touching two zones counts in both (contract: "zones" beside "zone", its first).
+                if (
+                    not isinstance(touching, list)
+                    or len(touching) < 2
+                    or touching[0] != zone
+                    or len(set(touching)) != len(touching)
+                    or any(z not in zones for z in touching)
+                ):
+                    raise Refusal(
+                        "invalid",
+                        f"Cube {i + 1} touches {touching!r}: list two or more different zones of this board, "
+                        "the first being its zone.",
+                    )
+                entry["zones"] = list(touching)
+            out.append(entry)
         got = Counter(c["color"] for c in out)
         want = Counter({c: n for c, n in owed.dropped.items() if n})
         if got != want:
@@ -575,6 +592,7 @@ class BattleDriver:
             "confirmed_by": confirmed_by,
             "cubes": [
                 {"color": c["color"], "zone": c["zone"], "on_rail": c["zone"] is None, "confidence": 1.0}
+                | ({"zones": c["zones"]} if "zones" in c else {})
                 for c in board
             ],
             "redrop": [i for i, c in enumerate(board) if c["zone"] is None],

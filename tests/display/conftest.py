@@ -19,33 +19,12 @@ import pytest
 
 from controller.testing import MOSQUITTO, Broker, Client, running_mosquitto
 from controller.web.server import DisplayHandle, serve_display
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 - the display tests' Chromium
 
 REPO = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TABLE = "t1"
 TABLET = {"width": 1024, "height": 768}
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ import json
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -14,16 +15,6 @@ import pytest
 from controller.testing import Broker, Client
 from controller.web.server import serve_display
 from tests.support.venue import make_venue, start_venue
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 @pytest.fixture
@@ -38,8 +29,8 @@ def _state(players: list[str], turn: int) -> str:
     return json.dumps({"epoch": "g1", "seq": turn * 3, "view": view, "battle": None, "ts": 0})
 
 
-def test_a_spectator_sees_every_table_and_watches_one(venue: Broker) -> None:
-    from playwright.sync_api import expect, sync_playwright
+def test_a_spectator_sees_every_table_and_watches_one(venue: Broker, browser: Any) -> None:
+    from playwright.sync_api import expect
 
     for table, players, turn in (("table-1", ["red", "blue"], 4), ("table-2", ["green", "yellow", "red"], 9)):
         t = Client(venue, table, protocol="3.1.1")
@@ -50,35 +41,27 @@ def test_a_spectator_sees_every_table_and_watches_one(venue: Broker) -> None:
     Client(venue, "table-2", protocol="3.1.1").publish("table/table-2/venue", "0", retain=True)
 
     screen = serve_display("127.0.0.1", 0, {"ws": f"ws://127.0.0.1:{venue.ws_port}"})
+    page = browser.new_page()
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-            try:
-                page = browser.new_page()
-                query = urlencode(
-                    {
-                        "ws": f"ws://127.0.0.1:{venue.ws_port}",
-                        "user": "spectator",
-                        "pass": venue.users["spectator"],
-                    }
-                )
-                page.goto(f"{screen.url}venue.html?{query}")
-                row1 = page.locator('tr[data-table="table-1"]')
-                row2 = page.locator('tr[data-table="table-2"]')
-                expect(row1).to_contain_text("turn 4", timeout=20_000)
-                expect(row1).to_contain_text("R red, B blue")
-                expect(row1.locator("td.live")).to_have_text("live")
-                expect(row2).to_contain_text("turn 9", timeout=20_000)
-                expect(row2.locator("td.live")).to_have_text("offline", timeout=20_000)
-                row1.get_by_role("link", name="Watch table-1").click()
-                # The table view, read-only with the spectator login: table-1's public state, no join screen.
-                expect(page.locator("#main")).to_have_attribute("data-seq", "12", timeout=20_000)
-                assert "table-1" in page.url and "spectate=1" in page.url
-                seen = page.evaluate("window.__seenTopics")
-                assert seen and all(t.startswith("table/table-1/") and "/player/" not in t for t in seen), (
-                    seen
-                )
-            finally:
-                browser.close()
+        ws = f"ws://127.0.0.1:{venue.ws_port}"
+        page.goto(
+            f"{screen.url}venue.html?"
+            + urlencode({"ws": ws, "user": "spectator", "pass": venue.users["spectator"]})
+        )
+        row1 = page.locator('tr[data-table="table-1"]')
+        row2 = page.locator('tr[data-table="table-2"]')
+        expect(row1).to_contain_text("turn 4", timeout=20_000)
+        expect(row1).to_contain_text("R red, B blue")
+        expect(row1.locator("td.live")).to_have_text("live")
+        expect(row2).to_contain_text("turn 9", timeout=20_000)
+        expect(row2.locator("td.live")).to_have_text("offline", timeout=20_000)
+        row1.get_by_role("link", name="Watch table-1").click()
+        # The table view, read-only with the spectator login: table-1's public state, no join screen.
+        expect(page.locator("#main")).to_have_attribute("data-seq", "12", timeout=20_000)
+        assert "table-1" in page.url and "spectate=1" in page.url
+        seen = page.evaluate("window.__seenTopics")
+        assert seen, "the spectator's table view received nothing"
+        assert all(t.startswith("table/table-1/") and "/player/" not in t for t in seen), seen
     finally:
+        page.close()
         screen.stop()

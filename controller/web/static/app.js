@@ -60,24 +60,44 @@ async function main() {
   // When each (epoch, seq, private seq) was first drawn, for bench/display_latency.py.
   const renderedAt = new Map();
   window.__renderedAt = (key) => renderedAt.get(key) ?? null;
+  // One render per frame, however many messages arrived in it: one action brings the public state, each
+  // player's private state, events, prompts and the reply within a few milliseconds, and every render
+  // rebuilds the view (measured: 5.5 renders per tap, docs/bench/display.md). A player's view waits for the
+  // private state of the public state's seq (at most HOLD_MS) rather than drawing the half-updated pair.
   let scheduled = false;
+  let holdTimer = null;
+  const HOLD_MS = 150;
+  const draw = () => {
+    scheduled = false;
+    const mainEl = document.getElementById("main");
+    if (view === "table") renderTable(mainEl, store);
+    else renderPlayer(mainEl, store, send);
+    const seq = store.state ? store.state.seq : "";
+    const key = `${store.state?.epoch}:${seq}:${store.me?.seq ?? ""}`;
+    if (!renderedAt.has(key)) renderedAt.set(key, Date.now());
+    if (renderedAt.size > 500) renderedAt.delete(renderedAt.keys().next().value);
+    mainEl.dataset.seq = seq ?? "";
+    mainEl.dataset.epoch = store.state?.epoch ?? "";
+    if (store.me) mainEl.dataset.mySeq = store.me.seq ?? "";
+    mount(document.getElementById("turn"), turnLine(store));
+  };
   const render = () => {
     if (scheduled) return;
+    if (player && behind(store)) {
+      holdTimer ??= setTimeout(() => { holdTimer = null; render.now(); }, HOLD_MS);
+      return;
+    }
+    render.now();
+  };
+  render.now = () => {
+    if (holdTimer !== null) { clearTimeout(holdTimer); holdTimer = null; }
+    if (scheduled) return;
     scheduled = true;
-    setTimeout(() => {
-      scheduled = false;
-      const mainEl = document.getElementById("main");
-      if (view === "table") renderTable(mainEl, store);
-      else renderPlayer(mainEl, store, send);
-      const seq = store.state ? store.state.seq : "";
-      const key = `${store.state?.epoch}:${seq}:${store.me?.seq ?? ""}`;
-      if (!renderedAt.has(key)) renderedAt.set(key, Date.now());
-      if (renderedAt.size > 500) renderedAt.delete(renderedAt.keys().next().value);
-      mainEl.dataset.seq = seq ?? "";
-      mainEl.dataset.epoch = store.state?.epoch ?? "";
-      if (store.me) mainEl.dataset.mySeq = store.me.seq ?? "";
-      mount(document.getElementById("turn"), turnLine(store));
-    }, 0);
+    // A frame when the page is shown; the timer when frames are throttled (a hidden tab): whichever first.
+    let done = false;
+    const once = () => { if (!done) { done = true; draw(); } };
+    requestAnimationFrame(once);
+    setTimeout(once, 50);
   };
 
   const link = new Link({
@@ -101,6 +121,8 @@ async function main() {
         if (newer(payload, store.me)) store.me = payload;
       } else if (rest === `player/${player}/prompts`) store.myPrompts = payload;
       else if (rest === `player/${player}/reply`) onReply(payload);
+      // A player's view draws neither the events list nor the devices: nothing to redraw for them.
+      if (player && (rest === "events" || rest.startsWith("device/"))) return;
       render();
     },
     onStatus: (st) => {
@@ -124,11 +146,11 @@ async function main() {
       return;
     }
     store.pending.set(request_id, { label, at: Date.now() });
-    store.lastReply = { pending: true, label };
+    store.lastReply = { pending: true, label, request_id };
     render();
     setTimeout(() => {
       if (store.pending.delete(request_id)) {
-        store.lastReply = { accepted: false, reason: `No answer from the table for “${label}”: check the connection and tap again.` };
+        store.lastReply = { accepted: false, request_id, kind: "timeout", reason: `No answer from the table for “${label}”: check the connection and tap again.` };
         render();
       }
     }, 8000);
@@ -156,6 +178,13 @@ function followBattle(store, payload, render) {
     store.lastBattle.endedAt = Date.now();
     setTimeout(render, 20_500);
   }
+}
+
+// The public state is newer than this player's private state (it is published first): wait for the other.
+function behind(store) {
+  const pub = store.state;
+  const me = store.me;
+  return !!(pub && me && pub.epoch === me.epoch && (me.seq ?? 0) < (pub.seq ?? 0));
 }
 
 // A retained snapshot can arrive after a newer live one when a tablet reconnects: keep the newest.

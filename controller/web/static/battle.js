@@ -3,7 +3,7 @@
 // shots, the drop or re-drop the table owes, whose ability turn it is, then the result. Numbers and the
 // winner are the session's; zone kinds and labels come from the board model in /settings.json.
 
-import { brief, cube, h, humanize, mount, safe } from "./dom.js";
+import { brief, cube, h, humanize, listen, morph, mount, safe } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 // Choices made in a battle prompt but not sent yet, by prompt id (they survive re-renders).
@@ -48,7 +48,8 @@ function svg(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === null || v === false) continue;
-    if (k === "on") for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn);
+    // dom.js's listener: an in-place update swaps the handler (a stale closure would act on an old prompt).
+    if (k === "on") for (const [ev, fn] of Object.entries(v)) listen(el, ev, fn);
     else if (k === "dataset") for (const [dk, dv] of Object.entries(v)) el.dataset[dk] = dv;
     else el.setAttribute(k, String(v));
   }
@@ -127,7 +128,8 @@ export function boardSvg(board, layout, cubes = [], opts = {}) {
       role: opts.onCube && c.state === "new" ? "button" : null, "aria-label": `${c.color} cube ${zname(board, c.zone)}`,
       on: opts.onCube && c.state === "new" ? { click: (e) => { e.stopPropagation(); opts.onCube(i); } } : null },
     svg("rect", { x, y, width: s, height: s, rx: 1.2, style: `fill:${colour}`, stroke: c.state === "new" ? "#fff" : "#000",
-      "stroke-width": c.state === "new" ? 0.9 : 0.4, opacity: c.state === "kept" ? 0.55 : 1 }),
+      "stroke-width": c.state === "new" ? 0.9 : 0.4, "stroke-dasharray": c.state === "also" ? "1.5 1" : null,
+      opacity: c.state === "kept" || c.state === "also" ? 0.55 : 1 }),
     svg("text", { x: x + s / 2, y: y + s - 2, "text-anchor": "middle", "font-size": 5.5, "font-weight": 700,
       fill: ["yellow", "white"].includes(c.color) ? "#000" : "#fff" }, INITIAL[c.color] ?? String(c.color)[0].toUpperCase())));
   });
@@ -179,15 +181,22 @@ function sideBox(key, side, setupSide, winner) {
   const colour = side.color ?? setupSide?.cube_color ?? "black";
   const n = (k) => (side[k] === undefined || side[k] === null ? "—" : String(side[k]));
   return h(`section.side.side-${key}${winner === key ? ".winner" : ""}`, { dataset: { side: key } },
-    h("h3", cube(colour), " ", humanize(key), ": ", humanize(String(name).replace(/^merchant:.*/, "Merchant ship"))),
+    h("h3", cube(colour), " ", humanize(key), ": ", sideName(name)),
     h("dl.tally",
       h("dt", "Cubes"), h("dd", { dataset: { tally: "cubes" } }, n("cubes") !== "—" ? n("cubes") : String(setupSide?.cubes ?? "—")),
       h("dt", "Plunder"), h("dd", { dataset: { tally: "plunder" } }, `${n("plunder_cargo")} cargo + ${n("plunder_coins")} coins`),
       h("dt", "Damage"), h("dd", { dataset: { tally: "damage" } }, n("damage")),
       h("dt", "Strength"), h("dd.strength", { dataset: { tally: "strength" } }, n("strength")),
       side.exploding_shots ? [h("dt", "💥 Exploding"), h("dd", { dataset: { tally: "exploding" } }, n("exploding_shots"))] : null),
-    (side.abilities_used || []).length ? h("p.used", "Used: ", side.abilities_used.join(", ")) : null,
+    (side.abilities_used || []).length ? h("p.used", "Used: ", side.abilities_used.map(abilityName).join(", ")) : null,
     winner === key ? h("p.won", "Wins the battle") : null);
+}
+
+/** A Battle ability used, as the session lists it ("blue:captain:L3:0", "crew-1:L1:0"), in words: "Captain
+ * (level 3)". Anything else is shown humanized, never as the raw id. */
+export function abilityName(id) {
+  const m = /^(?:[a-z]+:)?([a-z]+(?:-[a-z]+)*)(?:-\d+)?:L(\d+):\d+$/.exec(String(id ?? ""));
+  return m ? `${humanize(m[1])} (level ${m[2]})` : humanize(String(id ?? "").replace(/[:]/g, " "));
 }
 
 /** view: the session view (may be null while the engine has set the battle up); setup: rules BattleSetup. */
@@ -208,7 +217,7 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
   return h(`section#battle.battle${opts.over ? ".over" : ""}`, { dataset: { battleId: view.battle_id ?? setup.battle_id ?? "", phase: view.phase ?? "" } },
     h("h2", opts.over ? "Battle over" : "Battle", tiebreak ? " · tie-break for the win" : ` · ${humanize(view.kind ?? setup.kind ?? "")}`, setup.location && !tiebreak ? ` at ${placeName(setup.location)}` : ""),
     view.provisional ? h("p.provisional", "Reading the board… (not yet accepted)") : null,
-    opts.over ? null : tablePrompts.map((p) => h(`p.redrop.k-${safe(p.kind)}`, { role: "alert", dataset: { kind: p.kind } }, p.text || humanize(p.kind))),
+    opts.over ? null : tablePrompts.map((p) => h(`p.redrop.k-${safe(p.kind)}`, { role: "alert", dataset: { kind: p.kind } }, sideWords(p.text) || humanize(p.kind))),
     toAct && !opts.over ? h("p.toact", `${humanize(toAct)}: Battle ability or pass`) : null,
     opts.over ? null : sensorLine(view.sensors),
     tiebreak
@@ -227,7 +236,7 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
     result && tiebreak ? h("p.result", { dataset: { winner: result.winner_name ?? "" } }, result.winner_name
       ? `${humanize(result.winner_name)} has the most Battle strength and wins the game`
       : `${(result.leaders || []).map(humanize).join(" and ")} are still tied: they drop their cubes again`) : null,
-    result && !tiebreak ? h("p.result", { dataset: { winner } }, `${humanize(result.winner_name ?? view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
+    result && !tiebreak ? h("p.result", { dataset: { winner } }, `${sideName(result.winner_name ?? view.sides?.[winner]?.name ?? winner)} wins${result.tied ? " (tied strength)" : ""}`) : null,
     result && !tiebreak ? resultFacts(result) : null,
     view.corrections ? h("p.hint", `${view.corrections} correction(s) applied`) : null,
   );
@@ -235,7 +244,7 @@ export function renderBattle(view, setup, publicPrompts = [], board = null, opts
 
 /** The result in words: strength per side, plunder, each Ship's damage after the battle, who sinks. */
 function resultFacts(r) {
-  const name = (n) => humanize(String(n ?? "?").replace(/^merchant:.*/, "Merchant ship").replace(/^building:.*/, "Buildings"));
+  const name = sideName;
   const plunder = (s) => `${r.plunder?.[s]?.cargo ?? r[s]?.plunder_cargo ?? 0} cargo + ${r.plunder?.[s]?.coins ?? r[s]?.plunder_coins ?? 0} coins`;
   return h("dl.result-facts",
     h("dt", "Strength"), h("dd", { dataset: { fact: "strength" } }, `${r.attacker?.strength ?? 0} – ${r.defender?.strength ?? 0}`),
@@ -251,7 +260,7 @@ export function lastBattle(store) {
   const lb = store.lastBattle;
   if (!lb || Date.now() - lb.endedAt > 20_000) return null;
   if (lb.view?.result) return renderBattle(lb.view, lb.setup, [], store.board, { over: true });
-  const name = (side) => humanize(String(side?.name ?? "?").replace(/^merchant:.*/, "Merchant ship").replace(/^building:.*/, "Buildings"));
+  const name = (side) => sideName(side?.name);
   return h("section#battle.battle.over.compact", { dataset: { battleId: lb.setup?.battle_id ?? lb.view?.battle_id ?? "" } },
     h("h2", "Battle over"), h("p.big", `${name(lb.setup?.attacker)} against ${name(lb.setup?.defender)}`,
       lb.setup?.location ? ` at ${placeName(lb.setup.location)}` : "", ": see the ships' damage and the achievements."));
@@ -288,6 +297,16 @@ function zoneOptions(board, view) {
   return [...zoneIds(board, view).map((z) => [z, names[z] ?? zoneLabel(z, board?.zones?.[z])]), ["rail", "on a rail"]];
 }
 
+/** A side of a battle as the session names it (a colour, "merchant:<card>", "building:<square>") in words. */
+function sideName(n) {
+  return humanize(String(n ?? "?").replace(/^merchant:.*/, "Merchant ship").replace(/^building:.*/, "Buildings"));
+}
+
+/** A battle prompt's sentence with a side the session names by id ("building:r1c1 won") in words. */
+function sideWords(text) {
+  return String(text ?? "").replace(/\bbuilding:r\d+c\d+\b/g, "the Buildings").replace(/\bmerchant:[\w-]+/g, "the Merchant ship");
+}
+
 const BATTLE_KINDS = ["confirm_reading", "battle_ability", "enter_drop", "confirm_drop", "battle_correction"];
 
 /** A battle prompt drawn for a player (null: not a battle prompt, the caller draws it). `send(msg, label)`
@@ -306,9 +325,9 @@ export function battlePrompt(p, store, send, mine) {
   const setup = store.state?.view?.battle;
   if (!mine && setup && ![setup.attacker?.name, setup.defender?.name].includes(store.player)) {
     // A table prompt of a battle this player is not in: shown, never a form (the table refuses it anyway).
-    return h(`section.prompt.info.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } }, h("h3", p.text || humanize(p.kind)));
+    return h(`section.prompt.info.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } }, h("h3", sideWords(p.text) || humanize(p.kind)));
   }
-  const box = h(`section.prompt.battle-prompt.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } }, h("h3", p.text || humanize(p.kind)));
+  const box = h(`section.prompt.battle-prompt.k-${safe(p.kind)}`, { dataset: { prompt: id, kind: p.kind } }, h("h3", sideWords(p.text) || humanize(p.kind)));
   const crop = p.crop ?? (p.crops && p.cube !== undefined ? p.crops[p.cube] : null);
   if (crop) box.append(h("img.crop", { src: String(crop).startsWith("data:") ? crop : `data:image/jpeg;base64,${crop}`, alt: `cube ${p.cube ?? ""}` }));
 
@@ -317,15 +336,32 @@ export function battlePrompt(p, store, send, mine) {
     const tray = Object.entries(p.cubes || {}).flatMap(([c, n]) => Array(Number(n) || 0).fill(c));
     const placed = draft.placed || tray.map(() => undefined);
     const chosen = draft.chosen ?? placed.findIndex((z) => z === undefined);
-    const redraw = () => box.isConnected && box.replaceWith(battlePrompt(p, store, send, mine));
+    // Redraw the prompt that is on the page now (the page patches its nodes in place, so `box` may be a
+    // template that was never inserted).
+    const redraw = () => {
+      const live = [...document.querySelectorAll("section.prompt[data-prompt]")].find((el) => el.dataset.prompt === id);
+      if (live) morph(live, battlePrompt(p, store, send, mine));
+    };
+    const second = draft.second || [];
     const place = (zone) => {
       const d = drafts.get(id) || {};
+      if (d.touching !== undefined) {
+        // "also touching…": this tap is the other zone the cube touches (its own zone or the rail: none).
+        const sec = [...(d.second || [])];
+        const first = (d.placed || [])[d.touching];
+        sec[d.touching] = zone === "rail" || zone === first ? undefined : zone;
+        drafts.set(id, { ...d, second: sec, touching: undefined });
+        redraw();
+        return;
+      }
       const pl = [...(d.placed || tray.map(() => undefined))];
       let at = d.chosen ?? pl.findIndex((z) => z === undefined);
       if (at < 0 || at >= pl.length) return;
       pl[at] = zone === "rail" ? null : zone;
+      const sec = [...(d.second || [])];
+      sec[at] = undefined;
       const next = pl.findIndex((z) => z === undefined);
-      drafts.set(id, { ...d, placed: pl, chosen: next < 0 ? undefined : next });
+      drafts.set(id, { ...d, placed: pl, second: sec, chosen: next < 0 ? undefined : next });
       redraw();
     };
     if (p.waiting) {
@@ -333,26 +369,43 @@ export function battlePrompt(p, store, send, mine) {
       box.append(sensorLine(p.sensors));
       return box;
     }
+    const touching = draft.touching;
+    // A cube touching two zones counts in both (rulebook: "If any part of a cube is touching a zone"): it is
+    // drawn in its first zone and, outlined, in the second.
     const cubes = [...(p.kept || []).map((c) => ({ ...c, state: "kept" })),
-      ...tray.map((c, i) => (placed[i] === undefined ? null : { color: c, zone: placed[i], state: "new", slot: i })).filter(Boolean)];
+      ...tray.map((c, i) => (placed[i] === undefined ? null : { color: c, zone: placed[i], state: "new", slot: i })).filter(Boolean),
+      ...tray.map((c, i) => (second[i] ? { color: c, zone: second[i], state: "also" } : null)).filter(Boolean)];
+    const where = (i) => (placed[i] === undefined ? "" : ` · ${zname(board, placed[i])}${second[i] ? ` and ${zname(board, second[i])}` : ""}`);
     box.append(sensorLine(p.sensors),
-      h("p.hint", (p.kept || []).length ? "Faded cubes stay where they are. " : "", "Tap a cube below, then the zone where it landed."),
-      h("div.tray", tray.map((c, i) => h(`button.tray-cube${i === chosen ? ".chosen" : ""}${placed[i] !== undefined ? ".placed" : ""}`,
-        { dataset: { color: c, slot: i }, "aria-pressed": i === chosen ? "true" : "false",
-          on: { click: () => { setDraft("chosen", i); redraw(); } } },
-        cube(c), ` ${humanize(c)} cube ${i + 1}`, placed[i] !== undefined ? ` · ${zname(board, placed[i])}` : ""))),
+      h("p.hint", (p.kept || []).length ? "Faded cubes stay where they are. " : "",
+        touching !== undefined ? `Tap the other zone ${humanize(tray[touching])} cube ${touching + 1} touches.`
+          : "Tap a cube below, then the zone where it landed; a cube on a line: “also touching…”, then the other zone."),
+      h("div.tray", tray.map((c, i) => h("span.tray-slot",
+        h(`button.tray-cube${i === chosen && touching === undefined ? ".chosen" : ""}${placed[i] !== undefined ? ".placed" : ""}${touching === i ? ".touching" : ""}`,
+          { dataset: { color: c, slot: i, zones: [placed[i], second[i]].filter(Boolean).join(" ") }, "aria-pressed": i === chosen ? "true" : "false",
+            on: { click: () => { drafts.set(id, { ...(drafts.get(id) || {}), chosen: i, touching: undefined }); redraw(); } } },
+          cube(c), ` ${humanize(c)} cube ${i + 1}`, where(i)),
+        placed[i] ? h("button.also", { dataset: { slot: i }, "aria-pressed": touching === i ? "true" : "false",
+          on: { click: () => {
+            const d = drafts.get(id) || {};
+            if ((d.second || [])[i]) { const sec = [...d.second]; sec[i] = undefined; drafts.set(id, { ...d, second: sec, touching: undefined }); }
+            else drafts.set(id, { ...d, touching: d.touching === i ? undefined : i });
+            redraw();
+          } } }, second[i] ? "one zone only" : touching === i ? "cancel" : "also touching…") : null))),
       boardSvg(board, layout, cubes, { onZone: place, selectedZone: null,
         onCube: (i) => { const slot = cubes[i].slot; const d = drafts.get(id) || {}; const pl = [...(d.placed || [])]; pl[slot] = undefined; drafts.set(id, { ...d, placed: pl, chosen: slot }); redraw(); } }),
       h("div.buttons",
         h("button.primary", { dataset: { answer: "send-entry" }, disabled: placed.some((z) => z === undefined),
-          on: { click: () => answer({ cubes: tray.map((c, i) => ({ color: c, zone: placed[i] })) }, "The cubes as they landed") } },
+          on: { click: () => answer({ cubes: tray.map((c, i) => (second[i] ? { color: c, zone: placed[i], zones: [placed[i], second[i]] }
+            : { color: c, zone: placed[i] })) }, "The cubes as they landed") } },
         placed.some((z) => z === undefined) ? `Place ${placed.filter((z) => z === undefined).length} more` : "These are the cubes"),
         h("button", { dataset: { answer: "clear-entry" }, on: { click: () => { drafts.delete(id); redraw(); } } }, "Start again")));
     return box;
   }
   if (p.kind === "confirm_drop") {
     box.append(boardSvg(board, layout, [...(p.kept || []).map((c) => ({ ...c, state: "kept" })), ...(p.entered || []).map((c) => ({ ...c, state: "new" }))]),
-      h("ul.entered", (p.entered || []).map((c) => h("li", cube(c.color), ` ${humanize(c.color)} ${zname(board, c.zone)}`))),
+      h("ul.entered", (p.entered || []).map((c) => h("li", cube(c.color), ` ${humanize(c.color)} ${zname(board, c.zone)}`,
+        Array.isArray(c.zones) && c.zones.length > 1 ? ` and ${c.zones.slice(1).map((z) => zname(board, z)).join(" and ")}` : ""))),
       h("div.buttons",
         h("button.primary", { dataset: { answer: "confirm" }, on: { click: () => answer({ confirm: true }, "The cubes lie so") } }, "Yes, they lie so"),
         h("button", { dataset: { answer: "contest" }, on: { click: () => answer({ contest: true }, "Not so: enter them again") } }, "No, enter them again")));

@@ -26,7 +26,7 @@ export function h(tag, props, ...children) {
 
 // Handlers live in el._on and one bound listener per event calls the current one, so an in-place update
 // (morph below) can swap a node's handlers without adding listeners.
-function listen(el, ev, fn) {
+export function listen(el, ev, fn) {
   el._on ||= {};
   el._bound ||= new Set();
   el._on[ev] = fn;
@@ -120,21 +120,79 @@ export function mount(root, ...children) {
   patchChildren(root, next);
 }
 
+/** Update one element in place to look like `next` (patched when it is the same kind of node, else
+ * replaced): a part of the page redrawn on a tap (a battle entry) without waiting for the next message. */
+export function morph(el, next) {
+  if (sameKind(el, next)) patchNode(el, next);
+  else el.replaceWith(next);
+}
+
 function sameKind(a, b) {
   if (a.nodeType !== b.nodeType || a.nodeName !== b.nodeName) return false;
   if (a.nodeType !== 1) return true;
   return a.id === b.id && (a.dataset?.key ?? "") === (b.dataset?.key ?? "");
 }
 
+// A child is matched to the node it was by its id or data-key (so a line appearing above a section does not
+// make every section below be patched into its neighbour), the others by their order; a memoised part
+// (memo below) that did not change is the very node on the page and is left alone.
+function keyOf(n) {
+  if (n.nodeType !== 1) return null;
+  if (n.id) return `#${n.id}`;
+  return n.dataset?.key ? `k:${n.nodeName}:${n.dataset.key}` : null;
+}
+
 function patchChildren(parent, next) {
   const old = [...parent.childNodes];
+  const keyed = new Map();
+  const plain = [];
+  for (const o of old) {
+    const k = keyOf(o);
+    if (k === null) plain.push(o);
+    else if (!keyed.has(k)) keyed.set(k, o);
+  }
+  const used = new Set();
+  let u = 0;
   next.forEach((n, i) => {
-    const o = old[i];
-    if (!o) parent.appendChild(n);
-    else if (sameKind(o, n)) patchNode(o, n);
-    else parent.replaceChild(n, o);
+    let o;
+    if (n.parentNode === parent) o = n;
+    else {
+      const k = keyOf(n);
+      if (k !== null) o = keyed.get(k);
+      else {
+        while (u < plain.length && used.has(plain[u])) u++;
+        o = plain[u++];
+      }
+    }
+    if (o && used.has(o)) o = undefined;
+    let live = n;
+    if (o && o !== n && sameKind(o, n)) {
+      patchNode(o, n);
+      live = o;
+    }
+    used.add(live);
+    if (n._memo) n._memo.live = live;
+    const at = parent.childNodes[i];
+    if (at !== live) parent.insertBefore(live, at ?? null);
   });
-  for (let i = next.length; i < old.length; i++) old[i].remove();
+  for (const o of old) if (!used.has(o) && o.parentNode === parent) o.remove();
+}
+
+// Parts of a page that are costly to build (the ocean grid, the card lists) are built again only when what
+// they show changed: memo(key, deps, build) returns the node already on the page while JSON(deps) is the
+// same. A memoised part's handlers must not hold on to a render's values (call through `latest` below).
+const memos = new Map();
+export function memo(key, deps, build) {
+  const sig = JSON.stringify(deps ?? null);
+  const m = memos.get(key);
+  if (m && m.sig === sig && m.live && m.live.isConnected) return m.live;
+  const node = build();
+  if (node === null || node === undefined || !(node instanceof Node)) return node;
+  const entry = { sig, live: null };
+  node._memo = entry;
+  if (node.nodeType === 1 && !node.id && !node.dataset.key) node.dataset.key = key; // matched by key
+  memos.set(key, entry);
+  return node;
 }
 
 function patchNode(o, n) {

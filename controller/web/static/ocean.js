@@ -66,6 +66,11 @@ function tileXY(sq) {
   return { x: (+m[2] - 1) * (TW + GAP), y: HARBOR_H + GAP + (+m[1] - 1) * (TH + GAP) };
 }
 
+/** What the ocean grid draws of the ships (where each is, its mode and Damage): a memo's dependencies. */
+export function shipsOf(v) {
+  return Object.entries(v?.p || {}).map(([c, b]) => [c, b?.ship?.at, !!b?.ship?.pirate, b?.ship?.damage ?? 0]);
+}
+
 function shipsAt(view) {
   const out = {};
   for (const [color, b] of Object.entries(view?.p || {})) if (b?.ship) (out[b.ship.at ?? "harbor"] ||= []).push([color, b.ship]);

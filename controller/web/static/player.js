@@ -5,14 +5,17 @@
 // sentence. Drawn only from this player's payloads: the broker's ACL keeps the others' secrets away.
 
 import { battlePrompt, renderBattle } from "./battle.js";
-import { brief, cube, facts, h, humanize, mount, safe } from "./dom.js";
-import { oceanSvg, shipBoardSvg } from "./ocean.js";
+import { brief, cube, facts, h, humanize, memo, mount, safe } from "./dom.js";
+import { oceanSvg, shipBoardSvg, shipsOf } from "./ocean.js";
 import { achievementsBox, scoreTable } from "./table.js";
 
 // Choices made in a prompt but not sent yet, by prompt id (they survive re-renders).
 const drafts = new Map();
 // What waits for a second tap: {key, text, yes, send} (a confirmation) or {square, options} (which way).
 const ui = { confirm: null, choose: null };
+
+// The memoised ocean grid's tap goes to the latest render's handler (a kept node keeps its first closure).
+const latest = { onTap: () => {} };
 
 // Actions the table itself sends (the battle driver submits the refereed record); a tablet never taps them.
 const TABLE_SENT = ["resolve_battle"];
@@ -55,6 +58,12 @@ function cardItem(id, c, w) {
 
 function cardSection(title, cards, cls, words) {
   if (cards === undefined || cards === null) return null;
+  const entries0 = Array.isArray(cards) ? cards : Object.keys(cards);
+  const known = Object.fromEntries(entries0.map((id) => [id, words?.cards?.[id] ?? null]));
+  return memo(`cards-${cls}`, [title, cards, known], () => buildCardSection(title, cards, cls, words));
+}
+
+function buildCardSection(title, cards, cls, words) {
   const entries = Array.isArray(cards) ? cards.map((id) => [id, null]) : Object.entries(cards);
   const named = words?.cards || {};
   return h(`section.${cls}`, h("h2", title, h("small", ` (${entries.length})`)),
@@ -223,15 +232,18 @@ export function renderPlayer(root, store, send) {
       rerender();
     }
   };
+  latest.onTap = onTap;
   if (ui.confirm && !legal.length) ui.confirm = null;
   const r = store.lastReply;
   const battle = store.state?.battle || v.battle;
   const over = v.phase === "over";
   const undo = mw?.undo;
   mount(root,
-    r ? (r.pending ? h("p.reply.pending#reply", `Sent: ${r.label}…`)
-      : r.accepted ? h("p.reply.ok#reply", `Done: ${r.label}`)
-        : h("p.reply.refused#reply", { role: "alert", dataset: { kind: r.kind ?? "" } }, r.reason || "The table refused that.")) : null,
+    // data-request / data-seq: which tap this answers and the state it left (a script waits for them).
+    r ? (r.pending ? h("p.reply.pending#reply", { dataset: { request: r.request_id ?? "" } }, `Sent: ${r.label}…`)
+      : r.accepted ? h("p.reply.ok#reply", { dataset: { request: r.request_id ?? "", seq: r.seq ?? "" } }, `Done: ${r.label}`)
+        : h("p.reply.refused#reply", { role: "alert", dataset: { kind: r.kind ?? "", request: r.request_id ?? "", seq: r.seq ?? "" } },
+          r.reason || "The table refused that.")) : null,
     over && pw?.scores ? scoreTable(pw.scores) : null,
     confirmBox(send),
     chooserBox(store),
@@ -245,14 +257,15 @@ export function renderPlayer(root, store, send) {
         }, labelOf(a, w))))) : h("p.hint", over ? "The game is over." : "Nothing to do right now.")),
     battle ? renderBattle(store.state?.battle, v.battle, [], store.board) : null,
     h("section.map", { dataset: { key: "map" } }, h("h2", "Ocean", moves.size ? h("small", " · tap a dashed square to sail there") : null),
-      oceanSvg(v, pw, { moves, onTap, me: store.player, battleAt: v.battle?.location ?? null })),
+      memo("ocean", [v.grid, shipsOf(v), v.battle?.location, pw?.squares, [...moves.keys()]],
+        () => oceanSvg(v, pw, { moves, onTap: (sq) => latest.onTap(sq), me: store.player, battleAt: v.battle?.location ?? null }))),
     h("div.mine",
       h("section.chest", h("h2", "Treasure chest"),
         h("p.coins#coins", { dataset: { coins: you.chest ?? "" } }, `${you.chest ?? "—"} coins`),
         you.bonus_token ? h("p", "Bonus token: ", mw?.bonus?.length ? mw.bonus.join(" + ") : brief(you.bonus_token)) : null),
       h("section.dock", h("h2", "Dock"), h("p.big", `${board.dock_cargo ?? "—"} Cargo`))),
     h("section.shipboard", h("h2", "Ship", ship.at !== undefined ? h("small", ` · ${sqName(store, ship.at)}`) : null),
-      shipBoardSvg(ship, store.player, pw),
+      memo("shipboard", [ship, pw?.ship, pw?.upgrades], () => shipBoardSvg(ship, store.player, pw)),
       you.sails_if_set_now !== undefined && you.sails_if_set_now !== null ? h("p.hint", `Setting Sails now gives ${you.sails_if_set_now} Sails.`) : null,
       holdList(ship.holds)),
     cardSection(`Hand (limit ${you.hand_limit ?? "?"})${board.may_level_up ? " · you may level up a card" : ""}`, you.hand, "hand", mw),
@@ -264,6 +277,6 @@ export function renderPlayer(root, store, send) {
       return h("li.card", w ? `${w.name} (${w.slot} slot)${w.icons ? ` · ${w.icons}` : ""}${[...w.abilities, ...w.scoring].map((t) => `: ${t}`).join("")}` : `${a.name ?? a.id} (${a.slot ?? ""})`);
     }))) : null,
     h("section.more", h("p", `${board.cubes ?? "—"} cubes in your supply · ${board.achievement_markers_left ?? "—"} Achievement markers left`)),
-    pw?.achievements ? achievementsBox(v, pw) : null,
+    pw?.achievements ? memo("achievements", [v.achievements, v.achievement_cubes, v.p, pw.achievements], () => achievementsBox(v, pw)) : null,
   );
 }

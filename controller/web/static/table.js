@@ -4,8 +4,8 @@
 // Drawn only from the public state payload: keys are rules/views.py public_view's (tolerant of absence).
 
 import { lastBattle, renderBattle } from "./battle.js";
-import { brief, cube, facts, h, humanize, initial, mount, safe } from "./dom.js";
-import { oceanSvg } from "./ocean.js";
+import { brief, cube, facts, h, humanize, initial, memo, mount, safe } from "./dom.js";
+import { oceanSvg, shipsOf } from "./ocean.js";
 
 /** Players in seat order as [{color, ...public board}], from `p` (colour -> board) and `players`. */
 export function playersOf(v) {
@@ -179,11 +179,13 @@ export function renderTable(root, store) {
     waiting.length ? h("p.waiting", "Waiting for: ", waiting.join(", ")) : null,
     h(`div.tablelayout${battle ? ".in-battle" : ""}`, { dataset: { key: "layout" } },
       h("div.sea",
-        h("section.ocean", Object.keys(squares).length ? oceanSvg(v, w, { battleAt: v.battle?.location ?? null }) : h("p.hint", "No ocean yet"))),
+        h("section.ocean", Object.keys(squares).length
+          ? memo("ocean", [v.grid, shipsOf(v), v.battle?.location, w?.squares], () => oceanSvg(v, w, { battleAt: v.battle?.location ?? null }))
+          : h("p.hint", "No ocean yet"))),
       h("div.side",
         battle,
         h("div.players", players.map((p) => playerCard(p, v.active, w, st.seats?.[p.color]))),
-        achievementsBox(v, w),
+        memo("achievements", [v.achievements, v.achievement_cubes, w?.achievements], () => achievementsBox(v, w)),
         store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
           h("li", e.text ?? [humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : ""])))) : null,
         devices.length ? h("footer.devices", devices) : null)),
