@@ -179,6 +179,7 @@ class BoardReader:
         self._struct_ref: tuple[np.ndarray, np.ndarray] | None = None
         self._struct_keep: np.ndarray = np.empty(0)
         self._disc5: np.ndarray = np.empty(0)
+        self._box7: np.ndarray = np.empty(0)
 
     def _build_maps(self) -> None:
         L, s = self.layout, self.s
@@ -577,7 +578,8 @@ class BoardReader:
             mass = float(excess[y : y + bh, x : x + bw][cc[y : y + bh, x : x + bw] == j].sum())
             if mass >= STRUCT_MASS and 0.8 * size <= max(bw, bh) <= 3.0 * size and min(bw, bh) >= 0.6 * size:
                 out.append((float(cents[j][0]), float(cents[j][1])))
-        faces = ((shift > STRUCT_SHIFT) & (look > 0)).view(np.uint8)
+        # A face's 7 mm window must lie wholly where it looks: else it averages in a read cube's edges.
+        faces = ((shift > STRUCT_SHIFT) & (cv2.erode(look, self._box7) > 0)).view(np.uint8)
         n, _, stats, cents = cv2.connectedComponentsWithStats(faces, connectivity=8)
         for j in range(1, n):
             if max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) >= 5:
@@ -593,6 +595,7 @@ class BoardReader:
             cv2.circle(keep, (int(sw.center_mm[0]), int(sw.center_mm[1])), int(SWATCH_R_MM) + 2, 0, -1)
         self._struct_keep = (keep > 0).view(np.uint8)
         self._disc5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+        self._box7 = np.ones((7, 7), np.uint8)
         return cv2.erode(hp, self.kernel), cv2.dilate(hp, self.kernel)
 
     def _changed_print(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
