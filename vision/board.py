@@ -596,7 +596,17 @@ class BoardReader:
         self._struct_keep = (keep > 0).view(np.uint8)
         self._disc5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
         self._box7 = np.ones((7, 7), np.uint8)
-        return cv2.erode(hp, self.kernel), cv2.dilate(hp, self.kernel)
+        lo, hi = cv2.erode(hp, self.kernel), cv2.dilate(hp, self.kernel)
+        # Where the board's height steps (a well's wall), parallax moves the print by up to the rail's
+        # height times the tilt's tangent: there the print may sit a few pixels off.
+        wells = zone_mask(self.layout, (hp.shape[1], hp.shape[0]))
+        step = int(math.ceil(self.layout.rail_height_mm)) * 2 + 1
+        if step > 1:
+            k = cv2.getStructuringElement(cv2.MORPH_RECT, (step, step))
+            walls = cv2.morphologyEx(wells, cv2.MORPH_GRADIENT, k) > 0
+            lo = np.where(walls[..., None], cv2.erode(hp, k), lo)
+            hi = np.where(walls[..., None], cv2.dilate(hp, k), hi)
+        return lo, hi
 
     def _changed_print(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
         """Board pixels (at REF_MM) that are neither the bare print under this frame's light nor its

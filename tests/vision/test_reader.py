@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -148,7 +150,7 @@ def test_cube_touching_two_zones_names_both() -> None:
     layout = load_board_layout(raw)
     light = light_session(layout, 4242, (1280, 720))
     palette = learn_palette(light.calibration, layout)
-    specs = [
+    specs: list[dict[str, Any]] = [
         {"color": "red", "center_mm": [150.5, 104.0], "yaw_deg": 0, "zone": "str-2a"},
         {"color": "blue", "zone": "dmg-1"},
     ]
