@@ -19,7 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.board_print import BoardPrint, zone_mask
+from vision.board_print import SWATCH_R_MM, BoardPrint, zone_mask
 from vision.camera import CameraError as CameraError  # re-exported: older imports name it here
 from vision.camera import CameraModel
 from vision.geometry import (
@@ -53,6 +53,14 @@ COARSE_PX_PER_MM = 1.0
 ROI_MARGIN_MM = 5.0
 LIGHT_DRIFT_LOG = 0.3  # a channel this far (log) from the calibration's light: ask for a new calibration
 UNEXPLAINED_MIN = 0.6  # of a cube's top face: a smaller unexplained change is ink, noise or an edge
+STRUCT_SIGMA_MM = 4.0  # detail finer than this is compared with the print's (light and shadows are smoother)
+# ... and coarser than this (print and frame differ in sharpness: camera distance, resampling)
+STRUCT_FINE_MM = 1.0
+STRUCT_OFFSET = 8.0  # added before the log: a dark pixel's noise is no edge
+STRUCT_DEV = 0.12  # log units outside the print's own 3x3 range: a new edge
+STRUCT_SHIFT = 0.04  # mean log shift over a 7 mm square beyond the print's range: a cube's face
+STRUCT_EDGE_MM = 5  # the board's outer 5 mm (its cut edge, the table beyond) is not compared
+STRUCT_MASS = 4.0  # summed excess (log units x mm2) of a group of new edges that makes it a cube's
 COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
@@ -66,6 +74,8 @@ class Cube:
     ambiguous: bool
     why: str = ""
     bbox_px: tuple[int, int, int, int] = (0, 0, 0, 0)  # x, y, w, h in the camera image (for crops)
+    # Every zone the footprint touches, `zone` first, when it touches more than one (else empty).
+    zones: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -103,6 +113,7 @@ class BoardReading:
                     "center_mm": [round(c.center_mm[0], 1), round(c.center_mm[1], 1)],
                     "on_rail": c.on_rail,
                     "confidence": round(c.confidence, 3),
+                    **({"zones": list(c.zones)} if len(c.zones) > 1 else {}),
                 }
                 for c in self.cubes
             ],
@@ -165,6 +176,10 @@ class BoardReader:
         self._ref_log: np.ndarray = np.empty(0)
         self._ref_chroma: np.ndarray = np.empty(0)
         self._ref_print_small: np.ndarray | None = None
+        self._struct_ref: tuple[np.ndarray, np.ndarray] | None = None
+        self._struct_keep: np.ndarray = np.empty(0)
+        self._disc5: np.ndarray = np.empty(0)
+        self._box7: np.ndarray = np.empty(0)
 
     def _build_maps(self) -> None:
         L, s = self.layout, self.s
@@ -350,6 +365,8 @@ class BoardReader:
         unexplained: list[tuple[float, float]] = []
         if not occluded and self.palette.reference is not None:
             occluded = self._foreign_object(image, pose, cubes, unexplained)
+        if not occluded and not unexplained and self.print is not None:
+            self._structure_changes(image, pose, cubes, unexplained)
         t5 = CLOCK()
         timings = {
             "markers": (t1 - t0) * 1e3,
@@ -508,6 +525,88 @@ class BoardReader:
             long_side = max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) * REF_MM
             if UNEXPLAINED_MIN * top <= area <= 4 * top and long_side <= 3.5 * size:
                 out.append((float(cents[j][0] * REF_MM), float(cents[j][1] * REF_MM)))
+
+    def _structure_changes(
+        self, image: np.ndarray, pose: CameraPose, cubes: list[Cube], out: list[tuple[float, float]]
+    ) -> None:
+        """Cube-sized changes of the board's fine detail that no cube of the reading explains (a cube on
+        print of its own colour shows only its outline, its shaded sides and a slight shift of its top
+        face). The detail is the log image less its blur (smooth light and shadows cancel), compared at
+        1 px/mm with the bare print's, which may sit a pixel off (its 3x3 range is allowed). Two cues: new
+        edges adding up to a cube's outline, or a face-sized square shifted as a whole. Appends centres
+        (mm)."""
+        assert self.print is not None
+        cam = self.camera.scaled_to(image.shape[1], image.shape[0]) if self.camera else None
+        if cam is not None and np.any(cam.dist):
+            return  # (no distortion-aware warp here, as in `_foreign_object`)
+        if self._struct_ref is None:
+            self._struct_ref = self._structure_reference()
+        lo, hi = self._struct_ref
+        h, w = lo.shape[:2]
+        src, M = image, pose.plane_homography(0.0)
+        if self._small is not None and self._small_of is image and self._small.shape[:2] != image.shape[:2]:
+            sx, sy = self._small.shape[1] / image.shape[1], self._small.shape[0] / image.shape[0]
+            M = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1.0]]) @ M
+            src = self._small
+        M = M @ np.array([[1.0, 0, 0.5], [0, 1.0, 0.5], [0, 0, 1.0]])  # pixel centres at x + 0.5 mm
+        now = cv2.warpPerspective(src, M, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        ln = np.log(now.astype(np.float32) + STRUCT_OFFSET)
+        hp = cv2.GaussianBlur(ln, (0, 0), STRUCT_FINE_MM) - cv2.GaussianBlur(ln, (0, 0), STRUCT_SIGMA_MM)
+        dev = np.maximum(lo - hp, hp - hi).max(axis=-1)
+        shift = np.abs(
+            cv2.blur(np.where(hp > hi, hp - hi, np.where(hp < lo, hp - lo, 0.0)).mean(axis=-1), (7, 7))
+        )
+        # Looked at: the board less its edge, the markers, the swatches, and each read cube's surroundings.
+        outline, markers = self._board_polys(pose, 0.0)
+        look = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(look, np.round(outline / self.s).astype(np.int32), 1, cv2.LINE_8, 4)
+        for q in markers:
+            cv2.fillConvexPoly(look, np.round(q / self.s).astype(np.int32), 0, cv2.LINE_8, 4)
+        look = cv2.erode(look, self.kernel, iterations=STRUCT_EDGE_MM) & self._struct_keep
+        size = self.layout.cube_size_mm
+        if cubes:
+            f = np.array([cb.center_mm for cb in cubes])
+            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)
+            segs = np.round(np.stack([f, t], 1)).astype(np.int32)
+            cv2.polylines(look, list(segs), False, 0, int(round(3.0 * size)))
+        edges = cv2.dilate(((dev > STRUCT_DEV) & (look > 0)).view(np.uint8), self._disc5)
+        n, cc, stats, cents = cv2.connectedComponentsWithStats(edges, connectivity=8)
+        excess = np.clip(dev - STRUCT_DEV, 0.0, None)
+        for j in range(1, n):
+            x, y, bw, bh = (int(v) for v in stats[j, :4])
+            # Total deviation beyond the threshold: a cube's outline adds up, a misregistered speck not.
+            mass = float(excess[y : y + bh, x : x + bw][cc[y : y + bh, x : x + bw] == j].sum())
+            if mass >= STRUCT_MASS and 0.8 * size <= max(bw, bh) <= 3.0 * size and min(bw, bh) >= 0.6 * size:
+                out.append((float(cents[j][0]), float(cents[j][1])))
+        # A face's 7 mm window must lie wholly where it looks: else it averages in a read cube's edges.
+        faces = ((shift > STRUCT_SHIFT) & (cv2.erode(look, self._box7) > 0)).view(np.uint8)
+        n, _, stats, cents = cv2.connectedComponentsWithStats(faces, connectivity=8)
+        for j in range(1, n):
+            if max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) >= 5:
+                out.append((float(cents[j][0]), float(cents[j][1])))
+
+    def _structure_reference(self) -> tuple[np.ndarray, np.ndarray]:
+        """The bare print's fine detail, its 3x3 minimum and maximum; sets where it may be compared."""
+        assert self.print is not None
+        ref = np.log(self.print.ref.astype(np.float32) + STRUCT_OFFSET)
+        hp = cv2.GaussianBlur(ref, (0, 0), STRUCT_FINE_MM) - cv2.GaussianBlur(ref, (0, 0), STRUCT_SIGMA_MM)
+        keep = cv2.erode(self.print.ref_valid, self.kernel, iterations=3)
+        for sw in self.layout.swatches:  # a filled-in guess of the print under the calibration's cubes
+            cv2.circle(keep, (int(sw.center_mm[0]), int(sw.center_mm[1])), int(SWATCH_R_MM) + 2, 0, -1)
+        self._struct_keep = (keep > 0).view(np.uint8)
+        self._disc5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+        self._box7 = np.ones((7, 7), np.uint8)
+        lo, hi = cv2.erode(hp, self.kernel), cv2.dilate(hp, self.kernel)
+        # Where the board's height steps (a well's wall), parallax moves the print by up to the rail's
+        # height times the tilt's tangent: there the print may sit a few pixels off.
+        wells = zone_mask(self.layout, (hp.shape[1], hp.shape[0]))
+        step = int(math.ceil(self.layout.rail_height_mm)) * 2 + 1
+        if step > 1:
+            k = cv2.getStructuringElement(cv2.MORPH_RECT, (step, step))
+            walls = cv2.morphologyEx(wells, cv2.MORPH_GRADIENT, k) > 0
+            lo = np.where(walls[..., None], cv2.erode(hp, k), lo)
+            hi = np.where(walls[..., None], cv2.dilate(hp, k), hi)
+        return lo, hi
 
     def _changed_print(self, now: np.ndarray, w: int, h: int) -> np.ndarray:
         """Board pixels (at REF_MM) that are neither the bare print under this frame's light nor its
@@ -925,44 +1024,36 @@ class BoardReader:
         return depth.T
 
     def _zone_of(self, color: str, footprint: np.ndarray, count_conf: float, depth: np.ndarray) -> Cube:
-        """The cube at `footprint` given its depth in each zone (`_zone_depths`)."""
-        order = np.argsort(-depth)
-        best = int(order[0])
-        d1 = float(depth[best])
-        d2 = float(depth[order[1]]) if len(order) > 1 else -math.inf
+        """The cube at `footprint` given its depth in each zone (`_zone_depths`): every zone its footprint
+        touches ("if any part of a cube is touching a zone, that cube is considered to be in that zone"),
+        deepest first; a re-drop when it touches none; unsure when an edge is too close to tell."""
+        order = [int(k) for k in np.argsort(-depth)]
         fp = (float(footprint[0]), float(footprint[1]))
-        if d1 >= TOUCH_MM and d2 <= -TOUCH_MM:
-            conf = min(count_conf, 0.5 + 0.5 * min(1.0, (d1 - TOUCH_MM) / 2.0, (-d2 - TOUCH_MM) / 2.0))
-            amb = count_conf < 0.35
+        touching = [k for k in order if depth[k] >= TOUCH_MM]
+        unsure = [k for k in order if -TOUCH_MM < depth[k] < TOUCH_MM]
+        if unsure:
+            d1 = float(depth[order[0]])
             return Cube(
                 color,
-                self.zone_ids[best],
+                self.zone_ids[order[0]] if d1 > 0 else None,
                 fp,
-                False,
-                conf,
-                amb,
-                "the number of touching cubes is unclear" if amb else "",
+                d1 <= 0,
+                0.3,
+                True,
+                "too close to a zone's edge to tell whether it touches",
+                zones=[self.zone_ids[k] for k in touching] if len(touching) > 1 else [],
             )
-        if d1 <= -TOUCH_MM:
-            conf = min(count_conf, 0.5 + 0.5 * min(1.0, (-d1 - TOUCH_MM) / 2.0))
-            amb = count_conf < 0.35
-            return Cube(
-                color, None, fp, True, conf, amb, "the number of touching cubes is unclear" if amb else ""
-            )
-        if d1 >= TOUCH_MM and d2 >= TOUCH_MM:
-            # Touching two zones: the rulebook counts it in both; the reading holds one, so ask.
-            if d1 - d2 > 3.0:
-                return Cube(color, self.zone_ids[best], fp, False, min(count_conf, 0.6), count_conf < 0.35)
-            return Cube(color, self.zone_ids[best], fp, False, 0.3, True, "touches two zones")
-        return Cube(
-            color,
-            self.zone_ids[best] if d1 > 0 else None,
-            fp,
-            d1 <= 0,
-            0.3,
-            True,
-            "too close to a zone's edge to tell whether it touches",
-        )
+        # Margin: how far the nearest zone edge is from deciding otherwise (touching or not).
+        inside = min((float(depth[k]) for k in touching), default=math.inf)
+        outside = min((-float(depth[k]) for k in order if k not in touching), default=math.inf)
+        margin = min(inside, outside) - TOUCH_MM
+        conf = min(count_conf, 0.5 + 0.5 * min(1.0, margin / 2.0))
+        amb = count_conf < 0.35
+        why = "the number of touching cubes is unclear" if amb else ""
+        if not touching:
+            return Cube(color, None, fp, True, conf, amb, why)
+        zones = [self.zone_ids[k] for k in touching]
+        return Cube(color, zones[0], fp, False, conf, amb, why, zones=zones if len(zones) > 1 else [])
 
 
 def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray, np.ndarray]]:

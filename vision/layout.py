@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from contracts.zones import ZONE_KINDS
+from vision import fields
 from vision.geometry import (
     GeometryError,
     aruco_dictionary,
@@ -86,23 +88,11 @@ def _fail(path: str, message: str) -> LayoutError:
 
 
 def _number(value: Any, path: str, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-        raise _fail(path, f"must be a number, got {value!r}")
-    if positive and value <= 0:
-        raise _fail(path, f"must be greater than 0, got {value!r}")
-    return float(value)
+    return fields.number(value, path, _fail, positive)
 
 
 def _points(value: Any, path: str, count: int | None = None, minimum: int = 1) -> np.ndarray:
-    if not isinstance(value, list) or (count is not None and len(value) != count) or len(value) < minimum:
-        want = f"exactly {count}" if count is not None else f"at least {minimum}"
-        raise _fail(path, f"must be a list of {want} [x, y] points in millimetres")
-    pts = []
-    for i, p in enumerate(value):
-        if not isinstance(p, list) or len(p) != 2:
-            raise _fail(f"{path}[{i}]", f"must be a point [x, y], got {p!r}")
-        pts.append([_number(p[0], f"{path}[{i}][0]"), _number(p[1], f"{path}[{i}][1]")])
-    return np.array(pts, dtype=np.float64)
+    return fields.points(value, path, _fail, count, minimum)
 
 
 def _inside(pts: np.ndarray, size: tuple[float, float], path: str) -> None:
@@ -265,12 +255,14 @@ def _validate(data: Any) -> BoardLayout:
 
 
 def _check_overlaps(zones: list[Zone], size: tuple[float, float]) -> None:
-    """Zones may touch but not overlap (a cube's zone must be one zone): checked on a 1 px/mm raster."""
+    """Zones may touch but not overlap: checked on a 1 px/mm raster, each zone less its outer pixel (two
+    zones sharing an edge both cover the pixels along it)."""
     w, h = int(np.ceil(size[0])) + 1, int(np.ceil(size[1])) + 1
     count = np.zeros((h, w), np.uint8)
     for z in zones:
-        count += rasterize_polygons([z.polygon_mm], (w, h), 1.0, [1])
-    if (count > 1).sum() > 2 * len(zones):
+        inner = cv2.erode(rasterize_polygons([z.polygon_mm], (w, h), 1.0, [1]), np.ones((3, 3), np.uint8))
+        count += np.asarray(inner, np.uint8)
+    if (count > 1).sum() > 0:
         ys, xs = np.nonzero(count > 1)
         x, y = float(xs[0]), float(ys[0])
         hits = [z.id for z in zones if rasterize_polygons([z.polygon_mm], (w, h), 1.0, [1])[int(y), int(x)]]

@@ -9,7 +9,6 @@ The JSON it returns is the `smart-table vision ships` contract (docs/table-layou
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import cv2
 import numpy as np
 
 from contracts import grid
+from vision import fields
 from vision.geometry import (
     CameraPose,
     GeometryError,
@@ -101,26 +101,11 @@ def _fail(fieldname: str, what: str) -> LayoutError:
 
 
 def _number(value: Any, fieldname: str, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _fail(fieldname, f"must be a number, got {value!r}")
-    if positive and value <= 0:
-        raise _fail(fieldname, f"must be positive, got {value!r}")
-    return float(value)
+    return fields.number(value, fieldname, _fail, positive)
 
 
 def _points(value: Any, fieldname: str, count: int | None = None, min_count: int = 3) -> np.ndarray:
-    if not isinstance(value, list):
-        raise _fail(fieldname, "must be a list of [x, y] points in millimetres")
-    if count is not None and len(value) != count:
-        raise _fail(fieldname, f"must have exactly {count} points, got {len(value)}")
-    if len(value) < min_count:
-        raise _fail(fieldname, f"must have at least {min_count} points, got {len(value)}")
-    pts = []
-    for i, p in enumerate(value):
-        if not isinstance(p, list) or len(p) != 2:
-            raise _fail(f"{fieldname}[{i}]", f"must be an [x, y] pair, got {p!r}")
-        pts.append([_number(p[0], f"{fieldname}[{i}][0]"), _number(p[1], f"{fieldname}[{i}][1]")])
-    arr = np.array(pts, dtype=np.float32)
+    arr = fields.points(value, fieldname, _fail, count, min_count).astype(np.float32)
     if abs(cv2.contourArea(arr)) < 1.0:
         raise _fail(fieldname, "encloses no area")
     return arr

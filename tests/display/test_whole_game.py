@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
+from controller.testing import Broker, free_port
 from rules import api
 from tests.display.conftest import PHONE, REPO, TABLE, TABLET, open_page
 from tests.display.test_game_words import ENGINE_ID, SCAN_JS
-from tests.support.broker import Broker, free_port
 from tests.support.tapping import Table
 
 SHOTS = REPO / "docs" / "screenshots"
@@ -35,7 +35,7 @@ SHOTS = REPO / "docs" / "screenshots"
 def smart_table_run(
     broker: Broker, tmp: Path, players: list[str], seed: int, simulate: bool, bots: list[str] | None = None
 ) -> Iterator[Path]:
-    """`python -m cli run [--simulate] [--bots ...]` (the README's command) on the test broker; yields the
+    """`python -m smart_table run [--simulate] [--bots ...]` (the README's command) on the test broker; yields the
     game database. The display is the test's own server (same static files); bots act without
     the person's-pace delay so the test does not wait 1.5 s per bot action."""
     db = tmp / "game.db"
@@ -68,7 +68,7 @@ tower_control = "tcp://127.0.0.1:{free_port()}"
 seed = {seed}
 delay = 0.0
 """)
-    args = [sys.executable, "-m", "cli", "run", "--config", str(toml)]
+    args = [sys.executable, "-m", "smart_table", "run", "--config", str(toml)]
     if simulate:
         args.append("--simulate")
     if bots:

@@ -69,3 +69,14 @@ def test_extra_keys_are_kept(raw: dict) -> None:
     layout = load_board_layout(raw)
     assert layout.zones[0].extra["art"] == "skull"
     assert layout.to_json()["printed_by"] == "me"
+
+
+def test_zones_may_share_an_edge_but_not_area(raw: dict) -> None:
+    """docs/vision.md: zones "may share edges but not overlap"; a shared edge once read as an overlap."""
+    shared = copy.deepcopy(raw)
+    shared["zones"][5]["polygon_mm"] = [[87, 81], [149, 81], [149, 127], [87, 127]]  # str-1a meets str-2a
+    load_board_layout(shared)
+    overlapping = copy.deepcopy(raw)
+    overlapping["zones"][5]["polygon_mm"] = [[87, 81], [153, 81], [153, 127], [87, 127]]  # 4 mm into it
+    with pytest.raises(LayoutError, match="overlap"):
+        load_board_layout(overlapping)

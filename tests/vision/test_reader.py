@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -129,3 +131,37 @@ def test_empty_board_reads_ok_with_no_cubes(session) -> None:
 def test_bad_image_is_refused(session) -> None:
     with pytest.raises(ValueError, match="8-bit BGR"):
         read_board(np.zeros((10, 10), np.uint8), session.layout, session.palette)
+
+
+def test_cube_touching_two_zones_names_both() -> None:
+    """Rulebook: "If any part of a cube is touching a zone, that cube is considered to be in that zone."
+    A cube lying across the shared edge of two zones is in both: the reading lists every zone it touches
+    (`zones`, the deepest first, `zone` being the first), confidently, not as an unsure single zone."""
+    import json
+
+    from calibration.colors import learn_palette
+    from vision.layout import DEFAULT_LAYOUT_PATH, load_board_layout
+    from vision.synth.battle import light_session, render_battle_scene
+
+    raw = json.loads(DEFAULT_LAYOUT_PATH.read_text())
+    for z in raw["zones"]:
+        if z["id"] == "str-1a":  # widened to share its right edge (x = 149 mm) with str-2a
+            z["polygon_mm"] = [[87, 81], [149, 81], [149, 127], [87, 127]]
+    layout = load_board_layout(raw)
+    light = light_session(layout, 4242, (1280, 720))
+    palette = learn_palette(light.calibration, layout)
+    specs: list[dict[str, Any]] = [
+        {"color": "red", "center_mm": [150.5, 104.0], "yaw_deg": 0, "zone": "str-2a"},
+        {"color": "blue", "zone": "dmg-1"},
+    ]
+    image, _ = render_battle_scene(layout, specs, np.random.default_rng(5), size=(1280, 720), **light.fixed)
+    out = read_board(image, layout, palette)
+    red = [c for c in out["cubes"] if c["color"] == "red"]
+    assert len(red) == 1, out
+    assert red[0]["zones"] == ["str-2a", "str-1a"], out
+    assert red[0]["zone"] == "str-2a" and not red[0]["on_rail"]
+    assert red[0]["confidence"] >= 0.6
+    assert out["status"] == "ok" and out["ambiguous"] == []
+    # Counted once, in its first zone; a cube in one zone carries no `zones`.
+    assert out["counts"] == {"red": {"str-2a": 1}, "blue": {"dmg-1": 1}}
+    assert "zones" not in next(c for c in out["cubes"] if c["color"] == "blue")
