@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 
 from calibration.colors import CalibrationError, learn_palette  # noqa: E402
-from vision.board import BoardReader  # noqa: E402
-from vision.layout import load_board_layout  # noqa: E402
+from vision.battle_board.layout import load_board_layout  # noqa: E402
+from vision.battle_board.reader import BoardReader  # noqa: E402
 from vision.synth.randomised import session  # noqa: E402
 
 

@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-import vision.board as vision_board  # noqa: E402
+import vision.battle_board.detection as vision_board  # noqa: E402
 from calibration.colors import CalibrationError, learn_palette  # noqa: E402
-from vision.board import BoardReader  # noqa: E402
-from vision.layout import default_layout  # noqa: E402
+from vision.battle_board.layout import default_layout  # noqa: E402
+from vision.battle_board.reader import BoardReader  # noqa: E402
 from vision.synth.battle import light_session  # noqa: E402
 
 PER_SESSION = 10

@@ -23,8 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from vision.ocean_grid.layout import default_table_layout  # noqa: E402
+from vision.ocean_grid.reader import read_table_detailed  # noqa: E402
 from vision.synth.table import random_table_setup, render_table_scene  # noqa: E402
-from vision.table import default_table_layout, read_table_detailed  # noqa: E402
 
 
 def _load() -> str:

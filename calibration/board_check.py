@@ -11,9 +11,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.board import BoardReader, CameraModel
+from vision.battle_board.layout import BoardLayout
+from vision.battle_board.reader import BoardReader
+from vision.camera import CameraModel
 from vision.geometry import apply_homography, detect_markers, undistort_pixels
-from vision.layout import BoardLayout
 from vision.palette import Palette
 
 

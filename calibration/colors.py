@@ -11,10 +11,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.board import BoardReader, CameraModel
+from vision.battle_board.layout import BoardLayout
+from vision.battle_board.reader import BoardReader
 from vision.board_print import zone_mask
+from vision.camera import CameraModel
 from vision.geometry import apply_homography
-from vision.layout import BoardLayout
 from vision.palette import ColorModel, Palette, background_bins_from_pixels, color_distance
 
 # A middle square less even than this (median BGR distance) is looked for nearby (`_most_even_patch`).

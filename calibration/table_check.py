@@ -3,7 +3,7 @@ layout (homography residual in mm per marker), where the camera is, how large th
 markers appear, and what the Ocean boards' back looks like under this light (to set `boards.back`).
 
 Owns the report `smart-table calibrate table` prints; uses the reader's own registration
-(`vision.table.read_table_detailed`) so the check matches reading. Knows nothing of the rules.
+(`vision.ocean_grid.reader.read_table_detailed`) so the check matches reading. Knows nothing of the rules.
 """
 
 from __future__ import annotations
@@ -15,7 +15,10 @@ import cv2
 import numpy as np
 
 from vision.geometry import apply_homography
-from vision.table import TableLayout, _detect, _patch, _white_gains, read_table_detailed
+from vision.ocean_grid.classification import _patch, _white_gains
+from vision.ocean_grid.detection import _detect
+from vision.ocean_grid.layout import TableLayout
+from vision.ocean_grid.reader import read_table_detailed
 
 
 def check_table(image: np.ndarray, layout: TableLayout, camera: Any = None) -> dict[str, Any]:

@@ -537,8 +537,8 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
     corners: dict[int, Any] = {}
     layout: Any = None
     try:
+        from vision.battle_board.layout import default_layout, load_board_layout
         from vision.geometry import detect_markers
-        from vision.layout import default_layout, load_board_layout
 
         layout = load_board_layout(v["layout"]) if v["layout"] else default_layout()
         want = {m.id for m in layout.markers}

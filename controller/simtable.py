@@ -41,7 +41,8 @@ class ModelCamera:
 
 class SceneCamera:
     """A simulated camera: renders the board with the cubes where they lie (vision.synth) and reads the image
-    with the real reader (vision.board), calibrated once from a rendered swatch image (calibration.colors).
+    with the real reader (vision.battle_board), calibrated once from a rendered swatch image
+    (calibration.colors).
 
     `read_with_corrections` returns the reader's JSON and the corrections a player at the table makes
     for the cubes the reader flagged (ambiguous, unplaced), each matched to the rendered truth by position.
@@ -56,7 +57,7 @@ class SceneCamera:
         import numpy as np
 
         from calibration.colors import learn_palette
-        from vision.layout import default_layout
+        from vision.battle_board.layout import default_layout
         from vision.synth.battle import random_variation, render_battle_scene, swatch_cubes
 
         self.np, self.render = np, render_battle_scene
@@ -76,7 +77,7 @@ class SceneCamera:
     def read_with_corrections(
         self, cubes: list[dict[str, Any]]
     ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        from vision.board import BoardReader
+        from vision.battle_board.reader import BoardReader
         from vision.live import crop_jpeg
 
         if self.reader is None:

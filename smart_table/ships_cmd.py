@@ -2,8 +2,8 @@
 (the same from a camera, a video or an image folder, publishing settled readings on ZeroMQ) and
 `smart-table calibrate table` (check the table's markers, measure the boards' back colour).
 
-Parsing, files and exit codes only: the reading is `vision.table`, the live loop `vision.ships_live`
-(which uses `vision.live`'s frame sources and settle gate).
+Parsing, files and exit codes only: the reading is `vision.ocean_grid.reader`, the live loop
+`vision.ships_live` (which uses `vision.live`'s frame sources and settle gate).
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
 
 
 def _layout(path: Path | None):
-    from vision.table import LayoutError, default_table_layout, load_table_layout
+    from vision.ocean_grid.layout import LayoutError, default_table_layout, load_table_layout
 
     try:
         return default_table_layout() if path is None else load_table_layout(path)
@@ -113,7 +113,8 @@ def _in_play(text: str | None, layout) -> list[str] | None:
 
 
 def _ships(args: argparse.Namespace) -> int:
-    from vision.table import LayoutError, read_table_detailed
+    from vision.ocean_grid.layout import LayoutError
+    from vision.ocean_grid.reader import read_table_detailed
 
     layout = _layout(args.layout)
     camera = _calibration(args.camera_file)

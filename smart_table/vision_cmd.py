@@ -92,7 +92,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
 
 
 def _layout(path: str) -> Any:
-    from vision.layout import LayoutError, load_board_layout
+    from vision.battle_board.layout import LayoutError, load_board_layout
 
     try:
         return load_board_layout(path)
@@ -274,7 +274,7 @@ def cmd_calibrate_board(args: argparse.Namespace) -> int:
 def cmd_vision_read(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.board import BoardReader
+    from vision.battle_board.reader import BoardReader
 
     layout = _layout(args.layout)
     reader = BoardReader(layout, _palette(args.palette), _intrinsics(args.intrinsics))
@@ -315,7 +315,7 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
 
 
 def cmd_vision_watch(args: argparse.Namespace) -> int:
-    from vision.board import BoardReader
+    from vision.battle_board.reader import BoardReader
     from vision.live import BoardWatcher, SourceError, iter_frames
 
     layout = _layout(args.layout)

@@ -6,7 +6,7 @@ printed near a cube colour (charcoal, brick, ochre, navy, forest), a printed cub
 vivid colour, all stay the board. "Different" is what a shadow cannot do: a shadow only darkens and keeps
 the colour, down to a limit; a cube changes the colour, brightens, or darkens far more.
 
-Owns the comparison only; the reader (`vision.board`) decides what a blob is.
+Owns the comparison only; the reader (`vision.battle_board`) decides what a blob is.
 """
 
 from __future__ import annotations

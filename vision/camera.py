@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CameraError", "CameraModel"]
+__all__ = ["CameraError", "CameraModel", "camera_matrices"]
 
 
 class CameraError(ValueError):
@@ -59,3 +59,12 @@ class CameraModel:
         K = self.K.copy()
         K[:2] *= s
         return CameraModel(K=K, dist=self.dist, image_size=(width, height))
+
+
+def camera_matrices(camera: Any, width: int, height: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """K and distortion for this frame size from a camera file (`smart-table calibrate camera`: a path,
+    its dict or a `vision.camera.CameraModel`), or (None, None) without one."""
+    if camera is None:
+        return None, None
+    model = CameraModel.load(camera).scaled_to(width, height)  # raises CameraError on a bad file
+    return model.K, model.dist

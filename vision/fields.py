@@ -1,6 +1,6 @@
-"""Validators of the JSON fields both layout formats share (battle board: `vision.layout`; table:
-`vision.table`): each error is made by the caller's `fail(field path, what is wrong)`, so it names the
-field to fix in that format's words."""
+"""Validators of the JSON fields both layout formats share (battle board: `vision.battle_board.layout`;
+table: `vision.ocean_grid.layout`): each error is made by the caller's `fail(field path, what is
+wrong)`, so it names the field to fix in that format's words."""
 
 from __future__ import annotations
 

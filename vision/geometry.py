@@ -1,7 +1,7 @@
 """Geometry shared by the readers: ArUco dictionaries by name, marker detection, board<->image
 homographies, the camera pose behind a homography, parallax of a face at a height, polygon helpers.
 
-Owns the maths only; no file formats (see `vision.layout`) and no colour. World/board frame:
+Owns the maths only; no file formats (see `vision.battle_board.layout`) and no colour. World/board frame:
 millimetres, x right, y down, z into the table (a point h mm above the board has z = -h).
 """
 

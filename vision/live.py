@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from contracts import topics
-from vision.board import BoardReader, BoardReading
+from vision.battle_board.reader import BoardReader, BoardReading
 from vision.camera_source import CameraSource, SourceError, kind_of
 
 __all__ = ["SourceError", "iter_frames", "BoardWatcher", "SettleGate"]

@@ -1,5 +1,5 @@
 """The ocean grid read live: frames from a camera, a video or an image folder, read with
-`vision.table.read_table_detailed` once the table is still, a reading published on ZeroMQ (topic
+`vision.ocean_grid.reader.read_table_detailed` once the table is still, a reading published on ZeroMQ (topic
 `vision.table`) when it has settled.
 
 Owns: `TableWatcher` (the battle board's `vision.live.SettleGate` + the table reader + confirmation)
@@ -29,7 +29,8 @@ import numpy as np
 
 from contracts import topics
 from vision.live import SettleGate, SourceError, iter_frames
-from vision.table import TableLayout, TableReading, load_table_layout, read_table_detailed
+from vision.ocean_grid.layout import TableLayout, load_table_layout
+from vision.ocean_grid.reader import TableReading, read_table_detailed
 
 if TYPE_CHECKING:
     import zmq

@@ -244,7 +244,7 @@ def test_camera_giving_black_frames(tmp_path):
 
 
 def test_camera_seeing_the_rendered_board(tmp_path):
-    from vision.layout import default_layout
+    from vision.battle_board.layout import default_layout
     from vision.synth.battle import light_session
 
     layout = default_layout()
@@ -265,7 +265,7 @@ def test_camera_seeing_the_rendered_board(tmp_path):
 def test_light_changed_since_the_colour_calibration(tmp_path):
     """The calibration image's own palette: the same light passes, the board at 60 % brightness warns."""
     from calibration.colors import learn_palette
-    from vision.layout import default_layout
+    from vision.battle_board.layout import default_layout
     from vision.synth.battle import light_session
 
     layout = default_layout()

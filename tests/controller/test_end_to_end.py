@@ -2,7 +2,7 @@
 
 The supervisor starts the firmware simulator on a pseudo-terminal, the bridge (ZeroMQ), and the
 controller; simulated players play a seeded game to its end, every battle's cubes dropping through
-the simulated tower and photographed by the simulated camera (rendered, then read by `vision.board`),
+the simulated tower and photographed by the simulated camera (rendered, then read by `vision.battle_board`),
 with exploding shots and rail re-drops.
 Subscribers with the display's and two players' credentials watch the whole game: the public state
 is consistent (one epoch, seq never goes back, the last one equals a replay of the exported log) and

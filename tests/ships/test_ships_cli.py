@@ -11,8 +11,8 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.ocean_grid.layout import DEFAULT_LAYOUT_PATH, default_table_layout
 from vision.synth.table import random_table_setup, render_table_scene
-from vision.table import DEFAULT_LAYOUT_PATH, default_table_layout
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import zmq
 
+from vision.ocean_grid.layout import default_table_layout
 from vision.ships_live import TableWatcher, reading_key
 from vision.synth.table import random_camera, render_table_scene
-from vision.table import default_table_layout
 
 LAYOUT = default_table_layout()
 

@@ -8,8 +8,9 @@ import json
 import numpy as np
 import pytest
 
+from vision.ocean_grid.layout import DEFAULT_LAYOUT_PATH, LayoutError, default_table_layout, load_table_layout
+from vision.ocean_grid.reader import read_table
 from vision.synth.table import random_table_setup, render_table_scene
-from vision.table import DEFAULT_LAYOUT_PATH, LayoutError, default_table_layout, load_table_layout, read_table
 
 LAYOUT = default_table_layout()
 
@@ -148,7 +149,7 @@ def test_bad_layout_file(tmp_path) -> None:
 
 
 def test_calibrated_camera_reads_the_same_and_places_ships_closely() -> None:
-    from vision.table import read_table_detailed
+    from vision.ocean_grid.reader import read_table_detailed
 
     rng = np.random.default_rng(21)
     boards, ships = random_table_setup(LAYOUT, rng, n_ships=4)
@@ -162,7 +163,7 @@ def test_calibrated_camera_reads_the_same_and_places_ships_closely() -> None:
 
 
 def test_an_arm_over_the_table_is_flagged_and_a_clear_table_is_not() -> None:
-    from vision.table import read_table_detailed
+    from vision.ocean_grid.reader import read_table_detailed
 
     rng = np.random.default_rng(31)
     boards, ships = random_table_setup(LAYOUT, rng, n_ships=3)
@@ -174,8 +175,8 @@ def test_an_arm_over_the_table_is_flagged_and_a_clear_table_is_not() -> None:
 
 
 def test_two_frame_markers_on_one_side_are_not_trusted() -> None:
+    from vision.ocean_grid.reader import read_table_detailed
     from vision.synth.common import look_at_camera
-    from vision.table import read_table_detailed
 
     rng = np.random.default_rng(8)
     boards, ships = random_table_setup(LAYOUT, rng, n_ships=2)
@@ -193,7 +194,7 @@ def test_two_frame_markers_on_one_side_are_not_trusted() -> None:
 
 
 def test_live_reuse_of_the_previous_registration_reads_the_same_and_survives_a_moved_camera() -> None:
-    from vision.table import read_table_detailed
+    from vision.ocean_grid.reader import read_table_detailed
 
     for seed in (4, 5):
         rng = np.random.default_rng(seed)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from vision.ocean_grid.layout import default_table_layout, locate
 from vision.synth.table import place_ships, random_table_setup, render_table_scene
-from vision.table import default_table_layout, locate
 
 LAYOUT = default_table_layout()
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from calibration.colors import learn_palette
-from vision.layout import BoardLayout, default_layout
+from vision.battle_board.layout import BoardLayout, default_layout
 from vision.palette import Palette
 from vision.synth.battle import light_session, render_battle_scene
 

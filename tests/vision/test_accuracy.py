@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from calibration.colors import learn_palette
-from vision.board import BoardReader
-from vision.layout import BoardLayout
+from vision.battle_board.layout import BoardLayout
+from vision.battle_board.reader import BoardReader
 from vision.palette import Palette
 from vision.synth.battle import light_session
 

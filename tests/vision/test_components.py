@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.board import _components
+from vision.battle_board.detection import _components
 
 
 def _reference(mask: np.ndarray, min_area: float) -> list[tuple[list[int], np.ndarray]]:
@@ -89,7 +89,8 @@ def test_coarse_to_fine_finds_the_whole_board_blobs(session, seed: int) -> None:
     """Warping only the regions the 1 px/mm pass finds gives the blobs of the whole board warped at
     2 px/mm: every blob big enough to matter (35 mm2) is there, with its area within a few pixels
     (OpenCV's float32 warp coordinates round a translated homography a little differently)."""
-    from vision.board import BoardReader, _bin_index
+    from vision.battle_board.detection import _bin_index
+    from vision.battle_board.reader import BoardReader
     from vision.synth.battle import random_cube_specs
 
     rng = np.random.default_rng(100 + seed)
@@ -127,7 +128,7 @@ def test_coarse_to_fine_finds_the_whole_board_blobs(session, seed: int) -> None:
 
 
 def test_row_ends_give_the_same_min_area_rect() -> None:
-    from vision.board import _row_ends
+    from vision.battle_board.counting import _row_ends
 
     rng = np.random.default_rng(3)
     for _ in range(20):

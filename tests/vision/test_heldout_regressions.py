@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from calibration.colors import learn_palette
-from vision.board import BoardReader
-from vision.layout import load_board_layout
+from vision.battle_board.layout import load_board_layout
+from vision.battle_board.reader import BoardReader
 from vision.synth import randomised as R
 
 SIZE = (1280, 720)

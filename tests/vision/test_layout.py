@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from vision.layout import DEFAULT_LAYOUT_PATH, ZONE_KINDS, LayoutError, load_board_layout
+from vision.battle_board.layout import DEFAULT_LAYOUT_PATH, ZONE_KINDS, LayoutError, load_board_layout
 
 
 @pytest.fixture()

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import zmq
 
-from vision.board import BoardReader
+from vision.battle_board.reader import BoardReader
 from vision.live import BoardWatcher, SettleGate
 from vision.synth.common import add_noise
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from vision.board import BoardReader, read_board
+from vision.battle_board.reader import BoardReader, read_board
 from vision.synth.battle import random_cube_specs
 
 
@@ -140,7 +140,7 @@ def test_cube_touching_two_zones_names_both() -> None:
     import json
 
     from calibration.colors import learn_palette
-    from vision.layout import DEFAULT_LAYOUT_PATH, load_board_layout
+    from vision.battle_board.layout import DEFAULT_LAYOUT_PATH, load_board_layout
     from vision.synth.battle import light_session, render_battle_scene
 
     raw = json.loads(DEFAULT_LAYOUT_PATH.read_text())

@@ -19,8 +19,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.battle_board.layout import BoardLayout
 from vision.geometry import square_corners
-from vision.layout import BoardLayout
 from vision.synth.common import (
     BoxLook,
     Lighting,

@@ -4,7 +4,7 @@
 
 Owns: table scene synthesis and its exact ground truth (used by tests, `bench/vision_ships.py` and the
 controller's simulated camera). Builds on `vision.synth.common`; must not import the reader
-(`vision.table.read_table`), so that truth never leaks into reading.
+(`vision.ocean_grid.reader.read_table`), so that truth never leaks into reading.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.ocean_grid.layout import TableLayout, load_table_layout
 from vision.synth.common import (
     PinholeCamera,
     add_noise,
@@ -29,7 +30,6 @@ from vision.synth.common import (
     project_texture,
     random_lighting,
 )
-from vision.table import TableLayout, load_table_layout
 
 TEXTURE_PX_PER_MM = 2.0
 SHIP_COLORS_BGR: dict[str, tuple[int, int, int]] = {

@@ -26,7 +26,7 @@ from vision.geometry import (
 )
 
 SCHEMA = "smart-table/board-layout@1"
-DEFAULT_LAYOUT_PATH = Path(__file__).parent / "data" / "battle-board.json"
+DEFAULT_LAYOUT_PATH = Path(__file__).parent.parent / "data" / "battle-board.json"
 
 
 class LayoutError(ValueError):
@@ -126,6 +126,8 @@ def load_board_layout(source: str | Path | dict[str, Any]) -> BoardLayout:
 
 
 def _validate(data: Any) -> BoardLayout:
+    # A flat list of field checks in the file's order, one error each; split, it would only scatter the
+    # schema.
     if not isinstance(data, dict):
         raise LayoutError("a layout must be a JSON object with 'schema', 'size_mm', 'markers' and 'zones'")
     if data.get("schema") != SCHEMA:

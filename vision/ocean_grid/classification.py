@@ -1,0 +1,120 @@
+"""Telling a board's face from its back and an arm over the table by colour: the frame's white balance,
+the board-marker patches and the back-art fraction.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import (
+    apply_homography,
+)
+from vision.ocean_grid.layout import TableLayout, _signed_distance
+
+# Fraction of the board-marker patch that must look like the back art to call a board face down.
+BACK_FRACTION = 0.8
+# Share of the frame's samples covered (coloured or dark) above which an arm is over the table.
+FRAME_COVERED = 0.008
+_FRAME_SAMPLES: dict[int, np.ndarray] = {}
+
+
+def _frame_samples(layout: TableLayout) -> np.ndarray:
+    """Table points on the plain frame (outside the Harbor, the squares and the markers): the white
+    reference for white balance."""
+    key = id(layout)
+    pts = _FRAME_SAMPLES.get(key)
+    if pts is None:
+        W, H = layout.size_mm
+        xs, ys = np.meshgrid(np.arange(5, W - 4, 14.0), np.arange(5, H - 4, 14.0))
+        cand = np.stack([xs.ravel(), ys.ravel()], axis=1)
+        keep = []
+        polys = (
+            [layout.harbor_mm]
+            + [sq.polygon_mm for sq in layout.squares]
+            + [m.corners_mm for m in layout.markers]
+        )
+        for x, y in cand:
+            if all(_signed_distance(p, x, y) < -8.0 for p in polys):
+                keep.append((x, y))
+        pts = np.array(keep, dtype=np.float64).reshape(-1, 2)
+        _FRAME_SAMPLES[key] = pts
+    return pts
+
+
+def _max3(a: np.ndarray) -> np.ndarray:
+    """Largest of the last axis's 3 channels (numpy's max over a length-3 axis is several times slower)."""
+    return np.maximum(np.maximum(a[..., 0], a[..., 1]), a[..., 2])
+
+
+def _min3(a: np.ndarray) -> np.ndarray:
+    return np.minimum(np.minimum(a[..., 0], a[..., 1]), a[..., 2])
+
+
+def _frame_colour(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> tuple[np.ndarray, float]:
+    """Look at the plain white frame around the table: per-channel gains that make it neutral (median
+    over unclipped samples), and the share of its samples covered by something coloured or dark: an arm
+    reaching over the table crosses the frame, a ship never stands on it."""
+    pts = _frame_samples(layout)
+    if len(pts) < 10:
+        return np.ones(3), 0.0
+    px = np.round(apply_homography(H, pts)).astype(int)
+    h, w = image.shape[:2]
+    ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    vals = image[px[ok, 1], px[ok, 0]].astype(np.float64)
+    if len(vals) < 10:
+        return np.ones(3), 0.0
+    bright = _max3(vals)
+    spread = bright - _min3(vals)
+    white = (bright < 250) & (bright > 60) & (spread < 0.35 * bright)  # not glare, not a hand or shadow
+    if white.sum() < 10:
+        return np.ones(3), 1.0
+    med = np.median(vals[white], axis=0)
+    gains = med.mean() / np.maximum(med, 1.0)
+    balanced = vals * gains
+    b_bright = _max3(balanced)
+    b_spread = b_bright - _min3(balanced)
+    level = float(np.median(b_bright[white]))
+    covered = (b_spread > 0.22 * np.maximum(b_bright, 1.0)) | (b_bright < 0.45 * level)
+    return gains, float(covered.mean())
+
+
+def _white_gains(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> np.ndarray:
+    return _frame_colour(image, layout, H)[0]
+
+
+def _patch(
+    image: np.ndarray, H: np.ndarray, center_mm: tuple[float, float], half_mm: float, n: int = 24
+) -> np.ndarray:
+    """A small n x n top-down colour patch of the table around `center_mm` (only n*n pixels are warped)."""
+    step = 2 * half_mm / (n - 1)
+    A = np.array([[step, 0, center_mm[0] - half_mm], [0, step, center_mm[1] - half_mm], [0, 0, 1.0]])
+    return cv2.warpPerspective(
+        image,
+        H @ A,
+        (n, n),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(0, 0, 0),
+    )
+
+
+def _back_fractions(patches: list[np.ndarray], gains: np.ndarray, layout: TableLayout) -> list[float]:
+    """`_back_fraction` of several equal-sized patches at once (one colour conversion)."""
+    n = len(patches)
+    return _back_mask(np.concatenate(patches, axis=0), gains, layout).reshape(n, -1).mean(axis=1).tolist()
+
+
+def _back_fraction(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout) -> float:
+    """Fraction of a patch that looks like the Ocean boards' back art (hue band, saturated, not clipped)."""
+    return float(_back_mask(patch_bgr, gains, layout).mean())
+
+
+def _back_mask(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout) -> np.ndarray:
+    # (Gains are positive: only the top needs clipping. Hue compared as uint8: exact.)
+    balanced = np.minimum(patch_bgr.astype(np.float32) * gains.astype(np.float32), 255).astype(np.uint8)
+    hsv = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)
+    hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
+    lo, hi = layout.back_hue
+    in_band = (hue >= lo) & (hue <= hi) if lo <= hi else (hue >= lo) | (hue <= hi)
+    return in_band & (sat >= layout.back_min_saturation) & (val > 25) & (_max3(patch_bgr) < 250)
