@@ -7,7 +7,7 @@ from typing import Any
 
 from rules import api
 from rules.core.state import GameState
-from tests.battle.helpers import BOARD, drop, pass_
+from tests.rules.battle.helpers import BOARD, drop, pass_
 from tests.rules.helpers import act, controlled_island, game, give_hand, place_island
 
 __all__ = ["act", "controlled_island", "game", "give_hand", "place_island", "drop", "pass_"]
