@@ -41,15 +41,12 @@ def test_top_level_packages_have_the_projects_own_names() -> None:
     assert not generic & set(PACKAGES), sorted(generic & set(PACKAGES))
 
 
-# Folders of tests/ that are not a package's mirror: helpers, whole-system suites, and folders whose move is
-# left for later because other work is editing them (docs/architecture.md, "Tests").
+# Folders of tests/ that are not a package's mirror: helpers and whole-system suites (docs/architecture.md,
+# "Tests").
 NOT_MIRRORS = {
     "support": "helpers shared by the tests",
     "deploy": "the deploy/ scripts and config (not a Python package)",
     "security": "attacks on the whole running table",
-    "display": "controller/web; moves to tests/controller/web/ later",
-    "battle": "rules/battle; moves to tests/rules/battle/ later",
-    "ships": "vision's ocean grid and ships-watch; vision's tests move them",
 }
 
 

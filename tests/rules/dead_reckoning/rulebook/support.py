@@ -7,7 +7,7 @@ from typing import Any
 
 from rules import api
 from rules.core.state import GameState
-from tests.battle.helpers import BOARD, drop, pass_
+from tests.rules.battle.helpers import BOARD, drop, pass_
 from tests.rules.helpers import act, controlled_island, game, give_hand, place_island
 
 __all__ = ["act", "controlled_island", "game", "give_hand", "place_island", "drop", "pass_"]
@@ -39,7 +39,7 @@ def play(state: GameState, card: str, level: int = 1, player: str | None = None)
 
 def resolve(state: GameState, board_spec: str, *steps: dict[str, Any]) -> tuple[GameState, list[dict]]:
     """Resolve the pending battle from one initial drop read as `board_spec` ('red@s2 black@dmg ...' on
-    tests.battle.helpers.BOARD) and then `steps` (the abilities step; default: everybody passes)."""
+    tests.rules.battle.helpers.BOARD) and then `steps` (the abilities step; default: everybody passes)."""
     setup = state.data["battle"]["setup"]
     record = {
         "schema": "smart-table/battle-record@1",

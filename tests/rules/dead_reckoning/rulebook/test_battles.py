@@ -9,7 +9,7 @@ from rules import api
 from rules.battle import resolve_battle
 from rules.battle.contract import BattleSetup
 from rules.errors import Illegal, Invalid
-from tests.battle.helpers import BOARD, drop
+from tests.rules.battle.helpers import BOARD, drop
 
 from .support import act, controlled_island, place_island, play, resolve, ship, two
 

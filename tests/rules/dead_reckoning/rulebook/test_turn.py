@@ -7,7 +7,7 @@ import pytest
 
 from rules import api
 from rules.errors import Illegal
-from tests.battle.helpers import cubes
+from tests.rules.battle.helpers import cubes
 
 from .support import act, give_hand, legal_types, place_island, play, resolve, ship, two
 

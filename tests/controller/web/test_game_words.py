@@ -24,7 +24,7 @@ from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from controller.testing import Client
 from rules import api
-from tests.display.conftest import PHONE, REPO, TABLE, open_page
+from tests.controller.web.conftest import PHONE, REPO, TABLE, open_page
 
 SHOTS = REPO / "docs" / "screenshots"
 BASE = f"table/{TABLE}"
@@ -501,7 +501,7 @@ def test_colour_vision_every_piece_told_apart_by_its_initial(
 def test_offline_the_page_dims_and_its_buttons_stop(browser, broker, display, tmp_path) -> None:
     """Issue 13: 'Offline: the page dims and the buttons stop until the table is back' (the state is
     conn.js's)."""
-    from tests.display.conftest import kill_broker, restart_broker
+    from tests.controller.web.conftest import kill_broker, restart_broker
 
     with table_core(broker, tmp_path, ["red", "blue"], 5) as core:
         player = core.state.active

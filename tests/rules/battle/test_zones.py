@@ -15,7 +15,7 @@ import pytest
 
 from rules.battle import BattleRecordError, resolve_battle
 from rules.battle.session import BattleSession
-from tests.battle.helpers import BOARD, ab, black, drop, pass_, player, record, setup, use
+from tests.rules.battle.helpers import BOARD, ab, black, drop, pass_, player, record, setup, use
 
 SHIP = setup("ship", player("red", 2), player("blue", 1))
 

@@ -15,7 +15,7 @@ from controller.testing import Client
 from rules import api
 from rules.battle.contract import BattleSetup, BattleSide
 from rules.battle.session import BattleSession
-from tests.display.conftest import PHONE, TABLE, open_page
+from tests.controller.web.conftest import PHONE, TABLE, open_page
 
 BASE = f"table/{TABLE}"
 
@@ -190,7 +190,7 @@ def test_battle_board_draws_each_cube_in_its_zone_and_the_tallies(browser, broke
 
 
 def test_a_wrong_password_says_so_in_one_sentence(browser, broker, display) -> None:
-    from tests.display.conftest import TABLET
+    from tests.controller.web.conftest import TABLET
 
     ctx = browser.new_context(viewport=TABLET)
     page = ctx.new_page()

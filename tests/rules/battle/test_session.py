@@ -10,7 +10,7 @@ import pytest
 from rules.battle import BattleRecordError, resolve_battle
 from rules.battle.helpers import sailor_battle_abilities
 from rules.battle.session import BattleSession, SessionSettings
-from tests.battle.helpers import BOARD, ab, black, player, setup
+from tests.rules.battle.helpers import BOARD, ab, black, player, setup
 
 
 def reading(

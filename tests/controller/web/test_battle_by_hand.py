@@ -16,10 +16,10 @@ from pathlib import Path
 from controller.battles import BattleDriver
 from controller.core import TableCore
 from controller.gamelog import GameLog
-from tests.display.conftest import PHONE, TABLE, TABLET, ControllerProc, open_page
+from tests.controller.web.conftest import PHONE, TABLE, TABLET, ControllerProc, open_page
 from tests.support.game import play_until_battle
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 # Engine ids a person must never read: zone ids, squares, card ids.
 IDS = re.compile(r"\b(str-\d\w?|dmg-\d|miss-\d|plunder-\w+|explode|r\d+c\d+|crew-\d+)\b")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.display.conftest import PHONE, TABLE, open_page
+from tests.controller.web.conftest import PHONE, TABLE, open_page
 from tests.support.game import table_in_battle
 
 

@@ -11,7 +11,7 @@ from controller import words
 from controller.core import TableCore
 from controller.gamelog import GameLog
 from rules import api
-from tests.display.test_game_words import ENGINE_ID
+from tests.controller.web.test_game_words import ENGINE_ID
 
 
 def walk(seed: int, players: list[str], steps: int, options: dict | None = None):

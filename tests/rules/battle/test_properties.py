@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from rules.battle import BattleRecordError, BattleSetup, random_record, resolve_battle
 from rules.battle.helpers import sailor_battle_abilities
-from tests.battle.helpers import BOARD, ab, black, player, setup
+from tests.rules.battle.helpers import BOARD, ab, black, player, setup
 
 POOL = {
     "g3": lambda c: sailor_battle_abilities(c, "g3", "gunner", 3),

@@ -21,7 +21,7 @@ from controller.testing import MOSQUITTO, Broker, Client, running_mosquitto
 from controller.web.server import DisplayHandle, serve_display
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: F401 - the display tests' Chromium
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 TABLE = "t1"
 TABLET = {"width": 1024, "height": 768}
 PHONE = {"width": 390, "height": 844}

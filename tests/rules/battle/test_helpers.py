@@ -17,7 +17,7 @@ from rules.battle import (
 )
 from rules.battle.board import DEFAULT_BOARD, board_from_json, board_from_layout
 from rules.battle.errors import BattleRecordError
-from tests.battle.helpers import black, drop, player, record, setup, use
+from tests.rules.battle.helpers import black, drop, player, record, setup, use
 
 
 def test_cannons_give_cubes_and_bonuses_add_up() -> None:

@@ -6,7 +6,7 @@ import pytest
 
 from rules.battle import BattleOutcome, BattleRecordError, BattleSetup, resolve_battle
 from rules.battle.helpers import sailor_battle_abilities
-from tests.battle.helpers import ab, black, drop, pass_, player, record, setup, use
+from tests.rules.battle.helpers import ab, black, drop, pass_, player, record, setup, use
 
 SHIP = setup("ship", player("red", 3), player("blue", 2))
 

@@ -24,8 +24,8 @@ import pytest
 
 from controller.testing import Broker, free_port
 from rules import api
-from tests.display.conftest import PHONE, REPO, TABLE, TABLET, open_page
-from tests.display.test_game_words import ENGINE_ID, SCAN_JS
+from tests.controller.web.conftest import PHONE, REPO, TABLE, TABLET, open_page
+from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS
 from tests.support.tapping import Table
 
 SHOTS = REPO / "docs" / "screenshots"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from tests.display.conftest import PHONE, kill_broker, open_page, restart_broker
+from tests.controller.web.conftest import PHONE, kill_broker, open_page, restart_broker
 
 
 def seq_of(page) -> int:
