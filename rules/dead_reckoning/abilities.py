@@ -106,7 +106,7 @@ def check_use_ability(
         if e["do"] == "influence" and len(ab["effects"]) > 1 and not _influence_possible(d, player):
             # "you must use all the Influence cubes possible from that ability": none is possible here, and
             # the ability's other effects (Deck Hand 4's 3 Sails) still happen
-            norm[f"e{i}"] = {"replace": []}
+            norm[f"e{i}"] = {"replace": [], "take_from": []}
             continue
         norm[f"e{i}"] = _check_effect(d, player, e, args, icons, sim, norm)
     return norm
@@ -263,7 +263,7 @@ def _do_effect(
         p["ship"]["damage"] = max(0, p["ship"]["damage"] - x["amount"])
     elif do == "influence":
         if x["replace"]:  # empty where no cube could be placed (`_influence_possible`)
-            place_influence(d, player, x["replace"], out)
+            place_influence(d, player, x["replace"], out, x.get("take_from"))
     elif do == "produce":
         for sq in x["islands"]:
             isl = d["grid"][sq]["island"]

@@ -230,11 +230,6 @@ def test_running_out_of_cubes_takes_a_non_permanent_island_cube():
     assert state.data["grid"]["r1c2"]["island"]["permanent"] == {me: 1}  # never the permanent one
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="deviation (issue #16 item 9, the battle/islands engineer's): the engine picks the island a cube "
-    "is taken from; the player is not asked",
-)
 def test_running_out_of_cubes_the_player_chooses_the_island():
     """ "you may remove one of your non-permanent cubes from any island and use that as the cube you need"
     (the player's choice of island).\""""
