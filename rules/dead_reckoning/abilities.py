@@ -106,7 +106,7 @@ def check_use_ability(
         if e["do"] == "influence" and len(ab["effects"]) > 1 and not _influence_possible(d, player):
             # "you must use all the Influence cubes possible from that ability": none is possible here, and
             # the ability's other effects (Deck Hand 4's 3 Sails) still happen
-            norm[f"e{i}"] = {"replace": [], "take_from": []}
+            norm[f"e{i}"] = {"replace": []}
             continue
         norm[f"e{i}"] = _check_effect(d, player, e, args, icons, sim, norm)
     return norm

@@ -118,7 +118,9 @@ def check_influence(d: State, player: str, n: int, args: dict[str, Any]) -> dict
             continue
         strikes.pop(t, None)
         sim[sim.index(t)] = player
-    return {"replace": plan, "take_from": check_take_from(d, player, at, args.get("take_from", []))}
+    take_from = check_take_from(d, player, at, args.get("take_from", []))
+    # named only when the player named islands: the logged action stays as it was without
+    return {"replace": plan, "take_from": take_from} if take_from else {"replace": plan}
 
 
 def cube_sources(d: State, player: str, avoid: str | None) -> list[str]:

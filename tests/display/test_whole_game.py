@@ -35,8 +35,8 @@ SHOTS = REPO / "docs" / "screenshots"
 def smart_table_run(
     broker: Broker, tmp: Path, players: list[str], seed: int, simulate: bool, bots: list[str] | None = None
 ) -> Iterator[Path]:
-    """`python -m smart_table run [--simulate] [--bots ...]` (the README's command) on the test broker; yields the
-    game database. The display is the test's own server (same static files); bots act without
+    """`python -m smart_table run [--simulate] [--bots ...]` (the README's command) on the test broker;
+    yields the game database. The display is the test's own server (same static files); bots act without
     the person's-pace delay so the test does not wait 1.5 s per bot action."""
     db = tmp / "game.db"
     toml = tmp / "table.toml"
