@@ -373,6 +373,10 @@ def _args_text(cat: Any, view: dict[str, Any], args: dict[str, Any]) -> str:
         bits.append(f"on hull space {int(args['space']) + 1}")
     if args.get("replace"):
         bits.append("replacing " + ", ".join(f"{player_name(c)}'s cube" for c in args["replace"]))
+    if args.get("take_from"):  # out of cubes: which island's non-permanent cube the player takes back
+        bits.append(
+            "your cube taken back from " + ", ".join(square_short(view, s) for s in args["take_from"])
+        )
     return "; ".join(bits)
 
 

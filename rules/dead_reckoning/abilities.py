@@ -263,7 +263,7 @@ def _do_effect(
         p["ship"]["damage"] = max(0, p["ship"]["damage"] - x["amount"])
     elif do == "influence":
         if x["replace"]:  # empty where no cube could be placed (`_influence_possible`)
-            place_influence(d, player, x["replace"], out)
+            place_influence(d, player, x["replace"], out, x.get("take_from"))
     elif do == "produce":
         for sq in x["islands"]:
             isl = d["grid"][sq]["island"]

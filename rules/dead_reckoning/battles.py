@@ -21,7 +21,7 @@ from rules.core.state import plain
 from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.buildings import building_bonus
 from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, played_icons
-from rules.dead_reckoning.choices import chosen_island_cubes, leave_plunder
+from rules.dead_reckoning.choices import chosen_island_cubes, leave_plunder, plunder_has_a_choice
 from rules.dead_reckoning.islands import blockaded, island_at, recheck_control
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import (
@@ -516,11 +516,11 @@ def apply_battle_outcome(
         color, rest = aid.split(":", 1)
         if color in d["players"]:
             d["p"][color]["used"].append(rest)
-    # plunder lands in holds with room; what does not fit waits for its owner to place it ("placed into a
-    # hold with available capacity on their Ship, on the island where the battle is taking place, or
-    # discarded back to the supply": `choices.plunder_options`); Coins from abilities are gained on the
-    # Ship, owed when they do not fit ("if you cannot fit it onto your Ship then you either have to
-    # jettison or unload it")
+    # plunder waits for its owner to say where each goes ("placed into a hold with available capacity on
+    # their Ship, on the island where the battle is taking place, or discarded back to the supply":
+    # `choices.plunder_options`) whenever there is more than the supply to choose from; Coins from
+    # abilities are gained on the Ship, owed when they do not fit ("if you cannot fit it onto your Ship
+    # then you either have to jettison or unload it")
     for who, res in ((me, outcome.attacker), (dcol, outcome.defender)):
         if who is None:
             continue
@@ -529,9 +529,11 @@ def apply_battle_outcome(
             if setup.kind == "building" or n == 0:
                 continue
             d["supply"][what] -= n
-            left = gain_to_ship(d, p, what, n)
-            if left:
-                leave_plunder(d, who, what, left, at)
+            if plunder_has_a_choice(d, who, at):
+                leave_plunder(d, who, what, n, at)
+            else:  # the supply is the only place it may go
+                d["supply"][what] += n
+                notice(out, "plunder_placed", player=who, what=what, count=n, to="discard", auto=True)
         if res.coins_from_abilities:
             d["supply"]["coins"] -= res.coins_from_abilities
             left = gain_to_ship(d, p, "coins", res.coins_from_abilities)

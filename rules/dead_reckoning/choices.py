@@ -2,12 +2,13 @@
 from the state (`pending_choices`), answered with `choose` among the options the engine lists (legal
 actions list them too), refused otherwise with a sentence that says why.
 
-- `plunder`: plunder that did not fit in the holds with room ("These must either be placed into a hold
-  with available capacity on their Ship, on the island where the battle is taking place, or discarded back
-  to the supply"): placed in holds with room at once (the player may still rearrange, unload or jettison
-  them like any Cargo/Coins), the rest waits in `p["plunder"]` for the player to say where it goes (a hold
-  once they made room, the island, or the supply). Unanswered at the end of the active player's turn: the
-  island if it may take it, else the supply (`settle_plunder`), as the engine did before.
+- `plunder`: what a player plundered ("These must either be placed into a hold with available capacity on
+  their Ship, on the island where the battle is taking place, or discarded back to the supply"): all of it
+  waits in `p["plunder"]` for the player to say where each goes whenever there is more than the supply to
+  choose from (a hold with room, or the battle's island); with neither it goes back to the supply at once.
+  Unanswered at the end of the active player's turn (bots, an unattended tablet): the holds with room first
+  (hold 1, then hold 2), then the island if it may take it, else the supply (`settle_plunder`): what a
+  player almost always wants, and the engine's placement before the players were asked.
 - `owed`: a gain onto a full Ship ("if you cannot fit it onto your Ship then you either have to jettison or
   unload it (or other Cargo/Coins) to make space"), kept in `p["owed"]`: the options are the jettisons that
   make room (each taking the owed goods aboard at once) and letting the gain go back to the supply.
@@ -47,6 +48,12 @@ def leave_plunder(d: State, color: str, what: str, n: int, square: str) -> None:
 def _island_takes(d: State, color: str, square: str) -> bool:
     """The island of the battle may take plunder: there is one, and no opponent's Fort/Garrison guards it."""
     return island_at(d, square) is not None and not fortified_against(d, square, color)
+
+
+def plunder_has_a_choice(d: State, color: str, square: str) -> bool:
+    """There is more than the supply to put plunder in: a hold with room, or the battle's island."""
+    p = d["p"][color]
+    return room_in_hold(p, 0) > 0 or room_in_hold(p, 1) > 0 or _island_takes(d, color, square)
 
 
 def plunder_options(d: State, color: str) -> list[dict[str, Any]]:
@@ -128,18 +135,29 @@ def place_plunder(d: State, player: str, o: dict[str, Any]) -> None:
 
 
 def settle_plunder(d: State, out: list[dict[str, Any]]) -> None:
-    """The end of the active player's turn: plunder nobody placed goes to the battle's island if it may
-    take it, else back to the supply (the engine's placement before the players were asked)."""
+    """The end of the active player's turn: plunder nobody placed goes into the holds with room (hold 1,
+    then hold 2), then to the battle's island if it may take it, else back to the supply."""
     for color in d["players"]:
         waiting = d["p"][color].get("plunder")
         if not waiting:
             continue
-        to = "island" if _island_takes(d, color, waiting["square"]) else "discard"
+        p = d["p"][color]
+        rest = "island" if _island_takes(d, color, waiting["square"]) else "discard"
         for what in WHAT:
-            if waiting.get(what):
-                n = waiting[what]
-                place_plunder(d, color, {"what": what, "to": to, "count": n})
-                notice(out, "plunder_placed", player=color, what=what, count=n, to=to, auto=True)
+            for h in (0, 1):
+                n = min(waiting.get(what, 0), room_in_hold(p, h))
+                if n:
+                    place_plunder(d, color, {"what": what, "to": "hold", "hold": h, "count": n})
+                    notice(
+                        out, "plunder_placed", player=color, what=what, count=n, to="hold", hold=h, auto=True
+                    )
+                    if not p.get("plunder"):
+                        break
+            waiting = p.get("plunder") or {}
+            n = waiting.get(what, 0)
+            if n:
+                place_plunder(d, color, {"what": what, "to": rest, "count": n})
+                notice(out, "plunder_placed", player=color, what=what, count=n, to=rest, auto=True)
 
 
 # --- a gain that did not fit ----------------------------------------------------------------------------
@@ -277,6 +295,7 @@ __all__ = [
     "leave_plunder",
     "owed_options",
     "pending_choices",
+    "plunder_has_a_choice",
     "plunder_options",
     "room_making_jettisons",
     "settle_plunder",

@@ -118,15 +118,57 @@ def check_influence(d: State, player: str, n: int, args: dict[str, Any]) -> dict
             continue
         strikes.pop(t, None)
         sim[sim.index(t)] = player
-    return {"replace": plan}
+    take_from = check_take_from(d, player, at, args.get("take_from", []))
+    # named only when the player named islands: the logged action stays as it was without
+    return {"replace": plan, "take_from": take_from} if take_from else {"replace": plan}
 
 
-def _take_cube(d: State, player: str, avoid: str | None) -> bool:
-    """A cube from the supply, or (running out) a non-permanent cube taken back from an island."""
+def cube_sources(d: State, player: str, avoid: str | None) -> list[str]:
+    """The islands (board order) holding a non-permanent cube of `player` that could be taken back when
+    their supply runs out ("you may remove one of your non-permanent cubes from any island"), one entry
+    per cube; `avoid` is the island the cube is for."""
+    out: list[str] = []
+    for sq in SQUARES:
+        isl = d["grid"][sq]["island"]
+        if sq != avoid and isl:
+            out += [sq] * isl["cubes"].count(player)
+    return out
+
+
+def check_take_from(d: State, player: str, avoid: str | None, take_from: Any) -> list[str]:
+    """The islands the player names to take cubes back from once their supply runs out, in order: each an
+    island (not the one the cubes are for) with that many of their non-permanent cubes."""
+    if not isinstance(take_from, list) or not all(isinstance(sq, str) for sq in take_from):
+        raise Invalid(
+            "'take_from' must list island squares (e.g. [\"r1c2\"]), one per cube taken back when your "
+            "supply runs out."
+        )
+    left = cube_sources(d, player, avoid)
+    for sq in take_from:
+        if sq not in left:
+            raise Illegal(
+                f"{sq!r} has no more of your non-permanent cubes to take back"
+                + (" (it is the island the cube is for)" if sq == avoid else "")
+                + f": choose among {', '.join(sorted(set(left))) or 'none'}."
+            )
+        left.remove(sq)
+    return list(take_from)
+
+
+def _take_cube(d: State, player: str, avoid: str | None, take_from: list[str] | None = None) -> bool:
+    """A cube from the supply, or (running out) a non-permanent cube taken back from an island: the next
+    one the player named in `take_from` (consumed), else the first in board order."""
     p = d["p"][player]
     if p["cubes"] > 0:
         p["cubes"] -= 1
         return True
+    while take_from:
+        sq = take_from.pop(0)
+        isl = d["grid"][sq]["island"]
+        if sq != avoid and isl and player in isl["cubes"]:
+            isl["cubes"][isl["cubes"].index(player)] = None
+            recheck_control(d, sq, [])
+            return True
     for sq in SQUARES:
         isl = d["grid"][sq]["island"]
         if sq != avoid and isl and player in isl["cubes"]:
@@ -136,28 +178,37 @@ def _take_cube(d: State, player: str, avoid: str | None) -> bool:
     return False
 
 
-def place_influence(d: State, player: str, plan: list[str | None], out: list[dict[str, Any]]) -> None:
+def place_influence(
+    d: State,
+    player: str,
+    plan: list[str | None],
+    out: list[dict[str, Any]],
+    take_from: list[str] | None = None,
+) -> None:
+    """Place the planned cubes; `take_from` names the islands to take cubes back from once the supply
+    runs out (for these cubes and for a permanent cube on gaining control here)."""
+    take_from = list(take_from or [])
     sq = d["p"][player]["ship"]["at"]
     isl = island_at(d, sq)
     assert isl is not None  # the check allowed Influence only at an island
     for target in plan:
         if target is None:
-            if None not in isl["cubes"] or not _take_cube(d, player, sq):
+            if None not in isl["cubes"] or not _take_cube(d, player, sq, take_from):
                 continue
             isl["cubes"][isl["cubes"].index(None)] = player
         else:
             if d["p"][target]["final_done"] and not isl["strikes"].get(target):
                 isl["strikes"][target] = 1
                 continue
-            if target not in isl["cubes"] or not _take_cube(d, player, sq):
+            if target not in isl["cubes"] or not _take_cube(d, player, sq, take_from):
                 continue
             isl["strikes"].pop(target, None)
             isl["cubes"][isl["cubes"].index(target)] = player
             d["p"][target]["cubes"] += 1
-        recheck_control(d, sq, out)
+        recheck_control(d, sq, out, take_from)
 
 
-def recheck_control(d: State, sq: str, out: list[dict[str, Any]]) -> None:
+def recheck_control(d: State, sq: str, out: list[dict[str, Any]], take_from: list[str] | None = None) -> None:
     isl = d["grid"][sq]["island"]
     assert isl is not None  # only islands are rechecked
     new = who_controls(isl)
@@ -178,6 +229,6 @@ def recheck_control(d: State, sq: str, out: list[dict[str, Any]]) -> None:
             if isl["buildings"][b]:
                 isl["buildings"][b] = False
                 d["supply"][b] += 1
-    if new is not None and _take_cube(d, new, sq):
+    if new is not None and _take_cube(d, new, sq, take_from):
         isl["permanent"][new] = isl["permanent"].get(new, 0) + 1
     notice(out, "control_changed", square=sq, controller=new, previous=old)

@@ -24,7 +24,7 @@ from rules.dead_reckoning.cards import Catalog, card_abilities, catalog, played_
 from rules.dead_reckoning.choices import choice_actions
 from rules.dead_reckoning.expansions import expansion
 from rules.dead_reckoning.game import expansions_of, game_for
-from rules.dead_reckoning.islands import check_influence, island_at
+from rules.dead_reckoning.islands import check_influence, cube_sources, island_at
 from rules.dead_reckoning.model import Island, PlayerBoard, SailorCard, Ship, State
 from rules.dead_reckoning.phases import battle_under_way
 from rules.dead_reckoning.sailing import board_choices
@@ -200,6 +200,20 @@ def _ability_args(d: State, player: str, ab: dict[str, Any]) -> dict[str, Any]:
                 if others:
                     args["replace"] = [others[0]] * e["amount"]
     return args
+
+
+def _cube_source_variants(
+    d: State, player: str, p: PlayerBoard, alt: dict[str, Any], a: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """An Influence ability offered once per island its first cube could be taken back from when the
+    player's supply may run out ("you may remove one of your non-permanent cubes from any island"): the
+    player's choice; the cubes after the first come from the islands in board order."""
+    for e in alt.get("effects", ()):
+        if e["do"] == "influence" and p["cubes"] <= e["amount"]:  # the +1: a permanent cube on control
+            sources = dict.fromkeys(cube_sources(d, player, p["ship"]["at"]))
+            if len(sources) > 1:
+                return [{**a, "args": {**a["args"], "take_from": [sq]}} for sq in sources]
+    return [a]
 
 
 def offer_plan(
@@ -394,9 +408,10 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
                     if choice is None
                     else {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
                 )
-                verdict = _decided(d, player, p, cat, alt, args) if sure_ok else None
-                if verdict or (verdict is None and offer(d, player, a, offers, (cid, ab))):
-                    add(a)
+                for v in _cube_source_variants(d, player, p, alt, a):
+                    verdict = _decided(d, player, p, cat, alt, v["args"]) if sure_ok else None
+                    if verdict or (verdict is None and offer(d, player, v, offers, (cid, ab))):
+                        add(v)
     # Loading and unloading are decided here with exactly the engine's tests (check_load, check_unload):
     # they are a third of all candidates. In Harbor both always may; at an island, not while an opponent's
     # Pirate-mode ship blockades it (`blockaded`), nor unloading onto an opponent's Fort or Garrison;

@@ -70,3 +70,10 @@ def test_choice_options_and_room_making_jettisons_read_in_the_games_words():
     # the same words on the action buttons
     act = {"type": "jettison", "hold": 0, "cargo": 0, "coins": 1}
     assert words.action_words(None, view, "red", act, {})["label"] == "Jettison 1 Coin from hold 1"
+
+
+def test_influence_out_of_cubes_names_the_island_its_cube_comes_back_from():
+    # "you may remove one of your non-permanent cubes from any island": each offer says which island
+    view = {"grid": {"r1c2": {"board": "island-06"}}}
+    text = words._args_text(None, view, {"take_from": ["r1c2"]})
+    assert text.startswith("your cube taken back from ") and "r1c2" not in text  # a place name, never an id

@@ -44,7 +44,9 @@ def fixed_rule_applies(data: dict) -> bool:  # type: ignore[type-arg]
       before returned to the supply.
     - Item 7 (the end-of-game tie played out): a tie at the end, which the engine before only reported.
     - Item 9 (the player's own choices): plunder waiting to be placed, or a battle side short of cubes (a
-      pending choice the legal actions offer).
+      pending choice the legal actions offer); or the active player close to running out of cubes (3 or
+      fewer, the most one Influence places) with non-permanent cubes on two islands or more: an Influence
+      ability is then offered once per island its first cube could be taken back from.
     """
     if any("owed" in p for p in data["p"].values()):
         return True
@@ -57,6 +59,11 @@ def fixed_rule_applies(data: dict) -> bool:  # type: ignore[type-arg]
         for side in (battle["setup"]["attacker"], battle["setup"]["defender"]):
             if side["is_player"] and side["cubes"] > data["p"][side["name"]]["cubes"]:
                 return True  # item 9: short of Battle cubes, the player chooses the islands (or fewer)
+    active = data.get("active")
+    if active in data["p"] and data["p"][active]["cubes"] <= 3:
+        sources = [c for c in data["grid"].values() if c.get("island") and active in c["island"]["cubes"]]
+        if len(sources) > 1:
+            return True  # item 9: which island's cube Influence takes back ("from any island")
     need = EXPLORER_NEEDED[len(data["players"])]
     face_down = sum(1 for cell in data["grid"].values() if cell["board"] is None)
     for color, mine in data["achievement_cubes"]["explorer"].items():

@@ -19,6 +19,11 @@ show in this walk: the drop-start lock needs `battle_drop_started`, which the wa
 session does; it is not among a player's legal actions), and the hull-space rule refuses only a `space` the
 legal actions never offer.
 
+Item 9 (where each plunder goes is the owner's choice) applies at nearly every game's first battle with
+plunder, and from there the states differ for good (the `choose` actions move `seq`), so a game is compared
+up to it: 24 games of 700 steps compare some 2,900 steps, and a game compared whole (no plunder, no other
+cut) is now rare, so the final-state check runs only when one happens.
+
 The engine before is taken from git (`BEFORE`, the last commit of `rules/engine.py`) into a temporary
 folder for the test run only; nothing generated is committed. Both engines run the same walk
 (`equivalence_walk.py`, facade only) in their own process.
@@ -41,7 +46,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 WALK = Path(__file__).with_name("equivalence_walk.py")
 BEFORE = "9cf6431"  # the single-module engine (rules/engine.py, 2,180 lines), before the core/chapters layout
-GAMES, STEPS = 12, 700
+GAMES, STEPS = 24, 700
 # (file, text before, text after): rulebook fixes of issue #16 applied to the frozen engine as well
 FROZEN_FIXES = [
     (
@@ -145,4 +150,5 @@ def test_same_json_as_the_engine_before(tmp_path: Path) -> None:
         if cut is None:
             assert b["final"] == a["final"]
             whole += 1
-    assert whole >= 3 and compared > GAMES * 200, (whole, compared)  # enough compared to mean something
+    # enough compared to mean something; whole games are rare since plunder waits for its owner (item 9)
+    assert compared > GAMES * 100, (whole, compared)

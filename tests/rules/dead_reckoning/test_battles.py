@@ -11,6 +11,7 @@ from rules.battle import resolve_battle
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
 from rules.core.state import plain
 from rules.dead_reckoning.battles import apply_battle_outcome
+from rules.dead_reckoning.choices import settle_plunder
 from rules.errors import Ambiguous, Illegal, Invalid
 from tests.rules.helpers import act, game, give_hand, place_island
 
@@ -84,7 +85,12 @@ def test_outcome_damage_plunder_legendary_and_pirate_flag():
     assert d["p"][other]["ship"]["damage"] == 2 + 1  # zones + losing
     assert d["p"][me]["ship"]["damage"] == 1
     assert d["p"][other]["ship"]["pirate"] is False
-    assert d["p"][me]["ship"]["holds"] == [[2, 2], [0, 3]]  # plunder fills holds with room
+    # the plunder waits for its owner to say where it goes; unanswered, it fills the holds with room
+    assert d["p"][me]["ship"]["holds"] == [[0, 0], [0, 0]]
+    assert d["p"][me]["plunder"] == {"cargo": 2, "coins": 5, "square": "harbor"}
+    assert d["supply"]["coins"] == 800 - 5
+    settle_plunder(d, [])
+    assert d["p"][me]["ship"]["holds"] == [[2, 2], [0, 3]] and "plunder" not in d["p"][me]
     assert d["supply"]["coins"] == 800 - 5
     assert d["achievement_cubes"]["legendary"][me] == 1
     assert d["battle"] is None

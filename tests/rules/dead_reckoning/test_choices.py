@@ -44,11 +44,24 @@ def test_plunder_that_does_not_fit_waits_for_its_owner_to_place_it():
     supply = state.data["supply"]["coins"]
     state, _ = _resolve(state, "attacker", SideResult(plunder_coins=4))
     p = state.data["p"][me]
-    assert p["ship"]["holds"] == [[3, 1], [2, 1]]  # the holds with room first
-    assert p["plunder"] == {"cargo": 0, "coins": 2, "square": "harbor"}
+    assert p["ship"]["holds"] == [[3, 0], [2, 0]]  # the engine does not choose for the player
+    assert p["plunder"] == {"cargo": 0, "coins": 4, "square": "harbor"}
     assert state.data["supply"]["coins"] == supply - 4  # waiting, not back in the supply
     you = api.private_view(state, me)["you"]
-    assert you["choices"][0]["choice"] == "plunder" and you["choices"][0]["coins"] == 2
+    assert you["choices"][0]["choice"] == "plunder" and you["choices"][0]["coins"] == 4
+    assert [c["option"] for c in _choices(state, me)] == [
+        {"what": "coins", "to": "hold", "hold": 0, "count": 1},
+        {"what": "coins", "to": "hold", "hold": 1, "count": 1},
+        {"what": "coins", "to": "discard", "count": 1},
+        {"what": "coins", "to": "discard", "count": 4},
+    ]
+    with pytest.raises(Illegal, match="hold 1 has room for 1"):
+        act(state, "choose", choice="plunder", option={"what": "coins", "to": "hold", "hold": 0, "count": 2})
+    for h in (0, 1):
+        state, _ = act(state, "choose", choice="plunder", option={"what": "coins", "to": "hold", "hold": h})
+    p = state.data["p"][me]
+    assert p["ship"]["holds"] == [[3, 1], [2, 1]]
+    assert p["plunder"] == {"cargo": 0, "coins": 2, "square": "harbor"}
     offered = [c["option"] for c in _choices(state, me)]
     # no hold has room and the Harbor is no island: only the supply
     assert offered == [

@@ -179,7 +179,7 @@ def test_exploring_a_non_merchant_encounter_in_a_game():
     """ "you may pay the indicated Coins cost to explore them. After you pay the cost (and NOT BEFORE), you
     turn the Encounter over and read out loud what it says on the other side. These count as 1 of the 2
     Advancements and/or Encounters you may interact with each turn.\""""
-    s = saga_game(1, on_board("1.00-a"))
+    s = saga_game(2, on_board("1.00-a"))  # a walk that reaches the card
     (sq,) = [q for q, cs in s.data["deep_legends"]["board"].items() if "1.00-a" in cs]
     me = s.active
     p = s.data["p"][me]

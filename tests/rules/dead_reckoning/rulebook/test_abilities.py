@@ -230,11 +230,6 @@ def test_running_out_of_cubes_takes_a_non_permanent_island_cube():
     assert state.data["grid"]["r1c2"]["island"]["permanent"] == {me: 1}  # never the permanent one
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="deviation (issue #16 item 9, the battle/islands engineer's): the engine picks the island a cube "
-    "is taken from; the player is not asked",
-)
 def test_running_out_of_cubes_the_player_chooses_the_island():
     """ "you may remove one of your non-permanent cubes from any island and use that as the cube you need"
     (the player's choice of island).\""""
@@ -251,3 +246,21 @@ def test_running_out_of_cubes_the_player_chooses_the_island():
         after, _ = api.apply(state, {"seq": state.seq, "player": me, "action": a})
         outcomes.add(tuple(after.data["grid"][sq]["island"]["cubes"].count(me) for sq in ("r1c2", "r1c3")))
     assert outcomes == {(0, 1), (1, 0)}
+
+
+def test_running_out_of_cubes_an_island_without_my_cube_is_refused_with_the_choices():
+    """ "you may remove one of your non-permanent cubes from any island and use that as the cube you need"
+    (only an island holding one of your non-permanent cubes).\""""
+    state, me, _ = two()
+    place_island(state, "r1c2", "island-05")["cubes"] = [me, None, None]
+    place_island(state, "r1c3", "island-04")
+    place_island(state, "r1c1", "island-01")
+    state.data["p"][me]["cubes"] = 0
+    ship(state, me)["at"] = "r1c1"
+    state = play(state, "deck-hand-1")
+    with pytest.raises(Illegal) as err:
+        act(state, "use_ability", ability="deck-hand-1:L1:0", args={"take_from": ["r1c3"]})
+    assert "choose among r1c2" in err.value.message
+    state, _ = act(state, "use_ability", ability="deck-hand-1:L1:0", args={"take_from": ["r1c2"]})
+    assert state.data["grid"]["r1c2"]["island"]["cubes"].count(me) == 0
+    assert state.data["grid"]["r1c1"]["island"]["cubes"].count(me) == 1

@@ -99,7 +99,15 @@ def test_non_player_battle_black_cubes_from_the_back_and_plunder_for_the_player_
     assert setup["attacker"]["cubes"] == 1 and setup["defender"]["cubes"] == 3
     assert setup["defender"]["cube_color"] == "black"
     state, _ = resolve(state, f"{me}@p-c2 black@p-k1 black@s2 black@miss")
-    assert ship(state, me)["holds"][0][0] == 2  # my plunder; the Merchant's plunder goes nowhere
+    assert state.data["p"][me]["plunder"]["cargo"] == 2  # my plunder, waiting for me to place it
+    state, _ = act(
+        state,
+        "choose",
+        player=me,
+        choice="plunder",
+        option={"what": "cargo", "to": "hold", "hold": 0, "count": 2},
+    )
+    assert ship(state, me)["holds"][0][0] == 2  # the Merchant's plunder goes nowhere
     assert state.data["supply"]["black"] == black  # the black cubes went back
 
 
@@ -240,23 +248,23 @@ def test_plunder_and_damage_go_to_the_cubes_owner():
     state, _ = act(state, "set_sails")
     state, _ = act(state, "move", path=["r1c1"])
     state, _ = resolve(state, f"{me}@p-c2 {other}@dmg")
-    assert ship(state, me)["holds"] == [[4, 0], [3, 0]]
-    # what did not fit waits for its owner, who may put it on the island of the battle
-    assert state.data["p"][me]["plunder"]["cargo"] == 1
+    # the plunder waits for its owner: a hold with room, the island of the battle, or the supply
+    assert state.data["p"][me]["plunder"]["cargo"] == 2
     offered = [a["option"] for a in api.legal_actions(state, me) if a["type"] == "choose"]
-    onto_island = [o for o in offered if o.get("to") == "island"]
+    assert {"what": "cargo", "to": "hold", "hold": 1, "count": 1} in offered
+    assert not any(o.get("to") == "hold" and o["count"] > 1 for o in offered)  # "with available capacity"
+    onto_island = [o for o in offered if o.get("to") == "island" and o["count"] == 1]
     assert onto_island, offered
+    state, _ = act(
+        state, "choose", player=me, choice="plunder", option={"what": "cargo", "to": "hold", "hold": 1}
+    )
     state, _ = act(state, "choose", player=me, choice="plunder", option=onto_island[0])
+    assert ship(state, me)["holds"] == [[4, 0], [3, 0]]
     assert state.data["grid"]["r1c1"]["island"]["cargo"] == 1
     # damage: 1 from the cube, +1 for losing (0 v 0 strength: the tie went to the active player)
     assert ship(state, me)["damage"] == 1 and ship(state, other)["damage"] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="deviation (issue #16 item 9, the battle engineer's): plunder is placed by the engine (holds, "
-    "then the island, then the supply); the player is not asked where each goes",
-)
 def test_the_player_says_where_plunder_goes():
     """ "These must either be placed into a hold with available capacity on their Ship, on the island where
     the battle is taking place, or discarded back to the supply." (the owning player's choice)"""
