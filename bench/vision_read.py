@@ -109,6 +109,7 @@ def run_session(args: tuple[int, int, tuple[int, int], bool, int, bool]) -> list
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Long on purpose: a benchmark script's argument parsing, loop and report, read top to bottom.
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=300)
     ap.add_argument("--seed", type=int, default=19100)

@@ -36,6 +36,7 @@ def _load() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Long on purpose: a benchmark script's argument parsing, loop and report, read top to bottom.
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)

@@ -41,6 +41,8 @@ def learn_palette(
     two colours close under this light, a cube colour the print also shows) is appended to `questions`
     (`{"kind", "colors", "text", "crops": {colour: BGR image}}`, the shape a CLI or tablet shows) and the
     palette is still returned: the caller asks and discards it on a "no"."""
+    # Long on purpose: one pass over the swatches whose checks share their crops and measurements; each check
+    # is a few lines and reads best in order.
     questions = [] if questions is None else questions
     if not layout.swatches:
         raise CalibrationError(f"layout {layout.name!r} has no 'swatches': add one per cube colour")

@@ -1058,6 +1058,8 @@ class BattleDriver:
         zones: list[str] | None = None,
     ) -> None:
         """Re-resolve the finished battle with one cube corrected and replace its result in the game."""
+        # Long on purpose: the order of a correction after the result (re-resolve, tell the engine, republish)
+        # is the point; each step is short.
         from rules.battle.errors import BattleRecordError
 
         with self.core.lock:

@@ -201,6 +201,7 @@ def _port_free(host: str, port: int) -> bool:
 
 
 def check_broker(cfg: Config, timeout: float = 3.0) -> list[Check]:
+    # Long on purpose: four checks in order (embedded broker, login, ACL, WebSocket), each one message long.
     m = cfg["mqtt"]
     host, port, ws = m["host"], m["port"], m["ws_port"]
     if m["embedded"]:
@@ -451,6 +452,8 @@ def check_camera(cfg: Config, frames: int = 15, now: float | None = None) -> lis
 
 
 def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
+    # Long on purpose: one check per step of opening a camera (source, frames, markers, light), each a message
+    # and its fix, in the order a person fixes them.
     v = cfg["vision"]
     needed = True
     source = v["camera"]

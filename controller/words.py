@@ -384,6 +384,8 @@ def action_words(
     cat: Any, view: dict[str, Any], player: str, a: dict[str, Any], cards: dict[str, dict[str, Any]]
 ) -> dict[str, Any]:
     """{label, confirm?, square?} for one legal action of `player` (view: their private view)."""
+    # Long on purpose: one short branch per action type, a flat table of sentences; splitting it would scatter
+    # the wording of one screen.
     t = a.get("type")
     me = (view.get("p") or {}).get(player) or {}
     at = (me.get("ship") or {}).get("at")

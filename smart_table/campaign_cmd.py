@@ -13,6 +13,7 @@ from smart_table.errors import CliError
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
+    # Long on purpose: the argparse declarations of every campaign subcommand, one block each.
     gp = top.add_parser("campaign", help="Deep Legends six-game campaigns kept between evenings")
     g = gp.add_subparsers(dest="campaign_command", metavar="SUBCOMMAND")
     gp.set_defaults(func=lambda _a: (gp.print_help(sys.stderr), 2)[1])
