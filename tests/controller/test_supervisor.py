@@ -47,7 +47,7 @@ def _start_table(
     }
     (tmp_path / "t.toml").write_text(f"""
 [table]
-database = "t.db"
+database = "{tmp_path / "t.db"}"
 players = ["red", "blue"]
 [mqtt]
 port = {ports["mqtt"]}
