@@ -14,6 +14,8 @@ import functools
 import re
 from typing import Any
 
+from rules.dead_reckoning.expansions import expansion
+
 SQUARE_RE = re.compile(r"^r(\d+)c(\d+)$")
 # Looked up by whatever the engine's JSON holds (a missing key is None): any key, a default for the unknown.
 ICON_NAMES: dict[Any, tuple[str, ...]] = {
@@ -517,23 +519,7 @@ def action_words(
 
 
 # Letters of Marque's actions (rules/dead_reckoning/letters_of_marque): their words on the tablets
-LOM_ACTIONS = frozenset(
-    {
-        "discover_prime_cargo",
-        "flip_prime_cargo",
-        "load_prime",
-        "unload_prime",
-        "discard_prime",
-        "trade_favour",
-        "claim",
-        "decline",
-        "bolster_outpost",
-        "outpost_to_harbor",
-        "drop_saga_die",
-        "saga_die",
-        "place_favour_rewards",
-    }
-)
+LOM_ACTIONS = frozenset(a.type for a in expansion("letters-of-marque").actions)
 PRIME_REWARDS = {
     "draw": "draw a card",
     "cargo": "gain 1 Cargo",

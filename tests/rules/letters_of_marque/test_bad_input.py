@@ -6,24 +6,11 @@ from __future__ import annotations
 import itertools
 
 from rules import api
+from rules.dead_reckoning.expansions import expansion
 from rules.errors import RulesError
 from tests.rules.letters_of_marque.helpers import lay_on_ship, lgame, lom, token_of
 
-TYPES = [
-    "discover_prime_cargo",
-    "flip_prime_cargo",
-    "load_prime",
-    "unload_prime",
-    "discard_prime",
-    "trade_favour",
-    "claim",
-    "decline",
-    "bolster_outpost",
-    "outpost_to_harbor",
-    "drop_saga_die",
-    "saga_die",
-    "place_favour_rewards",
-]
+TYPES = sorted(a.type for a in expansion("letters-of-marque").actions)
 FIELDS = ["token", "hold", "part", "source", "square", "empire", "index", "args", "tokens", "face", "rewards"]
 VALUES = [
     None,
