@@ -129,6 +129,9 @@ def _walk(pythonpath: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.stdout.splitlines()]
 
 
+# CPU-bound, not waiting on anything: two engines each replay 24 games (each walk may take its 600 s), and on
+# a loaded machine that outlasts the suite's default 300 s deadline, which is there to catch hangs.
+@pytest.mark.timeout(1500)
 def test_same_json_as_the_engine_before(tmp_path: Path) -> None:
     old_root = _frozen_engine(tmp_path)
     before = _walk(old_root)
