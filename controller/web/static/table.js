@@ -4,6 +4,7 @@
 // Drawn only from the public state payload: keys are rules/views.py public_view's (tolerant of absence).
 
 import { lastBattle, renderBattle } from "./battle.js";
+import { lomPanel } from "./letters_of_marque.js";
 import { brief, cube, facts, h, humanize, initial, memo, mount, safe } from "./dom.js";
 import { oceanSvg, shipsOf } from "./ocean.js";
 
@@ -185,6 +186,7 @@ export function renderTable(root, store) {
       h("div.side",
         battle,
         h("div.players", players.map((p) => playerCard(p, v.active, w, st.seats?.[p.color]))),
+        lomPanel(v, w), // the Letters of Marque expansion's tracks and Prime Cargo (null without it)
         memo("achievements", [v.achievements, v.achievement_cubes, w?.achievements], () => achievementsBox(v, w)),
         store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
           h("li", e.text ?? [humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : ""])))) : null,
