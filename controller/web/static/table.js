@@ -186,11 +186,11 @@ export function renderTable(root, store) {
       h("div.side",
         battle,
         h("div.players", players.map((p) => playerCard(p, v.active, w, st.seats?.[p.color]))),
-        lomPanel(v, w), // the Letters of Marque expansion's tracks and Prime Cargo (null without it)
         memo("achievements", [v.achievements, v.achievement_cubes, w?.achievements], () => achievementsBox(v, w)),
         store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
           h("li", e.text ?? [humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : ""])))) : null,
         devices.length ? h("footer.devices", devices) : null)),
+    lomPanel(v, w), // the Letters of Marque expansion's tracks and Prime Cargo, full width (null without it)
   );
 }
 

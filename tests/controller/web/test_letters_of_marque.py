@@ -19,7 +19,7 @@ from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from rules import api
 from rules.dead_reckoning.letters_of_marque.data import lom_data
-from tests.controller.web.conftest import PHONE, TABLE, open_page
+from tests.controller.web.conftest import PHONE, REPO, TABLE, open_page
 from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS, live
 from tests.rules.helpers import give_hand, place_island
 from tests.rules.letters_of_marque.helpers import lay_found, lay_on_ship, lom, token_of
@@ -27,6 +27,7 @@ from tests.rules.letters_of_marque.helpers import lay_found, lay_on_ship, lom, t
 LOM = {"expansions": ["letters-of-marque"]}
 PLAYERS = ["red", "blue", "green"]
 GUN = "lom-hallowed-gun"
+SHOTS = REPO / "docs" / "screenshots"
 
 
 @contextmanager
@@ -142,7 +143,9 @@ def test_both_empire_tracks_favour_letters_bounty_and_prime_cargo_are_drawn(
                     assert hid.endswith("face down"), hid
                 assert not engine_ids(page), engine_ids(page)
             assert d["p"]["red"]["ship"]["other"] == [0, 1]  # the token takes a hull space (the engine's)
-            red.locator("section.lom").screenshot(path=str(tmp_path / "lom-red.png"))
+            table.locator("section.lom").scroll_into_view_if_needed()
+            table.screenshot(path=str(SHOTS / "letters-of-marque-table-tablet.png"))
+            red.locator("section.lom").screenshot(path=str(SHOTS / "letters-of-marque-player-phone.png"))
 
 
 def test_tablets_ask_for_what_no_camera_reads_favour_rewards_prime_cargo_and_claims(
@@ -201,6 +204,17 @@ def test_tablets_ask_for_what_no_camera_reads_favour_rewards_prime_cargo_and_cla
                 f"section.lom .oceancargo li[data-square='{sq}'] .prime[data-prime='moon_salt']",
                 timeout=15_000,
             )
+            # A Favor Reward owed to the player whose turn it is: a prompt with its options and Decline.
+            lom(core.state)["claims"][me].append({"kind": "reward", "reward": "fr-05"})  # a reward to choose
+            coins = core.state.data["p"][me]["chest"]
+            core.publish_all()
+            sel = "section.prompt[data-kind='lom_claim']"
+            seats[me].wait_for_selector(f"{sel} button.claim", timeout=15_000)
+            assert seats[me].locator(f"{sel} h3").inner_text() == "Favor Reward: repair 2 Damage or 2 Coins"
+            assert seats[me].locator(f"{sel} button.decline").count() == 1
+            tap(seats[me], f"{sel} button.claim:has-text('Take 2 Coins')")
+            assert core.state.data["p"][me]["chest"] == coins + 2 and not lom(core.state)["claims"][me]
+            seats[me].wait_for_selector(sel, state="detached", timeout=15_000)
             for page in (table, *seats.values()):
                 assert not engine_ids(page), engine_ids(page)
 

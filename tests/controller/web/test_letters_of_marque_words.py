@@ -26,6 +26,7 @@ def _discovering(observed: bool):
             state, {"seq": state.seq, "player": "table", "action": api.legal_actions(state, "red")[0]}
         )
     state = sail_to(state, ["r1c1"])
+    assert state.active is not None
     give_hand(state, state.active, ["explorer"])
     state, _ = act(state, "play_card", card="explorer")
     return act(state, "discover_prime_cargo", part="water")
