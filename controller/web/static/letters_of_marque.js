@@ -73,10 +73,12 @@ function playerLine(c, px, x, w, me) {
   const letters = (px.letters || []).map((l) => h("span.letter", { title: w?.letters?.[l]?.icons || "" }, `✉ ${w?.letters?.[l]?.short ?? "Letter of Marque"}`));
   const bounty = (px.bounty || []).map((e) => h("span.badge.bounty", `☠ bounty (${w?.empires?.[e]?.name ?? "Empire"})`));
   const holds = (px.ship || []).map((hold, i) => h("span.hold", i ? " · " : "", `hold ${i + 1}: `, tokens(hold, w)));
+  const owed = w?.claims?.[c] || [];
   return h(`div.lomplayer.c-${safe(c)}${c === me ? ".mine" : ""}`, { dataset: { player: c } },
     h("b", h(`span.marker.c-${safe(c)}`, initial(c)), ` ${c === me ? "You" : cap(c)}`), " ",
     h("span.favs", fav), letters.length ? h("span.letters", letters) : null, bounty,
-    h("div.cargo-line", "Ship: ", holds, " · Harbor: ", tokens(px.harbor || [], w)));
+    h("div.cargo-line", "Ship: ", holds, " · Harbor: ", tokens(px.harbor || [], w)),
+    owed.length ? h("div.owed.small", "To settle on their turn: ", owed.join("; ")) : null);
 }
 
 /** Prime Cargo out on the ocean, by board: face-down counts and face-up tokens in the water and on islands. */

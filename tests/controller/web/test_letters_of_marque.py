@@ -212,9 +212,13 @@ def test_tablets_ask_for_what_no_camera_reads_favour_rewards_prime_cargo_and_cla
             seats[me].wait_for_selector(f"{sel} button.claim", timeout=15_000)
             assert seats[me].locator(f"{sel} h3").inner_text() == "Favor Reward: repair 2 Damage or 2 Coins"
             assert seats[me].locator(f"{sel} button.decline").count() == 1
+            owed = f"section.lom .lomplayer[data-player='{me}'] .owed"  # the table view shows what is owed
+            table.wait_for_selector(owed, timeout=15_000)
+            assert "repair 2 Damage or 2 Coins" in table.inner_text(owed)
             tap(seats[me], f"{sel} button.claim:has-text('Take 2 Coins')")
             assert core.state.data["p"][me]["chest"] == coins + 2 and not lom(core.state)["claims"][me]
             seats[me].wait_for_selector(sel, state="detached", timeout=15_000)
+            table.wait_for_selector(owed, state="detached", timeout=15_000)
             for page in (table, *seats.values()):
                 assert not engine_ids(page), engine_ids(page)
 
