@@ -31,8 +31,11 @@ TABLE_ONLY = frozenset({"resolve_battle", "correction", *CHANCE_TYPES})
 # way in than a tablet tap. Open ones (a card turned up from a row box, who goes first) may come from any
 # seated player's tablet; secret ones (a player's own Sailor draw, their Bonus tokens) only from that
 # player's. The engine still checks each is the draw it waits for and plausible (the card is in that deck).
-# Ocean boards are reported by the camera, battle results by the battle session: never by a tablet.
-OPEN_CHANCE = frozenset({"draw_advancement", "choose_first_player"})
+# Ocean boards are reported by the camera, battle results by the battle session: never by a tablet. No camera
+# reads a Letters of Marque Prime Cargo token or the Saga die, nor lays out the Favor Reward tokens: open too.
+OPEN_CHANCE = frozenset(
+    {"draw_advancement", "choose_first_player", "flip_prime_cargo", "saga_die", "place_favour_rewards"}
+)
 SECRET_CHANCE = frozenset({"draw_sailors", "deal_bonus"})
 
 

@@ -512,7 +512,7 @@ def action_words(
     elif t == "choose":
         out["label"] = choice_option_label(view, a)
     elif t in LOM_ACTIONS:
-        out.update(lom_action_words(view, player, a))
+        out.update(lom_action_words(view, player, a, named))
     else:
         out["label"] = title(str(t))
     return out
@@ -547,7 +547,9 @@ def empire_name(empire: Any) -> str:
     return str(spec["name"]) if spec else "the Empire"
 
 
-def lom_action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+def lom_action_words(
+    view: dict[str, Any], player: str, a: dict[str, Any], named: Any = None
+) -> dict[str, Any]:
     from rules.dead_reckoning.letters_of_marque.data import lom_data
 
     t = a.get("type")
@@ -561,7 +563,7 @@ def lom_action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> di
             }
         return {"label": f"Discover a Prime Cargo {where} here (Prime Discovery)"}
     if t == "flip_prime_cargo":
-        return {"label": f"{prime_name(tok)} was turned over {where} at {square_place(a.get('square', ''))}"}
+        return {"label": f"It is {token_text(tok)}"}
     if t == "load_prime":
         return {"label": f"Load {prime_name(tok)} into {hold_name(a.get('hold'))}"}
     if t == "unload_prime":
@@ -573,7 +575,8 @@ def lom_action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> di
     if t == "trade_favour":
         return {"label": f"Trade {prime_name(tok)} to {empire_name(a.get('empire'))} for 1 Favor"}
     if t == "claim":
-        return {"label": "Take your reward" + _claim_text(a.get("args") or {})}
+        claim = _claim_of(view, player, a.get("index"))
+        return {"label": "Take " + _claim_text(claim, a.get("args") or {}, named)}
     if t == "decline":
         return {"label": "Decline the reward", "confirm": "Give up this reward for good?"}
     if t == "bolster_outpost":
@@ -587,28 +590,167 @@ def lom_action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> di
     if t == "drop_saga_die":
         return {"label": "Drop the Saga die into the tower (Hallowed Gun)"}
     if t == "saga_die":
-        return {"label": f"The Saga die shows {a.get('face')}"}
-    return {"label": "Place the Favor Reward tokens"}
+        return {"label": f"It shows {a.get('face')}"}
+    return {"label": "Lay out the Favor Reward tokens as the table view then shows them"}
 
 
-def _claim_text(args: dict[str, Any]) -> str:
+def _claim_of(view: dict[str, Any], player: str, index: Any) -> dict[str, Any]:
+    """The claim a `claim` action settles, from the expansion's part of the view."""
+    x = ((view.get("expansions") or {}).get("letters-of-marque") or {}).get("players") or {}
+    claims = (x.get(player) or {}).get("claims") or []
+    return claims[index] if isinstance(index, int) and 0 <= index < len(claims) else {}
+
+
+def _claim_text(claim: dict[str, Any], args: dict[str, Any], named: Any = None) -> str:
+    """What taking a claim gives, with the choice its arguments make (never an engine id)."""
     from rules.dead_reckoning.letters_of_marque.data import lom_data
 
+    data = lom_data()
     if "letter" in args:
-        return ": " + str((lom_data().letters.get(args["letter"]) or {}).get("name", "a Letter of Marque"))
-    if "square" in args and "building" in args:
+        return f"the {letter_name(args['letter'])}"
+    if claim.get("kind") == "overtake":
         return (
-            f": a {BUILDING_NAMES.get(args['building'], args['building'])} at {square_place(args['square'])}"
+            f"{player_name(claim.get('from'))}'s Letter of Marque of {empire_name(claim.get('empire'))} "
+            "(you overtook them; yours goes to them)"
         )
+    if "square" in args and "building" in args:
+        return f"a free {BUILDING_NAMES.get(args['building'], 'Building')} at {square_place(args['square'])}"
     if "square" in args:
-        return f": an Undiscovered Prime Cargo on the island at {square_place(args['square'])}"
+        return f"an Undiscovered Prime Cargo onto the island at {square_place(args['square'])}"
+    reward = data.rewards.get(claim.get("reward", "")) or {}
+    if "choice" in args and isinstance(reward.get("choice"), list):
+        i = args["choice"]
+        alts = reward["choice"]
+        if isinstance(i, int) and 0 <= i < len(alts):
+            return reward_text(alts[i])
     if "card" in args:
-        return f": level up {args['card']}"
+        return f"the Favor Reward: level up {named(args['card']) if named else 'a Sailor card'}"
     if "tile" in args:
-        return f": the Ship Upgrade {args['tile']}"
-    if "choice" in args:
-        return f" (option {int(args['choice']) + 1})"
-    return ""
+        where = " covering your first Ship Upgrade space" if args.get("space") == 1 else ""
+        return f"the Favor Reward: the Ship Upgrade {upgrade_name(args['tile'])}{where}"
+    if reward:
+        where = " covering your first Ship Upgrade space" if args.get("space") == 1 else ""
+        return f"the Favor Reward: {reward_text(reward)}{where}"
+    return "your reward"
+
+
+def letter_name(letter: Any) -> str:
+    """'Swift Passage (Empire A's Letter of Marque)'."""
+    from rules.dead_reckoning.letters_of_marque.data import lom_data
+
+    spec = lom_data().letters.get(letter) if isinstance(letter, str) else None
+    if not spec:
+        return "Letter of Marque"
+    name = str(spec["name"]).removeprefix("Letter of Marque: ")
+    return f"Letter of Marque “{name}” of {empire_name(spec['empire'])}"
+
+
+def upgrade_name(tile: Any) -> str:
+    from rules.dead_reckoning.letters_of_marque.data import lom_data
+
+    for t in lom_data().cards["upgrades"]:
+        if t["id"] == tile:
+            return str(t["name"])
+    return title(str(tile).removeprefix("lom-"))
+
+
+def reward_text(r: dict[str, Any]) -> str:
+    """A Favor Reward token's (or one of its choices') printed reward as a sentence part."""
+    if "gain" in r:
+        g = r["gain"]
+        return cargo_coins(int(g.get("cargo") or 0), int(g.get("coins") or 0))
+    if "draw" in r:
+        return f"draw {plural(int(r['draw']), 'card')}"
+    if "repair" in r:
+        return f"repair {plural(int(r['repair']), 'Damage', 'Damage')}"
+    if "choice" in r:
+        return " or ".join(reward_text(x) for x in r["choice"])
+    if "upgrade" in r:
+        return f"a {title(str(r['upgrade']))} Ship Upgrade"
+    if "upgrade_tile" in r:
+        return f"the Ship Upgrade {upgrade_name(r['upgrade_tile'])}"
+    if "level_up" in r:
+        return "level up a Sailor card"
+    if "building" in r:
+        return "a free Building"
+    return "a reward"
+
+
+EDGE_NAMES = {"N": "north", "S": "south", "E": "east", "W": "west", "any": "any island"}
+
+
+def token_text(token: Any) -> str:
+    """A Prime Cargo token as people see it face up: its type, its discard reward and its edge icons."""
+    from rules.dead_reckoning.letters_of_marque.data import lom_data
+
+    spec = lom_data().tokens.get(token) if isinstance(token, str) else None
+    if not spec:
+        return "Prime Cargo"
+    edges = [
+        f"{'any island' if d == 'any' else EDGE_NAMES[d] + ' ' + kind}"
+        for d, kind in sorted(spec["edges"].items())
+    ]
+    text = f"{prime_name(token)}, discard: {PRIME_REWARDS.get(spec['reward'], 'its reward')}"
+    return text + (f"; edge icon: {', '.join(edges)}" if edges else "")
+
+
+def lom_words(state: Any, view: dict[str, Any]) -> dict[str, Any] | None:
+    """The expansion's words for the tablets' Empire tracks and Prime Cargo (letters_of_marque.js): names of
+    the Empires, Prime Cargo types, Favor Rewards and Letters of Marque, each player's claims as sentences,
+    and how the table learns what a token or the Saga die shows."""
+    x = (view.get("expansions") or {}).get("letters-of-marque")
+    if not x:
+        return None
+    from rules.dead_reckoning.letters_of_marque.data import lom_data
+
+    data = lom_data()
+    data_opts = getattr(state, "data", None)
+    options = data_opts.get("options", {}) if isinstance(data_opts, dict) else {}
+    by_hand = not options.get("auto_chance", True)
+    return {
+        "empires": {
+            e: {"name": spec["name"], "wants": " or ".join(data.names[t] for t in spec["wants"])}
+            for e, spec in data.empires.items()
+        },
+        "types": dict(data.names),
+        "prime_rewards": dict(PRIME_REWARDS),
+        "rewards": {rid: reward_text(r) for rid, r in data.rewards.items()},
+        "letters": {
+            lid: {
+                "name": letter_name(lid),
+                "short": str(spec["name"]).removeprefix("Letter of Marque: "),
+                "icons": icons_text(spec.get("icons")),
+            }
+            for lid, spec in data.letters.items()
+        },
+        "claims": {
+            c: [claim_text(cl) for cl in (p.get("claims") or [])] for c, p in (x.get("players") or {}).items()
+        },
+        # No camera reads a Prime Cargo token or the Saga die yet: a person reports them on a tablet, or the
+        # engine draws them (simulation and tables set to draw chance).
+        "sensors": {
+            "prime_cargo": "a tablet (tap what the token shows)" if by_hand else "drawn by the table",
+            "saga_die": "a tablet (tap the face it shows)" if by_hand else "drawn by the table",
+        },
+    }
+
+
+def claim_text(claim: dict[str, Any]) -> str:
+    """A claim owed to a player, as the prompt's question."""
+    kind = claim.get("kind")
+    if kind == "letter":
+        return f"Take a Letter of Marque of {empire_name(claim.get('empire'))}"
+    if kind == "overtake":
+        return (
+            f"You overtook {player_name(claim.get('from'))} on {empire_name(claim.get('empire'))}'s track: "
+            "take their Letter of Marque"
+        )
+    if kind == "any_island":
+        return "Add an Undiscovered Prime Cargo to any island"
+    from rules.dead_reckoning.letters_of_marque.data import lom_data
+
+    reward = lom_data().rewards.get(claim.get("reward", "")) or {}
+    return f"Favor Reward: {reward_text(reward)}"
 
 
 # --------------------------------------------------------------------------- payloads
@@ -749,6 +891,7 @@ def public_words(state: Any, view: dict[str, Any]) -> dict[str, Any]:
             t: {"name": title(t), "icons": icons_text(u.get("icons")), "category": u.get("category")}
             for t, u in cat.upgrades.items()
         },
+        "lom": lom_words(state, view),
     }
 
 

@@ -35,7 +35,9 @@ class Expansion:
     any seat during a battle, given the base game's (it may add its own and drop base ones its checks
     refuse). `view(d, view)`: adds its part to the public view (under `view["expansions"][name]`).
     `battle_chance`: kinds of its chance requests that are drawn while a battle is under way (the base game
-    draws nothing until the battle is resolved)."""
+    draws nothing until the battle is resolved). `chance_options(d, request)`: every outcome of one of its
+    chance requests a person at the table may report (the faces of a die, the tokens it may be), offered as
+    legal actions when the table reports chance (None: not its kind, the base game offers one drawn)."""
 
     name: str
     actions: tuple[Action[State], ...] = ()
@@ -46,6 +48,7 @@ class Expansion:
     legal: Callable[[State, str, list[dict[str, Any]]], list[dict[str, Any]]] | None = None
     view: Callable[[State, dict[str, Any]], None] | None = None
     battle_chance: frozenset[str] = frozenset()
+    chance_options: Callable[[State, dict[str, Any]], list[dict[str, Any]] | None] | None = None
 
 
 def module(name: str) -> Any:

@@ -76,6 +76,11 @@ def chance_actions(d: State, limit: int = 40) -> list[dict[str, Any]]:
         ][:limit]
     if kind == "choose_first_player":
         return [{"type": "choose_first_player", "first": c} for c in d["players"]]
+    for name in expansions_of(d["options"]) if "expansions" in d["options"] else ():
+        more = expansion(name).chance_options
+        opts = more(d, req) if more is not None else None
+        if opts is not None:  # an expansion's outcomes a person reads off the table (die faces, tokens)
+            return opts[:limit]
     # combinatorial outcomes (hands, token pairs): offer one, drawn without advancing the state's RNG
     tmp = cast(State, {**d, "rng": (d["rng"] ^ (d["seq"] * 0x9E3779B97F4A7C15)) & ((1 << 64) - 1)})
     return [game_for(d["options"]).draw_chance(tmp, req)]

@@ -73,6 +73,15 @@ WEIGHTS = {
     "load": 1.0,
     "unload": 0.5,
     "master_merchant": 0.2,
+    # Letters of Marque: discovering and trading Prime Cargo moves the Empire tracks on
+    "discover_prime_cargo": 4.0,
+    "load_prime": 3.0,
+    "trade_favour": 5.0,
+    "discard_prime": 1.5,
+    "unload_prime": 1.0,
+    "bolster_outpost": 3.0,
+    "outpost_to_harbor": 2.0,
+    "drop_saga_die": 3.0,
 }
 # Prompts a person answers: everything but the review of a finished battle (optional, nothing waits on it).
 ANSWERED = (
@@ -84,6 +93,11 @@ ANSWERED = (
     "sensor_disagree",
     "level_up",
     "ship_path",
+    # Letters of Marque (letters_of_marque.js): a claim to settle, and what no camera reads
+    "lom_claim",
+    "flip_prime_cargo",
+    "saga_die",
+    "place_favour_rewards",
 )
 
 
@@ -201,6 +215,15 @@ class Table:
                 self.send(who, f"{sel} div.ability >> nth={self.rng.randrange(uses)} >> button.primary", kind)
             else:
                 self.send(who, f"{sel} button.pass", kind)
+        elif kind == "lom_claim":
+            # A person takes what a claim offers; declining (it asks first) only when nothing else is offered.
+            takes = page.locator(f"{sel} button.claim").count()
+            if takes:
+                self.send(who, f"{sel} button.claim >> nth={self.rng.randrange(takes)}", kind)
+            else:
+                self._click(page, f"{sel} button.decline", kind)
+                page.wait_for_selector("#main #confirm .confirm-yes", timeout=5_000)
+                self.send(who, "#main #confirm .confirm-yes", kind)
         elif kind == "confirm_reading":
             # The camera is unsure of a cube: a person looks at the board and sends what they see (here:
             # the zone the page proposes, the camera's best guess).

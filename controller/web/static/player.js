@@ -5,6 +5,7 @@
 // sentence. Drawn only from this player's payloads: the broker's ACL keeps the others' secrets away.
 
 import { battlePrompt, renderBattle } from "./battle.js";
+import { LOM_PROMPTED, lomPanel, lomPrompts } from "./letters_of_marque.js";
 import { brief, cube, facts, h, humanize, memo, mount, safe } from "./dom.js";
 import { oceanSvg, shipBoardSvg, shipsOf } from "./ocean.js";
 import { achievementsBox, scoreTable } from "./table.js";
@@ -217,7 +218,12 @@ export function renderPlayer(root, store, send) {
     } else go();
   };
   const groups = new Map();
-  for (const [a, i, w] of legal) (groups.get(a.type) || groups.set(a.type, []).get(a.type)).push([a, i, w]);
+  // The expansion's claims and chance reports are drawn as prompts (letters_of_marque.js), not plain buttons.
+  const lomAsked = lomPrompts(legal, v, pw, store.player, tap, labelOf);
+  for (const [a, i, w] of legal) {
+    if (LOM_PROMPTED.includes(a.type)) continue;
+    (groups.get(a.type) || groups.set(a.type, []).get(a.type)).push([a, i, w]);
+  }
   // The squares the engine lets this ship sail to now, each with its move action(s).
   const moves = new Map();
   for (const [a, , w] of legal) if (a.type === "move" && Array.isArray(a.path) && a.path.length) {
@@ -247,10 +253,10 @@ export function renderPlayer(root, store, send) {
     over && pw?.scores ? scoreTable(pw.scores) : null,
     confirmBox(send),
     chooserBox(store),
-    prompts.length ? h("section.prompts", prompts.map(([p, mine]) => promptBox(p, store, send, mine))) : null,
+    prompts.length || lomAsked.length ? h("section.prompts", prompts.map(([p, mine]) => promptBox(p, store, send, mine)), lomAsked) : null,
     h("section.actions", { dataset: { key: "actions" } }, h("h2", v.active === store.player ? "Your turn" : "Your actions"),
       undo ? h("div.buttons.undo-row", h("button.undo#undo", { on: { click: () => send({ seq: me.seq, action: undo.action }, undo.label) } }, `↶ ${undo.label}`)) : null,
-      legal.length ? [...groups.entries()].map(([type, list]) => h("div.buttons", { dataset: { group: type } },
+      groups.size ? [...groups.entries()].map(([type, list]) => h("div.buttons", { dataset: { group: type } },
         list.map(([a, i, w]) => h(`button.action${w?.confirm || (!w && FALLBACK_CONFIRM[a.type]) ? ".asks" : ""}`, {
           dataset: { action: a.type ?? "", index: i },
           on: { click: () => tap(a, w) },
@@ -268,6 +274,7 @@ export function renderPlayer(root, store, send) {
       memo("shipboard", [ship, pw?.ship, pw?.upgrades], () => shipBoardSvg(ship, store.player, pw)),
       you.sails_if_set_now !== undefined && you.sails_if_set_now !== null ? h("p.hint", `Setting Sails now gives ${you.sails_if_set_now} Sails.`) : null,
       holdList(ship.holds)),
+    lomPanel(v, pw, store.player), // Letters of Marque (null without the expansion)
     cardSection(`Hand (limit ${you.hand_limit ?? "?"})${board.may_level_up ? " · you may level up a card" : ""}`, you.hand, "hand", mw),
     cardSection("Played", board.played, "played", mw),
     cardSection("Deck (order unknown)", you.deck, "deck", mw),

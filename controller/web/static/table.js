@@ -4,6 +4,7 @@
 // Drawn only from the public state payload: keys are rules/views.py public_view's (tolerant of absence).
 
 import { lastBattle, renderBattle } from "./battle.js";
+import { lomPanel } from "./letters_of_marque.js";
 import { brief, cube, facts, h, humanize, initial, memo, mount, safe } from "./dom.js";
 import { oceanSvg, shipsOf } from "./ocean.js";
 
@@ -189,6 +190,7 @@ export function renderTable(root, store) {
         store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
           h("li", e.text ?? [humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : ""])))) : null,
         devices.length ? h("footer.devices", devices) : null)),
+    lomPanel(v, w), // the Letters of Marque expansion's tracks and Prime Cargo, full width (null without it)
   );
 }
 

@@ -21,7 +21,7 @@ from rules.dead_reckoning.letters_of_marque import (
     upgrades,
     views,
 )
-from rules.dead_reckoning.letters_of_marque.data import extend_catalog
+from rules.dead_reckoning.letters_of_marque.data import extend_catalog, lom_data
 from rules.dead_reckoning.letters_of_marque.model import lom
 from rules.dead_reckoning.model import State
 
@@ -40,6 +40,28 @@ def draw_chance(d: State, req: dict[str, Any]) -> dict[str, Any] | None:
     if kind == "saga_die":
         # the Saga die's faces as a sample: 0, 1 and 2 alike (the rulebook text does not print the die)
         return {"type": "saga_die", "player_rolling": req["player"], "face": rng_below(d, 3)}
+    return None
+
+
+def chance_options(d: State, req: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """What a person may report for a Prime Cargo turned over (one option per kind of face-down token: type,
+    reward and edge icons; tokens alike are not told apart) or a Saga die read (its three faces)."""
+    kind = req["kind"]
+    if kind == "flip_prime_cargo":
+        tokens = lom_data().tokens
+        seen: set[tuple[Any, ...]] = set()
+        out: list[dict[str, Any]] = []
+        for t in sorted(set(lom(d)["bag"])):
+            spec = tokens[t]
+            key = (spec["type"], spec["reward"], tuple(sorted(spec["edges"].items())))
+            if key not in seen:
+                seen.add(key)
+                out.append(
+                    {"type": "flip_prime_cargo", "square": req["square"], "part": req["part"], "token": t}
+                )
+        return out
+    if kind == "saga_die":
+        return [{"type": "saga_die", "player_rolling": req["player"], "face": f} for f in (0, 1, 2)]
     return None
 
 
@@ -64,4 +86,5 @@ EXPANSION = Expansion(
     legal=legal.legal,
     view=views.view,
     battle_chance=frozenset({"saga_die"}),
+    chance_options=chance_options,
 )

@@ -33,7 +33,13 @@ SHOTS = REPO / "docs" / "screenshots"
 
 @contextmanager
 def smart_table_run(
-    broker: Broker, tmp: Path, players: list[str], seed: int, simulate: bool, bots: list[str] | None = None
+    broker: Broker,
+    tmp: Path,
+    players: list[str],
+    seed: int,
+    simulate: bool,
+    bots: list[str] | None = None,
+    table_extra: str = "",
 ) -> Iterator[Path]:
     """`python -m smart_table run [--simulate] [--bots ...]` (the README's command) on the test broker;
     yields the game database. The display is the test's own server (same static files); bots act without
@@ -47,6 +53,7 @@ players = {json.dumps(players)}
 seed = {seed}
 database = "{db}"
 bot_delay = 0.0
+{table_extra}
 [mqtt]
 embedded = false
 host = "{broker.host}"
@@ -136,10 +143,14 @@ def play_whole_game(
     bots: list[str] | None = None,
     shot: str,
     timeout: float,
+    table_extra: str = "",
 ) -> dict[str, Any]:
     people = [p for p in players if p not in (bots or [])]
     scanner = Scanner()
-    with smart_table_run(broker, tmp_path, players, seed, simulate, bots) as db, ExitStack() as stack:
+    with (
+        smart_table_run(broker, tmp_path, players, seed, simulate, bots, table_extra) as db,
+        ExitStack() as stack,
+    ):
         table = stack.enter_context(open_page(browser, display, broker))
         seats = {
             p: stack.enter_context(
