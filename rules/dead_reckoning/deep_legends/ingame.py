@@ -21,6 +21,7 @@ from rules.core.events import notice
 from rules.core.state import rng_below
 from rules.dead_reckoning.cards import catalog
 from rules.dead_reckoning.deep_legends import saga
+from rules.dead_reckoning.deep_legends.cards import CATALOG_KINDS
 from rules.dead_reckoning.deep_legends.saga import MAX_PRICE_COINS
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import need_pending, require_active
@@ -283,7 +284,8 @@ def check_draw(base: Any) -> Any:
 def do_draw(base: Effect) -> Effect:
     """A saga card drawn goes onto the board beside the grid's card: "When a Fortune Encounter is drawn from
     a box, place it on the Ocean board and then draw another card from the row deck"; a Non-Merchant
-    Encounter is the board's card (explored, not bought)."""
+    Encounter is the board's card (explored, not bought); a saga Advancement or Merchant ship is the grid's
+    card like a base one (`deep_legends.cards`: they are in this game's catalogue)."""
 
     def run(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
         if not _saga_on(d) or a["card"] not in _dl(d)["rows"][a["square"][1]]:
@@ -293,6 +295,10 @@ def do_draw(base: Effect) -> Effect:
         req = d["pending"].pop(0)
         row = str(req["row"])
         dl["rows"][row].remove(a["card"])
+        if _book(d)["by_id"][a["card"]]["kind"] in CATALOG_KINDS:
+            # a saga Advancement or Merchant ship is the board's card, bought or attacked as a printed one
+            d["grid"][a["square"]]["card"] = a["card"]
+            return
         dl["board"].setdefault(a["square"], []).append(a["card"])
         if saga.is_fortune(_book(d), a["card"]) and (d["decks"][row] or dl["rows"][row]):
             d["pending"].insert(0, {"kind": "draw_advancement", "square": a["square"], "row": req["row"]})
@@ -331,6 +337,8 @@ def _apply_saga(d: State, player: str, outcome: saga.Outcome, out: Notices) -> N
             dl["campaign_points"][player] = dl["campaign_points"].get(player, 0) + n["points"]
         elif n["type"] == "gain_card" and n["kind"] == "saga_item":
             dl["items"][n["card"]] = player
+        elif n["type"] == "gain_card" and n["kind"] in CATALOG_KINDS:
+            p["set_aside"].append(n["card"])  # gained like a bought Advancement: sleeved at the end of turn
         elif n["type"] in ("bury", "eliminate"):
             for cards in dl["board"].values():
                 if n["card"] in cards:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict, cast
 
 from rules.core.errors import Ambiguous, Illegal, Invalid
+from rules.dead_reckoning.cards import validate_cards
 
 FORMAT = "dead-reckoning/saga@1"
 STATE_FORMAT = "dead-reckoning/saga-state@1"
@@ -169,6 +170,11 @@ def validate_saga(doc: Any, where: str = "saga") -> dict[str, Any]:
                     where, what, "condition", "must be the words on its front saying when it is encountered"
                 )
             _effects(where, what, "effects", c.get("effects"), ids, entries)
+        if c["kind"] in ("advancement", "merchant"):
+            # printed like the base game's cards (docs/cards.md): bought, sleeved and fought as they are
+            validate_cards({"cards": [c]}, where)
+            if c["kind"] == "merchant" and "encounter" not in c:
+                raise _fail(where, what, "encounter", "must be the Merchant ship's back (docs/cards.md)")
         if c["kind"] == "saga_item":
             if not isinstance(c.get("text"), str):
                 raise _fail(where, what, "text", "must be the item's words (how and when it is used)")

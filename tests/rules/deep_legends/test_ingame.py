@@ -134,15 +134,25 @@ def test_a_deep_legends_game_replays_from_its_log():
     assert api.state_to_json(again) == api.state_to_json(s)
 
 
-def saga_game(seed: int, until):
+def saga_game(seed: int, until, tries: int = 30):
     """A 3-player game with the sample saga's cards in its Row decks, played by random legal actions until
-    `until(state)` holds; checks the board rules after every action."""
+    `until(state)` holds (the first of `tries` seeds from `seed` whose walk gets there); checks the board
+    rules after every action."""
+    for n in range(seed, seed + tries):
+        s = _saga_walk(n, until)
+        if s is not None:
+            return s
+    raise AssertionError(f"no walk of seeds {seed}..{seed + tries - 1} got there before the game ended")
+
+
+def _saga_walk(seed: int, until):
     st = sg.new_saga_state(sg.load_saga())
     s = api.new_game(["red", "blue", "green"], seed, {"deep_legends": {"saga": st}})
     book = sg.load_saga()
     rng = random.Random(seed)
     while not until(s):
-        assert s.phase != "over", "the game ended first"
+        if s.phase == "over":
+            return None
         who = s.active or "table"
         s, _ = api.apply(s, {"seq": s.seq, "player": who, "action": rng.choice(api.legal_actions(s, who))})
         for sq, cards in s.data["deep_legends"]["board"].items():
@@ -224,3 +234,68 @@ def test_a_fortune_encounter_in_a_game_uses_the_reported_saga_die():
     assert "1.00-b" not in d["deep_legends"]["board"][sq] and d["deep_legends"]["saga"]["buried"]["2"] == [
         "1.00-b"
     ]
+
+
+def on_grid(card: str):
+    def test(s) -> bool:
+        d = s.data
+        here = any(d["grid"][sq]["card"] == card for sq in d["grid"])
+        return here and d["phase"] == "main" and not d["pending"] and not d["battle"]
+
+    return test
+
+
+def test_a_saga_advancement_is_drawn_bought_and_sleeved_like_a_printed_one():
+    """ "Sagas are expansion sets that introduce new Advancements and Encounters. Most new content is
+    discovered organically during gameplay ... becoming part of all future games unless explicitly
+    'Eliminated.'" (Letters of Marque, Sagas); the 1.00 cards are shuffled "into their respective
+    Advancement Row decks during setup" (Saga Setup). The sample's 1.00-e (row 2, cost 2, a Sail icon) is
+    drawn onto a board, bought with Cargo from the Ship, counts as 1 of the 2 per turn and is sleeved."""
+    s = saga_game(0, on_grid("1.00-e"))
+    (sq,) = [q for q in s.data["grid"] if s.data["grid"][q]["card"] == "1.00-e"]
+    me = s.active
+    p = s.data["p"][me]
+    p["ship"]["at"], p["ship"]["holds"] = sq, [[1, 0], [1, 0]]  # a set-up shortcut: the Ship there
+    assert {"type": "buy"} in api.legal_actions(s, me)
+    with pytest.raises(Illegal, match="costs exactly 2 Cargo"):
+        act(s, "buy", me, pay={"dock": 0, "holds": [1, 0]})
+    bought = s.data["turn"]["bought"]
+    s2, _ = act(s, "buy", me)
+    d = s2.data
+    assert d["grid"][sq]["card"] is None and d["p"][me]["set_aside"] == ["1.00-e"]
+    assert d["turn"]["bought"] == bought + 1 and d["p"][me]["ship"]["holds"] == [[0, 0], [0, 0]]
+    end = next(a for a in api.legal_actions(s2, me) if a["type"] == "end_turn" and not a["pirate"])
+    if end["sleeve"]:
+        s3, _ = act(s2, "end_turn", me, sleeve=end["sleeve"], pirate=False)
+        (plan,) = end["sleeve"]
+        assert s3.data["p"][me]["cards"][plan["card"]]["slots"]["middle"] == "1.00-e"
+    # the card stays in the saga's Row 2 deck for future games (it was not eliminated)
+    assert "1.00-e" in d["deep_legends"]["saga"]["rows"]["2"]
+
+
+def test_a_saga_merchant_ship_is_attacked_and_its_back_applied():
+    """ "Whenever the AI claims a Saga Encounter, whether Merchant ship or otherwise" (Solo Rules): a saga
+    Merchant ship is attacked as a printed one, "Apply the effect on the back of the Encounter depending on
+    whether you won or lost". The sample's 1.00-d: 2 black cubes, winning gains 3 Coins on the Ship."""
+    s = saga_game(0, on_grid("1.00-d"))
+    (sq,) = [q for q in s.data["grid"] if s.data["grid"][q]["card"] == "1.00-d"]
+    me = s.active
+    p = s.data["p"][me]
+    p["ship"]["at"], p["ship"]["holds"] = sq, [[0, 0], [0, 0]]
+    assert {"type": "attack_merchant"} in api.legal_actions(s, me)
+    s2, events = act(s, "attack_merchant", me)
+    assert s2.data["battle"] and s2.data["grid"][sq]["card"] is None
+    assert any(e["type"] == "battle_started" for e in events)
+    setup = s2.data["battle"]["setup"]
+    assert setup["defender"]["name"] == "merchant:1.00-d" and setup["defender"]["cubes"] == 2
+    coins = s2.data["p"][me]["ship"]["holds"][0][1] + s2.data["p"][me]["ship"]["holds"][1][1]
+    (resolve,) = [a for a in api.legal_actions(s2, me) if a["type"] == "resolve_battle"]
+    s3, events = api.apply(s2, {"seq": s2.seq, "player": me, "action": resolve})
+    (res,) = [e for e in events if e["type"] == "battle_resolved"]
+    d = s3.data
+    assert "1.00-d" in d["buried"]["1"]  # not kept on a win ("keep_on_win": false) nor on a loss
+    holds = d["p"][me]["ship"]["holds"]
+    owed = sum(e["amount"] for e in events if e["type"] == "gain_owed" and e["what"] == "coins")
+    plunder = res["outcome"]["attacker"]["plunder_coins"]
+    won = res["outcome"]["winner"] == "attacker"
+    assert holds[0][1] + holds[1][1] + owed == coins + (3 if won else 0) + plunder

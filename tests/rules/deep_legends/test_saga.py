@@ -22,7 +22,12 @@ def test_saga_setup_1_00_cards_go_into_their_row_decks_the_tuck_box_stays_shut(b
     shuffle them into their respective Advancement Row decks during setup." "Only take out specific cards
     from this box when directed to do so during gameplay.\""""
     st = sg.new_saga_state(book)
-    assert sg.deck_additions(st) == {"1": ["1.00-a"], "2": ["1.00-b"], "3": ["1.00-c"], "4": []}
+    assert sg.deck_additions(st) == {
+        "1": ["1.00-a", "1.00-d"],
+        "2": ["1.00-b", "1.00-e"],
+        "3": ["1.00-c"],
+        "4": [],
+    }
     assert st["tuck_box"] == ["1.04", "1.05", "1.06", "1.07"] and st["eliminated"] == []
 
 
@@ -67,7 +72,7 @@ def test_add_card_to_a_row_deck(book):
     Advancement row deck.\""""
     st = sg.new_saga_state(book)
     res = sg.resolve(book, st, [{"do": "add_to_row", "card": "1.05", "row": 2}], "red")
-    assert sg.deck_additions(res["state"])["2"] == ["1.00-b", "1.05"]
+    assert sg.deck_additions(res["state"])["2"] == ["1.00-b", "1.00-e", "1.05"]
 
 
 def test_eliminated_cards_never_come_back(book):
