@@ -308,8 +308,20 @@ def bot_choice(seed: int, number: int, seq: int, actions: list[dict[str, Any]]) 
 
 def bot_command(state: Any, seed: int, number: int) -> dict[str, Any]:
     """The next command of a simulated table: the active player's (or the table's chance) random legal
-    action."""
+    action; first, a player who sank the active player's Ship takes one of their saga items (the rulebook's
+    "may": simulated players always do)."""
     who = state.active or "table"
+    dl = state.data.get("deep_legends") or {}
+    for chance in dl.get("may_take", ()):
+        if chance["winner"] != who and not state.data["pending"]:
+            # a defender who sank the attacker takes one of their saga items before play goes on
+            takes = [a for a in api.legal_actions(state, chance["winner"]) if a["type"] == "take_saga_item"]
+            if takes:
+                return {
+                    "seq": state.seq,
+                    "player": chance["winner"],
+                    "action": bot_choice(seed, number, state.seq, takes),
+                }
     return {
         "seq": state.seq,
         "player": who,
@@ -364,9 +376,10 @@ def simulate(
     games: int = cp.GAMES,
     max_actions: int = 50_000,
     saga: dict[str, Any] | None = None,
+    watch: Callable[[int, dict[str, Any], list[dict[str, Any]]], None] | None = None,
 ) -> cp.Campaign:
     """The same games as `play`, in memory and unstored (what a stored run must end with; `saga`: the
-    campaign's saga state before them)."""
+    campaign's saga state before them; `watch(game, command, events)` sees every command applied)."""
     saga = dict(saga or {})
     if c["mode"] != "group":
         raise CampaignError("simulated players play group campaigns only (the engine has no solo AI yet).")
@@ -381,7 +394,10 @@ def simulate(
         for _ in range(max_actions):
             if state.phase == "over":
                 break
-            state, _events = api.apply(state, bot_command(state, seed, number), inplace=True)
+            command = bot_command(state, seed, number)
+            state, events = api.apply(state, command, inplace=True)
+            if watch is not None:
+                watch(number, command, events)
         if state.phase != "over":
             raise CampaignError(f"game {number} did not end within {max_actions} actions.")
         result = bot_result(state, seats, seed, number)

@@ -459,6 +459,15 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
 def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     """Actions `player` may send now. While a chance step is pending every seat (and "table") is offered
     its outcomes; the active player always has at least one action (end_turn) until the game is over."""
+    if "deep_legends" in state.data["options"]:  # the saga's own actions (docs/deep-legends.md)
+        from rules.dead_reckoning.deep_legends.legal import more_actions
+
+        acts = _legal_actions(state, player)
+        return more_actions(cast(State, state.data), player, acts, state.offers)
+    return _legal_actions(state, player)
+
+
+def _legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     d = cast(State, state.data)  # the JSON edge: the core keeps plain data
     if d["phase"] == "over":
         return []

@@ -151,6 +151,7 @@ def _note(d: State, out: Notices, n: int) -> None:
     for ev in out[n:]:
         if ev["type"] == "turn_started":
             dl["may_take"] = []
+            dl.pop("traded", None)
         elif ev["type"] == "ship_sunk" and ev.get("by") in d["players"]:
             loser = ev["player"]
             if any(owner == loser for owner in dl["items"].values()):
@@ -235,13 +236,14 @@ def do_trade(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
     s["dock"] += cargo
     s["chest"] += a["coin_holds"][0] + a["coin_holds"][1]
     _dl(d)["items"][a["item"]] = a["buyer"]
+    _dl(d).setdefault("traded", []).append(a["item"])  # this turn's trades (`deep_legends.legal`)
     notice(out, "saga_item_sold", player=a["seller"], item=a["item"], buyer=a["buyer"], cargo=cargo)
 
 
 _BOOKS: dict[str, dict[str, Any]] = {}
 
 
-def _book(d: State) -> dict[str, Any]:
+def book_of(d: State) -> dict[str, Any]:
     """The saga content this game plays with (read once per file, like the card catalogue)."""
     path = _dl(d)["saga"].get("file")
     key = str(path)
@@ -295,12 +297,12 @@ def do_draw(base: Effect) -> Effect:
         req = d["pending"].pop(0)
         row = str(req["row"])
         dl["rows"][row].remove(a["card"])
-        if _book(d)["by_id"][a["card"]]["kind"] in CATALOG_KINDS:
+        if book_of(d)["by_id"][a["card"]]["kind"] in CATALOG_KINDS:
             # a saga Advancement or Merchant ship is the board's card, bought or attacked as a printed one
             d["grid"][a["square"]]["card"] = a["card"]
             return
         dl["board"].setdefault(a["square"], []).append(a["card"])
-        if saga.is_fortune(_book(d), a["card"]) and (d["decks"][row] or dl["rows"][row]):
+        if saga.is_fortune(book_of(d), a["card"]) and (d["decks"][row] or dl["rows"][row]):
             d["pending"].insert(0, {"kind": "draw_advancement", "square": a["square"], "row": req["row"]})
 
     return run
@@ -308,7 +310,7 @@ def do_draw(base: Effect) -> Effect:
 
 def _occupied(d: State, square: str) -> bool:
     """A board whose non-Fortune card is a saga Encounter needs no card from the Row deck."""
-    return any(not saga.is_fortune(_book(d), c) for c in _dl(d)["board"].get(square, []))
+    return any(not saga.is_fortune(book_of(d), c) for c in _dl(d)["board"].get(square, []))
 
 
 def _drop_refills(d: State) -> None:
@@ -345,7 +347,10 @@ def _apply_saga(d: State, player: str, outcome: saga.Outcome, out: Notices) -> N
                     cards.remove(n["card"])
         elif n["type"] == "add_to_row":
             dl["rows"][str(n["row"])].append(n["card"])
-        notice(out, "saga", **{k: v for k, v in n.items() if k != "type"}, what=n["type"])
+        fields = {k: v for k, v in n.items() if k != "type"}
+        if "what" in fields:  # a gain's Coins or Cargo: `what` names the instruction
+            fields["goods"] = fields.pop("what")
+        notice(out, "saga", **fields, what=n["type"])
 
 
 def _rolls(a: dict[str, Any], key: str) -> list[int]:
@@ -365,7 +370,7 @@ def check_explore(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if not _saga_on(d):
         raise Illegal("this game has no saga content.")
     at = p["ship"]["at"]
-    book = _book(d)
+    book = book_of(d)
     cards = [c for c in _dl(d)["board"].get(at, []) if book["by_id"][c]["kind"] == "encounter"]
     if not cards:
         raise Illegal("there is no Non-Merchant Encounter where your Ship is.")
@@ -402,7 +407,7 @@ def do_explore(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
     d["supply"]["coins"] += a["chest"] + a["coin_holds"][0] + a["coin_holds"][1]
     d["turn"]["bought"] += 1
     dl = _dl(d)
-    book = _book(d)
+    book = book_of(d)
     cost = book["by_id"][a["card"]]["explore_coins"]
     outcome = saga.explore(book, dl["saga"], a["card"], player, cost, a["rolls"], a["choices"])
     at = p["ship"]["at"]
@@ -422,18 +427,18 @@ def check_fortune(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if (
         not isinstance(card, str)
         or card not in _dl(d)["board"].get(p["ship"]["at"], [])
-        or not saga.is_fortune(_book(d), card)
+        or not saga.is_fortune(book_of(d), card)
     ):
         raise Illegal(f"{card!r} is not a Fortune Encounter where your Ship is.")
     rolls, choices = _rolls(a, "rolls"), _rolls(a, "choices")
-    spec = _book(d)["by_id"][card]
-    saga.resolve(_book(d), _dl(d)["saga"], spec["effects"], player, this=card, rolls=rolls, choices=choices)
+    spec = book_of(d)["by_id"][card]
+    saga.resolve(book_of(d), _dl(d)["saga"], spec["effects"], player, this=card, rolls=rolls, choices=choices)
     return {"type": "encounter_fortune", "card": card, "rolls": rolls, "choices": choices}
 
 
 def do_fortune(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
     dl = _dl(d)
-    book = _book(d)
+    book = book_of(d)
     spec = book["by_id"][a["card"]]
     outcome = saga.resolve(
         book, dl["saga"], spec["effects"], player, this=a["card"], rolls=a["rolls"], choices=a["choices"]

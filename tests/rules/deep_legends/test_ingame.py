@@ -63,12 +63,12 @@ def test_tenacity_bonuses_are_gained_at_the_start_of_the_game():
 def test_a_ship_sinker_may_take_one_saga_item_of_its_owner_that_turn():
     """ "If you ever sink an opposing Ship, you may choose any 1 Saga item the other player has and take
     it. You now own that item!" Random legal play until one player sinks another's Ship."""
-    s = api.new_game(["red", "blue", "green"], 1, {"deep_legends": ITEMS})
-    rng = random.Random(1)
-    while not s.data["deep_legends"]["may_take"]:
-        who = s.active or "table"
-        s, _ = api.apply(s, {"seq": s.seq, "player": who, "action": rng.choice(api.legal_actions(s, who))})
+    s = _walk_until_sunk()
     (chance,) = s.data["deep_legends"]["may_take"]
+    offered = api.legal_actions(s, chance["winner"])
+    assert [a for a in offered if a["type"] == "take_saga_item"] == [
+        {"type": "take_saga_item", "item": i} for i in ITEMS["items"][chance["loser"]]
+    ]
     winner, loser = chance["winner"], chance["loser"]
     (item,) = [i for i, o in s.data["deep_legends"]["items"].items() if o == loser]
     bystander = next(c for c in s.players if c not in (winner, loser))
@@ -79,6 +79,20 @@ def test_a_ship_sinker_may_take_one_saga_item_of_its_owner_that_turn():
     with pytest.raises(Illegal):  # one item per Ship sunk
         act(s2, "take_saga_item", winner, item=item)
     assert ingame.items_of(s2.data)[winner] == sorted([item, *ITEMS["items"][winner]])
+
+
+def _walk_until_sunk():
+    """Random legal play (no saga item changing hands) until one player sinks another's Ship."""
+    for seed in range(1, 30):
+        s = api.new_game(["red", "blue", "green"], seed, {"deep_legends": ITEMS})
+        rng = random.Random(seed)
+        while not s.data["deep_legends"]["may_take"] and s.phase != "over":
+            who = s.active or "table"
+            acts = [a for a in api.legal_actions(s, who) if "saga" not in a["type"]]
+            s, _ = api.apply(s, {"seq": s.seq, "player": who, "action": rng.choice(acts)})
+        if s.phase != "over":
+            return s
+    raise AssertionError("no Ship was sunk in 29 random games")
 
 
 def test_the_active_player_buys_a_saga_item_for_cargo_and_up_to_5_coins():
@@ -159,8 +173,9 @@ def _saga_walk(seed: int, until):
             kinds = [book["by_id"][c]["kind"] for c in cards]
             if "encounter" in kinds:  # the board's card: no card from the Row deck beside it
                 assert s.data["grid"][sq]["card"] is None
-            if "fortune" in kinds and not s.data["pending"]:
-                # "must have at least 1 non-Fortune Advancement/Encounter"
+            if "fortune" in kinds and not s.data["pending"] and s.data["turn"]["bought"] == 0:
+                # "must have at least 1 non-Fortune Advancement/Encounter" (a card bought, fought or explored
+                # this turn is replaced at its end, as in the base game)
                 row = sq[1]
                 assert "encounter" in kinds or s.data["grid"][sq]["card"] or not s.data["decks"][row]
     return s
@@ -225,12 +240,15 @@ def test_a_fortune_encounter_in_a_game_uses_the_reported_saga_die():
     me = s.active
     s.data["p"][me]["ship"]["at"] = sq
     bought = s.data["turn"]["bought"]
+    before = s.data["deep_legends"]["campaign_points"].get(me, 0)
+    read = list(s.data["deep_legends"]["saga"]["read"])
     with pytest.raises(Ambiguous, match="roll the Saga die"):
         act(s, "encounter_fortune", me, card="1.00-b")
     s2, _ = act(s, "encounter_fortune", me, card="1.00-b", rolls=[3])
     d = s2.data
     assert d["turn"]["bought"] == bought
-    assert d["deep_legends"]["campaign_points"] == {me: 1} and d["deep_legends"]["saga"]["read"] == ["1.02"]
+    assert d["deep_legends"]["campaign_points"][me] == before + 1
+    assert d["deep_legends"]["saga"]["read"] == [*read, "1.02"]
     assert "1.00-b" not in d["deep_legends"]["board"][sq] and d["deep_legends"]["saga"]["buried"]["2"] == [
         "1.00-b"
     ]
@@ -299,3 +317,34 @@ def test_a_saga_merchant_ship_is_attacked_and_its_back_applied():
     plunder = res["outcome"]["attacker"]["plunder_coins"]
     won = res["outcome"]["winner"] == "attacker"
     assert holds[0][1] + holds[1][1] + owed == coins + (3 if won else 0) + plunder
+
+
+SAGA_ACTIONS = ("take_saga_item", "trade_saga_item", "explore_encounter", "encounter_fortune")
+
+
+def test_legal_actions_offer_the_saga_actions_and_each_offered_one_is_accepted():
+    """Every Deep Legends action is offered when it may be taken (`legal_actions`), so random players use
+    them; each offered one is accepted by the engine. Whole random 3-player games with the sample saga and
+    saga items; every saga action offered on the way (the first 40 of each kind) is applied to a copy."""
+    offered: dict[str, int] = dict.fromkeys(SAGA_ACTIONS, 0)
+    for seed in range(1, 16):  # whole games until each action was offered (a few games)
+        if all(offered.values()):
+            break
+        st = sg.assign_items(sg.new_saga_state(sg.load_saga()), {"1.04": "blue", "1.07": "red"})
+        opt = {"saga": st, "items": {"blue": ["1.04"], "red": ["1.07"]}}
+        s = api.new_game(["red", "blue", "green"], seed, {"deep_legends": opt})
+        rng = random.Random(seed)
+        while s.phase != "over":
+            asked = [c["winner"] for c in s.data["deep_legends"]["may_take"]]
+            for who in {s.active or "table", *asked}:
+                for a in api.legal_actions(s, who):
+                    if a["type"] in SAGA_ACTIONS:
+                        offered[a["type"]] += 1
+                        if offered[a["type"]] <= 40:  # (the first 40 of each kind: trades are many)
+                            api.apply(s, {"seq": s.seq, "player": who, "action": a})  # raises if refused
+            takers = [c["winner"] for c in s.data["deep_legends"]["may_take"] if not s.data["pending"]]
+            who = takers[0] if takers else s.active or "table"
+            acts = api.legal_actions(s, who)
+            acts = [a for a in acts if a["type"] == "take_saga_item"] or acts
+            s, _ = api.apply(s, {"seq": s.seq, "player": who, "action": rng.choice(acts)})
+    assert all(n > 0 for n in offered.values()), offered
