@@ -380,6 +380,18 @@ def simulate(
 ) -> cp.Campaign:
     """The same games as `play`, in memory and unstored (what a stored run must end with; `saga`: the
     campaign's saga state before them; `watch(game, command, events)` sees every command applied)."""
+    return simulate_with_saga(c, seed, games, max_actions, saga, watch)[0]
+
+
+def simulate_with_saga(
+    c: cp.Campaign,
+    seed: int,
+    games: int = cp.GAMES,
+    max_actions: int = 50_000,
+    saga: dict[str, Any] | None = None,
+    watch: Callable[[int, dict[str, Any], list[dict[str, Any]]], None] | None = None,
+) -> tuple[cp.Campaign, dict[str, Any]]:
+    """`simulate`, returning the saga state after the games too (what an export of them holds)."""
     saga = dict(saga or {})
     if c["mode"] != "group":
         raise CampaignError("simulated players play group campaigns only (the engine has no solo AI yet).")
@@ -403,7 +415,7 @@ def simulate(
         result = bot_result(state, seats, seed, number)
         c = cp.record_game(c, result)
         saga = saga_after(saga, state, result)
-    return c
+    return c, saga
 
 
 def play(

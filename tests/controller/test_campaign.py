@@ -345,3 +345,41 @@ def test_bots_use_every_deep_legends_action_in_a_six_game_saga_campaign():
         assert st["scores"][k]["saga"] == from_games[k]
     items = sorted(i for log in c["logs"].values() for i in log["saga_items"])
     assert "1.04" in items and len(items) == len(set(items))
+
+
+def test_the_cli_plays_the_last_games_of_a_saga_campaign_with_bots_and_scores_it(tmp_path, capsys):
+    """`smart-table campaign new` (with the sample saga), the first four games played in memory and brought
+    in with `campaign import`, the last two played by `campaign play` (random legal players, every command
+    in the game log), then `campaign show --json`: the six games are scored end to end, equal to the same
+    games in memory, and the stored games' logs hold the saga's own actions."""
+    from controller.campaign import simulate_with_saga
+
+    db = str(tmp_path / "t.db")
+    players = ["--player", "ana=Ana", "--player", "ben=Ben", "--player", "cai=Cai", "--player", "dee=Dee"]
+    code, _, err = cli(capsys, "campaign", "new", "legends", *players, "--items", "ben=1.04", "--db", db)
+    assert code == 0, err
+    store = CampaignStore(db)
+    row = store.get("legends")
+    assert row.saga["items"] == {"1.04": "ben"}
+    first4, saga4 = simulate_with_saga(row.data, 4, games=4, saga=row.saga)
+    expected = simulate(first4, 4, saga=saga4)  # the last two, in memory
+    doc = {"format": EXPORT_FORMAT, "name": "legends4", "campaign": first4, "saga": saga4, "games": []}
+    (tmp_path / "first4.json").write_text(json.dumps(doc))
+    store.close()
+    code, _, err = cli(
+        capsys, "campaign", "import", str(tmp_path / "first4.json"), "--name", "legends4", "--db", db
+    )
+    assert code == 0, err
+    code, _, err = cli(capsys, "campaign", "play", "legends4", "--seed", "4", "--db", db)
+    assert code == 0, err
+    code, out, err = cli(capsys, "campaign", "show", "legends4", "--json", "--db", db)
+    assert code == 0, err
+    shown = json.loads(out)
+    assert shown["standings"]["finished"] and shown["standings"]["winners"]
+    assert shown["campaign"]["games"] == expected["games"] and shown["campaign"]["logs"] == expected["logs"]
+    log = GameLog(db)
+    kinds: set[str] = set()
+    for g in shown["games"]:
+        kinds |= {e["type"] for e in log.events(g["game_id"])}
+    assert "trade_saga_item" in kinds
+    log.close()
