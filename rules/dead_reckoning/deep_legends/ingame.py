@@ -41,8 +41,20 @@ def _dl(d: State) -> dict[str, Any]:
 
 def check_option(opt: Any, players: list[str]) -> dict[str, Any]:
     """The `deep_legends` option, checked: a mistake is one sentence naming the field."""
-    if not isinstance(opt, dict) or set(opt) - {"items", "tenacity", "saga"}:
-        raise Invalid("option 'deep_legends' must be an object with 'items', 'tenacity' and/or 'saga'.")
+    if not isinstance(opt, dict) or set(opt) - {"items", "tenacity", "saga", "accelerate"}:
+        raise Invalid(
+            "option 'deep_legends' must be an object with 'items', 'tenacity', 'saga' and/or 'accelerate'."
+        )
+    acc = opt.get("accelerate", False)
+    if not isinstance(acc, bool) and not (
+        isinstance(acc, dict)
+        and set(acc) <= {"1", "2", "3", "4"}
+        and all(isinstance(v, list) and all(isinstance(c, str) for c in v) for v in acc.values())
+    ):
+        raise Invalid(
+            "deep_legends 'accelerate' must be true (5 cards of each Row deck buried at random) or the cards "
+            'the table buried per row, e.g. {"1": ["r1-01", ...]}.'
+        )
     sg_state = opt.get("saga")
     if sg_state is not None and (
         not isinstance(sg_state, dict) or sg_state.get("format") != saga.STATE_FORMAT
@@ -90,6 +102,8 @@ def set_up(base: Setup) -> Setup:
             dl["board"] = {}
             dl["campaign_points"] = {}
         cast(dict[str, Any], d)["deep_legends"] = dl
+        if opt.get("accelerate"):
+            _accelerate(d, opt["accelerate"])
         cat = catalog(d)
         for color, b in sorted(opt.get("tenacity", {}).items()):
             p = d["p"][color]
@@ -120,6 +134,33 @@ def set_up(base: Setup) -> Setup:
                 d["upgrade_supply"][tile] -= 1
 
     return run
+
+
+ACCELERATE_BURY = 5  # "remove 5 randomly selected non-Saga cards from each Row deck and bury them"
+
+
+def _accelerate(d: State, how: bool | dict[str, list[str]]) -> None:
+    """Accelerated discovery: "Before your game, remove 5 randomly selected non-Saga cards from each Row deck
+    and bury them (i.e. place them out of the game beneath the Row deck). These cards should NOT include
+    Saga Encounters." `True`: drawn with the game's seeded RNG (a simulated table); a mapping: the cards
+    the table buried, per row (fewer only when the deck holds fewer)."""
+    for row, deck in sorted(d["decks"].items()):
+        want = min(ACCELERATE_BURY, len(deck))
+        if isinstance(how, dict):
+            chosen = list(how.get(row, []))
+            if len(chosen) != want or len(set(chosen)) != want or not set(chosen) <= set(deck):
+                raise Invalid(
+                    f"accelerated discovery buries {want} different non-saga cards of the Row {row} deck; "
+                    f"give {want} of: {', '.join(deck)}."
+                )
+        else:
+            chosen = []
+            for _ in range(want):
+                left = [c for c in deck if c not in chosen]
+                chosen.append(left[rng_below(d, len(left))])
+        for c in chosen:
+            deck.remove(c)
+            d["buried"][row].append(c)
 
 
 def _watch(effect: Effect) -> Effect:

@@ -348,3 +348,28 @@ def test_legal_actions_offer_the_saga_actions_and_each_offered_one_is_accepted()
             acts = [a for a in acts if a["type"] == "take_saga_item"] or acts
             s, _ = api.apply(s, {"seq": s.seq, "player": who, "action": rng.choice(acts)})
     assert all(n > 0 for n in offered.values()), offered
+
+
+def test_accelerated_discovery_buries_five_non_saga_cards_of_each_row_deck():
+    """ "Before your game, remove 5 randomly selected non-Saga cards from each Row deck and bury them (i.e.
+    place them out of the game beneath the Row deck). These cards should NOT include Saga Encounters.\""""
+    st = sg.new_saga_state(sg.load_saga())
+    base = api.new_game(["red", "blue"], 6, {"deep_legends": {"saga": st}})
+    s = api.new_game(["red", "blue"], 6, {"deep_legends": {"saga": st, "accelerate": True}})
+    for row in ("1", "2", "3", "4"):
+        before = set(base.data["decks"][row]) | {
+            sq_card for sq_card in (base.data["grid"][q]["card"] for q in base.data["grid"]) if sq_card
+        }
+        buried = s.data["buried"][row]
+        assert len(buried) == 5 and len(set(buried)) == 5
+        assert not set(buried) & set(s.data["decks"][row])
+        assert all(c.startswith(f"r{row}-") for c in buried)  # base cards of that row, never saga cards
+        assert set(buried) <= before
+    # the table reports which cards it buried; a wrong list is one sentence
+    told = {r: sorted(api.new_game(["red", "blue"], 6).data["decks"][r])[:5] for r in ("1", "2", "3", "4")}
+    s2 = api.new_game(["red", "blue"], 6, {"deep_legends": {"accelerate": told}})
+    assert {r: sorted(s2.data["buried"][r]) for r in told} == told
+    with pytest.raises(Invalid, match="buries 5 different non-saga cards of the Row 1 deck"):
+        api.new_game(["red", "blue"], 6, {"deep_legends": {"accelerate": {**told, "1": told["1"][:4]}}})
+    with pytest.raises(Invalid, match="'accelerate' must be true"):
+        api.new_game(["red", "blue"], 6, {"deep_legends": {"accelerate": 5}})
