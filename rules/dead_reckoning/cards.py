@@ -225,6 +225,8 @@ def validate_boards(doc: Any, where: str = "ocean_boards") -> dict[str, dict[str
                 _int(where, name, f"scores[{j}]", s, 0, 30)
             if not isinstance(b.get("hand_limit", False), bool):
                 raise _fail(where, name, "hand_limit", "must be true or false")
+            # Deep Legends' Golden Island: "the cost of all Buildings added to this island is doubled"
+            _int(where, name, "building_cost_factor", b.get("building_cost_factor", 1), 1, 4)
         else:
             arrows = b.get("arrows")
             if not isinstance(arrows, list) or any(a not in DIRECTIONS for a in arrows):
@@ -362,6 +364,13 @@ def catalog(d: State) -> Catalog:
         if got is not None:
             return got
     return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"], tuple(o.get("expansions", ())))
+
+
+def building_cost(cat: Catalog, board: str | None, kind: str) -> int:
+    """A Building's Cargo cost on the island of `board`: a board may multiply it (`building_cost_factor`,
+    Deep Legends' Golden Island: "the cost of all Buildings added to this island is doubled")."""
+    factor: int = cat.boards[board].get("building_cost_factor", 1) if board else 1
+    return cat.building_costs[kind] * factor
 
 
 def card_icons(cat: Catalog, card: SailorCard) -> dict[str, int]:

@@ -7,12 +7,14 @@ are not changed: saga cards reach the boards from the saga state (`ingame.draw_c
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import replace
+from importlib import resources
 from typing import Any
 
 from rules.core.errors import Invalid
-from rules.dead_reckoning.cards import Catalog, load_catalog
+from rules.dead_reckoning.cards import Catalog, load_catalog, validate_boards
 from rules.dead_reckoning.deep_legends import saga
 
 CATALOG_KINDS = ("advancement", "merchant")
@@ -20,17 +22,45 @@ _CATS: dict[tuple[Any, ...], Catalog] = {}
 
 
 def saga_catalog(o: Mapping[str, Any]) -> Catalog:
-    """The catalogue a game with options `o` plays with (read once per set of files, like the base one)."""
+    """The catalogue a game with options `o` plays with (read once per set of files, like the base one):
+    with the saga's cards when it plays the saga, with Golden Island when `golden_island` is set."""
     opt = o.get("deep_legends") or {}
     sg = opt.get("saga") if isinstance(opt, dict) else None
+    golden = bool(opt.get("golden_island")) if isinstance(opt, dict) else False
     exp = o.get("expansions")
     file = sg.get("file") if isinstance(sg, dict) else None
-    key = (o["cards_file"], o["boards_file"], o["upgrades_file"], tuple(exp or ()), sg is not None, file)
+    key = (
+        o["cards_file"],
+        o["boards_file"],
+        o["upgrades_file"],
+        tuple(exp or ()),
+        sg is not None,
+        file,
+        golden,
+    )
     got = _CATS.get(key)
     if got is None:
-        base = load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"], tuple(exp or ()))
-        got = _CATS[key] = with_saga_cards(base, saga.load_saga(file)) if sg is not None else base
+        got = load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"], tuple(exp or ()))
+        if sg is not None:
+            got = with_saga_cards(got, saga.load_saga(file))
+        if golden:
+            got = with_golden_island(got)
+        _CATS[key] = got
     return got
+
+
+def non_saga_data() -> dict[str, Any]:
+    """The Non-Saga Content shipped as data (`rules/data/deep_legends/non_saga.json`, invented values)."""
+    text = resources.files("rules.data").joinpath("deep_legends/non_saga.json").read_text(encoding="utf-8")
+    doc: dict[str, Any] = json.loads(text)
+    validate_boards(doc, "deep_legends/non_saga.json")
+    return doc
+
+
+def with_golden_island(base: Catalog) -> Catalog:
+    """ "The new Ocean board is named Golden Island ... These can simply be added to your game right away":
+    its board joins the island boards a face-down square may hold."""
+    return replace(base, boards={**base.boards, **non_saga_data()["boards"]})
 
 
 def with_saga_cards(base: Catalog, book: dict[str, Any]) -> Catalog:

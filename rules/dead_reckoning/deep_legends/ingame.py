@@ -41,10 +41,13 @@ def _dl(d: State) -> dict[str, Any]:
 
 def check_option(opt: Any, players: list[str]) -> dict[str, Any]:
     """The `deep_legends` option, checked: a mistake is one sentence naming the field."""
-    if not isinstance(opt, dict) or set(opt) - {"items", "tenacity", "saga", "accelerate"}:
+    if not isinstance(opt, dict) or set(opt) - {"items", "tenacity", "saga", "accelerate", "golden_island"}:
         raise Invalid(
-            "option 'deep_legends' must be an object with 'items', 'tenacity', 'saga' and/or 'accelerate'."
+            "option 'deep_legends' must be an object with 'items', 'tenacity', 'saga', 'accelerate' and/or "
+            "'golden_island'."
         )
+    if not isinstance(opt.get("golden_island", False), bool):
+        raise Invalid("deep_legends 'golden_island' must be true or false.")
     acc = opt.get("accelerate", False)
     if not isinstance(acc, bool) and not (
         isinstance(acc, dict)

@@ -373,3 +373,46 @@ def test_accelerated_discovery_buries_five_non_saga_cards_of_each_row_deck():
         api.new_game(["red", "blue"], 6, {"deep_legends": {"accelerate": {**told, "1": told["1"][:4]}}})
     with pytest.raises(Invalid, match="'accelerate' must be true"):
         api.new_game(["red", "blue"], 6, {"deep_legends": {"accelerate": 5}})
+
+
+def test_golden_island_joins_the_boards_and_buildings_placed_there_cost_double():
+    """ "The new Ocean board is named Golden Island, which is a valuable island that is easy to capture,
+    however, the cost of all Buildings added to this island is doubled for all effects used to place a
+    Building here." "These can simply be added to your game right away." (option `golden_island`; the
+    board's values are an invented sample, the rulebook prints none)"""
+    from tests.rules.helpers import with_played
+
+    assert "golden-island" not in api.new_game(["red", "blue"], 1).data["pool"]["islands"]
+    s = api.new_game(["red", "blue"], 1, {"deep_legends": {"golden_island": True}})
+    assert "golden-island" in s.data["pool"]["islands"]
+    s, color = with_played(s, "first-mate", 3)  # "build" 2 Buildings
+    d = s.data
+    for sq, board in (("r1c3", "golden-island"), ("r1c2", "island-05")):
+        d["grid"][sq]["board"] = board  # a set-up shortcut: both islands face up, controlled by the player
+        slots = 1 if board == "golden-island" else 3
+        d["grid"][sq]["island"] = {
+            "cubes": [color] * slots,
+            "permanent": {},
+            "cargo": 0,
+            "coins": 0,
+            "controller": color,
+            "buildings": {"fort": False, "garrison": False, "outpost": False},
+            "strikes": {},
+        }
+    d["p"][color]["dock"], d["p"][color]["ship"]["holds"] = 10, [[0, 0], [0, 0]]
+    use = {"atype": "use_ability", "ability": "first-mate:L3:0"}
+    # a Fort (4) and an Outpost (3) on Golden Island cost 14: more than the 10 Cargo the player has
+    with pytest.raises(Illegal, match="costs 14 Cargo"):
+        act(
+            s,
+            **use,
+            args={
+                "builds": [{"square": "r1c3", "building": "fort"}, {"square": "r1c3", "building": "outpost"}]
+            },
+        )
+    s2, _ = act(s, **use, args={"builds": [{"square": "r1c3", "building": "outpost"}]})
+    assert s2.data["grid"]["r1c3"]["island"]["buildings"]["outpost"] and s2.data["p"][color]["dock"] == 10 - 6
+    s3, _ = act(s, **use, args={"builds": [{"square": "r1c2", "building": "outpost"}]})  # elsewhere: 3
+    assert s3.data["p"][color]["dock"] == 10 - 3
+    with pytest.raises(Invalid, match="'golden_island' must be true or false"):
+        api.new_game(["red", "blue"], 1, {"deep_legends": {"golden_island": "yes"}})
