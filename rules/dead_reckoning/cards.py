@@ -19,7 +19,8 @@ from contracts.grid import DIRECTIONS as GRID_DIRECTIONS
 from rules.core.errors import Invalid
 from rules.dead_reckoning.model import PlayerBoard, SailorCard, State
 
-ICONS = ("sail", "cannon", "wheel", "attack_flag", "bonus_draw")
+# "influence": Deep Legends' Ship Upgrade tile ("one Influence cube on an island once per turn")
+ICONS = ("sail", "cannon", "wheel", "attack_flag", "bonus_draw", "influence")
 SLOTS = ("top", "middle", "bottom")
 EFFECTS = ("gain", "influence", "produce", "build", "upgrade", "repair", "sails")
 BATTLE_EFFECTS = (

@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 from rules.core.errors import Invalid
-from rules.dead_reckoning.cards import Catalog, load_catalog, validate_boards
+from rules.dead_reckoning.cards import Catalog, load_catalog, validate_boards, validate_upgrades
 from rules.dead_reckoning.deep_legends import saga
 
 CATALOG_KINDS = ("advancement", "merchant")
@@ -23,10 +23,12 @@ _CATS: dict[tuple[Any, ...], Catalog] = {}
 
 def saga_catalog(o: Mapping[str, Any]) -> Catalog:
     """The catalogue a game with options `o` plays with (read once per set of files, like the base one):
-    with the saga's cards when it plays the saga, with Golden Island when `golden_island` is set."""
+    with the saga's cards when it plays the saga, with Golden Island when `golden_island` is set, with
+    the Influence tiles when `influence_tiles` is."""
     opt = o.get("deep_legends") or {}
     sg = opt.get("saga") if isinstance(opt, dict) else None
     golden = bool(opt.get("golden_island")) if isinstance(opt, dict) else False
+    tiles = bool(opt.get("influence_tiles")) if isinstance(opt, dict) else False
     exp = o.get("expansions")
     file = sg.get("file") if isinstance(sg, dict) else None
     key = (
@@ -45,6 +47,8 @@ def saga_catalog(o: Mapping[str, Any]) -> Catalog:
             got = with_saga_cards(got, saga.load_saga(file))
         if golden:
             got = with_golden_island(got)
+        if tiles:
+            got = with_influence_tiles(got)
         _CATS[key] = got
     return got
 
@@ -54,6 +58,7 @@ def non_saga_data() -> dict[str, Any]:
     text = resources.files("rules.data").joinpath("deep_legends/non_saga.json").read_text(encoding="utf-8")
     doc: dict[str, Any] = json.loads(text)
     validate_boards(doc, "deep_legends/non_saga.json")
+    validate_upgrades(doc, "deep_legends/non_saga.json")
     return doc
 
 
@@ -72,3 +77,14 @@ def with_saga_cards(base: Catalog, book: dict[str, Any]) -> Catalog:
                 raise Invalid(f"saga card {cid!r} has the id of a base card; give it its own number.")
             cards[cid] = c
     return replace(base, cards=cards, icons_memo={}, abilities_memo={}, plan_memo={})
+
+
+def with_influence_tiles(base: Catalog) -> Catalog:
+    """ "If you have a Ship Upgrade tile with an Influence icon, so long as you have no Cargo or Coins in
+    that hold, then you may place one Influence cube on an island once per turn": its tiles join the
+    supply (the action is `ingame.tile_influence`)."""
+    tiles = {t["id"]: t for t in non_saga_data()["tiles"]}
+    clash = sorted(set(tiles) & set(base.upgrades))
+    if clash:
+        raise Invalid(f"the Influence tile {clash[0]!r} has the id of a tile of the game's data; rename it.")
+    return replace(base, upgrades={**base.upgrades, **tiles}, icons_memo={}, abilities_memo={}, plan_memo={})

@@ -19,18 +19,21 @@ from rules.core.actions import Action, Game, Notices
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.core.state import rng_below
+from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.cards import catalog
 from rules.dead_reckoning.deep_legends import saga
 from rules.dead_reckoning.deep_legends.cards import CATALOG_KINDS
 from rules.dead_reckoning.deep_legends.saga import MAX_PRICE_COINS
+from rules.dead_reckoning.islands import check_influence, place_influence
 from rules.dead_reckoning.model import State
-from rules.dead_reckoning.phases import need_pending, require_active
-from rules.dead_reckoning.ship import BASE_HULL
+from rules.dead_reckoning.phases import mark_acted, need_pending, require_active
+from rules.dead_reckoning.ship import BASE_HULL, ship_icon
 
 Setup = Callable[[State, dict[str, Any], Notices], None]
 Effect = Callable[[State, str, dict[str, Any], Notices], None]
 After = Callable[[State, Notices], None]
 BONUSES = ("coins", "cargo", "level_up", "ship_upgrade")
+OPTION_KEYS = ("items", "tenacity", "saga", "accelerate", "golden_island", "influence_tiles")
 TENACITY_COINS = 5  # "Gain 5 coin to your chest."
 TENACITY_CARGO = 4  # "Gain 4 cargo to your Harbor."
 
@@ -41,13 +44,11 @@ def _dl(d: State) -> dict[str, Any]:
 
 def check_option(opt: Any, players: list[str]) -> dict[str, Any]:
     """The `deep_legends` option, checked: a mistake is one sentence naming the field."""
-    if not isinstance(opt, dict) or set(opt) - {"items", "tenacity", "saga", "accelerate", "golden_island"}:
-        raise Invalid(
-            "option 'deep_legends' must be an object with 'items', 'tenacity', 'saga', 'accelerate' and/or "
-            "'golden_island'."
-        )
-    if not isinstance(opt.get("golden_island", False), bool):
-        raise Invalid("deep_legends 'golden_island' must be true or false.")
+    if not isinstance(opt, dict) or set(opt) - set(OPTION_KEYS):
+        raise Invalid(f"option 'deep_legends' must be an object with some of: {', '.join(OPTION_KEYS)}.")
+    for flag in ("golden_island", "influence_tiles"):
+        if not isinstance(opt.get(flag, False), bool):
+            raise Invalid(f"deep_legends {flag!r} must be true or false.")
     acc = opt.get("accelerate", False)
     if not isinstance(acc, bool) and not (
         isinstance(acc, dict)
@@ -196,6 +197,7 @@ def _note(d: State, out: Notices, n: int) -> None:
         if ev["type"] == "turn_started":
             dl["may_take"] = []
             dl.pop("traded", None)
+            dl.pop("tile_influence", None)
         elif ev["type"] == "ship_sunk" and ev.get("by") in d["players"]:
             loser = ev["player"]
             if any(owner == loser for owner in dl["items"].values()):
@@ -490,11 +492,36 @@ def do_fortune(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
     _apply_saga(d, player, outcome, out)
 
 
+def check_tile_influence(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    """ "If you have a Ship Upgrade tile with an Influence icon, so long as you have no Cargo or Coins in that
+    hold, then you may place one Influence cube on an island once per turn." Fields as an Influence
+    effect's: `replace` (whose cube, when the island is full), `take_from`."""
+    require_active(d, player, "place Influence from a Ship Upgrade tile")
+    if ship_icon(catalog(d), d, player, "influence") < 1:
+        raise Illegal(
+            "you need a Ship Upgrade tile with an Influence icon, with no Cargo or Coins in its hold."
+        )
+    if _dl(d).get("tile_influence"):
+        raise Illegal("the Influence tile places one cube once per turn, and you placed it this turn.")
+    norm = check_influence(d, player, 1, a)
+    if not norm["replace"]:
+        raise Illegal("every slot of this island holds your cubes already: there is nowhere to place one.")
+    return {"type": "tile_influence", **norm}
+
+
+def do_tile_influence(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
+    mark_acted(d, player)
+    place_influence(d, player, a["replace"], out, a.get("take_from"))
+    _dl(d)["tile_influence"] = True
+    check_achievements(d, player, out)
+
+
 ACTIONS: tuple[Action[State], ...] = (
     Action("take_saga_item", check_take, do_take),
     Action("trade_saga_item", check_trade, do_trade),
     Action("explore_encounter", check_explore, do_explore, undoable=False),  # it turns a card over
     Action("encounter_fortune", check_fortune, do_fortune, undoable=False),
+    Action("tile_influence", check_tile_influence, do_tile_influence),
 )
 
 

@@ -44,9 +44,26 @@ def more_actions(d: State, player: str, acts: list[dict[str, Any]], offers: Offe
     if player != d["active"] or d["phase"] != "main" or d["battle"]:
         return out
     _trades(d, player, dl, offers, out)
+    if not dl.get("tile_influence"):
+        _tile_influence(d, player, offers, out)
     if "saga" in dl:
         _encounters(d, player, dl, offers, out)
     return out
+
+
+def _tile_influence(d: State, player: str, offers: Offers, out: list[dict[str, Any]]) -> None:
+    """The Influence tile's cube, where the Ship is at an island: one action, or one per opponent whose
+    cube it may replace when the island is full (its check decides the rest)."""
+    at = d["p"][player]["ship"]["at"]
+    isl = d["grid"][at]["island"] if at in d["grid"] else None
+    if isl is None:
+        return
+    cands: list[dict[str, Any]] = [{"type": "tile_influence"}]
+    if None not in isl["cubes"]:
+        others = sorted({c for c in isl["cubes"] if c is not None and c != player})
+        cands = [{"type": "tile_influence", "replace": [c]} for c in others]
+    for a in cands:
+        _add(d, player, a, offers, out)
 
 
 def _add(d: State, player: str, a: dict[str, Any], offers: Offers, out: list[dict[str, Any]]) -> None:

@@ -416,3 +416,49 @@ def test_golden_island_joins_the_boards_and_buildings_placed_there_cost_double()
     assert s3.data["p"][color]["dock"] == 10 - 3
     with pytest.raises(Invalid, match="'golden_island' must be true or false"):
         api.new_game(["red", "blue"], 1, {"deep_legends": {"golden_island": "yes"}})
+
+
+def test_an_influence_tile_places_one_cube_once_per_turn_while_its_hold_is_empty():
+    """ "If you have a Ship Upgrade tile with an Influence icon, so long as you have no Cargo or Coins in
+    that hold, then you may place one Influence cube on an island once per turn." (option
+    `influence_tiles`; the tile `basic-influence` is an invented sample)"""
+    s = api.new_game(["red", "blue"], 2, {"deep_legends": {"influence_tiles": True}})
+    assert s.data["upgrade_supply"]["basic-influence"] == 4
+    rng = random.Random(2)
+    while s.phase != "main" or s.data["pending"]:
+        s, _ = api.apply(
+            s, {"seq": s.seq, "player": "table", "action": rng.choice(api.legal_actions(s, "table"))}
+        )
+    me = s.active
+    d = s.data
+    d["grid"]["r1c2"]["board"] = "island-05"  # a set-up shortcut: an island with free slots, the Ship there
+    d["grid"]["r1c2"]["island"] = {
+        "cubes": [None, None, None],
+        "permanent": {},
+        "cargo": 0,
+        "coins": 0,
+        "controller": None,
+        "buildings": {"fort": False, "garrison": False, "outpost": False},
+        "strikes": {},
+    }
+    p = d["p"][me]
+    p["ship"]["at"] = "r1c2"
+    with pytest.raises(Illegal, match="Influence icon"):  # no such tile yet
+        act(s, "tile_influence", me)
+    p["ship"]["hull"][0] = ["basic-influence"]  # the hull space of hold 0
+    p["ship"]["holds"] = [[1, 0], [0, 0]]
+    with pytest.raises(Illegal, match="no Cargo or Coins in its hold"):
+        act(s, "tile_influence", me)
+    p["ship"]["holds"] = [[0, 0], [0, 0]]
+    assert {"type": "tile_influence"} in api.legal_actions(s, me)
+    cubes = p["cubes"]
+    s2, _ = act(s, "tile_influence", me)
+    assert (
+        s2.data["grid"]["r1c2"]["island"]["cubes"] == [me, None, None]
+        and s2.data["p"][me]["cubes"] == cubes - 1
+    )
+    with pytest.raises(Illegal, match="once per turn"):
+        act(s2, "tile_influence", me)
+    assert {"type": "tile_influence"} not in api.legal_actions(s2, me)
+    with pytest.raises(Invalid, match="'influence_tiles' must be true or false"):
+        api.new_game(["red", "blue"], 2, {"deep_legends": {"influence_tiles": 1}})
