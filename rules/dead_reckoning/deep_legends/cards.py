@@ -39,6 +39,7 @@ def saga_catalog(o: Mapping[str, Any]) -> Catalog:
         sg is not None,
         file,
         golden,
+        tiles,
     )
     got = _CATS.get(key)
     if got is None:
