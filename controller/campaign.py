@@ -648,6 +648,7 @@ def campaign_view(row: CampaignRow, seats: dict[str, str] | None = None) -> dict
         standings["winning_teams"] = st.get("winning_teams", [])
     return {
         "format": VIEW_FORMAT,
+        "items": _item_words(row),
         "name": row.name,
         "campaign_id": row.campaign_id,
         "version": row.version,
@@ -660,6 +661,25 @@ def campaign_view(row: CampaignRow, seats: dict[str, str] | None = None) -> dict
         "due": {"tenacity": list(c["tenacity_due"]), "sea_dogs": sorted(c["sea_dogs_due"])},
         "ts": time.time(),
     }
+
+
+def _item_words(row: CampaignRow) -> dict[str, dict[str, str]]:
+    """Each saga item some log owns: its name and its words ("they will tell you how and when they can be
+    used"), from the campaign's saga file; empty when the campaign has no saga."""
+    from rules.dead_reckoning.deep_legends import saga as sg
+
+    owned = {i for log in row.data["logs"].values() for i in log["saga_items"]}
+    if not owned or not row.saga:
+        return {}
+    try:
+        book = sg.load_saga(row.saga.get("file"))
+    except RulesError:
+        return {}  # the owner's file moved: the tablets show the numbers alone
+    out: dict[str, dict[str, str]] = {}
+    for i in sorted(owned):
+        spec = book["by_id"].get(i, {})
+        out[i] = {"name": str(spec.get("name", i)), "text": str(spec.get("text", ""))}
+    return out
 
 
 def game_seats_or_none(c: cp.Campaign) -> dict[str, str]:

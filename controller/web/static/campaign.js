@@ -96,7 +96,9 @@ function playerLog(c, colour) {
     h("div.campaign-tables",
       h("table.achievements", h("caption", "Achievements (top to bottom, 4 per column)"), h("tbody", achievements)),
       h("table.sailors", h("caption", "Sailor cards at level 4 (3 per row)"), h("tbody", sailors))),
-    h("p.saga-items", "Saga items: ", log.saga_items.length ? log.saga_items.join(", ") : "none"),
+    log.saga_items.length
+      ? h("ul.saga-items", log.saga_items.map((i) => h("li", { dataset: { item: i } }, h("strong", `${c.items?.[i]?.name ?? i} (${i})`), c.items?.[i]?.text ? `: ${c.items[i].text}` : "")))
+      : h("p.saga-items", "Saga items: none"),
     log.tenacity.length ? h("p.tenacity", "Tenacity Bonuses: ", log.tenacity.map((t) => `game ${t.game}: ${t.words}`).join(" ")) : null,
     log.saga_points.length ? h("p.saga-points", "Campaign points from Saga: ", log.saga_points.map((e) => `${e.points} (${e.why})`).join(", ")) : null,
     c.due.tenacity.includes(k) ? h("p.due", "You choose a Tenacity Bonus before the next game.") : null,

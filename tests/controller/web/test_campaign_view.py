@@ -9,6 +9,7 @@ import json
 from controller.campaign import CampaignStore, simulate
 from controller.testing import Client
 from rules.dead_reckoning.deep_legends import campaign as cp
+from rules.dead_reckoning.deep_legends import saga as sg
 from smart_table.main import main
 from tests.controller.web.conftest import PHONE, TABLE, open_page
 
@@ -31,7 +32,9 @@ def test_the_table_shows_the_standings_and_each_tablet_its_campaign_log(
 ):
     db = str(tmp_path / "t.db")
     store = CampaignStore(db)
-    row = store.create(simulate(cp.new_campaign("autumn", SPECS), seed=11))
+    saga_state = sg.assign_items(sg.new_saga_state(sg.load_saga()), {"1.04": "ben"})
+    row = store.create(simulate(cp.new_campaign("autumn", SPECS), seed=11), saga_state)
+    assert row.data["logs"]["ben"]["saga_items"]  # (the seed's games leave Ben an item: the names are shown)
     store.close()
     st = cp.standings(row.data)
     assert publish(broker, db, "autumn", "--seats", SEATS) == 0, capsys.readouterr().err
@@ -71,6 +74,10 @@ def test_the_table_shows_the_standings_and_each_tablet_its_campaign_log(
         assert page.locator('#campaign-log tr[data-score="start_penalty"] td.num').inner_text() == "-2"
         for a, n in log["achievements"].items():
             assert page.locator(f'#campaign-log tr[data-achievement="{a}"] td.num').inner_text() == f"{n}/4"
+        book = sg.load_saga()
+        for i in log["saga_items"]:  # each item's name and words, from the saga file
+            item = page.locator(f'#campaign-log li[data-item="{i}"]').inner_text()
+            assert f"{book['by_id'][i]['name']} ({i})" in item and book["by_id"][i]["text"] in item
         placement = page.locator("#campaign-log .placement").inner_text()
         assert all(f"game {i + 1}: {p}" in placement for i, p in enumerate(log["placement"]))
         # taken off the tablets: the panel goes away
