@@ -13,6 +13,7 @@ The state gains `deep_legends`: `{"items": {item: colour}, "may_take": [{"winner
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, cast
 
 from rules.core.actions import Action, Game, Notices
@@ -354,6 +355,34 @@ def do_draw(base: Effect) -> Effect:
     return run
 
 
+def merchant_back(effect: Effect) -> Effect:
+    """`resolve_battle`, then a saga Merchant ship's saga instructions: `saga_win` when the attacker won,
+    `saga_lose` when they lost (e.g. "read Book 1.XX"; never a roll or a choice, checked when the file is
+    loaded), followed for the attacker after the base game applied the card's Win/Lose back."""
+
+    def run(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
+        n = len(out)
+        effect(d, player, a, out)
+        if not _saga_on(d):
+            return
+        for ev in out[n:]:
+            if ev["type"] != "battle_resolved":
+                continue
+            name = ev["setup"]["defender"]["name"]
+            spec = book_of(d)["by_id"].get(name.split(":", 1)[1]) if name.startswith("merchant:") else None
+            if spec is None or spec["kind"] != "merchant":
+                continue
+            won = ev["outcome"]["winner"] == "attacker"
+            effects = spec.get("saga_win" if won else "saga_lose", [])
+            if effects:
+                me = ev["setup"]["attacker"]["name"]
+                _apply_saga(
+                    d, me, saga.resolve(book_of(d), _dl(d)["saga"], effects, me, this=spec["id"]), out
+                )
+
+    return run
+
+
 def _occupied(d: State, square: str) -> bool:
     """A board whose non-Fortune card is a saga Encounter needs no card from the Row deck."""
     return any(not saga.is_fortune(book_of(d), c) for c in _dl(d)["board"].get(square, []))
@@ -535,6 +564,8 @@ def extend(base: Game[State]) -> Game[State]:
     actions["draw_advancement"] = Action(
         draw.type, check_draw(draw.check), _watch(do_draw(draw.effect)), draw.chance, draw.undoable
     )
+    fight = base.actions["resolve_battle"]
+    actions["resolve_battle"] = replace(fight, effect=_watch(merchant_back(fight.effect)))
     for a in ACTIONS:
         if a.type in actions:
             raise ValueError(f"action {a.type!r} is defined twice")

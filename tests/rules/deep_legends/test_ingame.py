@@ -294,7 +294,8 @@ def test_a_saga_advancement_is_drawn_bought_and_sleeved_like_a_printed_one():
 def test_a_saga_merchant_ship_is_attacked_and_its_back_applied():
     """ "Whenever the AI claims a Saga Encounter, whether Merchant ship or otherwise" (Solo Rules): a saga
     Merchant ship is attacked as a printed one, "Apply the effect on the back of the Encounter depending on
-    whether you won or lost". The sample's 1.00-d: 2 black cubes, winning gains 3 Coins on the Ship."""
+    whether you won or lost". The sample's 1.00-d: 2 black cubes, winning gains 3 Coins on the Ship and
+    follows its saga instruction (1 Campaign point)."""
     s = saga_game(0, on_grid("1.00-d"))
     (sq,) = [q for q in s.data["grid"] if s.data["grid"][q]["card"] == "1.00-d"]
     me = s.active
@@ -317,6 +318,13 @@ def test_a_saga_merchant_ship_is_attacked_and_its_back_applied():
     plunder = res["outcome"]["attacker"]["plunder_coins"]
     won = res["outcome"]["winner"] == "attacker"
     assert holds[0][1] + holds[1][1] + owed == coins + (3 if won else 0) + plunder
+    # the sample's saga instruction on its back ("saga_win": 1 Campaign point) is followed for the winner
+    points = d["deep_legends"]["campaign_points"].get(me, 0) - s.data["deep_legends"]["campaign_points"].get(
+        me, 0
+    )
+    assert points == (1 if won else 0)
+    if won:
+        assert any(e["type"] == "saga" and e["what"] == "campaign_points" for e in events)
 
 
 SAGA_ACTIONS = ("take_saga_item", "trade_saga_item", "explore_encounter", "encounter_fortune")

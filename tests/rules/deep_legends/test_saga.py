@@ -198,3 +198,25 @@ def test_a_wrong_saga_file_names_the_card_and_field(book, tmp_path):
         sg.load_saga(path)
     path.write_text(json.dumps(raw))
     assert sg.load_saga(path)["by_id"].keys() == book["by_id"].keys()
+
+
+def test_a_saga_merchants_back_may_hold_saga_instructions_that_need_no_answer(book):
+    """A saga Merchant ship is checked as a printed card (docs/cards.md) and its saga instructions
+    (`saga_win`/`saga_lose`) are followed as the battle is resolved, when nobody can be asked: a Saga die
+    roll or a choice there, even through a Book entry it reads, is refused with the card and field."""
+    raw = json.loads(json.dumps({k: v for k, v in book.items() if k != "by_id"}))
+    i = next(n for n, c in enumerate(raw["cards"]) if c["kind"] == "merchant")
+    bad = copy.deepcopy(raw)
+    bad["cards"][i]["saga_lose"] = [{"do": "read", "entry": "1.02"}]
+    assert sg.validate_saga(copy.deepcopy(bad))  # Book 1.02 asks nothing
+    bad["book"]["1.02"]["effects"].append({"do": "roll", "faces": {"0-3": []}})
+    with pytest.raises(sg.SagaFileError, match=r"card '1.00-d' field 'saga_lose' must not roll the Saga die"):
+        sg.validate_saga(bad)
+    bad = copy.deepcopy(raw)
+    del bad["cards"][i]["encounter"]
+    with pytest.raises(sg.SagaFileError, match="field 'encounter' must be the Merchant ship's back"):
+        sg.validate_saga(bad)
+    bad = copy.deepcopy(raw)
+    bad["cards"][i]["cost"] = "three"
+    with pytest.raises(sg.SagaFileError, match="card '1.00-d' field 'cost'"):
+        sg.validate_saga(bad)
