@@ -21,4 +21,8 @@ ALL: tuple[bytes, ...] = (BRIDGE_EVENT, BRIDGE_HEALTH, VISION_BOARD, VISION_HEAL
 # what a table's broker bridges to a venue broker, and nothing under `player/` (a player's secrets never
 # leave the table). docs/mqtt.md lists every topic; deploy/mosquitto/acl grants these (a test holds the two
 # to this list).
-MQTT_PUBLIC: tuple[str, ...] = ("availability", "state", "events", "prompts", "seats", "device/#")
+MQTT_PUBLIC: tuple[str, ...] = ("availability", "state", "events", "prompts", "seats", "device/#", "campaign")
+# The Deep Legends campaign the table is playing, retained (`table/<tid>/campaign`; shape in
+# docs/deep-legends.md, "On the tablets": format smart-table/campaign-view@1, built by
+# controller.campaign.campaign_view); an empty payload clears it.
+MQTT_CAMPAIGN = "campaign"

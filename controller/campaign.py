@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from rules import api
+from rules.dead_reckoning.cards import ACHIEVEMENTS
 from rules.dead_reckoning.deep_legends import campaign as cp
 from rules.errors import RulesError
 
@@ -308,8 +309,20 @@ def bot_choice(seed: int, number: int, seq: int, actions: list[dict[str, Any]]) 
 
 def bot_command(state: Any, seed: int, number: int) -> dict[str, Any]:
     """The next command of a simulated table: the active player's (or the table's chance) random legal
-    action."""
+    action; first, a player who sank the active player's Ship takes one of their saga items (the rulebook's
+    "may": simulated players always do)."""
     who = state.active or "table"
+    dl = state.data.get("deep_legends") or {}
+    for chance in dl.get("may_take", ()):
+        if chance["winner"] != who and not state.data["pending"]:
+            # a defender who sank the attacker takes one of their saga items before play goes on
+            takes = [a for a in api.legal_actions(state, chance["winner"]) if a["type"] == "take_saga_item"]
+            if takes:
+                return {
+                    "seq": state.seq,
+                    "player": chance["winner"],
+                    "action": bot_choice(seed, number, state.seq, takes),
+                }
     return {
         "seq": state.seq,
         "player": who,
@@ -364,9 +377,22 @@ def simulate(
     games: int = cp.GAMES,
     max_actions: int = 50_000,
     saga: dict[str, Any] | None = None,
+    watch: Callable[[int, dict[str, Any], list[dict[str, Any]]], None] | None = None,
 ) -> cp.Campaign:
     """The same games as `play`, in memory and unstored (what a stored run must end with; `saga`: the
-    campaign's saga state before them)."""
+    campaign's saga state before them; `watch(game, command, events)` sees every command applied)."""
+    return simulate_with_saga(c, seed, games, max_actions, saga, watch)[0]
+
+
+def simulate_with_saga(
+    c: cp.Campaign,
+    seed: int,
+    games: int = cp.GAMES,
+    max_actions: int = 50_000,
+    saga: dict[str, Any] | None = None,
+    watch: Callable[[int, dict[str, Any], list[dict[str, Any]]], None] | None = None,
+) -> tuple[cp.Campaign, dict[str, Any]]:
+    """`simulate`, returning the saga state after the games too (what an export of them holds)."""
     saga = dict(saga or {})
     if c["mode"] != "group":
         raise CampaignError("simulated players play group campaigns only (the engine has no solo AI yet).")
@@ -381,13 +407,16 @@ def simulate(
         for _ in range(max_actions):
             if state.phase == "over":
                 break
-            state, _events = api.apply(state, bot_command(state, seed, number), inplace=True)
+            command = bot_command(state, seed, number)
+            state, events = api.apply(state, command, inplace=True)
+            if watch is not None:
+                watch(number, command, events)
         if state.phase != "over":
             raise CampaignError(f"game {number} did not end within {max_actions} actions.")
         result = bot_result(state, seats, seed, number)
         c = cp.record_game(c, result)
         saga = saga_after(saga, state, result)
-    return c
+    return c, saga
 
 
 def play(
@@ -566,3 +595,145 @@ def saga_step(
     detail = {"step": step, **{k: v for k, v in args.items() if v is not None}}
     row = store.update(row, f"saga_{step}", detail, c, saga=new_state)
     return row, list(out["notices"])
+
+
+# -- the campaign on the tablets -------------------------------------------------------------------
+
+VIEW_FORMAT = "smart-table/campaign-view@1"
+
+
+def campaign_view(row: CampaignRow, seats: dict[str, str] | None = None) -> dict[str, Any]:
+    """The retained `table/<tid>/campaign` payload (contracts.topics.MQTT_CAMPAIGN): every Campaign Log as
+    the sheets show it, the standings, and which log sits at which colour tonight (`seats`, default: the
+    active logs in seating order). Public, like the sheets on the table; the saga's hidden cards are not in
+    it (only the saga items each log owns)."""
+    c = row.data
+    seats = dict(seats) if seats else game_seats_or_none(c)
+    unknown = sorted(set(seats.values()) - set(c["logs"]))
+    if unknown:
+        raise CampaignError(
+            f"{unknown[0]!r} is not a Campaign Log of {row.name!r}: one of {', '.join(c['logs'])}."
+        )
+    st = cp.standings(c)
+    logs: dict[str, Any] = {}
+    for k, log in c["logs"].items():
+        logs[k] = {
+            "memoir": log["memoir"],
+            "player": log["player"],
+            "ai": log["ai"],
+            "active": log["active"],
+            "team": log["team"],
+            "placement": list(log["placement"]),
+            "achievements": {a: log["achievements"].get(a, 0) for a in ACHIEVEMENTS},
+            "struck": list(log["struck"]),
+            "sailors": {r: log["sailors"].get(r, 0) for r in cp.SAILOR_ROWS},
+            "saga_points": [dict(e) for e in log["saga_points"]],
+            "saga_items": list(log["saga_items"]),
+            "start_items": list(log["start_items"]),
+            "tenacity": [
+                {
+                    "game": t["game"],
+                    "bonus": t["bonus"],
+                    "words": cp.TENACITY_WORDS.get(t["bonus"], t["bonus"]),
+                }
+                for t in log["tenacity"]
+            ],
+            "sea_dogs": list(log["sea_dogs"]),
+            "score": dict(st["scores"][k]),
+        }
+    order = sorted(c["logs"], key=lambda k: (-st["scores"][k]["total"], list(c["logs"]).index(k)))
+    standings: dict[str, Any] = {"finished": st["finished"], "winners": st["winners"], "order": order}
+    if "teams" in st:
+        standings["teams"] = st["teams"]
+        standings["winning_teams"] = st.get("winning_teams", [])
+    return {
+        "format": VIEW_FORMAT,
+        "items": _item_words(row),
+        "name": row.name,
+        "campaign_id": row.campaign_id,
+        "version": row.version,
+        "mode": c["mode"],
+        "games_played": len(c["games"]),
+        "games": cp.GAMES,
+        "seats": seats,
+        "logs": logs,
+        "standings": standings,
+        "due": {"tenacity": list(c["tenacity_due"]), "sea_dogs": sorted(c["sea_dogs_due"])},
+        "ts": time.time(),
+    }
+
+
+def _item_words(row: CampaignRow) -> dict[str, dict[str, str]]:
+    """Each saga item some log owns: its name and its words ("they will tell you how and when they can be
+    used"), from the campaign's saga file; empty when the campaign has no saga."""
+    from rules.dead_reckoning.deep_legends import saga as sg
+
+    owned = {i for log in row.data["logs"].values() for i in log["saga_items"]}
+    if not owned or not row.saga:
+        return {}
+    try:
+        book = sg.load_saga(row.saga.get("file"))
+    except RulesError:
+        return {}  # the owner's file moved: the tablets show the numbers alone
+    out: dict[str, dict[str, str]] = {}
+    for i in sorted(owned):
+        spec = book["by_id"].get(i, {})
+        out[i] = {"name": str(spec.get("name", i)), "text": str(spec.get("text", ""))}
+    return out
+
+
+def game_seats_or_none(c: cp.Campaign) -> dict[str, str]:
+    """The colours of the campaign's next game (the active logs in seating order), or none if it has not
+    2 to 4 players (a solo campaign's AI sits at no colour of the engine's game)."""
+    try:
+        return game_seats(c)
+    except CampaignError:
+        return {}
+
+
+def publish_view(
+    view: dict[str, Any] | None,
+    table_id: str,
+    host: str,
+    port: int,
+    username: str,
+    password: str,
+    timeout: float = 10.0,
+) -> None:
+    """Publish (retained, QoS 1) the campaign view on `table/<tid>/campaign` with the controller's login;
+    None clears it. Raises CampaignError with one sentence when the broker cannot be reached or refuses."""
+    import paho.mqtt.client as mqtt
+
+    from contracts.topics import MQTT_CAMPAIGN
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"campaign-{uuid.uuid4().hex[:8]}")
+    client.username_pw_set(username, password or None)
+    answers: list[Any] = []
+    client.on_connect = lambda _c, _u, _f, reason, _p=None: answers.append(reason)
+    try:
+        client.connect(host, port, keepalive=10)
+    except OSError as exc:
+        raise CampaignError(
+            f"cannot reach the table's MQTT broker at {host}:{port} ({exc.strerror or exc}); "
+            "is the table running?"
+        ) from None
+    client.loop_start()
+    try:
+        deadline = time.monotonic() + timeout
+        while not answers and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if not answers or answers[0].is_failure or not client.is_connected():
+            raise CampaignError(
+                f"the MQTT broker at {host}:{port} refused the login {username!r}; give the controller's "
+                "password (--password or mqtt.password in the config)."
+            )
+        payload = "" if view is None else json.dumps(view, separators=(",", ":"))
+        info = client.publish(f"table/{table_id}/{MQTT_CAMPAIGN}", payload, qos=1, retain=True)
+        info.wait_for_publish(timeout)
+        if not info.is_published():
+            raise CampaignError(
+                f"the MQTT broker at {host}:{port} did not take the campaign in {timeout:.0f} s."
+            )
+    finally:
+        client.disconnect()
+        client.loop_stop()

@@ -1,4 +1,4 @@
-"""`smart-table campaign new|show|list|export|import|record|tenacity|saga-points|play`: Deep Legends
+"""`smart-table campaign new|show|list|export|import|record|tenacity|saga-points|play|publish`: Deep Legends
 campaigns kept in the controller's database (docs/deep-legends.md)."""
 
 from __future__ import annotations
@@ -129,6 +129,18 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("--games", type=int, default=6, help="how many games to play now (default: the rest)")
     p.add_argument("--seed", type=int, default=1)
     p.set_defaults(func=cmd_play)
+
+    p = g.add_parser("publish", help="show the campaign on the tablets (retained table/<tid>/campaign)")
+    _db_args(p)
+    p.add_argument("name", nargs="?", help="the campaign (omit with --clear)")
+    p.add_argument("--seats", help="which log sits at which colour tonight, e.g. red=ana,blue=ben")
+    p.add_argument("--clear", action="store_true", help="take the campaign off the tablets")
+    p.add_argument("--table", help="the table id (overrides table.id)")
+    p.add_argument("--host", help="MQTT host (overrides mqtt.host)")
+    p.add_argument("--port", type=int, help="MQTT port (overrides mqtt.port)")
+    p.add_argument("--username", help="MQTT login (default: the controller's)")
+    p.add_argument("--password", help="its password (default: mqtt.password, else the table's stored one)")
+    p.set_defaults(func=cmd_publish)
 
 
 def _db_args(p: argparse.ArgumentParser) -> None:
@@ -435,4 +447,39 @@ def cmd_play(args: argparse.Namespace) -> int:
     print(json.dumps(row.summary(), sort_keys=True))
     log.close()
     store.close()
+    return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    """Publish the campaign view (docs/deep-legends.md, "On the tablets") with the controller's login: the
+    password given, else the config's mqtt.password, else the one the table stored in its database."""
+    from controller import campaign, config
+    from controller.credentials import CredentialStore
+
+    if not args.clear and not args.name:
+        raise CliError("name the campaign to show (`smart-table campaign list`), or give --clear.")
+    try:
+        cfg = config.load(args.config)
+    except config.ConfigError as exc:
+        raise CliError(str(exc)) from None
+    table = args.table or cfg["table"]["id"]
+    user = args.username or cfg["mqtt"]["username"]
+    password = args.password or cfg["mqtt"]["password"]
+    if not password:
+        with CredentialStore(_db_path(args)) as creds:
+            password = creds.get(table, user) or ""
+    view = None
+    if not args.clear:
+        store = _store(args)
+        row = _run(lambda: store.get(args.name))
+        seats = _pairs(args.seats.split(","), "--seats") if args.seats else None
+        view = _run(lambda: campaign.campaign_view(row, seats))
+        store.close()
+    host, port = args.host or cfg["mqtt"]["host"], args.port or cfg["mqtt"]["port"]
+    _run(lambda: campaign.publish_view(view, table, host, port, user, password))
+    print(
+        f"campaign {args.name!r} is on the tablets of table {table}."
+        if view
+        else f"no campaign on table {table}."
+    )
     return 0

@@ -16,7 +16,7 @@ from rules.core.events import notice
 from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.buildings import fortified_against
 from rules.dead_reckoning.buying import pay_from, pay_plan
-from rules.dead_reckoning.cards import BUILDINGS, card_abilities, card_icons, catalog
+from rules.dead_reckoning.cards import BUILDINGS, building_cost, card_abilities, card_icons, catalog
 from rules.dead_reckoning.islands import blockaded, check_influence, island_at, place_influence
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import mark_acted, require_active
@@ -190,7 +190,7 @@ def _check_effect(
             if d["supply"][kind] - sum(1 for s in seen if s[1] == kind) <= 0:
                 raise Illegal(f"there are no {kind}s left in the supply.")
             seen.add((sq, kind))
-            total += cat.building_costs[kind]
+            total += building_cost(cat, d["grid"][sq]["board"], kind)  # doubled on Golden Island
         plan = pay_plan({"dock": sim["dock"], "ship": ship_after(p, norm)}, args.get("pay"), total, True)
         return {"builds": [{"square": b["square"], "building": b["building"]} for b in builds], "pay": plan}
     if do == "upgrade":

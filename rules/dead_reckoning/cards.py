@@ -19,7 +19,8 @@ from contracts.grid import DIRECTIONS as GRID_DIRECTIONS
 from rules.core.errors import Invalid
 from rules.dead_reckoning.model import PlayerBoard, SailorCard, State
 
-ICONS = ("sail", "cannon", "wheel", "attack_flag", "bonus_draw")
+# "influence": Deep Legends' Ship Upgrade tile ("one Influence cube on an island once per turn")
+ICONS = ("sail", "cannon", "wheel", "attack_flag", "bonus_draw", "influence")
 SLOTS = ("top", "middle", "bottom")
 EFFECTS = ("gain", "influence", "produce", "build", "upgrade", "repair", "sails")
 BATTLE_EFFECTS = (
@@ -225,6 +226,8 @@ def validate_boards(doc: Any, where: str = "ocean_boards") -> dict[str, dict[str
                 _int(where, name, f"scores[{j}]", s, 0, 30)
             if not isinstance(b.get("hand_limit", False), bool):
                 raise _fail(where, name, "hand_limit", "must be true or false")
+            # Deep Legends' Golden Island: "the cost of all Buildings added to this island is doubled"
+            _int(where, name, "building_cost_factor", b.get("building_cost_factor", 1), 1, 4)
         else:
             arrows = b.get("arrows")
             if not isinstance(arrows, list) or any(a not in DIRECTIONS for a in arrows):
@@ -350,6 +353,10 @@ def default_catalog() -> Catalog:
 def catalog(d: State) -> Catalog:
     """The catalogue a game plays with: the sample set, or the user's files named in its options."""
     o = d["options"]
+    if "deep_legends" in o:  # the saga's Advancements and Merchants join the cards (docs/deep-legends.md)
+        from rules.dead_reckoning.deep_legends.cards import saga_catalog
+
+        return saga_catalog(o)
     if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
         exp = o.get("expansions")
         if exp is None:
@@ -358,6 +365,13 @@ def catalog(d: State) -> Catalog:
         if got is not None:
             return got
     return load_catalog(o["cards_file"], o["boards_file"], o["upgrades_file"], tuple(o.get("expansions", ())))
+
+
+def building_cost(cat: Catalog, board: str | None, kind: str) -> int:
+    """A Building's Cargo cost on the island of `board`: a board may multiply it (`building_cost_factor`,
+    Deep Legends' Golden Island: "the cost of all Buildings added to this island is doubled")."""
+    factor: int = cat.boards[board].get("building_cost_factor", 1) if board else 1
+    return cat.building_costs[kind] * factor
 
 
 def card_icons(cat: Catalog, card: SailorCard) -> dict[str, int]:

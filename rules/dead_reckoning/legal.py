@@ -20,7 +20,7 @@ from rules.core.errors import RulesError
 from rules.core.state import GameState, Offers, peek_rng, rng_below
 from rules.dead_reckoning.abilities import always_passes, check_use_ability, sure_ability
 from rules.dead_reckoning.battles import resolved_battle
-from rules.dead_reckoning.cards import Catalog, card_abilities, catalog, played_icons
+from rules.dead_reckoning.cards import Catalog, building_cost, card_abilities, catalog, played_icons
 from rules.dead_reckoning.choices import choice_actions
 from rules.dead_reckoning.expansions import expansion
 from rules.dead_reckoning.game import expansions_of, game_for
@@ -293,7 +293,10 @@ def _decided(
     if do == "build":
         if "builds" not in args or e["amount"] < 1:
             return False
-        return holds[0][0] + holds[1][0] + p["dock"] >= cat.building_costs[args["builds"][0]["building"]]
+        b = args["builds"][0]
+        return holds[0][0] + holds[1][0] + p["dock"] >= building_cost(
+            cat, d["grid"][b["square"]]["board"], b["building"]
+        )
     if do == "repair":
         return p["ship"]["damage"] > 0
     if do == "upgrade":
@@ -464,6 +467,15 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
 def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     """Actions `player` may send now. While a chance step is pending every seat (and "table") is offered
     its outcomes; the active player always has at least one action (end_turn) until the game is over."""
+    if "deep_legends" in state.data["options"]:  # the saga's own actions (docs/deep-legends.md)
+        from rules.dead_reckoning.deep_legends.legal import more_actions
+
+        acts = _legal_actions(state, player)
+        return more_actions(cast(State, state.data), player, acts, state.offers)
+    return _legal_actions(state, player)
+
+
+def _legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     d = cast(State, state.data)  # the JSON edge: the core keeps plain data
     if d["phase"] == "over":
         return []

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from controller.campaign import EXPORT_FORMAT, CampaignError, CampaignStore, bot_command, simulate
+from controller.campaign import EXPORT_FORMAT, CampaignError, CampaignStore, bot_command, game_seats, simulate
 from controller.gamelog import GameLog
 from rules import api
 from rules.dead_reckoning.deep_legends import campaign as cp
@@ -290,6 +290,96 @@ def test_a_stored_campaign_game_carries_the_saga_into_the_engine_and_back(tmp_pa
     (game,) = log.games(f"campaign-{row.campaign_id}-1")
     created = log.events(game.game_id)[0]["action"]["options"]["deep_legends"]
     assert created["saga"]["rows"] == saga_state["rows"] and created["items"] == {"blue": ["1.04"]}
-    assert row.saga["items"] == {"1.04": "ben"} and row.data["logs"]["ben"]["saga_items"] == ["1.04"]
+    # the item may have changed hands in the game (bought, sold or taken): saga state and logs agree
+    (owner,) = row.saga["items"].values()
+    assert set(row.saga["items"]) == {"1.04"} and row.data["logs"][owner]["saga_items"] == ["1.04"]
     log.close()
     store.close()
+
+
+def test_bots_use_every_deep_legends_action_in_a_six_game_saga_campaign():
+    """Random legal players (`simulate`, 4 players, the sample saga) are offered and take every Deep Legends
+    action: saga items bought and sold ("The active player may buy or sell Saga items") and taken after a
+    sinking ("you may choose any 1 Saga item the other player has and take it"), Non-Merchant Encounters
+    explored ("you may pay the indicated Coins cost to explore them"), Fortune Encounters encountered, saga
+    Advancements bought and saga Merchant ships attacked; the campaign is scored end to end with the
+    Campaign points from Saga the games gave and each log holding the saga items it ended with."""
+    from collections import Counter
+
+    from rules.dead_reckoning.deep_legends import saga as sg
+
+    seen: Counter[str] = Counter()
+    points: Counter[str] = Counter()
+
+    def watch(number: int, command: dict, events: list[dict]) -> None:
+        seen[command["action"]["type"]] += 1
+        for e in events:
+            card = e.get("action", {}).get("card", "")
+            if e["type"] in ("buy", "attack_merchant") and card in sg.load_saga()["by_id"]:
+                seen[f"{e['type']} saga card"] += 1
+            if e["type"] == "saga" and e["what"] == "campaign_points":
+                points[f"{number}:{e['player']}"] += e["points"]
+
+    start = cp.new_campaign("legends", SPECS)
+    saga_state = sg.assign_items(sg.new_saga_state(sg.load_saga()), {"1.04": "ben"})
+    c = simulate(start, seed=4, saga=saga_state, watch=watch)
+    for kind in (
+        "trade_saga_item",
+        "take_saga_item",
+        "explore_encounter",
+        "encounter_fortune",
+        "buy saga card",
+        "attack_merchant saga card",
+    ):
+        assert seen[kind] > 0, f"no {kind} in six games: {dict(seen)}"
+    st = cp.standings(c)
+    assert st["finished"] and len(c["games"]) == 6 and st["winners"]
+    # every game's Campaign points from Saga are on the log of the player whose seat gained them
+    seats = game_seats(start)  # all four play every game, in the same seats
+    from_games: Counter[str] = Counter()
+    for key, n in points.items():
+        from_games[seats[key.split(":")[1]]] += n
+    assert sum(from_games.values()) > 0
+    for k, log in c["logs"].items():
+        assert sum(e["points"] for e in log["saga_points"]) == from_games[k]
+        assert st["scores"][k]["saga"] == from_games[k]
+    items = sorted(i for log in c["logs"].values() for i in log["saga_items"])
+    assert "1.04" in items and len(items) == len(set(items))
+
+
+def test_the_cli_plays_the_last_games_of_a_saga_campaign_with_bots_and_scores_it(tmp_path, capsys):
+    """`smart-table campaign new` (with the sample saga), the first four games played in memory and brought
+    in with `campaign import`, the last two played by `campaign play` (random legal players, every command
+    in the game log), then `campaign show --json`: the six games are scored end to end, equal to the same
+    games in memory, and the stored games' logs hold the saga's own actions."""
+    from controller.campaign import simulate_with_saga
+
+    db = str(tmp_path / "t.db")
+    players = ["--player", "ana=Ana", "--player", "ben=Ben", "--player", "cai=Cai", "--player", "dee=Dee"]
+    code, _, err = cli(capsys, "campaign", "new", "legends", *players, "--items", "ben=1.04", "--db", db)
+    assert code == 0, err
+    store = CampaignStore(db)
+    row = store.get("legends")
+    assert row.saga["items"] == {"1.04": "ben"}
+    first4, saga4 = simulate_with_saga(row.data, 4, games=4, saga=row.saga)
+    expected = simulate(first4, 4, saga=saga4)  # the last two, in memory
+    doc = {"format": EXPORT_FORMAT, "name": "legends4", "campaign": first4, "saga": saga4, "games": []}
+    (tmp_path / "first4.json").write_text(json.dumps(doc))
+    store.close()
+    code, _, err = cli(
+        capsys, "campaign", "import", str(tmp_path / "first4.json"), "--name", "legends4", "--db", db
+    )
+    assert code == 0, err
+    code, _, err = cli(capsys, "campaign", "play", "legends4", "--seed", "4", "--db", db)
+    assert code == 0, err
+    code, out, err = cli(capsys, "campaign", "show", "legends4", "--json", "--db", db)
+    assert code == 0, err
+    shown = json.loads(out)
+    assert shown["standings"]["finished"] and shown["standings"]["winners"]
+    assert shown["campaign"]["games"] == expected["games"] and shown["campaign"]["logs"] == expected["logs"]
+    log = GameLog(db)
+    kinds: set[str] = set()
+    for g in shown["games"]:
+        kinds |= {e["type"] for e in log.events(g["game_id"])}
+    assert "trade_saga_item" in kinds
+    log.close()

@@ -7,6 +7,7 @@ import { startJoin } from "./join.js";
 import { COLOURS, h, mount } from "./dom.js";
 import { renderPlayer } from "./player.js";
 import { renderTable } from "./table.js";
+import { renderCampaign } from "./campaign.js";
 
 const params = new URLSearchParams(location.search);
 
@@ -47,11 +48,11 @@ async function main() {
     table, player, base,
     state: null, prompts: null, events: [], devices: {}, availability: null,
     me: null, myPrompts: null, pending: new Map(), lastReply: null,
-    board: settings.board || null, lastBattle: null,
+    board: settings.board || null, lastBattle: null, campaign: null,
   };
   // A QR code per open seat (join.js); a spectator watching from the venue (docs/venue.md) has no seats to offer.
   if (view === "table" && !params.has("spectate")) startJoin({ password: pass });
-  const topics = [`${base}/availability`, `${base}/device/+/availability`, `${base}/state`, `${base}/events`, `${base}/prompts`];
+  const topics = [`${base}/availability`, `${base}/device/+/availability`, `${base}/state`, `${base}/events`, `${base}/prompts`, `${base}/campaign`];
   if (player) topics.push(`${base}/player/${player}/state`, `${base}/player/${player}/prompts`, `${base}/player/${player}/reply`);
 
   // Every topic that reached this page (the tests check a player's page never saw another's tree).
@@ -80,6 +81,7 @@ async function main() {
     mainEl.dataset.epoch = store.state?.epoch ?? "";
     if (store.me) mainEl.dataset.mySeq = store.me.seq ?? "";
     mount(document.getElementById("turn"), turnLine(store));
+    renderCampaign(document.getElementById("campaign"), store); // the Deep Legends campaign, when published
   };
   const render = () => {
     if (scheduled) return;
@@ -117,6 +119,7 @@ async function main() {
       else if (rest === "events") {
         store.events = [...(payload?.events || []).map((e) => ({ ...e, _seq: payload.seq })), ...store.events].slice(0, 12);
       } else if (rest.startsWith("device/")) store.devices[rest.split("/")[1]] = payload;
+      else if (rest === "campaign") store.campaign = payload;
       else if (rest === `player/${player}/state`) {
         if (newer(payload, store.me)) store.me = payload;
       } else if (rest === `player/${player}/prompts`) store.myPrompts = payload;

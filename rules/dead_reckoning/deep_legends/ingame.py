@@ -13,23 +13,28 @@ The state gains `deep_legends`: `{"items": {item: colour}, "may_take": [{"winner
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, cast
 
 from rules.core.actions import Action, Game, Notices
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.core.state import rng_below
+from rules.dead_reckoning.achievements import check_achievements
 from rules.dead_reckoning.cards import catalog
 from rules.dead_reckoning.deep_legends import saga
+from rules.dead_reckoning.deep_legends.cards import CATALOG_KINDS
 from rules.dead_reckoning.deep_legends.saga import MAX_PRICE_COINS
+from rules.dead_reckoning.islands import check_influence, place_influence
 from rules.dead_reckoning.model import State
-from rules.dead_reckoning.phases import need_pending, require_active
-from rules.dead_reckoning.ship import BASE_HULL
+from rules.dead_reckoning.phases import mark_acted, need_pending, require_active
+from rules.dead_reckoning.ship import BASE_HULL, ship_icon
 
 Setup = Callable[[State, dict[str, Any], Notices], None]
 Effect = Callable[[State, str, dict[str, Any], Notices], None]
 After = Callable[[State, Notices], None]
 BONUSES = ("coins", "cargo", "level_up", "ship_upgrade")
+OPTION_KEYS = ("items", "tenacity", "saga", "accelerate", "golden_island", "influence_tiles")
 TENACITY_COINS = 5  # "Gain 5 coin to your chest."
 TENACITY_CARGO = 4  # "Gain 4 cargo to your Harbor."
 
@@ -40,8 +45,21 @@ def _dl(d: State) -> dict[str, Any]:
 
 def check_option(opt: Any, players: list[str]) -> dict[str, Any]:
     """The `deep_legends` option, checked: a mistake is one sentence naming the field."""
-    if not isinstance(opt, dict) or set(opt) - {"items", "tenacity", "saga"}:
-        raise Invalid("option 'deep_legends' must be an object with 'items', 'tenacity' and/or 'saga'.")
+    if not isinstance(opt, dict) or set(opt) - set(OPTION_KEYS):
+        raise Invalid(f"option 'deep_legends' must be an object with some of: {', '.join(OPTION_KEYS)}.")
+    for flag in ("golden_island", "influence_tiles"):
+        if not isinstance(opt.get(flag, False), bool):
+            raise Invalid(f"deep_legends {flag!r} must be true or false.")
+    acc = opt.get("accelerate", False)
+    if not isinstance(acc, bool) and not (
+        isinstance(acc, dict)
+        and set(acc) <= {"1", "2", "3", "4"}
+        and all(isinstance(v, list) and all(isinstance(c, str) for c in v) for v in acc.values())
+    ):
+        raise Invalid(
+            "deep_legends 'accelerate' must be true (5 cards of each Row deck buried at random) or the cards "
+            'the table buried per row, e.g. {"1": ["r1-01", ...]}.'
+        )
     sg_state = opt.get("saga")
     if sg_state is not None and (
         not isinstance(sg_state, dict) or sg_state.get("format") != saga.STATE_FORMAT
@@ -89,6 +107,8 @@ def set_up(base: Setup) -> Setup:
             dl["board"] = {}
             dl["campaign_points"] = {}
         cast(dict[str, Any], d)["deep_legends"] = dl
+        if opt.get("accelerate"):
+            _accelerate(d, opt["accelerate"])
         cat = catalog(d)
         for color, b in sorted(opt.get("tenacity", {}).items()):
             p = d["p"][color]
@@ -121,6 +141,33 @@ def set_up(base: Setup) -> Setup:
     return run
 
 
+ACCELERATE_BURY = 5  # "remove 5 randomly selected non-Saga cards from each Row deck and bury them"
+
+
+def _accelerate(d: State, how: bool | dict[str, list[str]]) -> None:
+    """Accelerated discovery: "Before your game, remove 5 randomly selected non-Saga cards from each Row deck
+    and bury them (i.e. place them out of the game beneath the Row deck). These cards should NOT include
+    Saga Encounters." `True`: drawn with the game's seeded RNG (a simulated table); a mapping: the cards
+    the table buried, per row (fewer only when the deck holds fewer)."""
+    for row, deck in sorted(d["decks"].items()):
+        want = min(ACCELERATE_BURY, len(deck))
+        if isinstance(how, dict):
+            chosen = list(how.get(row, []))
+            if len(chosen) != want or len(set(chosen)) != want or not set(chosen) <= set(deck):
+                raise Invalid(
+                    f"accelerated discovery buries {want} different non-saga cards of the Row {row} deck; "
+                    f"give {want} of: {', '.join(deck)}."
+                )
+        else:
+            chosen = []
+            for _ in range(want):
+                left = [c for c in deck if c not in chosen]
+                chosen.append(left[rng_below(d, len(left))])
+        for c in chosen:
+            deck.remove(c)
+            d["buried"][row].append(c)
+
+
 def _watch(effect: Effect) -> Effect:
     """An action's effect, then: a Ship sunk by a player lets them take one of its owner's saga items this
     turn; a new turn ends that chance."""
@@ -150,6 +197,8 @@ def _note(d: State, out: Notices, n: int) -> None:
     for ev in out[n:]:
         if ev["type"] == "turn_started":
             dl["may_take"] = []
+            dl.pop("traded", None)
+            dl.pop("tile_influence", None)
         elif ev["type"] == "ship_sunk" and ev.get("by") in d["players"]:
             loser = ev["player"]
             if any(owner == loser for owner in dl["items"].values()):
@@ -234,13 +283,14 @@ def do_trade(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
     s["dock"] += cargo
     s["chest"] += a["coin_holds"][0] + a["coin_holds"][1]
     _dl(d)["items"][a["item"]] = a["buyer"]
+    _dl(d).setdefault("traded", []).append(a["item"])  # this turn's trades (`deep_legends.legal`)
     notice(out, "saga_item_sold", player=a["seller"], item=a["item"], buyer=a["buyer"], cargo=cargo)
 
 
 _BOOKS: dict[str, dict[str, Any]] = {}
 
 
-def _book(d: State) -> dict[str, Any]:
+def book_of(d: State) -> dict[str, Any]:
     """The saga content this game plays with (read once per file, like the card catalogue)."""
     path = _dl(d)["saga"].get("file")
     key = str(path)
@@ -283,7 +333,8 @@ def check_draw(base: Any) -> Any:
 def do_draw(base: Effect) -> Effect:
     """A saga card drawn goes onto the board beside the grid's card: "When a Fortune Encounter is drawn from
     a box, place it on the Ocean board and then draw another card from the row deck"; a Non-Merchant
-    Encounter is the board's card (explored, not bought)."""
+    Encounter is the board's card (explored, not bought); a saga Advancement or Merchant ship is the grid's
+    card like a base one (`deep_legends.cards`: they are in this game's catalogue)."""
 
     def run(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
         if not _saga_on(d) or a["card"] not in _dl(d)["rows"][a["square"][1]]:
@@ -293,16 +344,48 @@ def do_draw(base: Effect) -> Effect:
         req = d["pending"].pop(0)
         row = str(req["row"])
         dl["rows"][row].remove(a["card"])
+        if book_of(d)["by_id"][a["card"]]["kind"] in CATALOG_KINDS:
+            # a saga Advancement or Merchant ship is the board's card, bought or attacked as a printed one
+            d["grid"][a["square"]]["card"] = a["card"]
+            return
         dl["board"].setdefault(a["square"], []).append(a["card"])
-        if saga.is_fortune(_book(d), a["card"]) and (d["decks"][row] or dl["rows"][row]):
+        if saga.is_fortune(book_of(d), a["card"]) and (d["decks"][row] or dl["rows"][row]):
             d["pending"].insert(0, {"kind": "draw_advancement", "square": a["square"], "row": req["row"]})
+
+    return run
+
+
+def merchant_back(effect: Effect) -> Effect:
+    """`resolve_battle`, then a saga Merchant ship's saga instructions: `saga_win` when the attacker won,
+    `saga_lose` when they lost (e.g. "read Book 1.XX"; never a roll or a choice, checked when the file is
+    loaded), followed for the attacker after the base game applied the card's Win/Lose back."""
+
+    def run(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
+        n = len(out)
+        effect(d, player, a, out)
+        if not _saga_on(d):
+            return
+        for ev in out[n:]:
+            if ev["type"] != "battle_resolved":
+                continue
+            name = ev["setup"]["defender"]["name"]
+            spec = book_of(d)["by_id"].get(name.split(":", 1)[1]) if name.startswith("merchant:") else None
+            if spec is None or spec["kind"] != "merchant":
+                continue
+            won = ev["outcome"]["winner"] == "attacker"
+            effects = spec.get("saga_win" if won else "saga_lose", [])
+            if effects:
+                me = ev["setup"]["attacker"]["name"]
+                _apply_saga(
+                    d, me, saga.resolve(book_of(d), _dl(d)["saga"], effects, me, this=spec["id"]), out
+                )
 
     return run
 
 
 def _occupied(d: State, square: str) -> bool:
     """A board whose non-Fortune card is a saga Encounter needs no card from the Row deck."""
-    return any(not saga.is_fortune(_book(d), c) for c in _dl(d)["board"].get(square, []))
+    return any(not saga.is_fortune(book_of(d), c) for c in _dl(d)["board"].get(square, []))
 
 
 def _drop_refills(d: State) -> None:
@@ -331,13 +414,18 @@ def _apply_saga(d: State, player: str, outcome: saga.Outcome, out: Notices) -> N
             dl["campaign_points"][player] = dl["campaign_points"].get(player, 0) + n["points"]
         elif n["type"] == "gain_card" and n["kind"] == "saga_item":
             dl["items"][n["card"]] = player
+        elif n["type"] == "gain_card" and n["kind"] in CATALOG_KINDS:
+            p["set_aside"].append(n["card"])  # gained like a bought Advancement: sleeved at the end of turn
         elif n["type"] in ("bury", "eliminate"):
             for cards in dl["board"].values():
                 if n["card"] in cards:
                     cards.remove(n["card"])
         elif n["type"] == "add_to_row":
             dl["rows"][str(n["row"])].append(n["card"])
-        notice(out, "saga", **{k: v for k, v in n.items() if k != "type"}, what=n["type"])
+        fields = {k: v for k, v in n.items() if k != "type"}
+        if "what" in fields:  # a gain's Coins or Cargo: `what` names the instruction
+            fields["goods"] = fields.pop("what")
+        notice(out, "saga", **fields, what=n["type"])
 
 
 def _rolls(a: dict[str, Any], key: str) -> list[int]:
@@ -357,7 +445,7 @@ def check_explore(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if not _saga_on(d):
         raise Illegal("this game has no saga content.")
     at = p["ship"]["at"]
-    book = _book(d)
+    book = book_of(d)
     cards = [c for c in _dl(d)["board"].get(at, []) if book["by_id"][c]["kind"] == "encounter"]
     if not cards:
         raise Illegal("there is no Non-Merchant Encounter where your Ship is.")
@@ -394,7 +482,7 @@ def do_explore(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
     d["supply"]["coins"] += a["chest"] + a["coin_holds"][0] + a["coin_holds"][1]
     d["turn"]["bought"] += 1
     dl = _dl(d)
-    book = _book(d)
+    book = book_of(d)
     cost = book["by_id"][a["card"]]["explore_coins"]
     outcome = saga.explore(book, dl["saga"], a["card"], player, cost, a["rolls"], a["choices"])
     at = p["ship"]["at"]
@@ -414,18 +502,18 @@ def check_fortune(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     if (
         not isinstance(card, str)
         or card not in _dl(d)["board"].get(p["ship"]["at"], [])
-        or not saga.is_fortune(_book(d), card)
+        or not saga.is_fortune(book_of(d), card)
     ):
         raise Illegal(f"{card!r} is not a Fortune Encounter where your Ship is.")
     rolls, choices = _rolls(a, "rolls"), _rolls(a, "choices")
-    spec = _book(d)["by_id"][card]
-    saga.resolve(_book(d), _dl(d)["saga"], spec["effects"], player, this=card, rolls=rolls, choices=choices)
+    spec = book_of(d)["by_id"][card]
+    saga.resolve(book_of(d), _dl(d)["saga"], spec["effects"], player, this=card, rolls=rolls, choices=choices)
     return {"type": "encounter_fortune", "card": card, "rolls": rolls, "choices": choices}
 
 
 def do_fortune(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
     dl = _dl(d)
-    book = _book(d)
+    book = book_of(d)
     spec = book["by_id"][a["card"]]
     outcome = saga.resolve(
         book, dl["saga"], spec["effects"], player, this=a["card"], rolls=a["rolls"], choices=a["choices"]
@@ -433,11 +521,36 @@ def do_fortune(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
     _apply_saga(d, player, outcome, out)
 
 
+def check_tile_influence(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    """ "If you have a Ship Upgrade tile with an Influence icon, so long as you have no Cargo or Coins in that
+    hold, then you may place one Influence cube on an island once per turn." Fields as an Influence
+    effect's: `replace` (whose cube, when the island is full), `take_from`."""
+    require_active(d, player, "place Influence from a Ship Upgrade tile")
+    if ship_icon(catalog(d), d, player, "influence") < 1:
+        raise Illegal(
+            "you need a Ship Upgrade tile with an Influence icon, with no Cargo or Coins in its hold."
+        )
+    if _dl(d).get("tile_influence"):
+        raise Illegal("the Influence tile places one cube once per turn, and you placed it this turn.")
+    norm = check_influence(d, player, 1, a)
+    if not norm["replace"]:
+        raise Illegal("every slot of this island holds your cubes already: there is nowhere to place one.")
+    return {"type": "tile_influence", **norm}
+
+
+def do_tile_influence(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
+    mark_acted(d, player)
+    place_influence(d, player, a["replace"], out, a.get("take_from"))
+    _dl(d)["tile_influence"] = True
+    check_achievements(d, player, out)
+
+
 ACTIONS: tuple[Action[State], ...] = (
     Action("take_saga_item", check_take, do_take),
     Action("trade_saga_item", check_trade, do_trade),
     Action("explore_encounter", check_explore, do_explore, undoable=False),  # it turns a card over
     Action("encounter_fortune", check_fortune, do_fortune, undoable=False),
+    Action("tile_influence", check_tile_influence, do_tile_influence),
 )
 
 
@@ -451,6 +564,8 @@ def extend(base: Game[State]) -> Game[State]:
     actions["draw_advancement"] = Action(
         draw.type, check_draw(draw.check), _watch(do_draw(draw.effect)), draw.chance, draw.undoable
     )
+    fight = base.actions["resolve_battle"]
+    actions["resolve_battle"] = replace(fight, effect=_watch(merchant_back(fight.effect)))
     for a in ACTIONS:
         if a.type in actions:
             raise ValueError(f"action {a.type!r} is defined twice")

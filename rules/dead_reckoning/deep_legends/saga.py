@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NotRequired, TypedDict, cast
 
 from rules.core.errors import Ambiguous, Illegal, Invalid
+from rules.dead_reckoning.cards import CardFileError, validate_cards
 
 FORMAT = "dead-reckoning/saga@1"
 STATE_FORMAT = "dead-reckoning/saga-state@1"
@@ -129,6 +130,18 @@ def _face_range(where: str, what: str, fld: str, key: str) -> tuple[int, int]:
     return int(lo), int(hi or lo)
 
 
+def _asks(effects: list[dict[str, Any]], book: dict[str, Any], depth: int) -> bool:
+    """Whether following `effects` (through the entries they read) rolls the Saga die or offers a choice."""
+    if depth > MAX_DEPTH:
+        return False  # an endless read is refused when followed
+    for e in effects:
+        if e["do"] in ("roll", "choose"):
+            return True
+        if e["do"] == "read" and _asks(book[e["entry"]].get("effects", []), book, depth + 1):
+            return True
+    return False
+
+
 def validate_saga(doc: Any, where: str = "saga") -> dict[str, Any]:
     """Check a saga file; returns it with a `by_id` map of its cards."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -169,6 +182,26 @@ def validate_saga(doc: Any, where: str = "saga") -> dict[str, Any]:
                     where, what, "condition", "must be the words on its front saying when it is encountered"
                 )
             _effects(where, what, "effects", c.get("effects"), ids, entries)
+        if c["kind"] in ("advancement", "merchant"):
+            # printed like the base game's cards (docs/cards.md): bought, sleeved and fought as they are
+            try:
+                validate_cards({"cards": [c]}, where)
+            except CardFileError as exc:
+                raise SagaFileError(exc.message) from None
+            if c["kind"] == "merchant" and "encounter" not in c:
+                raise _fail(where, what, "encounter", "must be the Merchant ship's back (docs/cards.md)")
+            for side in ("saga_win", "saga_lose"):
+                if side in c:
+                    if c["kind"] != "merchant":
+                        raise _fail(where, what, side, "is a saga Merchant ship's field only")
+                    _effects(where, what, side, c[side], ids, entries)
+    for cid, c in by_id.items():
+        for side in ("saga_win", "saga_lose"):
+            # followed as the battle is resolved, when nobody can be asked for a roll or a choice
+            if side in c and _asks(c[side], book, 0):
+                raise _fail(
+                    where, f"card {cid!r}", side, "must not roll the Saga die or offer a choice (read or not)"
+                )
         if c["kind"] == "saga_item":
             if not isinstance(c.get("text"), str):
                 raise _fail(where, what, "text", "must be the item's words (how and when it is used)")

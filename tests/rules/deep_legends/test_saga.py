@@ -22,7 +22,12 @@ def test_saga_setup_1_00_cards_go_into_their_row_decks_the_tuck_box_stays_shut(b
     shuffle them into their respective Advancement Row decks during setup." "Only take out specific cards
     from this box when directed to do so during gameplay.\""""
     st = sg.new_saga_state(book)
-    assert sg.deck_additions(st) == {"1": ["1.00-a"], "2": ["1.00-b"], "3": ["1.00-c"], "4": []}
+    assert sg.deck_additions(st) == {
+        "1": ["1.00-a", "1.00-d"],
+        "2": ["1.00-b", "1.00-e"],
+        "3": ["1.00-c"],
+        "4": [],
+    }
     assert st["tuck_box"] == ["1.04", "1.05", "1.06", "1.07"] and st["eliminated"] == []
 
 
@@ -67,7 +72,7 @@ def test_add_card_to_a_row_deck(book):
     Advancement row deck.\""""
     st = sg.new_saga_state(book)
     res = sg.resolve(book, st, [{"do": "add_to_row", "card": "1.05", "row": 2}], "red")
-    assert sg.deck_additions(res["state"])["2"] == ["1.00-b", "1.05"]
+    assert sg.deck_additions(res["state"])["2"] == ["1.00-b", "1.00-e", "1.05"]
 
 
 def test_eliminated_cards_never_come_back(book):
@@ -193,3 +198,25 @@ def test_a_wrong_saga_file_names_the_card_and_field(book, tmp_path):
         sg.load_saga(path)
     path.write_text(json.dumps(raw))
     assert sg.load_saga(path)["by_id"].keys() == book["by_id"].keys()
+
+
+def test_a_saga_merchants_back_may_hold_saga_instructions_that_need_no_answer(book):
+    """A saga Merchant ship is checked as a printed card (docs/cards.md) and its saga instructions
+    (`saga_win`/`saga_lose`) are followed as the battle is resolved, when nobody can be asked: a Saga die
+    roll or a choice there, even through a Book entry it reads, is refused with the card and field."""
+    raw = json.loads(json.dumps({k: v for k, v in book.items() if k != "by_id"}))
+    i = next(n for n, c in enumerate(raw["cards"]) if c["kind"] == "merchant")
+    bad = copy.deepcopy(raw)
+    bad["cards"][i]["saga_lose"] = [{"do": "read", "entry": "1.02"}]
+    assert sg.validate_saga(copy.deepcopy(bad))  # Book 1.02 asks nothing
+    bad["book"]["1.02"]["effects"].append({"do": "roll", "faces": {"0-3": []}})
+    with pytest.raises(sg.SagaFileError, match=r"card '1.00-d' field 'saga_lose' must not roll the Saga die"):
+        sg.validate_saga(bad)
+    bad = copy.deepcopy(raw)
+    del bad["cards"][i]["encounter"]
+    with pytest.raises(sg.SagaFileError, match="field 'encounter' must be the Merchant ship's back"):
+        sg.validate_saga(bad)
+    bad = copy.deepcopy(raw)
+    bad["cards"][i]["cost"] = "three"
+    with pytest.raises(sg.SagaFileError, match="card '1.00-d' field 'cost'"):
+        sg.validate_saga(bad)
