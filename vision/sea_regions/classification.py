@@ -50,7 +50,6 @@ class Blob:
     centroid_mm: tuple[float, float]
     area_mm2: float
     bbox_px: tuple[int, int, int, int]  # in the top-down copy: x0, y0, x1, y1
-    points_mm: np.ndarray
     touches_other: bool
     hull_mm: np.ndarray  # the blob's convex hull
     top_mm: np.ndarray  # its brightest part: the piece's top face under light from above
@@ -96,9 +95,11 @@ def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...]) -> np.ndarray:
 
 def label_pixels(top: np.ndarray, layout: SeaLayout) -> np.ndarray:
     """Each pixel's player index (0: none) in the balanced top-down copy."""
-    lut = _lut(tuple(layout.players.items()))
-    q = (top >> 3).astype(np.intp)
-    return lut[q[..., 0], q[..., 1], q[..., 2]]
+    lut = _lut(tuple(layout.players.items())).reshape(-1)
+    q = (top >> 3).astype(np.uint16)
+    idx = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+    out: np.ndarray = lut.take(idx)
+    return out
 
 
 def blobs(
@@ -109,47 +110,53 @@ def blobs(
     smallest = min(min(p.width, p.length) for p in layout.pieces.values())
     k = max(3, int(round(smallest * px_per_mm * 0.35)) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    small = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     out: list[Blob] = []
     masks = []
     for idx in range(1, len(names) + 1):
-        m = (labels == idx).astype(np.uint8)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-        masks.append(m)
+        m = cv2.morphologyEx((labels == idx).view(np.uint8), cv2.MORPH_OPEN, kernel)
+        masks.append(cv2.morphologyEx(m, cv2.MORPH_CLOSE, small))
     anything = np.zeros_like(labels, np.uint8)
     for m in masks:
         anything |= m
     min_area = 0.3 * min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
+    origin = np.array(origin_mm)
+    box = np.ones((5, 5), np.uint8)
     for idx, m in enumerate(masks, start=1):
-        # Another colour within 2 px of a blob: one piece may hide part of the other.
-        near_others = cv2.dilate(anything & (1 - m), np.ones((5, 5), np.uint8)) > 0
-        n, lab, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=8)
-        for j in range(1, n):
-            x, y, w, h, area = (int(v) for v in stats[j])
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        near_others: np.ndarray | None = None
+        for cnt in contours:
+            x, y, w, h = cv2.boundingRect(cnt)
+            if w * h < min_area:
+                continue
+            crop = np.zeros((h, w), np.uint8)
+            cv2.drawContours(crop, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
+            crop &= m[y : y + h, x : x + w]
+            area = int(np.count_nonzero(crop))
             if area < min_area:
                 continue
-            crop = lab[y : y + h, x : x + w] == j
-            ys, xs = np.nonzero(crop)
-            pts = (np.column_stack([xs + x, ys + y]).astype(np.float64) + 0.5) / px_per_mm + np.array(origin_mm)
+            if near_others is None:  # another colour within 2 px: one piece may hide part of the other
+                near_others = cv2.dilate(anything & (1 - m), box)
             touches = bool(np.any(near_others[y : y + h, x : x + w] & crop))
-            light = top[y : y + h, x : x + w].max(axis=2)[crop].astype(np.float64)
-            bright = light >= TOP_SHARE * np.percentile(light, 90)
-            hull = cv2.convexHull(pts.astype(np.float32)).reshape(-1, 2).astype(np.float64)
-            tops = pts[bright]
-            top_hull = cv2.convexHull(tops.astype(np.float32)).reshape(-1, 2).astype(np.float64) if len(tops) >= 3 else tops
+            light = top[y : y + h, x : x + w].max(axis=2)
+            inside = crop > 0
+            vals = light[inside]
+            thr = TOP_SHARE * float(np.partition(vals, int(0.9 * (len(vals) - 1)))[int(0.9 * (len(vals) - 1))])
+            ys, xs = np.nonzero(inside & (light >= thr))
+            tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(np.float32)
+            top_hull = cv2.convexHull(tops).reshape(-1, 2).astype(np.float64) if len(tops) >= 3 else tops
+            hull_px = cv2.convexHull(cnt).reshape(-1, 2).astype(np.float64)
+            mo = cv2.moments(crop, binaryImage=True)
+            cx, cy = mo["m10"] / mo["m00"] + x, mo["m01"] / mo["m00"] + y
             out.append(
                 Blob(
                     names[idx - 1],
                     idx,
-                    (
-                        float((cents[j][0] + 0.5) / px_per_mm + origin_mm[0]),
-                        float((cents[j][1] + 0.5) / px_per_mm + origin_mm[1]),
-                    ),
+                    (float((cx + 0.5) / px_per_mm + origin[0]), float((cy + 0.5) / px_per_mm + origin[1])),
                     area / px_per_mm**2,
                     (x, y, x + w, y + h),
-                    pts,
                     touches,
-                    hull,
+                    (hull_px + 0.5) / px_per_mm + origin,
                     top_hull,
                 )
             )
@@ -184,7 +191,7 @@ def fit_blob(
     breadths along six directions and its area against those of the piece's footprint swept by the
     parallax of its height, and the breadths of its brightest part against the piece's top face (light
     falls on tops more than on sides) where that part stands out."""
-    rect = cv2.minAreaRect(blob.points_mm.astype(np.float32))
+    rect = cv2.minAreaRect(blob.hull_mm.astype(np.float32))
     (rw, rh), ang = rect[1], rect[2]
     theta = math.radians(ang if rw >= rh else ang + 90.0)
     dirs = DIRECTIONS + theta
@@ -194,24 +201,29 @@ def fit_blob(
     cx, cy = blob.centroid_mm
     dx, dy = cx - float(foot[0]), cy - float(foot[1])
     rel = YAWS[:, None] - dirs[None, :]  # (yaw, direction)
-    c, s_ = np.abs(np.cos(rel)), np.abs(np.sin(rel))
-    fits = []
-    for hyp in hyps:
-        k = hyp.height / max(cam_height - hyp.height, 1.0)
-        sx, sy = dx * k, dy * k  # the top's shift from the foot, by parallax
-        shift = np.abs(sx * np.cos(dirs) + sy * np.sin(dirs))[None, :]
-        grow = 1 + k / 2  # the sides widen from foot to top; on average by half the top's scale
-        L, W = hyp.length * grow, hyp.width * grow
-        pred = L * c + W * s_ + shift
-        err = np.abs(pred - meas[None, :]).max(axis=1)
-        # Area of the footprint swept along the shift: the rectangle plus the shift times its breadth.
-        sa = np.abs(sx * np.cos(YAWS) + sy * np.sin(YAWS))
-        sb = np.abs(sy * np.cos(YAWS) - sx * np.sin(YAWS))
-        area = L * W + sb * L + sa * W
-        err = np.maximum(err, np.abs(blob.area_mm2 - area) / (L + W))
-        if top is not None:
-            Lt, Wt = hyp.length * (1 + k), hyp.width * (1 + k)
-            err = np.maximum(err, np.abs(Lt * c + Wt * s_ - top[None, :]).max(axis=1))
-        fits.append(Fit(hyp, float(err.min()), (cx - sx / 2, cy - sy / 2)))
+    c, s_ = np.abs(np.cos(rel))[None], np.abs(np.sin(rel))[None]
+    length = np.array([h.length for h in hyps])[:, None, None]
+    width = np.array([h.width for h in hyps])[:, None, None]
+    k = np.array([h.height / max(cam_height - h.height, 1.0) for h in hyps])
+    sx, sy = dx * k, dy * k  # each piece's top shifted from its foot by parallax
+    shift = np.abs(sx[:, None] * np.cos(dirs)[None, :] + sy[:, None] * np.sin(dirs)[None, :])[:, None, :]
+    grow = (1 + k / 2)[:, None, None]  # the sides widen from foot to top; on average by half the top's scale
+    L, W = length * grow, width * grow
+    err = np.abs(L * c + W * s_ + shift - meas[None, None, :]).max(axis=2)  # (hyp, yaw)
+    # Area of the footprint swept along the shift: the rectangle plus the shift times its breadth across.
+    ang = theta + YAWS[None, :]
+    sa = np.abs(sx[:, None] * np.cos(ang) + sy[:, None] * np.sin(ang))
+    sb = np.abs(sy[:, None] * np.cos(ang) - sx[:, None] * np.sin(ang))
+    L2, W2 = L[:, :, 0], W[:, :, 0]
+    area = L2 * W2 + sb * L2 + sa * W2
+    err = np.maximum(err, np.abs(blob.area_mm2 - area) / (L2 + W2))
+    if top is not None:
+        top_scale = (1 + k)[:, None, None]
+        Lt, Wt = length * top_scale, width * top_scale
+        err = np.maximum(err, np.abs(Lt * c + Wt * s_ - top[None, None, :]).max(axis=2))
+    best = err.min(axis=1)  # each piece at its best turn
+    fits = [
+        Fit(h, float(best[i]), (cx - float(sx[i]) / 2, cy - float(sy[i]) / 2)) for i, h in enumerate(hyps)
+    ]
     fits.sort(key=lambda f: f.error_mm)
     return fits
