@@ -150,7 +150,9 @@ def translate(reading: Mapping[str, Any], view: Mapping[str, Any]) -> Translatio
             out.proposals.append(Proposal(owner, {"type": "fortify", "region": came[0], "fort": cls}))
         elif cls in SHIP_CLASSES and not damaged and came and not gone and owner == turn_player:
             for rid in came:
-                out.proposals.append(Proposal(owner, {"type": "construct", "cls": cls, "region": rid, "discount": 0}))
+                out.proposals.append(
+                    Proposal(owner, {"type": "construct", "cls": cls, "region": rid, "discount": 0})
+                )
         else:
             what = f"{'damaged ' if damaged else ''}{cls}"
             out.questions.append(
@@ -171,7 +173,11 @@ def translate(reading: Mapping[str, Any], view: Mapping[str, Any]) -> Translatio
 def _pair_moves(out: Translation, side: str, owner: str, cls: str, gone: list[str], came: list[str]) -> None:
     if len(gone) > MAX_PAIRING:
         out.questions.append(
-            Question("which-moves", f"Too many of {owner}'s {cls} Ships moved to pair: enter the moves.", owner=owner)
+            Question(
+                "which-moves",
+                f"Too many of {owner}'s {cls} Ships moved to pair: enter the moves.",
+                owner=owner,
+            )
         )
         return
     dist = {g: _distances(side, g) for g in set(gone)}

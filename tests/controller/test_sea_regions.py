@@ -16,11 +16,18 @@ def _reading(view: dict[str, Any]) -> dict[str, Any]:
     regions = {}
     for rid, reg in view["regions"].items():
         pieces = [
-            {"owner": s["owner"], "kind": s["cls"], "damaged": s["damaged"], "confidence": 0.95, "at_mm": [0, 0]}
+            {
+                "owner": s["owner"],
+                "kind": s["cls"],
+                "damaged": s["damaged"],
+                "confidence": 0.95,
+                "at_mm": [0, 0],
+            }
             for s in reg["ships"]
         ]
         pieces += [
-            {"owner": o, "kind": c, "damaged": False, "confidence": 0.95, "at_mm": [0, 0]} for o, c in reg["forts"]
+            {"owner": o, "kind": c, "damaged": False, "confidence": 0.95, "at_mm": [0, 0]}
+            for o, c in reg["forts"]
         ]
         regions[rid] = {"pieces": pieces, "complete": True}
     return {"status": "ok", "map": view["map"], "regions": regions, "unsure": []}

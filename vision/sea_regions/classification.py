@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from contracts.sea_regions import SHIP_CLASSES
-from vision.sea_regions.layout import PieceSize, SeaLayout
+from vision.sea_regions.layout import SeaLayout
 
 # Chromaticity (r, g of r+g+b = 1) distance under which a pixel takes a player's colour.
 CHROMA_TOLERANCE = 0.075
@@ -112,13 +112,13 @@ def blobs(
     kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     small = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     out: list[Blob] = []
-    masks = []
+    masks: list[np.ndarray] = []
     for idx in range(1, len(names) + 1):
         m = cv2.morphologyEx((labels == idx).view(np.uint8), cv2.MORPH_OPEN, kernel)
         masks.append(cv2.morphologyEx(m, cv2.MORPH_CLOSE, small))
     anything = np.zeros_like(labels, np.uint8)
     for m in masks:
-        anything |= m
+        np.bitwise_or(anything, m, out=anything)
     min_area = 0.3 * min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
     origin = np.array(origin_mm)
     box = np.ones((5, 5), np.uint8)
@@ -129,21 +129,27 @@ def blobs(
             x, y, w, h = cv2.boundingRect(cnt)
             if w * h < min_area:
                 continue
-            crop = np.zeros((h, w), np.uint8)
-            cv2.drawContours(crop, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
-            crop &= m[y : y + h, x : x + w]
+            outline: np.ndarray = np.zeros((h, w), np.uint8)
+            cv2.drawContours(outline, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
+            crop: np.ndarray = cv2.bitwise_and(outline, m[y : y + h, x : x + w])
             area = int(np.count_nonzero(crop))
             if area < min_area:
                 continue
             if near_others is None:  # another colour within 2 px: one piece may hide part of the other
-                near_others = cv2.dilate(anything & (1 - m), box)
-            touches = bool(np.any(near_others[y : y + h, x : x + w] & crop))
+                others = anything.copy()
+                others[m > 0] = 0
+                near_others = cv2.dilate(others, box)
+            touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
             light = top[y : y + h, x : x + w].max(axis=2)
             inside = crop > 0
             vals = light[inside]
-            thr = TOP_SHARE * float(np.partition(vals, int(0.9 * (len(vals) - 1)))[int(0.9 * (len(vals) - 1))])
+            thr = TOP_SHARE * float(
+                np.partition(vals, int(0.9 * (len(vals) - 1)))[int(0.9 * (len(vals) - 1))]
+            )
             ys, xs = np.nonzero(inside & (light >= thr))
-            tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(np.float32)
+            tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(
+                np.float32
+            )
             top_hull = cv2.convexHull(tops).reshape(-1, 2).astype(np.float64) if len(tops) >= 3 else tops
             hull_px = cv2.convexHull(cnt).reshape(-1, 2).astype(np.float64)
             mo = cv2.moments(crop, binaryImage=True)
@@ -211,9 +217,9 @@ def fit_blob(
     L, W = length * grow, width * grow
     err = np.abs(L * c + W * s_ + shift - meas[None, None, :]).max(axis=2)  # (hyp, yaw)
     # Area of the footprint swept along the shift: the rectangle plus the shift times its breadth across.
-    ang = theta + YAWS[None, :]
-    sa = np.abs(sx[:, None] * np.cos(ang) + sy[:, None] * np.sin(ang))
-    sb = np.abs(sy[:, None] * np.cos(ang) - sx[:, None] * np.sin(ang))
+    turn = theta + YAWS[None, :]
+    sa = np.abs(sx[:, None] * np.cos(turn) + sy[:, None] * np.sin(turn))
+    sb = np.abs(sy[:, None] * np.cos(turn) - sx[:, None] * np.sin(turn))
     L2, W2 = L[:, :, 0], W[:, :, 0]
     area = L2 * W2 + sb * L2 + sa * W2
     err = np.maximum(err, np.abs(blob.area_mm2 - area) / (L2 + W2))

@@ -111,7 +111,9 @@ def _read(source: str | Path) -> Any:
     except (OSError, UnicodeDecodeError) as exc:
         raise LayoutError(f"table layout file {path} cannot be read: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise LayoutError(f"table layout file {path} is not valid JSON (line {exc.lineno}: {exc.msg})") from None
+        raise LayoutError(
+            f"table layout file {path} is not valid JSON (line {exc.lineno}: {exc.msg})"
+        ) from None
 
 
 def load_sea_layout(source: str | Path | dict[str, Any] | SeaLayout) -> SeaLayout:
@@ -132,7 +134,7 @@ def load_sea_layout(source: str | Path | dict[str, Any] | SeaLayout) -> SeaLayou
         )
     side = data.get("map")
     if side not in contract.SIDES:
-        raise _fail("map", f"must be the Main Board side for 2, 3 or 4 players (\"2\", \"3\", \"4\"), got {side!r}")
+        raise _fail("map", f'must be the Main Board side for 2, 3 or 4 players ("2", "3", "4"), got {side!r}')
     name = data.get("name", f"great-sea-{side}")
     if not isinstance(name, str):
         raise _fail("name", "must be a string")
@@ -146,7 +148,8 @@ def load_sea_layout(source: str | Path | dict[str, Any] | SeaLayout) -> SeaLayou
         aruco_dictionary(dictionary)  # type: ignore[arg-type]
     except (GeometryError, TypeError):
         raise _fail(
-            "aruco_dictionary", f"must name an OpenCV ArUco dictionary such as DICT_4X4_50, got {dictionary!r}"
+            "aruco_dictionary",
+            f"must name an OpenCV ArUco dictionary such as DICT_4X4_50, got {dictionary!r}",
         ) from None
     limit = int(str(dictionary).rsplit("_", 1)[1])
 
@@ -176,7 +179,8 @@ def load_sea_layout(source: str | Path | dict[str, Any] | SeaLayout) -> SeaLayou
         if rid not in engine_ids:
             raise _fail(
                 f"regions[{i}].id",
-                f"must be a region of the {side}-player map ({engine_ids[0]} .. {engine_ids[-1]}), got {rid!r}",
+                f"must be a region of the {side}-player map "
+                f"({engine_ids[0]} .. {engine_ids[-1]}), got {rid!r}",
             )
         if any(k.id == rid for k in regions):
             raise _fail(f"regions[{i}].id", f"repeats region {rid}")
@@ -186,7 +190,9 @@ def load_sea_layout(source: str | Path | dict[str, Any] | SeaLayout) -> SeaLayou
         regions.append(Region(str(rid), poly))
     missing = [rid for rid in engine_ids if not any(r.id == rid for r in regions)]
     if missing:
-        raise _fail("regions", f"misses region {missing[0]} of the {side}-player map ({len(missing)} missing)")
+        raise _fail(
+            "regions", f"misses region {missing[0]} of the {side}-player map ({len(missing)} missing)"
+        )
     regions.sort(key=lambda r: engine_ids.index(r.id))
 
     raw_players = data.get("players")
@@ -196,7 +202,9 @@ def load_sea_layout(source: str | Path | dict[str, Any] | SeaLayout) -> SeaLayou
 
     raw_pieces = data.get("pieces")
     if not isinstance(raw_pieces, dict):
-        raise _fail("pieces", f"must give size_mm [length, width, height] for {', '.join(contract.PIECE_KINDS)}")
+        raise _fail(
+            "pieces", f"must give size_mm [length, width, height] for {', '.join(contract.PIECE_KINDS)}"
+        )
     pieces: dict[str, PieceSize] = {}
     for kind in contract.PIECE_KINDS:
         p = raw_pieces.get(kind)
@@ -209,7 +217,9 @@ def load_sea_layout(source: str | Path | dict[str, Any] | SeaLayout) -> SeaLayou
         pieces[kind] = PieceSize(*vals)
     unknown = sorted(set(raw_pieces) - set(contract.PIECE_KINDS))
     if unknown:
-        raise _fail(f"pieces.{unknown[0]}", f"is not a piece of The Great Sea ({', '.join(contract.PIECE_KINDS)})")
+        raise _fail(
+            f"pieces.{unknown[0]}", f"is not a piece of The Great Sea ({', '.join(contract.PIECE_KINDS)})"
+        )
 
     return SeaLayout(
         name=name,

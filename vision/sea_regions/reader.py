@@ -111,7 +111,9 @@ def read_regions_detailed(
             box = _crop_box(reg, b.centroid_mm, image_bgr.shape)
             x0, y0, x1, y1 = box
             crops.append(image_bgr[y0:y1, x0:x1].copy())
-            unsure.append({"region": place, "owner": b.owner, "at_mm": at, "reason": why, "crop_px": list(box)})
+            unsure.append(
+                {"region": place, "owner": b.owner, "at_mm": at, "reason": why, "crop_px": list(box)}
+            )
             continue
         h = best.hypothesis
         conf = 0.6 + 0.39 * min(1.0, (FIT_MM - best.error_mm) / FIT_MM) * min(
@@ -119,7 +121,13 @@ def read_regions_detailed(
         )
         assert place is not None
         regions[place]["pieces"].append(
-            {"owner": b.owner, "kind": h.kind, "damaged": h.damaged, "confidence": round(conf, 3), "at_mm": at}
+            {
+                "owner": b.owner,
+                "kind": h.kind,
+                "damaged": h.damaged,
+                "confidence": round(conf, 3),
+                "at_mm": at,
+            }
         )
     for r in regions.values():
         r["pieces"].sort(key=lambda p: (p["owner"], p["kind"], p["damaged"]))
@@ -139,7 +147,9 @@ def read_regions_detailed(
     )
 
 
-def read_regions(image_bgr: np.ndarray, layout: SeaLayout | dict[str, Any] | str, camera: Any = None) -> dict[str, Any]:
+def read_regions(
+    image_bgr: np.ndarray, layout: SeaLayout | dict[str, Any] | str, camera: Any = None
+) -> dict[str, Any]:
     """The `vision regions` JSON for one photo (see `read_regions_detailed`)."""
     return read_regions_detailed(image_bgr, layout, camera).to_json()
 
@@ -149,7 +159,11 @@ def _ms(t0: float) -> float:
 
 
 def _name(h: Any) -> str:
-    return f"damaged {h.kind} ship" if h.damaged else (f"{h.kind} ship" if h.kind in ("small", "medium", "large") else h.kind)
+    return (
+        f"damaged {h.kind} ship"
+        if h.damaged
+        else (f"{h.kind} ship" if h.kind in ("small", "medium", "large") else h.kind)
+    )
 
 
 def _regions_near(lay: SeaLayout, at: tuple[float, float]) -> list[str]:
@@ -165,7 +179,12 @@ def _regions_near(lay: SeaLayout, at: tuple[float, float]) -> list[str]:
 def _crop_box(reg: Any, at_mm: tuple[float, float], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
     m = CROP_MARGIN_MM + 20.0
     corners = np.array(
-        [[at_mm[0] - m, at_mm[1] - m], [at_mm[0] + m, at_mm[1] - m], [at_mm[0] + m, at_mm[1] + m], [at_mm[0] - m, at_mm[1] + m]]
+        [
+            [at_mm[0] - m, at_mm[1] - m],
+            [at_mm[0] + m, at_mm[1] - m],
+            [at_mm[0] + m, at_mm[1] + m],
+            [at_mm[0] - m, at_mm[1] + m],
+        ]
     )
     px = reg.to_image(corners)
     h, w = shape[:2]

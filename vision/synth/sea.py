@@ -89,7 +89,9 @@ def layout_dict(side: str = "4", seed: int = 0, jitter: float = 14.0, cell: floa
             nodes[r + 1, c],
             vmid[(r, c)],
         ]
-        regions.append({"id": rid, "polygon_mm": [[round(float(p[0]), 1), round(float(p[1]), 1)] for p in poly]})
+        regions.append(
+            {"id": rid, "polygon_mm": [[round(float(p[0]), 1), round(float(p[1]), 1)] for p in poly]}
+        )
     width, height = 2 * MARGIN_MM + cols * cell, 2 * MARGIN_MM + rows * cell
     s, e = 15.0, 15.0 + MARKER_MM
     spots = [
@@ -177,15 +179,31 @@ def place_pieces(
         placed: list[np.ndarray] = []
         for _ in range(n):
             owner = str(who[int(rng.integers(len(who)))])
-            kind = str(rng.choice(["small", "medium", "large", "stronghold", "outpost"], p=[0.3, 0.2, 0.15, 0.2, 0.15]))
+            kind = str(
+                rng.choice(
+                    ["small", "medium", "large", "stronghold", "outpost"], p=[0.3, 0.2, 0.15, 0.2, 0.15]
+                )
+            )
             damaged = kind in SHIPS and bool(rng.random() < damaged_rate)
             for _try in range(40):
                 x0, y0 = poly.min(axis=0)
                 x1, y1 = poly.max(axis=0)
-                p = Piece(owner, kind, damaged, (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1))),
-                          float(rng.uniform(0, 180)), reg["id"])
+                p = Piece(
+                    owner,
+                    kind,
+                    damaged,
+                    (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1))),
+                    float(rng.uniform(0, 180)),
+                    reg["id"],
+                )
                 fp = footprint(p, pieces_mm).astype(np.float32)
-                if min(cv2.pointPolygonTest(poly.reshape(-1, 1, 2), (float(q[0]), float(q[1])), True) for q in fp) < margin_mm:
+                if (
+                    min(
+                        cv2.pointPolygonTest(poly.reshape(-1, 1, 2), (float(q[0]), float(q[1])), True)
+                        for q in fp
+                    )
+                    < margin_mm
+                ):
                     continue
                 if any(_gap(fp, o) < gap_mm for o in placed):
                     continue
@@ -251,15 +269,33 @@ def paint_map(layout: dict[str, Any], look: Print, rng: np.random.Generator) -> 
         # An island, its foundations (squares) and a Temple's disc: print, never a piece.
         axes = (int(rng.uniform(12, 26) * s), int(rng.uniform(8, 18) * s))
         ic = c + rng.uniform(-14, 14, 2)
-        cv2.ellipse(tex, (int(ic[0] * s), int(ic[1] * s)), axes, float(rng.uniform(0, 180)), 0, 360, look.island, -1, cv2.LINE_AA)
+        cv2.ellipse(
+            tex,
+            (int(ic[0] * s), int(ic[1] * s)),
+            axes,
+            float(rng.uniform(0, 180)),
+            0,
+            360,
+            look.island,
+            -1,
+            cv2.LINE_AA,
+        )
         for k, _ in enumerate(info.get("foundations", [])):
             fx, fy = ic + np.array([-8 + 10 * k, 4.0])
-            cv2.rectangle(tex, (int((fx - 4) * s), int((fy - 4) * s)), (int((fx + 4) * s), int((fy + 4) * s)), look.icons, 2)
+            cv2.rectangle(
+                tex,
+                (int((fx - 4) * s), int((fy - 4) * s)),
+                (int((fx + 4) * s), int((fy + 4) * s)),
+                look.icons,
+                2,
+            )
         if info.get("temple_space"):
             cv2.circle(tex, (int(ic[0] * s), int((ic[1] - 8) * s)), int(6 * s), look.icons, -1, cv2.LINE_AA)
         if look.ship_icons and "start_ships" in info:
             sx, sy = c + np.array([20.0, -25.0])
-            cv2.rectangle(tex, (int(sx * s), int(sy * s)), (int((sx + 20) * s), int((sy + 7) * s)), look.icons, 2)
+            cv2.rectangle(
+                tex, (int(sx * s), int(sy * s)), (int((sx + 20) * s), int((sy + 7) * s)), look.icons, 2
+            )
     for reg in layout["regions"]:
         pts = np.array(reg["polygon_mm"] + [reg["polygon_mm"][0]]) * s
         t = max(1, int(round(look.border_mm * s)))
@@ -270,7 +306,9 @@ def paint_map(layout: dict[str, Any], look: Print, rng: np.random.Generator) -> 
             n = max(1, int(np.linalg.norm(b - a) / (2 * look.dash_mm * s)))
             for k in range(n):
                 p0, p1 = a + (b - a) * (2 * k) / (2 * n), a + (b - a) * (2 * k + 1) / (2 * n)
-                cv2.line(tex, tuple(int(v) for v in p0), tuple(int(v) for v in p1), look.border, t, cv2.LINE_AA)
+                cv2.line(
+                    tex, tuple(int(v) for v in p0), tuple(int(v) for v in p1), look.border, t, cv2.LINE_AA
+                )
     out = np.clip(tex, 0, 255).astype(np.uint8)
     for mk in layout["markers"]:
         draw_aruco(out, layout["aruco_dictionary"], mk["id"], np.array(mk["corners_mm"]) * s)
@@ -299,13 +337,18 @@ def render(
     img = project_texture(camera, texture, TEX_PX_PER_MM, background=(40, 40, 45))
     sizes = {k: v["size_mm"] for k, v in layout["pieces"].items()}
     verts = [box(p.center, p.dims(sizes), p.yaw_deg) for p in pieces]
-    shadows = [camera.project(np.column_stack([shadow_polygon(v, light), np.zeros(len(shadow_polygon(v, light)))])) for v in verts]
+    shadows = [
+        camera.project(np.column_stack([shadow_polygon(v, light), np.zeros(len(shadow_polygon(v, light)))]))
+        for v in verts
+    ]
     img = darken_polygons(img, shadows, light.shadow_strength, 2.0)
     colours = paints or {k: _bgr(v) for k, v in layout["players"].items()}
     boxes = []
     for p, v in zip(pieces, verts, strict=True):
-        col = np.array(colours[p.owner]) * (1 + rng.uniform(-stain, stain, 3))
-        boxes.append((v, BoxLook(color_bgr=tuple(float(c) for c in np.clip(col, 0, 255)), edge_darkening=0.2)))
+        col = np.clip(np.array(colours[p.owner]) * (1 + rng.uniform(-stain, stain, 3)), 0, 255)
+        boxes.append(
+            (v, BoxLook(color_bgr=(float(col[0]), float(col[1]), float(col[2])), edge_darkening=0.2))
+        )
     draw_boxes(img, camera, boxes, light)
     img = apply_lighting(img, light)
     img = apply_distortion(camera, img)
@@ -378,7 +421,9 @@ def score(reading: dict[str, Any], truth: dict[str, list[list[Any]]]) -> dict[st
     (a confident piece the truth does not have there), pieces left unsure, the scene exactly right."""
     right = wrong = 0
     for rid, want in truth.items():
-        got = [[p["owner"], p["kind"], p["damaged"]] for p in reading["regions"].get(rid, {}).get("pieces", [])]
+        got = [
+            [p["owner"], p["kind"], p["damaged"]] for p in reading["regions"].get(rid, {}).get("pieces", [])
+        ]
         pool = [list(w) for w in want]
         for g in got:
             if g in pool:

@@ -76,10 +76,13 @@ def heldout_scene(index: int) -> HeldOutScene:
     )
     look = _print(rng)
     texture = paint_map(layout, look, rng)
-    paints = {}
+    paints: dict[str, tuple[float, float, float]] = {}
     for name, hex_colour in layout["players"].items():
-        bgr = np.array([int(hex_colour[5:7], 16), int(hex_colour[3:5], 16), int(hex_colour[1:3], 16)], np.float64)
-        paints[name] = tuple(float(v) for v in np.clip(bgr * rng.uniform(0.88, 1.12, 3) + rng.uniform(-6, 6, 3), 0, 255))
+        bgr = np.array(
+            [int(hex_colour[5:7], 16), int(hex_colour[3:5], 16), int(hex_colour[1:3], 16)], np.float64
+        )
+        paint = np.clip(bgr * rng.uniform(0.88, 1.12, 3) + rng.uniform(-6, 6, 3), 0, 255)
+        paints[name] = (float(paint[0]), float(paint[1]), float(paint[2]))
     sizes = [(1280, 720), (1920, 1080), (1920, 1080), (2560, 1440), (3840, 2160)]
     size = sizes[int(rng.integers(len(sizes)))]
     w, h = layout["size_mm"]
@@ -126,7 +129,16 @@ def heldout_scene(index: int) -> HeldOutScene:
         polys = []
         for _ in range(bands):
             x = rng.uniform(0, ww)
-            polys.append(np.array([[x, 0], [x + rng.uniform(100, 400), 0], [x + rng.uniform(-200, 600), hh], [x - rng.uniform(0, 300), hh]]))
+            polys.append(
+                np.array(
+                    [
+                        [x, 0],
+                        [x + rng.uniform(100, 400), 0],
+                        [x + rng.uniform(-200, 600), hh],
+                        [x - rng.uniform(0, 300), hh],
+                    ]
+                )
+            )
         img = darken_polygons(img, polys, float(rng.uniform(0.15, 0.4)), 25.0)
     notes = {
         "side": side,

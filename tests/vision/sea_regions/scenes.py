@@ -27,7 +27,9 @@ def spread_scene() -> tuple[np.ndarray, dict[str, list[list[Any]]], dict[str, An
         ("r3c2", "red", "large", True, 130.0),
         ("r3c1", "yellow", "small", False, 160.0),
     ]
-    pieces = [Piece(o, k, d, (float(centres[r][0]), float(centres[r][1])), yaw, r) for r, o, k, d, yaw in spec]
+    pieces = [
+        Piece(o, k, d, (float(centres[r][0]), float(centres[r][1])), yaw, r) for r, o, k, d, yaw in spec
+    ]
     w, h = layout["size_mm"]
     cam = framed_camera(layout, (w / 2, h / 2), 0.0, 0.0, 0.0, 60.0, (1920, 1080))
     rng = np.random.default_rng(3)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import cv2
+import numpy as np
 import pytest
 
 from smart_table.main import main
@@ -48,11 +49,14 @@ def test_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["vision", "regions", str(img), "--layout", str(DR_TABLE)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'game' must be \"great-sea\"" in err
-    assert main(["vision", "regions", str(tmp_path / "none.png"), "--layout", str(default_layout_path("2"))]) == 2
+    assert (
+        main(["vision", "regions", str(tmp_path / "none.png"), "--layout", str(default_layout_path("2"))])
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "does not exist" in err
     blank = tmp_path / "blank.png"
-    cv2.imwrite(str(blank), 128 + 0 * cv2.imread(str(img)))
+    cv2.imwrite(str(blank), np.full((720, 1280, 3), 128, np.uint8))
     assert main(["vision", "regions", str(blank), "--layout", str(default_layout_path("2"))]) == 1
     captured = capsys.readouterr()
     assert json.loads(captured.out)["status"] == "no-table" and "frame markers" in captured.err

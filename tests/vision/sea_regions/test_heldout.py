@@ -17,4 +17,3 @@ def test_scenes_are_deterministic_and_use_the_engines_regions() -> None:
     assert set(a.truth) == set(spec(a.layout["map"])["regions"])
     load_sea_layout(a.layout)  # the generator writes valid layouts
     assert to_1080p(a.image).shape[1] == 1920
-
