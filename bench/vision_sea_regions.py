@@ -1,7 +1,11 @@
 """Benchmark: The Great Sea's region reader (`vision.sea_regions`) on the tuning renderer and on the held-out
 generator (`vision.synth.sea_heldout`, never tuned on).
 
-    python bench/vision_sea_regions.py --set heldout --scenes 40 [--start 0] [--set tuning]
+    python bench/vision_sea_regions.py --set heldout --scenes 30 --start 100 [--set tuning] [--set rough]
+
+Sets: `tuning` (the tuning renderer), `rough` (the same print and layout with off-colour paints, a coloured
+light, more tilt, noise and JPEG: also tuned on), `heldout` (`vision.synth.sea_heldout`: never tuned on;
+report only on indices never run before).
 
 Per piece (strict: owner, kind, damaged and region all right), per scene (exactly right and "ok"),
 pieces read wrong with confidence, scenes wrong yet "ok", and the read's CPU time (one OpenCV thread),
@@ -30,8 +34,8 @@ from vision.synth.sea_heldout import heldout_scene, to_1080p  # noqa: E402
 
 
 def _scene(which: str, i: int) -> tuple[Any, dict[str, Any], dict[str, Any]]:
-    if which == "tuning":
-        return tuning_scene(i)
+    if which in ("tuning", "rough"):
+        return tuning_scene(i, rough=which == "rough")
     s = heldout_scene(i)
     return s.image, s.truth, s.layout
 
@@ -85,11 +89,13 @@ def run(which: str, start: int, scenes: int) -> dict[str, Any]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--set", action="append", choices=["tuning", "heldout"], help="default: both")
+    ap.add_argument(
+        "--set", action="append", choices=["tuning", "rough", "heldout"], help="default: all three"
+    )
     ap.add_argument("--scenes", type=int, default=40)
     ap.add_argument("--start", type=int, default=0)
     args = ap.parse_args()
-    for which in args.set or ["tuning", "heldout"]:
+    for which in args.set or ["tuning", "rough", "heldout"]:
         print(json.dumps(run(which, args.start, args.scenes)))
 
 

@@ -17,7 +17,10 @@ from contracts.sea_regions import SHIP_CLASSES
 from vision.sea_regions.layout import SeaLayout
 
 # Chromaticity (r, g of r+g+b = 1) distance under which a pixel takes a player's colour.
-CHROMA_TOLERANCE = 0.075
+CHROMA_TOLERANCE = 0.1
+# The looser colour test of a blob's edge pixels, and how far (px) a blob grows into them.
+EDGE_LOOSENESS = 1.4
+EDGE_GROW_PX = 1
 # A pixel darker than this (balanced, white = 235) has too little light for its chromaticity to count.
 MIN_BRIGHTNESS = 28
 # Black pieces: brightest channel at most this share of white and grey (max - min <= GREYNESS * max).
@@ -70,8 +73,9 @@ def _chromaticity(bgr: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...]) -> np.ndarray:
-    """Label (0 none, k = players[k-1]) of every colour quantised to 5 bits a channel."""
+def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1.0) -> np.ndarray:
+    """Label (0 none, k = players[k-1]) of every colour quantised to 5 bits a channel; `loose` widens
+    every tolerance by that factor (the edge pixels a blob may grow into)."""
     q = (np.arange(32) * 8 + 4).astype(np.float64)
     b, g, r = np.meshgrid(q, q, q, indexing="ij")
     bgr = np.stack([b, g, r], axis=-1).reshape(-1, 3)
@@ -82,20 +86,20 @@ def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...]) -> np.ndarray:
     for k, (_, colour) in enumerate(players, start=1):
         ref = np.array(colour, np.float64)
         if ref.max() < 0.36 * 255 and ref.max() - ref.min() < 0.45 * ref.max() + 8:  # a black
-            hit = (mx <= BLACK_BRIGHTNESS * 235) & (mx - mn <= BLACK_GREYNESS * mx + 6)
+            hit = (mx <= BLACK_BRIGHTNESS * 235 * loose) & (mx - mn <= BLACK_GREYNESS * loose * mx + 6)
             labels[hit & np.isinf(best)] = k
             best[hit & np.isinf(best)] = 1.0  # any chromatic match closer wins
             continue
         d = np.linalg.norm(chroma - _chromaticity(ref), axis=1)
-        hit = (d < CHROMA_TOLERANCE) & (mx >= MIN_BRIGHTNESS) & (d < best)
+        hit = (d < CHROMA_TOLERANCE * loose) & (mx >= MIN_BRIGHTNESS / loose) & (d < best)
         labels[hit] = k
         best[hit] = d[hit]
     return labels.reshape(32, 32, 32)
 
 
-def label_pixels(top: np.ndarray, layout: SeaLayout) -> np.ndarray:
-    """Each pixel's player index (0: none) in the balanced top-down copy."""
-    lut = _lut(tuple(layout.players.items())).reshape(-1)
+def label_pixels(top: np.ndarray, layout: SeaLayout, loose: float = 1.0) -> np.ndarray:
+    """Each pixel's player index (0: none) in the balanced top-down copy (`loose`: see `_lut`)."""
+    lut = _lut(tuple(layout.players.items()), loose).reshape(-1)
     q = (top >> 3).astype(np.uint16)
     idx = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
     out: np.ndarray = lut.take(idx)
@@ -113,9 +117,16 @@ def blobs(
     small = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
     out: list[Blob] = []
     masks: list[np.ndarray] = []
+    # Edge pixels blurred with the background miss the strict colour test: a blob grows into the
+    # neighbouring pixels that pass a looser one (hysteresis), so its breadths are the piece's.
+    edge = label_pixels(top, layout, EDGE_LOOSENESS)
     for idx in range(1, len(names) + 1):
         m = cv2.morphologyEx((labels == idx).view(np.uint8), cv2.MORPH_OPEN, kernel)
-        masks.append(cv2.morphologyEx(m, cv2.MORPH_CLOSE, small))
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, small)
+        near = (edge == idx).view(np.uint8)
+        for _ in range(EDGE_GROW_PX):
+            m = cv2.bitwise_and(cv2.dilate(m, small), near)
+        masks.append(m)
     anything = np.zeros_like(labels, np.uint8)
     for m in masks:
         np.bitwise_or(anything, m, out=anything)

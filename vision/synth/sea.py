@@ -386,10 +386,14 @@ def framed_camera(
         distance *= 1.04
 
 
-def tuning_scene(seed: int, side: str = "4") -> tuple[np.ndarray, dict[str, list[list[Any]]], dict[str, Any]]:
+def tuning_scene(
+    seed: int, side: str = "4", rough: bool = False
+) -> tuple[np.ndarray, dict[str, list[list[Any]]], dict[str, Any]]:
     """One scene of the tuning set: the shipped layout's geometry, one print, gentle light, near-top
-    views (tilt 0-20 degrees), 1920x1080. Returns (image, truth, layout dict)."""
-    rng = np.random.default_rng(10_000 + seed)
+    views (tilt 0-20 degrees), 1920x1080. `rough` (the rough tuning set): paints off the declared colours,
+    a coloured light half corrected, tilts to 28 degrees, more noise and JPEG, on the same print and
+    layout. Returns (image, truth, layout dict)."""
+    rng = np.random.default_rng((20_000 if rough else 10_000) + seed)
     layout = layout_dict(side)
     players = list(PLAYERS)[: int(side)]
     pieces = place_pieces(layout, rng, players)
@@ -398,21 +402,39 @@ def tuning_scene(seed: int, side: str = "4") -> tuple[np.ndarray, dict[str, list
     cam = framed_camera(
         layout,
         (w / 2 + rng.uniform(-20, 20), h / 2 + rng.uniform(-20, 20)),
-        tilt_deg=float(rng.uniform(0, 20)),
+        tilt_deg=float(rng.uniform(0, 28 if rough else 20)),
         azimuth_deg=float(rng.uniform(0, 360)),
         roll_deg=float(rng.uniform(-3, 3)),
         hfov_deg=60.0,
         size=(1920, 1080),
     )
+    cast = rng.uniform(0.85, 1.15, 3) if rough else np.ones(3)
     light = Lighting(
-        gain=float(rng.uniform(0.9, 1.1)),
+        gain=float(rng.uniform(0.75, 1.2) if rough else rng.uniform(0.9, 1.1)),
         gradient=(float(rng.uniform(-0.1, 0.1)), float(rng.uniform(-0.1, 0.1))),
         vignette=float(rng.uniform(0, 0.1)),
         direction=(float(rng.uniform(-0.4, 0.4)), float(rng.uniform(-0.4, 0.4)), 1.0),
-        wb=(1.0, 1.0, 1.0),
+        wb=(float(cast[0]), float(cast[1]), float(cast[2])),
         shadow_strength=float(rng.uniform(0.15, 0.3)),
     )
-    img = render(layout, texture, pieces, cam, light, rng, noise=2.0, jpeg=0, blur=0.5)
+    paints = None
+    if rough:
+        paints = {}
+        for name, hex_colour in layout["players"].items():
+            c = np.clip(np.array(_bgr(hex_colour)) * rng.uniform(0.9, 1.1, 3), 0, 255)
+            paints[name] = (float(c[0]), float(c[1]), float(c[2]))
+    img = render(
+        layout,
+        texture,
+        pieces,
+        cam,
+        light,
+        rng,
+        noise=float(rng.uniform(1, 5)) if rough else 2.0,
+        jpeg=int(rng.integers(70, 96)) if rough else 0,
+        blur=0.5,
+        paints=paints,
+    )
     return img, truth_of(pieces, layout), layout
 
 
