@@ -61,6 +61,8 @@ def read_regions_detailed(
 ) -> RegionsReading:
     """Read one photo. Each region lists the pieces seen in it (`owner`, `kind`, `damaged`,
     `confidence`, `at_mm`) and says whether it is `complete` (nothing unsure in it)."""
+    # Long: registration, colours and the per-blob verdicts share the timings and the unsure list; split
+    # once a live mode needs the stages apart.
     t0 = time.perf_counter()
     lay = load_sea_layout(layout)
     if not isinstance(image_bgr, np.ndarray) or image_bgr.dtype != np.uint8 or image_bgr.ndim not in (2, 3):
