@@ -20,6 +20,7 @@ _COMMAND_MODULES = (
     "smart_table.rules_cmd",
     "smart_table.vision_cmd",
     "smart_table.ships_cmd",
+    "smart_table.regions_cmd",
     "smart_table.bridge_cmd",
     "smart_table.controller_cmd",
     "smart_table.doctor_cmd",
@@ -29,7 +30,7 @@ _COMMAND_MODULES = (
 
 _GROUPS = {
     "rules": "the rules engine: new game, apply an action, show, replay",
-    "vision": "read the battle board and the ocean grid from images or a camera",
+    "vision": "read the battle board, the ocean grid and the Great Sea map from images or a camera",
     "calibrate": "camera, board and colour calibration",
     "games": "games kept in the controller's log",
     "tablets": "tablet credentials and join codes",

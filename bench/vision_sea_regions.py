@@ -1,0 +1,103 @@
+"""Benchmark: The Great Sea's region reader (`vision.sea_regions`) on the tuning renderer and on the held-out
+generator (`vision.synth.sea_heldout`, never tuned on).
+
+    python bench/vision_sea_regions.py --set heldout --scenes 30 --start 100 [--set tuning] [--set rough]
+
+Sets: `tuning` (the tuning renderer), `rough` (the same print and layout with off-colour paints, a coloured
+light, more tilt, noise and JPEG: also tuned on), `heldout` (`vision.synth.sea_heldout`: never tuned on;
+report only on indices never run before).
+
+Per piece (strict: owner, kind, damaged and region all right), per scene (exactly right and "ok"),
+pieces read wrong with confidence, scenes wrong yet "ok", and the read's CPU time (one OpenCV thread),
+median per frame: on each frame as rendered, and on each frame scaled to 1920 px wide (the goal's size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+
+from vision.sea_regions.layout import load_sea_layout  # noqa: E402
+from vision.sea_regions.reader import read_regions_detailed  # noqa: E402
+from vision.synth.sea import score, tuning_scene  # noqa: E402
+from vision.synth.sea_heldout import heldout_scene, to_1080p  # noqa: E402
+
+
+def _scene(which: str, i: int) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+    if which in ("tuning", "rough"):
+        return tuning_scene(i, rough=which == "rough")
+    s = heldout_scene(i)
+    return s.image, s.truth, s.layout
+
+
+def run(which: str, start: int, scenes: int) -> dict[str, Any]:
+    cv2.setNumThreads(1)
+    totals: Counter[str] = Counter()
+    cpu_native: list[float] = []
+    cpu_1080: list[float] = []
+    reasons: Counter[str] = Counter()
+    for i in range(start, start + scenes):
+        image, truth, layout_raw = _scene(which, i)
+        layout = load_sea_layout(layout_raw)
+        t = time.process_time()
+        reading = read_regions_detailed(image, layout)
+        cpu_native.append((time.process_time() - t) * 1000)
+        small = to_1080p(image)
+        t = time.process_time()
+        read_regions_detailed(small, layout)
+        cpu_1080.append((time.process_time() - t) * 1000)
+        sc = score(reading.to_json(), truth)
+        for k in ("pieces", "right", "wrong", "unsure"):
+            totals[k] += sc[k]
+        totals["scenes"] += 1
+        totals["exact"] += int(sc["exact"])
+        totals["wrong_yet_ok"] += int(sc["wrong_yet_ok"])
+        totals["no_table"] += int(reading.status == "no-table")
+        for u in reading.unsure:
+            reasons[u["reason"] if " or a " not in u["reason"] else "fits two pieces"] += 1
+        print(
+            f"{which} {i}: {reading.status} right {sc['right']}/{sc['pieces']} wrong {sc['wrong']} "
+            f"unsure {sc['unsure']} {cpu_native[-1]:.0f} ms ({image.shape[1]}x{image.shape[0]})",
+            file=sys.stderr,
+        )
+    return {
+        "set": which,
+        "seeds": [start, start + scenes - 1],
+        "scenes": totals["scenes"],
+        "pieces": totals["pieces"],
+        "piece_accuracy": round(totals["right"] / max(1, totals["pieces"]), 4),
+        "pieces_wrong_confident": totals["wrong"],
+        "pieces_unsure": totals["unsure"],
+        "scene_exact": round(totals["exact"] / max(1, totals["scenes"]), 4),
+        "scenes_wrong_yet_ok": totals["wrong_yet_ok"],
+        "no_table": totals["no_table"],
+        "median_cpu_ms_native": round(statistics.median(cpu_native), 1),
+        "median_cpu_ms_1080p": round(statistics.median(cpu_1080), 1),
+        "unsure_reasons": dict(reasons.most_common()),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--set", action="append", choices=["tuning", "rough", "heldout"], help="default: all three"
+    )
+    ap.add_argument("--scenes", type=int, default=40)
+    ap.add_argument("--start", type=int, default=0)
+    args = ap.parse_args()
+    for which in args.set or ["tuning", "rough", "heldout"]:
+        print(json.dumps(run(which, args.start, args.scenes)))
+
+
+if __name__ == "__main__":
+    main()

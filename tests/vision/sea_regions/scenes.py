@@ -1,0 +1,52 @@
+"""Rendered scenes for the region reader's tests (the tuning renderer, `vision.synth.sea`)."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from vision.synth.common import Lighting
+from vision.synth.sea import Piece, Print, framed_camera, layout_dict, paint_map, render, truth_of
+
+
+@cache
+def spread_scene() -> tuple[np.ndarray, dict[str, list[list[Any]]], dict[str, Any]]:
+    """Every kind of piece, each alone in the middle of its own region of the 2-player map, camera
+    straight down: what any reading must get exactly right."""
+    layout = layout_dict("2")
+    centres = {r["id"]: np.array(r["polygon_mm"]).mean(axis=0) for r in layout["regions"]}
+    spec = [
+        ("r0c1", "red", "large", False, 20.0),
+        ("r0c2", "yellow", "medium", False, 110.0),
+        ("r1c1", "red", "small", False, 60.0),
+        ("r1c2", "yellow", "stronghold", False, 15.0),
+        ("r2c1", "red", "outpost", False, 40.0),
+        ("r2c2", "yellow", "medium", True, 75.0),
+        ("r3c2", "red", "large", True, 130.0),
+        ("r3c1", "yellow", "small", False, 160.0),
+    ]
+    pieces = [
+        Piece(o, k, d, (float(centres[r][0]), float(centres[r][1])), yaw, r) for r, o, k, d, yaw in spec
+    ]
+    w, h = layout["size_mm"]
+    cam = framed_camera(layout, (w / 2, h / 2), 0.0, 0.0, 0.0, 60.0, (1920, 1080))
+    rng = np.random.default_rng(3)
+    image = render(layout, paint_map(layout, Print(), rng), pieces, cam, Lighting(shadow_strength=0.25), rng)
+    return image, truth_of(pieces, layout), layout
+
+
+@cache
+def touching_scene() -> tuple[np.ndarray, dict[str, Any]]:
+    """Two red Ships side by side, touching, in one region: one blob, two pieces."""
+    layout = layout_dict("2")
+    c = np.array(layout["regions"][5]["polygon_mm"]).mean(axis=0)
+    pieces = [
+        Piece("red", "medium", False, (float(c[0]), float(c[1])), 0.0, layout["regions"][5]["id"]),
+        Piece("red", "large", False, (float(c[0]), float(c[1] + 8.5)), 0.0, layout["regions"][5]["id"]),
+    ]
+    w, h = layout["size_mm"]
+    cam = framed_camera(layout, (w / 2, h / 2), 10.0, 30.0, 0.0, 60.0, (1920, 1080))
+    rng = np.random.default_rng(4)
+    return render(layout, paint_map(layout, Print(), rng), pieces, cam, Lighting(), rng), layout

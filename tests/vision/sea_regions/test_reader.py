@@ -1,0 +1,62 @@
+"""Reading The Great Sea's map: Ships (by player colour, laid down when Damaged) and Forts per region,
+"ambiguous" with a crop when unsure, never a confident wrong answer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.vision.sea_regions.scenes import spread_scene, touching_scene
+from vision.sea_regions.layout import load_sea_layout
+from vision.sea_regions.reader import read_regions, read_regions_detailed
+from vision.synth.sea import score, tuning_scene
+
+
+def test_every_kind_of_piece_alone_in_its_region_is_read_exactly() -> None:
+    # "Ships can be Damaged during Combat, causing them to be laid down on their sides."
+    image, truth, layout = spread_scene()
+    reading = read_regions(image, layout)
+    assert reading["status"] == "ok" and reading["unsure"] == []
+    got = {
+        rid: sorted([p["owner"], p["kind"], p["damaged"]] for p in reg["pieces"])
+        for rid, reg in reading["regions"].items()
+    }
+    assert got == truth
+    assert all(reg["complete"] for reg in reading["regions"].values())
+    assert reading["format"] == "smart-table/sea-regions-reading@1" and reading["map"] == "2"
+
+
+def test_touching_pieces_are_unsure_with_a_crop_not_guessed() -> None:
+    image, layout = touching_scene()
+    reading = read_regions_detailed(image, layout)
+    assert reading.status == "ambiguous"
+    (entry,) = reading.unsure
+    assert entry["region"] == "r1c1" and entry["owner"] == "red"
+    assert reading.regions["r1c1"] == {"pieces": [], "complete": False}
+    crop = reading.crops[0]
+    x0, y0, x1, y1 = entry["crop_px"]
+    assert crop.shape[:2] == (y1 - y0, x1 - x0) and crop.size > 0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_tuning_scenes_have_no_confident_wrong_piece(seed: int) -> None:
+    image, truth, layout = tuning_scene(seed)
+    result = score(read_regions(image, load_sea_layout(layout)), truth)
+    assert result["wrong"] == 0
+    assert result["right"] + result["unsure"] >= result["pieces"] - 2  # a merged blob hides 2 or more
+
+
+def test_no_markers_is_no_table_with_a_reason() -> None:
+    _, _, layout = spread_scene()
+    reading = read_regions_detailed(np.full((720, 1280, 3), 128, np.uint8), layout)
+    assert reading.status == "no-table" and "frame markers" in (reading.reason or "")
+    assert not any(r["complete"] for r in reading.regions.values())
+
+
+def test_a_grey_photo_is_read_and_a_bad_array_refused() -> None:
+    image, _, layout = spread_scene()
+    grey = read_regions_detailed(image[..., 1].copy(), layout)
+    assert grey.status in ("ok", "ambiguous")  # no colours: pieces are not confidently anyone's
+    assert all(p["owner"] != "red" for r in grey.regions.values() for p in r["pieces"])
+    with pytest.raises(ValueError, match="8-bit"):
+        read_regions_detailed(np.zeros((10, 10), np.float32), layout)

@@ -1,0 +1,246 @@
+"""Pieces in the top-down copy of the map: each pixel's player colour (a look-up table over the balanced
+colour, by chromaticity so shade does not matter; black by darkness and greyness), blobs per colour, and
+each blob matched against every piece the layout describes (Ships upright or laid down, Strongholds,
+Outposts), their height smearing the blob away from the camera by parallax. A blob that fits no piece,
+or two pieces about as well, is unsure: never a guess."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from contracts.sea_regions import SHIP_CLASSES
+from vision.sea_regions.layout import SeaLayout
+
+# Chromaticity (r, g of r+g+b = 1) distance under which a pixel takes a player's colour.
+CHROMA_TOLERANCE = 0.1
+# The looser colour test of a blob's edge pixels, and how far (px) a blob grows into them.
+EDGE_LOOSENESS = 1.4
+EDGE_GROW_PX = 1
+# A pixel darker than this (balanced, white = 235) has too little light for its chromaticity to count.
+MIN_BRIGHTNESS = 28
+# Black pieces: brightest channel at most this share of white and grey (max - min <= GREYNESS * max).
+BLACK_BRIGHTNESS = 0.26
+BLACK_GREYNESS = 0.3
+# A blob is a piece when its extents and area fit one within FIT_MM and the next best is FIT_MARGIN_MM worse.
+FIT_MM = 3.6
+FIT_MARGIN_MM = 1.0
+# A blob's pixels this bright (share of its 90th percentile) are its top face.
+TOP_SHARE = 0.82
+# One piece's blob is convex (a block swept along its parallax): less solid than this, it is several.
+MIN_SOLIDITY = 0.92
+# The piece's foot must lie this far inside its region, else it stands on a border.
+BORDER_MM = 3.0
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    kind: str
+    damaged: bool
+    length: float
+    width: float
+    height: float
+
+
+@dataclass
+class Blob:
+    owner: str
+    label: int
+    centroid_mm: tuple[float, float]
+    area_mm2: float
+    bbox_px: tuple[int, int, int, int]  # in the top-down copy: x0, y0, x1, y1
+    touches_other: bool
+    hull_mm: np.ndarray  # the blob's convex hull
+    top_mm: np.ndarray  # its brightest part: the piece's top face under light from above
+
+
+def hypotheses(layout: SeaLayout) -> list[Hypothesis]:
+    out = []
+    for kind, size in layout.pieces.items():
+        out.append(Hypothesis(kind, False, size.length, size.width, size.height))
+        if kind in SHIP_CLASSES:  # laid down on its side: its profile up, its thickness as height
+            out.append(Hypothesis(kind, True, size.length, size.height, size.width))
+    return out
+
+
+def _chromaticity(bgr: np.ndarray) -> np.ndarray:
+    s = bgr.sum(axis=-1, keepdims=True).astype(np.float64) + 1e-6
+    return np.concatenate([bgr[..., 2:3] / s, bgr[..., 1:2] / s], axis=-1)
+
+
+@lru_cache(maxsize=8)
+def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1.0) -> np.ndarray:
+    """Label (0 none, k = players[k-1]) of every colour quantised to 5 bits a channel; `loose` widens
+    every tolerance by that factor (the edge pixels a blob may grow into)."""
+    q = (np.arange(32) * 8 + 4).astype(np.float64)
+    b, g, r = np.meshgrid(q, q, q, indexing="ij")
+    bgr = np.stack([b, g, r], axis=-1).reshape(-1, 3)
+    chroma = _chromaticity(bgr)
+    mx, mn = bgr.max(axis=1), bgr.min(axis=1)
+    labels = np.zeros(len(bgr), np.uint8)
+    best = np.full(len(bgr), np.inf)
+    for k, (_, colour) in enumerate(players, start=1):
+        ref = np.array(colour, np.float64)
+        if ref.max() < 0.36 * 255 and ref.max() - ref.min() < 0.45 * ref.max() + 8:  # a black
+            hit = (mx <= BLACK_BRIGHTNESS * 235 * loose) & (mx - mn <= BLACK_GREYNESS * loose * mx + 6)
+            labels[hit & np.isinf(best)] = k
+            best[hit & np.isinf(best)] = 1.0  # any chromatic match closer wins
+            continue
+        d = np.linalg.norm(chroma - _chromaticity(ref), axis=1)
+        hit = (d < CHROMA_TOLERANCE * loose) & (mx >= MIN_BRIGHTNESS / loose) & (d < best)
+        labels[hit] = k
+        best[hit] = d[hit]
+    return labels.reshape(32, 32, 32)
+
+
+def label_pixels(top: np.ndarray, layout: SeaLayout, loose: float = 1.0) -> np.ndarray:
+    """Each pixel's player index (0: none) in the balanced top-down copy (`loose`: see `_lut`)."""
+    lut = _lut(tuple(layout.players.items()), loose).reshape(-1)
+    q = (top >> 3).astype(np.uint16)
+    idx = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+    out: np.ndarray = lut.take(idx)
+    return out
+
+
+def blobs(
+    labels: np.ndarray, top: np.ndarray, layout: SeaLayout, origin_mm: tuple[float, float], px_per_mm: float
+) -> list[Blob]:
+    """Connected pieces of each player's colour, thin print lines and specks opened away."""
+    names = list(layout.players)
+    smallest = min(min(p.width, p.length) for p in layout.pieces.values())
+    k = max(3, int(round(smallest * px_per_mm * 0.35)) | 1)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    small = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3))
+    out: list[Blob] = []
+    masks: list[np.ndarray] = []
+    # Edge pixels blurred with the background miss the strict colour test: a blob grows into the
+    # neighbouring pixels that pass a looser one (hysteresis), so its breadths are the piece's.
+    edge = label_pixels(top, layout, EDGE_LOOSENESS)
+    for idx in range(1, len(names) + 1):
+        m = cv2.morphologyEx((labels == idx).view(np.uint8), cv2.MORPH_OPEN, kernel)
+        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, small)
+        near = (edge == idx).view(np.uint8)
+        for _ in range(EDGE_GROW_PX):
+            m = cv2.bitwise_and(cv2.dilate(m, small), near)
+        masks.append(m)
+    anything = np.zeros_like(labels, np.uint8)
+    for m in masks:
+        np.bitwise_or(anything, m, out=anything)
+    min_area = 0.3 * min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
+    origin = np.array(origin_mm)
+    box = np.ones((5, 5), np.uint8)
+    for idx, m in enumerate(masks, start=1):
+        contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        near_others: np.ndarray | None = None
+        for cnt in contours:
+            x, y, w, h = cv2.boundingRect(cnt)
+            if w * h < min_area:
+                continue
+            outline: np.ndarray = np.zeros((h, w), np.uint8)
+            cv2.drawContours(outline, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
+            crop: np.ndarray = cv2.bitwise_and(outline, m[y : y + h, x : x + w])
+            area = int(np.count_nonzero(crop))
+            if area < min_area:
+                continue
+            if near_others is None:  # another colour within 2 px: one piece may hide part of the other
+                others = anything.copy()
+                others[m > 0] = 0
+                near_others = cv2.dilate(others, box)
+            touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
+            light = top[y : y + h, x : x + w].max(axis=2)
+            inside = crop > 0
+            vals = light[inside]
+            thr = TOP_SHARE * float(
+                np.partition(vals, int(0.9 * (len(vals) - 1)))[int(0.9 * (len(vals) - 1))]
+            )
+            ys, xs = np.nonzero(inside & (light >= thr))
+            tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(
+                np.float32
+            )
+            top_hull = cv2.convexHull(tops).reshape(-1, 2).astype(np.float64) if len(tops) >= 3 else tops
+            hull_px = cv2.convexHull(cnt).reshape(-1, 2).astype(np.float64)
+            mo = cv2.moments(crop, binaryImage=True)
+            cx, cy = mo["m10"] / mo["m00"] + x, mo["m01"] / mo["m00"] + y
+            out.append(
+                Blob(
+                    names[idx - 1],
+                    idx,
+                    (float((cx + 0.5) / px_per_mm + origin[0]), float((cy + 0.5) / px_per_mm + origin[1])),
+                    area / px_per_mm**2,
+                    (x, y, x + w, y + h),
+                    touches,
+                    (hull_px + 0.5) / px_per_mm + origin,
+                    top_hull,
+                )
+            )
+    return out
+
+
+@dataclass
+class Fit:
+    hypothesis: Hypothesis
+    error_mm: float
+    foot_mm: tuple[float, float]
+
+
+# Directions (degrees from the blob's long axis) along which a blob's breadth is measured.
+DIRECTIONS = np.radians(np.arange(0, 180, 30))
+YAWS = np.radians(np.arange(0, 180, 5))
+# Blur and anti-aliasing widen a blob by about this much (mm) in every direction measured.
+EDGE_BIAS_MM = 0.5
+
+
+def _breadths(pts: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """The breadth of a point set along each direction."""
+    proj = pts[:, 0:1] * np.cos(angles)[None, :] + pts[:, 1:2] * np.sin(angles)[None, :]
+    out: np.ndarray = proj.max(axis=0) - proj.min(axis=0)
+    return out
+
+
+def fit_blob(
+    blob: Blob, hyps: list[Hypothesis], foot: np.ndarray, cam_height: float, px_per_mm: float
+) -> list[Fit]:
+    """Every piece hypothesis scored against the blob (best first), at the piece's best turn: the blob's
+    breadths along six directions and its area against those of the piece's footprint swept by the
+    parallax of its height, and the breadths of its brightest part against the piece's top face (light
+    falls on tops more than on sides) where that part stands out."""
+    rect = cv2.minAreaRect(blob.hull_mm.astype(np.float32))
+    (rw, rh), ang = rect[1], rect[2]
+    theta = math.radians(ang if rw >= rh else ang + 90.0)
+    dirs = DIRECTIONS + theta
+    meas = _breadths(blob.hull_mm, dirs) - EDGE_BIAS_MM
+    use_top = len(blob.top_mm) >= 3 and cv2.contourArea(blob.top_mm.astype(np.float32)) < 0.8 * blob.area_mm2
+    top = _breadths(blob.top_mm, dirs) if use_top else None
+    cx, cy = blob.centroid_mm
+    dx, dy = cx - float(foot[0]), cy - float(foot[1])
+    rel = YAWS[:, None] - dirs[None, :]  # (yaw, direction)
+    c, s_ = np.abs(np.cos(rel))[None], np.abs(np.sin(rel))[None]
+    length = np.array([h.length for h in hyps])[:, None, None]
+    width = np.array([h.width for h in hyps])[:, None, None]
+    k = np.array([h.height / max(cam_height - h.height, 1.0) for h in hyps])
+    sx, sy = dx * k, dy * k  # each piece's top shifted from its foot by parallax
+    shift = np.abs(sx[:, None] * np.cos(dirs)[None, :] + sy[:, None] * np.sin(dirs)[None, :])[:, None, :]
+    grow = (1 + k / 2)[:, None, None]  # the sides widen from foot to top; on average by half the top's scale
+    L, W = length * grow, width * grow
+    err = np.abs(L * c + W * s_ + shift - meas[None, None, :]).max(axis=2)  # (hyp, yaw)
+    # Area of the footprint swept along the shift: the rectangle plus the shift times its breadth across.
+    turn = theta + YAWS[None, :]
+    sa = np.abs(sx[:, None] * np.cos(turn) + sy[:, None] * np.sin(turn))
+    sb = np.abs(sy[:, None] * np.cos(turn) - sx[:, None] * np.sin(turn))
+    L2, W2 = L[:, :, 0], W[:, :, 0]
+    area = L2 * W2 + sb * L2 + sa * W2
+    err = np.maximum(err, np.abs(blob.area_mm2 - area) / (L2 + W2))
+    if top is not None:
+        top_scale = (1 + k)[:, None, None]
+        Lt, Wt = length * top_scale, width * top_scale
+        err = np.maximum(err, np.abs(Lt * c + Wt * s_ - top[None, None, :]).max(axis=2))
+    best = err.min(axis=1)  # each piece at its best turn
+    fits = [
+        Fit(h, float(best[i]), (cx - float(sx[i]) / 2, cy - float(sy[i]) / 2)) for i, h in enumerate(hyps)
+    ]
+    fits.sort(key=lambda f: f.error_mm)
+    return fits

@@ -1,0 +1,142 @@
+"""Finding the Great Sea's map in a photo: the frame markers, one homography (board mm -> image px), the
+camera's pose (for parallax), a top-down copy of the map at `PX_PER_MM`, white-balanced on the markers'
+white quiet zones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.camera import camera_matrices
+from vision.geometry import (
+    CameraPose,
+    GeometryError,
+    apply_homography,
+    default_intrinsics,
+    detect_markers,
+    fit_homography,
+    pose_from_points,
+    undistort_pixels,
+)
+from vision.sea_regions.layout import SeaLayout
+
+PX_PER_MM = 1.5  # the top-down copy: about a 1080p camera's own sampling of a 60 cm map
+MAX_FRAME_ERROR_PX = 4.0
+MAP_MARGIN_MM = 8.0  # around the regions in the top-down copy
+
+
+@dataclass
+class Registration:
+    H: np.ndarray  # board mm -> ideal image px
+    pose: CameraPose
+    frame_ids: tuple[int, ...]
+    origin_mm: tuple[float, float]  # board point of the top-down copy's pixel (0, 0)
+    top: np.ndarray  # the map seen from above, BGR uint8, white-balanced
+    white: tuple[float, float, float]  # the quiet zones' median BGR before balancing
+
+    def to_mm(self, px: np.ndarray) -> np.ndarray:
+        """Top-down copy pixels (x, y) -> board mm."""
+        return np.asarray(px, np.float64).reshape(-1, 2) / PX_PER_MM + np.array(self.origin_mm)
+
+    def to_image(self, mm: np.ndarray) -> np.ndarray:
+        return apply_homography(self.H, np.asarray(mm, np.float64).reshape(-1, 2))
+
+
+class NoTable(Exception):
+    """The map cannot be registered in this photo; the message says what to do."""
+
+
+def register(image_bgr: np.ndarray, layout: SeaLayout, camera: Any = None) -> Registration:
+    """Markers, homography, pose and the balanced top-down copy of the map; raises NoTable."""
+    h, w = image_bgr.shape[:2]
+    K, dist = camera_matrices(camera, w, h)
+    expected = {m.id: m.corners_mm for m in layout.markers}
+    found = detect_markers(image_bgr, layout.aruco_dictionary, expected=expected)
+    frame = [(m, found[m.id]) for m in layout.markers if m.id in found]
+
+    def ideal(px: np.ndarray) -> np.ndarray:
+        return undistort_pixels(px, K, dist) if K is not None and dist is not None and np.any(dist) else px
+
+    H = None
+    while len(frame) >= 3:
+        board_pts = np.concatenate([m.corners_mm for m, _ in frame]).astype(np.float64)
+        image_pts = np.concatenate([ideal(c) for _, c in frame])
+        spread = cv2.contourArea(cv2.convexHull(board_pts.astype(np.float32)))
+        if spread < 0.1 * layout.size_mm[0] * layout.size_mm[1]:
+            break
+        try:
+            H = fit_homography(board_pts, image_pts)
+        except GeometryError:
+            H = None
+            break
+        err = np.linalg.norm(apply_homography(H, board_pts) - image_pts, axis=1).reshape(-1, 4).mean(axis=1)
+        worst = int(np.argmax(err))
+        if err[worst] <= MAX_FRAME_ERROR_PX:
+            break
+        frame.pop(worst)
+        H = None
+    if H is None:
+        raise NoTable(
+            f"only {len(frame)} of the map's {len(layout.markers)} frame markers agree and span the table "
+            "(need 3 around it): clear the table's edge or check the camera"
+        )
+    if K is None:
+        K = default_intrinsics(w, h, H)
+    try:
+        pose = pose_from_points(board_pts, image_pts, K)
+    except GeometryError as exc:
+        raise NoTable(str(exc)) from None
+    white = _quiet_zone_white(image_bgr, layout, H, [m for m, _ in frame])
+    x0, y0, x1, y1 = layout.map_box_mm
+    ox, oy = x0 - MAP_MARGIN_MM, y0 - MAP_MARGIN_MM
+    size = (
+        int(np.ceil((x1 - x0 + 2 * MAP_MARGIN_MM) * PX_PER_MM)),
+        int(np.ceil((y1 - y0 + 2 * MAP_MARGIN_MM) * PX_PER_MM)),
+    )
+    to_board = np.array([[1 / PX_PER_MM, 0, ox], [0, 1 / PX_PER_MM, oy], [0, 0, 1.0]])
+    # Pixel centres: the copy's pixel (i, j) is the board point at its centre.
+    shift = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1.0]])
+    M = H @ to_board @ shift
+    src = image_bgr
+    if dist is not None and np.any(dist) and K is not None:
+        src = cv2.undistort(image_bgr, K, dist)
+    top = cv2.warpPerspective(src, M, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    gains = np.clip(235.0 / np.maximum(np.array(white), 1.0), 0.4, 6.0)
+    top = cv2.transform(top, np.diag(gains).astype(np.float32))
+    return Registration(H, pose, tuple(m.id for m, _ in frame), (ox, oy), top, white)
+
+
+def _quiet_zone_white(
+    image_bgr: np.ndarray, layout: SeaLayout, H: np.ndarray, used: list[Any]
+) -> tuple[float, float, float]:
+    """Median colour of the white margin around the frame markers seen (ArUco's quiet zone): the light's
+    own white, so pieces are judged by their colour under it."""
+    pts = []
+    for m in used:
+        c = m.corners_mm.mean(axis=0)
+        side = float(np.linalg.norm(m.corners_mm[1] - m.corners_mm[0]))
+        r = side / 2 + max(2.0, side * 0.12)
+        t = np.linspace(-r, r, 9)
+        ring = np.concatenate(
+            [
+                np.column_stack([t, np.full(9, -r)]),
+                np.column_stack([t, np.full(9, r)]),
+                np.column_stack([np.full(9, -r), t]),
+                np.column_stack([np.full(9, r), t]),
+            ]
+        )
+        pts.append(ring + c)
+    px = np.round(apply_homography(H, np.concatenate(pts))).astype(int)
+    h, w = image_bgr.shape[:2]
+    ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    px = px[ok]
+    if len(px) == 0:
+        return (235.0, 235.0, 235.0)
+    vals = image_bgr[px[:, 1], px[:, 0]].astype(np.float64)
+    # The brighter half: a dark neighbour (the marker's edge, a shadow) must not pull the white down.
+    bright = vals[vals.sum(axis=1) >= np.median(vals.sum(axis=1))]
+    med = np.median(bright, axis=0)
+    return (float(med[0]), float(med[1]), float(med[2]))

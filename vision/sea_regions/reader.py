@@ -1,0 +1,195 @@
+"""Reading a photo of The Great Sea's map (`read_regions`, `read_regions_detailed`): which Ships (by player
+colour, upright or laid down when Damaged) and Forts stand in each region. Knows no rules; the JSON it
+returns is the `smart-table vision regions` contract (docs/great-sea.md). A piece it cannot tell (fits
+no piece, fits two, touches another colour's piece, stands on a border) is listed under `unsure` with
+its crop and makes the reading "ambiguous": never a confident wrong answer.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from contracts.sea_regions import READING_FORMAT
+from vision.sea_regions.classification import (
+    BORDER_MM,
+    FIT_MARGIN_MM,
+    FIT_MM,
+    MIN_SOLIDITY,
+    blobs,
+    fit_blob,
+    hypotheses,
+    label_pixels,
+)
+from vision.sea_regions.detection import PX_PER_MM, NoTable, register
+from vision.sea_regions.layout import SeaLayout, load_sea_layout, locate
+
+CROP_MARGIN_MM = 12.0
+
+
+@dataclass
+class RegionsReading:
+    """One photo's reading; `to_json()` is the `vision regions` contract, the rest is for diagnostics."""
+
+    status: str
+    side: str
+    regions: dict[str, dict[str, Any]]
+    unsure: list[dict[str, Any]]
+    reason: str | None = None
+    crops: list[np.ndarray] = field(default_factory=list)  # one BGR crop per `unsure` entry
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "format": READING_FORMAT,
+            "status": self.status,
+            "map": self.side,
+            "regions": self.regions,
+            "unsure": self.unsure,
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        return out
+
+
+def read_regions_detailed(
+    image_bgr: np.ndarray, layout: SeaLayout | dict[str, Any] | str, camera: Any = None
+) -> RegionsReading:
+    """Read one photo. Each region lists the pieces seen in it (`owner`, `kind`, `damaged`,
+    `confidence`, `at_mm`) and says whether it is `complete` (nothing unsure in it)."""
+    # Long: registration, colours and the per-blob verdicts share the timings and the unsure list; split
+    # once a live mode needs the stages apart.
+    t0 = time.perf_counter()
+    lay = load_sea_layout(layout)
+    if not isinstance(image_bgr, np.ndarray) or image_bgr.dtype != np.uint8 or image_bgr.ndim not in (2, 3):
+        raise ValueError("image must be an 8-bit grey or BGR array")
+    if image_bgr.ndim == 2:
+        image_bgr = np.repeat(image_bgr[..., None], 3, axis=2)
+    regions: dict[str, dict[str, Any]] = {r.id: {"pieces": [], "complete": True} for r in lay.regions}
+    try:
+        reg = register(image_bgr, lay, camera)
+    except NoTable as exc:
+        for r in regions.values():
+            r["complete"] = False
+        return RegionsReading(
+            "no-table", lay.side, regions, [], reason=str(exc), timings_ms={"total": _ms(t0)}
+        )
+    t1 = time.perf_counter()
+    labels = label_pixels(reg.top, lay)
+    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM)
+    t2 = time.perf_counter()
+    hyps = hypotheses(lay)
+    foot, cam_h = reg.pose.foot_mm, reg.pose.height_mm
+    unsure: list[dict[str, Any]] = []
+    crops: list[np.ndarray] = []
+    for b in found:
+        fits = fit_blob(b, hyps, foot, cam_h, PX_PER_MM)
+        best = fits[0]
+        place, margin = locate(lay, *best.foot_mm)
+        why = None
+        hull_area = float(cv2.contourArea(b.hull_mm.astype(np.float32)))
+        if b.area_mm2 < MIN_SOLIDITY * hull_area:
+            why = "pieces touching or stacked"
+        elif best.error_mm > FIT_MM:
+            big = b.area_mm2 > 1.3 * max(p.length * p.width for p in lay.pieces.values())
+            why = "pieces touching or stacked" if big else "a shape that is no piece of the game"
+        elif len(fits) > 1 and fits[1].error_mm - best.error_mm < FIT_MARGIN_MM:
+            why = f"a {_name(fits[0].hypothesis)} or a {_name(fits[1].hypothesis)}"
+        elif b.touches_other:
+            why = "touching another colour's piece (one may hide part of the other)"
+        elif place is None or margin < BORDER_MM:
+            why = "standing on a border between regions"
+        at = [round(best.foot_mm[0], 1), round(best.foot_mm[1], 1)]
+        if why is not None:
+            if place is not None:
+                regions[place]["complete"] = False
+            else:
+                for rid in _regions_near(lay, best.foot_mm):
+                    regions[rid]["complete"] = False
+            box = _crop_box(reg, b.centroid_mm, image_bgr.shape)
+            x0, y0, x1, y1 = box
+            crops.append(image_bgr[y0:y1, x0:x1].copy())
+            unsure.append(
+                {"region": place, "owner": b.owner, "at_mm": at, "reason": why, "crop_px": list(box)}
+            )
+            continue
+        h = best.hypothesis
+        conf = 0.6 + 0.39 * min(1.0, (FIT_MM - best.error_mm) / FIT_MM) * min(
+            1.0, ((fits[1].error_mm - best.error_mm) if len(fits) > 1 else FIT_MM) / (2 * FIT_MARGIN_MM)
+        )
+        assert place is not None
+        regions[place]["pieces"].append(
+            {
+                "owner": b.owner,
+                "kind": h.kind,
+                "damaged": h.damaged,
+                "confidence": round(conf, 3),
+                "at_mm": at,
+            }
+        )
+    for r in regions.values():
+        r["pieces"].sort(key=lambda p: (p["owner"], p["kind"], p["damaged"]))
+    t3 = time.perf_counter()
+    return RegionsReading(
+        "ambiguous" if unsure else "ok",
+        lay.side,
+        regions,
+        unsure,
+        crops=crops,
+        timings_ms={
+            "register": (t1 - t0) * 1000,
+            "colours": (t2 - t1) * 1000,
+            "pieces": (t3 - t2) * 1000,
+            "total": (t3 - t0) * 1000,
+        },
+    )
+
+
+def read_regions(
+    image_bgr: np.ndarray, layout: SeaLayout | dict[str, Any] | str, camera: Any = None
+) -> dict[str, Any]:
+    """The `vision regions` JSON for one photo (see `read_regions_detailed`)."""
+    return read_regions_detailed(image_bgr, layout, camera).to_json()
+
+
+def _ms(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
+
+
+def _name(h: Any) -> str:
+    return (
+        f"damaged {h.kind} ship"
+        if h.damaged
+        else (f"{h.kind} ship" if h.kind in ("small", "medium", "large") else h.kind)
+    )
+
+
+def _regions_near(lay: SeaLayout, at: tuple[float, float]) -> list[str]:
+    """The regions within a piece's reach of a point (a piece on a border leaves each of them unsure)."""
+    reach = max(p.length for p in lay.pieces.values())
+    return [
+        r.id
+        for r in lay.regions
+        if cv2.pointPolygonTest(r.polygon_mm.reshape(-1, 1, 2), (float(at[0]), float(at[1])), True) > -reach
+    ]
+
+
+def _crop_box(reg: Any, at_mm: tuple[float, float], shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    m = CROP_MARGIN_MM + 20.0
+    corners = np.array(
+        [
+            [at_mm[0] - m, at_mm[1] - m],
+            [at_mm[0] + m, at_mm[1] - m],
+            [at_mm[0] + m, at_mm[1] + m],
+            [at_mm[0] - m, at_mm[1] + m],
+        ]
+    )
+    px = reg.to_image(corners)
+    h, w = shape[:2]
+    x0, y0 = (int(max(0, v)) for v in np.floor(px.min(axis=0)))
+    x1, y1 = int(min(w, np.ceil(px[:, 0].max()))), int(min(h, np.ceil(px[:, 1].max())))
+    return x0, y0, max(x1, x0 + 1), max(y1, y0 + 1)
