@@ -13,7 +13,7 @@ from typing import Any, cast
 
 from rules.core.errors import RulesError
 from rules.core.state import GameState
-from rules.great_sea.combat import consolations
+from rules.great_sea.combat import consolations, retreats
 from rules.great_sea.combat_cards import is_basic
 from rules.great_sea.construct import ship_cost
 from rules.great_sea.control import controls, players_present, refreshed_posts
@@ -150,6 +150,8 @@ def combat_candidates(d: State, player: str) -> list[dict[str, Any]]:
         return res
     if c["stage"] == "consolation" and player == c["loser"]:
         return consolations(d, player)
+    if c["stage"] == "retreat" and player == c["loser"]:
+        return retreats(d, c)
     return []
 
 

@@ -14,10 +14,18 @@ from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.great_sea.control import exhausted_posts, refresh_one
-from rules.great_sea.data import CLASSES, FORTS
+from rules.great_sea.data import CLASSES
 from rules.great_sea.model import State, gain
 from rules.great_sea.special_actions import card_effect
-from rules.great_sea.upgrades import place_ship_tile, tile_cost, tile_row, tile_types, top
+from rules.great_sea.upgrades import (
+    check_fort_tile,
+    place_fort_tile,
+    place_ship_tile,
+    tile_cost,
+    tile_row,
+    tile_types,
+    top,
+)
 from rules.great_sea.upgrades import take as take_tile
 from rules.great_sea.worker import open_step, step_done
 
@@ -60,10 +68,7 @@ def check_gain(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
             raise Invalid("a Ship Upgrade Tile goes on one of your 3 Ships: say cls small, medium or large.")
         out["cls"] = cls
     else:
-        fort = action.get("fort")
-        if fort not in FORTS:
-            raise Invalid("a Fort Upgrade Tile goes on a Fort grid: say fort 'stronghold' or 'outpost'.")
-        out["fort"] = fort
+        out["fort"], out["place"] = check_fort_tile(p, action.get("fort"), pile, action.get("place"))
     return out
 
 
@@ -82,7 +87,7 @@ def research_gain(d: State, player: str, a: dict[str, Any], out: list[dict[str, 
         if covered:
             notice(out, "tile_removed", player=player, tile=covered)  # removed from the game
     else:
-        p["fort_tiles"][a["fort"]].append(tile)
+        place_fort_tile(p, a["fort"], tile, a["place"])
         where = a["fort"]
     notice(out, "tile_gained", player=player, tile=tile, on=where, cost=a["cost"])
 
