@@ -15,9 +15,9 @@ from rules.core.errors import RulesError
 from rules.core.state import GameState
 from rules.great_sea.combat import consolations, retreats
 from rules.great_sea.combat_cards import is_basic
-from rules.great_sea.construct import ship_cost
+from rules.great_sea.construct import pip_step, ship_cost
 from rules.great_sea.control import controls, players_present, refreshed_posts
-from rules.great_sea.data import CLASSES, DICE, FORTS, board
+from rules.great_sea.data import CLASSES, DICE, FORTS, PARTS, board
 from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
 from rules.great_sea.dice import may_raise, raisable, value
 from rules.great_sea.fortify import fort_requirement
@@ -27,6 +27,7 @@ from rules.great_sea.mobilise import blocked
 from rules.great_sea.model import Player, State
 from rules.great_sea.setup import draw_chance, pips_owed
 from rules.great_sea.special_actions import card_effect
+from rules.great_sea.special_effects import PLACES
 from rules.great_sea.trade import post_requirement
 from rules.great_sea.upgrades import fort_stats, is_shipyard, ship_stats, tile_cost, tile_types
 from rules.great_sea.worker import workers_left
@@ -234,7 +235,7 @@ def turn_candidates(d: State, player: str) -> list[Any]:
     elif card == 5:
         if step == 0 and op["pips"] > 0:
             out.append(construct_candidates(d, player, p, op["pips"]))
-        if step <= 1:
+        if step <= pip_step(p):
             out.append(Checked({"type": "construct_pip", "die": x} for x in dice))
     elif card == 6:
         if step == 0 and op["pips"] > 0:
@@ -250,10 +251,10 @@ def turn_candidates(d: State, player: str) -> list[Any]:
                             if opp != player and opp in there
                         )
                     )
-    if step <= 2:
-        third = card_effect(p["cards"][str(card)]["id"]).get("third")
-        if third:
-            out += special_candidates(d, player, p, third, dice)
+    eff = card_effect(p["cards"][str(card)]["id"])
+    for key, at in PLACES.items():
+        if key in eff and step <= at:
+            out += special_candidates(d, player, p, eff[key], dice)
     return out
 
 
@@ -264,6 +265,8 @@ def start_candidates(d: State, player: str, p: Player) -> list[Any]:
     out = Checked({"type": "start_pip", "die": x, "pay": pay} for x in raisable(p) for pay in pays)
     if posts >= 3:
         out.append({"type": "start_worker"})
+    if posts >= 1:
+        out += [{"type": "start_move", **m} for m in shipyard_moves(d, player, p)]
     repays = [x for x, ok in (("post", posts >= 1), ("wood", p["wood"] >= 2)) if ok]
     seen: set[tuple[str, str]] = set()
     for r, reg in d["regions"].items():
@@ -275,33 +278,96 @@ def start_candidates(d: State, player: str, p: Player) -> list[Any]:
 
 
 def move_candidates(d: State, player: str, p: Player) -> Checked:
-    """Single-Ship moves, built from `mobilise.check_move`'s own tests: an undamaged Ship not yet moved this
-    action, a destination within its Speed that is not an opponent's home region, the Fleet Limit there."""
+    """One pip's moves, built from `mobilise.check_move`'s own tests (an undamaged Ship not yet moved this
+    action, a destination within its Speed that is not an opponent's home region, the Fleet Limit there):
+    every single-Ship move, and for each region the Ships that can reach it gathered there and the Ships in
+    it sent together to one region (as many as fit, in map order). Other groups may be sent."""
     block = blocked(d, player)
-    seen: set[tuple[str, str]] = set()
-    out = Checked()
     regions = d["regions"]
     room: dict[str, int | None] = {}
     base = {c: ship_stats(p, c).get("speed", 0) for c in CLASSES}
+    movers: list[tuple[str, str, int, list[str]]] = []  # (from, class, size, destinations)
+    reach: dict[tuple[str, str], list[str]] = {}
     for r, reg in regions.items():
         extra = -1
         for s in reg["ships"]:
             cls = s["cls"]
-            if s["owner"] != player or s["damaged"] or s["moved"] or (r, cls) in seen:
+            if s["owner"] != player or s["damaged"] or s["moved"]:
                 continue
-            seen.add((r, cls))
-            if extra < 0:
-                extra = sum(fort_stats(p, f[1]).get("speed", 0) for f in reg["forts"] if f[0] == player)
-            need = size(p, cls)
-            for dest in reachable(d["map"], r, base[cls] + extra, block):
-                if dest == r:
-                    continue
-                if dest not in room:
-                    lim = fleet_limit(regions[dest], p, player)
-                    room[dest] = None if lim is None else lim - fleet_used(regions[dest], p, player)
-                left = room[dest]
-                if left is None or need <= left:
+            key = (r, cls)
+            if key not in reach:
+                if extra < 0:
+                    extra = sum(fort_stats(p, f[1]).get("speed", 0) for f in reg["forts"] if f[0] == player)
+                reach[key] = [x for x in reachable(d["map"], r, base[cls] + extra, block) if x != r]
+            movers.append((r, cls, size(p, cls), reach[key]))
+    out = Checked()
+    if not movers:
+        return out
+
+    def left(dest: str) -> int | None:
+        if dest not in room:
+            lim = fleet_limit(regions[dest], p, player)
+            room[dest] = None if lim is None else lim - fleet_used(regions[dest], p, player)
+        return room[dest]
+
+    def fill(dest: str, ships: list[tuple[str, str, int, list[str]]]) -> list[list[str]]:
+        space = left(dest)
+        moves = []
+        for r, cls, n, _ in ships:
+            if space is None or n <= space:
+                moves.append([r, dest, cls])
+                space = None if space is None else space - n
+        return moves
+
+    seen: set[tuple[str, str]] = set()
+    into: dict[str, list[tuple[str, str, int, list[str]]]] = {}
+    for m in movers:
+        r, cls, n, dests = m
+        single = (r, cls) not in seen
+        seen.add((r, cls))
+        for dest in dests:
+            into.setdefault(dest, []).append(m)
+            if single:
+                space = left(dest)
+                if space is None or n <= space:
                     out.append({"type": "move", "region": dest, "moves": [[r, dest, cls]]})
+    groups: set[str] = set()
+    for dest, ships in into.items():
+        if len(ships) > 1:
+            moves = fill(dest, ships)
+            if len(moves) > 1:
+                groups.add(repr(moves))
+                out.append({"type": "move", "region": dest, "moves": moves})
+    by_source: dict[str, list[tuple[str, str, int, list[str]]]] = {}
+    for m in movers:
+        by_source.setdefault(m[0], []).append(m)
+    for r, ships in by_source.items():
+        if len(ships) < 2:
+            continue
+        for dest in dict.fromkeys(x for m in ships for x in m[3]):
+            moves = fill(dest, [m for m in ships if dest in m[3]])
+            if len(moves) > 1 and repr(moves) not in groups:
+                groups.add(repr(moves))
+                out.append({"type": "move", "region": r, "moves": moves})
+    return out
+
+
+def shipyard_moves(d: State, player: str, p: Player) -> list[dict[str, str]]:
+    """`start_of_turn.check_shipyard_move`'s moves: 1 undamaged Ship across 1 border, to or from a region
+    where the player has a Shipyard for its class, never into an opponent's home, within the Fleet Limit."""
+    regions = d["regions"]
+    adj = adjacency(d["map"])
+    out: list[dict[str, str]] = []
+    for a, reg in regions.items():
+        for cls in dict.fromkeys(s["cls"] for s in reg["ships"] if s["owner"] == player and not s["damaged"]):
+            here = is_shipyard(reg, p, player, cls)
+            for b in adj[a]:
+                rb = regions[b]
+                if rb["home"] not in (None, player) or not (here or is_shipyard(rb, p, player, cls)):
+                    continue
+                lim = fleet_limit(rb, p, player)
+                if lim is None or fleet_used(rb, p, player) + size(p, cls) <= lim:
+                    out.append({"from": a, "to": b, "cls": cls})
     return out
 
 
@@ -320,7 +386,9 @@ def affordable(p: Player, tiles: list[str]) -> bool:
     return spend["wood"] <= p["wood"] and spend["coins"] <= p["coins"]
 
 
-def construct_candidates(d: State, player: str, p: Player, pips: int) -> Checked:
+def construct_candidates(
+    d: State, player: str, p: Player, pips: int, classes: tuple[str, ...] | list[str] = CLASSES, less: int = 0
+) -> Checked:
     """construct.check_construct's tests: a Ship left, a Shipyard of the player for that class, room under
     the Fleet Limit, 1 + discount pips, the Wood for the discounted cost."""
     out = Checked()
@@ -329,10 +397,10 @@ def construct_candidates(d: State, player: str, p: Player, pips: int) -> Checked
     places = [
         r for r, reg in regions.items() if reg["home"] == player or any(f[0] == player for f in reg["forts"])
     ]
-    for cls in CLASSES:
+    for cls in classes:
         if p["ships"][cls] <= 0:
             continue
-        need, cost = size(p, cls), ship_cost(p, cls)
+        need, cost = size(p, cls), max(0, ship_cost(p, cls) - less)
         for r in places:
             reg = regions[r]
             if not is_shipyard(reg, p, player, cls):
@@ -367,6 +435,33 @@ def special_candidates(
             for part, t in parts.items()
             if t is not None
         ]
+    if "tile" in third:
+        if third.get("exhaust") and not refreshed_posts(d, player):
+            return []
+        out: list[dict[str, Any]] = []
+        for pile, spec in tile_types().items():
+            if spec["row"] not in third["tile"] or not (d["piles"][pile] or d["discards"].get(pile)):
+                continue
+            if p["coins"] < max(0, tile_cost(d, pile) - third["less"]):
+                continue
+            targets = [{"cls": c} for c in CLASSES] if spec["row"] in PARTS else [{"fort": f} for f in FORTS]
+            out += [{"type": "special_effect", "pile": pile, **tg} for tg in targets]
+        return out
+    if "construct" in third:
+        return [
+            {"type": "special_effect", "cls": a["cls"], "region": a["region"]}
+            for a in construct_candidates(d, player, p, 1, third["construct"], third["less"])
+        ]
+    if third.get("move") == "region":
+        return [
+            {"type": "special_effect", "region": m["region"], "moves": m["moves"]}
+            for m in move_candidates(d, player, p)
+        ]
+    if third.get("move") == "shipyard":
+        return [{"type": "special_effect", **m} for m in shipyard_moves(d, player, p)]
+    if "worker" in third:
+        op = d["turn"]["open"]
+        return [{"type": "special_effect"}] if op is not None and op["pips"] >= third["worker"] else []
     return []
 
 
