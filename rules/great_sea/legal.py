@@ -24,7 +24,7 @@ from rules.great_sea.fortify import fort_requirement
 from rules.great_sea.game import GAME
 from rules.great_sea.map import adjacency, reachable
 from rules.great_sea.mobilise import blocked
-from rules.great_sea.model import Player, State
+from rules.great_sea.model import Player, State, resource
 from rules.great_sea.setup import draw_chance, pips_owed
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.special_effects import PLACES
@@ -266,7 +266,7 @@ def start_candidates(d: State, player: str, p: Player) -> list[Any]:
     if posts >= 3:
         out.append({"type": "start_worker"})
     if posts >= 1:
-        out += [{"type": "start_move", **m} for m in shipyard_moves(d, player, p)]
+        out += [{"type": "start_move", **m} for m in shipyard_moves(d, player, p)]  # the same tests
     repays = [x for x, ok in (("post", posts >= 1), ("wood", p["wood"] >= 2)) if ok]
     seen: set[tuple[str, str]] = set()
     for r, reg in d["regions"].items():
@@ -357,13 +357,18 @@ def shipyard_moves(d: State, player: str, p: Player) -> list[dict[str, str]]:
     where the player has a Shipyard for its class, never into an opponent's home, within the Fleet Limit."""
     regions = d["regions"]
     adj = adjacency(d["map"])
+    # only a home region or a region with one of the player's Forts can hold their Shipyard
+    places = [
+        r for r, reg in regions.items() if reg["home"] == player or any(f[0] == player for f in reg["forts"])
+    ]
+    yards = {c: {r for r in places if is_shipyard(regions[r], p, player, c)} for c in CLASSES}
     out: list[dict[str, str]] = []
     for a, reg in regions.items():
         for cls in dict.fromkeys(s["cls"] for s in reg["ships"] if s["owner"] == player and not s["damaged"]):
-            here = is_shipyard(reg, p, player, cls)
+            here = a in yards[cls]
             for b in adj[a]:
                 rb = regions[b]
-                if rb["home"] not in (None, player) or not (here or is_shipyard(rb, p, player, cls)):
+                if rb["home"] not in (None, player) or not (here or b in yards[cls]):
                     continue
                 lim = fleet_limit(rb, p, player)
                 if lim is None or fleet_used(rb, p, player) + size(p, cls) <= lim:
@@ -416,10 +421,12 @@ def construct_candidates(
 
 def special_candidates(
     d: State, player: str, p: Player, third: dict[str, Any], dice: list[str]
-) -> list[dict[str, Any]]:
-    """A Special Action Card's 3rd Effect, as `special_effects.check_special_effect` reads it."""
+) -> list[Any]:
+    """The effect a Special Action Card adds, as `special_effects.check_special_effect` reads it."""
     if "pip" in third:
-        return [{"type": "special_effect", "die": x} for x in dice]
+        if any(resource(p, res) < n for res, n in third["pay"].items()):
+            return []
+        return [Checked({"type": "special_effect", "die": x} for x in dice)]
     if "improve" in third:
         return [{"type": "special_effect", "tiles": [x]} for x in IMPROVABLE]
     if "place_fort" in third:
@@ -447,21 +454,24 @@ def special_candidates(
             targets = [{"cls": c} for c in CLASSES] if spec["row"] in PARTS else [{"fort": f} for f in FORTS]
             out += [{"type": "special_effect", "pile": pile, **tg} for tg in targets]
         return out
+    # the families below are built from their checks' own tests (construct, move, start-of-turn move)
     if "construct" in third:
-        return [
-            {"type": "special_effect", "cls": a["cls"], "region": a["region"]}
-            for a in construct_candidates(d, player, p, 1, third["construct"], third["less"])
-        ]
+        builds = construct_candidates(d, player, p, 1, third["construct"], third["less"])
+        return [Checked({"type": "special_effect", "cls": a["cls"], "region": a["region"]} for a in builds)]
     if third.get("move") == "region":
+        moves = move_candidates(d, player, p)
         return [
-            {"type": "special_effect", "region": m["region"], "moves": m["moves"]}
-            for m in move_candidates(d, player, p)
+            Checked({"type": "special_effect", "region": m["region"], "moves": m["moves"]} for m in moves)
         ]
     if third.get("move") == "shipyard":
-        return [{"type": "special_effect", **m} for m in shipyard_moves(d, player, p)]
+        return [Checked({"type": "special_effect", **m} for m in shipyard_moves(d, player, p))]
     if "worker" in third:
         op = d["turn"]["open"]
-        return [{"type": "special_effect"}] if op is not None and op["pips"] >= third["worker"] else []
+        return (
+            [Checked([{"type": "special_effect"}])]
+            if op is not None and op["pips"] >= third["worker"]
+            else []
+        )
     return []
 
 

@@ -46,19 +46,27 @@ def add(into: Stats, more: Stats, k: int = 1) -> None:
 
 def ship_stats(p: Player, cls: str) -> Stats:
     """All icons of one Ship of class `cls`: its three parts (tile or printed) and its Class Tile's
-    Strength."""
+    Strength (a shared mapping: read it, never write to it)."""
+    parts = p["ship_tiles"][cls]
+    key = tuple((t["tile"], t["flipped"]) if t else None for t in parts.values())
+    return _ship_stats(cls, p["classes"][cls], key)
+
+
+@lru_cache(maxsize=4096)
+def _ship_stats(cls: str, stage: int, tiles: tuple[tuple[str, bool] | None, ...]) -> Stats:
+    # cached: a Ship class changes a few times a game and its stats are read for every move and Combat
     spec = board()["ship_classes"][cls]
     out: Stats = {}
-    for part in PARTS:
-        t = p["ship_tiles"][cls][part]
-        add(out, icons(t["tile"], t["flipped"]) if t else spec["parts"][part])
-    out["strength"] = out.get("strength", 0) + spec["stages"][p["classes"][cls]]["strength"]
+    for part, t in zip(PARTS, tiles, strict=True):
+        add(out, icons(t[0], t[1]) if t else spec["parts"][part])
+    out["strength"] = out.get("strength", 0) + spec["stages"][stage]["strength"]
     return out
 
 
 def fort_stats(p: Player, cls: str) -> Stats:
-    """The stats of one Fort of class `cls`: its printed base and the visible icons of its grid."""
-    return dict(_grid_stats(cls, tuple(p["fort_tiles"][cls]), tuple(map(tuple, p["fort_places"][cls]))))
+    """The stats of one Fort of class `cls`: its printed base and the visible icons of its grid (a shared
+    mapping: read it, never write to it)."""
+    return _grid_stats(cls, tuple(p["fort_tiles"][cls]), tuple(map(tuple, p["fort_places"][cls])))
 
 
 Place = tuple[int, ...]  # (row, col) of a Small tile; (row, col, row2, col2) of a Large one, left half first
@@ -130,21 +138,35 @@ def fort_place_problem(p: Player, cls: str, tile: str, place: object) -> str | N
 def fort_places_for(p: Player, cls: str, tile: str) -> list[list[int]]:
     """Every legal place of `tile` on the `cls` grid, those covering fewer visible icons first (then the
     lowest, then in reading order): the first is the engine's default when the player names none."""
+    places = _places(len(halves(tile)), tuple(p["fort_tiles"][cls]), tuple(map(tuple, p["fort_places"][cls])))
+    return [list(pl) for pl in places]
+
+
+@lru_cache(maxsize=1024)
+def _places(n: int, tiles: tuple[str, ...], placed: tuple[Place, ...]) -> tuple[Place, ...]:
+    # cached like `_grid_stats`: the same grid is asked about at every Research offer
     grid = board()["fort_grid"]
     rows, cols = grid["rows"], grid["cols"]
-    cand: list[list[int]] = []
+    locked = {(r, c) for r, c in grid["locked"]}
+    h: dict[tuple[int, int], int] = {}
+    for place in placed:
+        for cell in cells(place):
+            h[cell] = h.get(cell, 0) + 1
+    vis = _visible(tiles, placed)
+    ok: list[Place] = []
     for r in range(rows):
         for c in range(cols):
-            if len(halves(tile)) == 1:
-                cand.append([r, c])
-            else:
-                for r2, c2 in ((r, c + 1), (r + 1, c), (r, c - 1), (r - 1, c)):
-                    cand.append([r, c, r2, c2])
-    ok = [pl for pl in cand if fort_place_problem(p, cls, tile, pl) is None]
-    vis = _visible(tuple(p["fort_tiles"][cls]), tuple(map(tuple, p["fort_places"][cls])))
-    h = heights(p, cls)
-    ok.sort(key=lambda pl: (sum(bool(vis[c]) for c in cells(tuple(pl))), h.get((pl[0], pl[1]), 0)))
-    return ok
+            if (r, c) in locked:
+                continue
+            if n == 1:
+                ok.append((r, c))
+                continue
+            for r2, c2 in ((r, c + 1), (r + 1, c), (r, c - 1), (r - 1, c)):
+                if 0 <= r2 < rows and 0 <= c2 < cols and (r2, c2) not in locked:
+                    if h.get((r, c), 0) == h.get((r2, c2), 0):
+                        ok.append((r, c, r2, c2))
+    ok.sort(key=lambda pl: (sum(bool(vis[x]) for x in cells(pl)), h.get((pl[0], pl[1]), 0)))
+    return tuple(ok)
 
 
 def check_fort_tile(p: Player, cls: object, pile: str, place: object) -> tuple[str, list[int]]:
