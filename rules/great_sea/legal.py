@@ -29,7 +29,7 @@ from rules.great_sea.setup import draw_chance, pips_owed
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.special_effects import PLACES
 from rules.great_sea.trade import post_requirement
-from rules.great_sea.upgrades import fort_stats, is_shipyard, ship_stats, tile_cost, tile_types
+from rules.great_sea.upgrades import fort_stats, ship_stats, shipyard_regions, tile_cost, tile_types
 from rules.great_sea.worker import workers_left
 
 
@@ -277,102 +277,113 @@ def start_candidates(d: State, player: str, p: Player) -> list[Any]:
     return [out]
 
 
-def move_candidates(d: State, player: str, p: Player) -> Checked:
-    """One pip's moves, built from `mobilise.check_move`'s own tests (an undamaged Ship not yet moved this
-    action, a destination within its Speed that is not an opponent's home region, the Fleet Limit there):
-    every single-Ship move, and for each region the Ships that can reach it gathered there and the Ships in
-    it sent together to one region (as many as fit, in map order). Other groups may be sent."""
-    block = blocked(d, player)
-    regions = d["regions"]
-    room: dict[str, int | None] = {}
-    base = {c: ship_stats(p, c).get("speed", 0) for c in CLASSES}
-    movers: list[tuple[str, str, int, list[str]]] = []  # (from, class, size, destinations)
-    reach: dict[tuple[str, str], list[str]] = {}
-    for r, reg in regions.items():
-        extra = -1
+Fleet = dict[tuple[str, str], int]  # (region, class) -> how many of the player's Ships
+
+
+class Room:
+    """The room left under the player's Fleet Limit in each region (None: a home region), read lazily."""
+
+    __slots__ = ("d", "p", "player", "left")
+
+    def __init__(self, d: State, p: Player, player: str) -> None:
+        self.d, self.p, self.player = d, p, player
+        self.left: dict[str, int | None] = {}
+
+    def __call__(self, r: str) -> int | None:
+        if r not in self.left:
+            reg = self.d["regions"][r]
+            lim = fleet_limit(reg, self.p, self.player)
+            self.left[r] = None if lim is None else lim - fleet_used(reg, self.p, self.player)
+        return self.left[r]
+
+
+def fleets(d: State, player: str, movable: bool) -> Fleet:
+    """The player's undamaged Ships by region and class (`movable`: also not moved this action)."""
+    out: Fleet = {}
+    for r, reg in d["regions"].items():
         for s in reg["ships"]:
-            cls = s["cls"]
-            if s["owner"] != player or s["damaged"] or s["moved"]:
-                continue
-            key = (r, cls)
-            if key not in reach:
-                if extra < 0:
-                    extra = sum(fort_stats(p, f[1]).get("speed", 0) for f in reg["forts"] if f[0] == player)
-                reach[key] = [x for x in reachable(d["map"], r, base[cls] + extra, block) if x != r]
-            movers.append((r, cls, size(p, cls), reach[key]))
+            if s["owner"] == player and not s["damaged"] and not (movable and s["moved"]):
+                k = (r, s["cls"])
+                out[k] = out.get(k, 0) + 1
+    return out
+
+
+def move_candidates(d: State, player: str, p: Player) -> Checked:
+    """One pip's moves, built from `mobilise.check_moves`' own tests (an undamaged Ship not yet moved this
+    action, a destination within its Speed that is not an opponent's home region, the Fleet Limit there):
+    every single-Ship move, and for each region the Ships that can reach it gathered there and the Ships of
+    each region sent there together (as many as fit, in map order). Other groups may be sent."""
     out = Checked()
-    if not movers:
+    ships = fleets(d, player, movable=True)
+    if not ships:
         return out
+    regions = d["regions"]
+    block = blocked(d, player)
+    room = Room(d, p, player)
+    sizes = {c: size(p, c) for c in CLASSES}
+    base = {c: ship_stats(p, c).get("speed", 0) for c in CLASSES}
+    extra: dict[str, int] = {}
+    into: dict[str, list[tuple[str, str, int]]] = {}  # destination -> (from, class, count) that fit alone
+    for (r, cls), n in ships.items():
+        if r not in extra:
+            extra[r] = sum(fort_stats(p, f[1]).get("speed", 0) for f in regions[r]["forts"] if f[0] == player)
+        for dest in reachable(d["map"], r, base[cls] + extra[r], block):
+            if dest == r:
+                continue
+            left = room(dest)
+            if left is None or sizes[cls] <= left:
+                out.append({"type": "move", "region": dest, "moves": [[r, dest, cls]]})
+                into.setdefault(dest, []).append((r, cls, n))
 
-    def left(dest: str) -> int | None:
-        if dest not in room:
-            lim = fleet_limit(regions[dest], p, player)
-            room[dest] = None if lim is None else lim - fleet_used(regions[dest], p, player)
-        return room[dest]
-
-    def fill(dest: str, ships: list[tuple[str, str, int, list[str]]]) -> list[list[str]]:
-        space = left(dest)
+    def fill(dest: str, group: list[tuple[str, str, int]]) -> list[list[str]]:
+        left = room(dest)
         moves = []
-        for r, cls, n, _ in ships:
-            if space is None or n <= space:
+        for r, cls, n in group:
+            for _ in range(n):
+                if left is not None and sizes[cls] > left:
+                    break
                 moves.append([r, dest, cls])
-                space = None if space is None else space - n
+                left = None if left is None else left - sizes[cls]
         return moves
 
-    seen: set[tuple[str, str]] = set()
-    into: dict[str, list[tuple[str, str, int, list[str]]]] = {}
-    for m in movers:
-        r, cls, n, dests = m
-        single = (r, cls) not in seen
-        seen.add((r, cls))
-        for dest in dests:
-            into.setdefault(dest, []).append(m)
-            if single:
-                space = left(dest)
-                if space is None or n <= space:
-                    out.append({"type": "move", "region": dest, "moves": [[r, dest, cls]]})
-    groups: set[str] = set()
-    for dest, ships in into.items():
-        if len(ships) > 1:
-            moves = fill(dest, ships)
-            if len(moves) > 1:
-                groups.add(repr(moves))
-                out.append({"type": "move", "region": dest, "moves": moves})
-    by_source: dict[str, list[tuple[str, str, int, list[str]]]] = {}
-    for m in movers:
-        by_source.setdefault(m[0], []).append(m)
-    for r, ships in by_source.items():
-        if len(ships) < 2:
+    for dest, group in into.items():
+        if len(group) == 1 and group[0][2] == 1:
             continue
-        for dest in dict.fromkeys(x for m in ships for x in m[3]):
-            moves = fill(dest, [m for m in ships if dest in m[3]])
-            if len(moves) > 1 and repr(moves) not in groups:
-                groups.add(repr(moves))
-                out.append({"type": "move", "region": r, "moves": moves})
+        moves = fill(dest, group)
+        if len(moves) > 1:
+            out.append({"type": "move", "region": dest, "moves": moves})
+        sources = dict.fromkeys(g[0] for g in group)
+        if len(sources) == 1:
+            continue  # sending them out of their one region is the same move
+        for src in sources:
+            mine = [g for g in group if g[0] == src]
+            if len(mine) > 1 or mine[0][2] > 1:
+                moves = fill(dest, mine)
+                if len(moves) > 1:
+                    out.append({"type": "move", "region": src, "moves": moves})
     return out
 
 
 def shipyard_moves(d: State, player: str, p: Player) -> list[dict[str, str]]:
     """`start_of_turn.check_shipyard_move`'s moves: 1 undamaged Ship across 1 border, to or from a region
     where the player has a Shipyard for its class, never into an opponent's home, within the Fleet Limit."""
+    ships = fleets(d, player, movable=False)
+    if not ships:
+        return []
     regions = d["regions"]
     adj = adjacency(d["map"])
-    # only a home region or a region with one of the player's Forts can hold their Shipyard
-    places = [
-        r for r, reg in regions.items() if reg["home"] == player or any(f[0] == player for f in reg["forts"])
-    ]
-    yards = {c: {r for r in places if is_shipyard(regions[r], p, player, c)} for c in CLASSES}
+    yards = shipyard_regions(d, player)
+    room = Room(d, p, player)
     out: list[dict[str, str]] = []
-    for a, reg in regions.items():
-        for cls in dict.fromkeys(s["cls"] for s in reg["ships"] if s["owner"] == player and not s["damaged"]):
-            here = a in yards[cls]
-            for b in adj[a]:
-                rb = regions[b]
-                if rb["home"] not in (None, player) or not (here or b in yards[cls]):
-                    continue
-                lim = fleet_limit(rb, p, player)
-                if lim is None or fleet_used(rb, p, player) + size(p, cls) <= lim:
-                    out.append({"from": a, "to": b, "cls": cls})
+    for r, cls in ships:
+        here = r in yards[cls]
+        n = size(p, cls)
+        for b in adj[r]:
+            if regions[b]["home"] not in (None, player) or not (here or b in yards[cls]):
+                continue
+            left = room(b)
+            if left is None or n <= left:
+                out.append({"from": r, "to": b, "cls": cls})
     return out
 
 
@@ -397,21 +408,15 @@ def construct_candidates(
     """construct.check_construct's tests: a Ship left, a Shipyard of the player for that class, room under
     the Fleet Limit, 1 + discount pips, the Wood for the discounted cost."""
     out = Checked()
-    regions = d["regions"]
-    # only a home region or a region with one of the player's Forts can hold their Shipyard
-    places = [
-        r for r, reg in regions.items() if reg["home"] == player or any(f[0] == player for f in reg["forts"])
-    ]
+    yards = shipyard_regions(d, player)
+    room = Room(d, p, player)
     for cls in classes:
         if p["ships"][cls] <= 0:
             continue
         need, cost = size(p, cls), max(0, ship_cost(p, cls) - less)
-        for r in places:
-            reg = regions[r]
-            if not is_shipyard(reg, p, player, cls):
-                continue
-            lim = fleet_limit(reg, p, player)
-            if lim is not None and fleet_used(reg, p, player) + need > lim:
+        for r in sorted(yards[cls]):
+            left = room(r)
+            if left is not None and need > left:
                 continue
             for x in sorted({0, pips - 1}):
                 if p["wood"] >= max(0, cost - x):
@@ -419,9 +424,7 @@ def construct_candidates(
     return out
 
 
-def special_candidates(
-    d: State, player: str, p: Player, third: dict[str, Any], dice: list[str]
-) -> list[Any]:
+def special_candidates(d: State, player: str, p: Player, third: dict[str, Any], dice: list[str]) -> list[Any]:
     """The effect a Special Action Card adds, as `special_effects.check_special_effect` reads it."""
     if "pip" in third:
         if any(resource(p, res) < n for res, n in third["pay"].items()):

@@ -17,7 +17,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from rules.core.errors import Illegal, Invalid
-from rules.great_sea.data import FORTS, PARTS, board, load
+from rules.great_sea.data import CLASSES, FORTS, PARTS, board, load
 from rules.great_sea.model import Player, Region, State, Stats
 
 
@@ -204,6 +204,25 @@ def is_shipyard(reg: Region, p: Player, color: str, cls: str) -> bool:
     if "stronghold" in mine and ship_stats(p, cls).get("shipyard", 0):
         return True
     return any(fort_stats(p, f).get("shipyard", 0) for f in mine)
+
+
+def shipyard_regions(d: State, color: str) -> dict[str, set[str]]:
+    """`is_shipyard` for every region and class at once: class -> the regions with the player's Shipyard."""
+    p = d["p"][color]
+    ship_yard = tuple(c for c in CLASSES if ship_stats(p, c).get("shipyard", 0))
+    fort_yard = {f for f in FORTS if fort_stats(p, f).get("shipyard", 0)}
+    out: dict[str, set[str]] = {c: set() for c in CLASSES}
+    for r, reg in d["regions"].items():
+        if reg["home"] == color:
+            classes: tuple[str, ...] = CLASSES
+        else:
+            mine = {f[1] for f in reg["forts"] if f[0] == color}
+            if not mine:
+                continue
+            classes = CLASSES if mine & fort_yard else ship_yard if "stronghold" in mine else ()
+        for c in classes:
+            out[c].add(r)
+    return out
 
 
 def shipyards(d: State, color: str, cls: str) -> list[str]:
