@@ -29,7 +29,14 @@ from rules.great_sea.setup import draw_chance, pips_owed
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.special_effects import PLACES
 from rules.great_sea.trade import post_requirement
-from rules.great_sea.upgrades import fort_stats, ship_stats, shipyard_regions, tile_cost, tile_types
+from rules.great_sea.upgrades import (
+    fort_places_for,
+    fort_stats,
+    ship_stats,
+    shipyard_regions,
+    tile_cost,
+    tile_types,
+)
 from rules.great_sea.worker import workers_left
 
 
@@ -170,7 +177,7 @@ def turn_candidates(d: State, player: str) -> list[Any]:
         return out
     out.append(Checked([{"type": "finish_action"}]))
     card, step = op["card"], op["step"]
-    dice = raisable(p)
+    dice = raisable(p) if card in (1, 5) else []
     if card == 1:
         if step == 0:
             gains = ("coins", "wood") if p["cards"]["1"]["flipped"] else ("coins",)
@@ -218,8 +225,8 @@ def turn_candidates(d: State, player: str) -> list[Any]:
                 most = max(0, min(op["pips"] - 1, cost))
                 targets = (
                     [{"cls": c} for c in CLASSES]
-                    if spec["row"] in ("stern", "hull", "bow")
-                    else [{"fort": f} for f in FORTS]
+                    if spec["row"] in PARTS
+                    else [{"fort": f} for f in FORTS if fort_places_for(p, f, pile + ":0")]  # room for it
                 )
                 for disc in sorted({0, most}):
                     if p["coins"] >= max(0, cost - disc):
@@ -242,6 +249,8 @@ def turn_candidates(d: State, player: str) -> list[Any]:
             out.append(move_candidates(d, player, p))
         if step <= 1 and op["pips"] > 0:
             for r, reg in d["regions"].items():
+                if not reg["ships"] and not reg["forts"]:
+                    continue
                 there = players_present(reg)
                 if player in there and len(there) > 1:
                     out.append(
@@ -254,7 +263,7 @@ def turn_candidates(d: State, player: str) -> list[Any]:
     eff = card_effect(p["cards"][str(card)]["id"])
     for key, at in PLACES.items():
         if key in eff and step <= at:
-            out += special_candidates(d, player, p, eff[key], dice)
+            out += special_candidates(d, player, p, eff[key], dice or raisable(p))
     return out
 
 

@@ -66,7 +66,10 @@ def _ship_stats(cls: str, stage: int, tiles: tuple[tuple[str, bool] | None, ...]
 def fort_stats(p: Player, cls: str) -> Stats:
     """The stats of one Fort of class `cls`: its printed base and the visible icons of its grid (a shared
     mapping: read it, never write to it)."""
-    return _grid_stats(cls, tuple(p["fort_tiles"][cls]), tuple(map(tuple, p["fort_places"][cls])))
+    tiles = p["fort_tiles"][cls]
+    if not tiles:
+        return _grid_stats(cls, (), ())
+    return _grid_stats(cls, tuple(tiles), tuple(map(tuple, p["fort_places"][cls])))
 
 
 Place = tuple[int, ...]  # (row, col) of a Small tile; (row, col, row2, col2) of a Large one, left half first
@@ -215,11 +218,14 @@ def shipyard_regions(d: State, color: str) -> dict[str, set[str]]:
     for r, reg in d["regions"].items():
         if reg["home"] == color:
             classes: tuple[str, ...] = CLASSES
-        else:
-            mine = {f[1] for f in reg["forts"] if f[0] == color}
+        elif reg["forts"]:
+            mine = [f[1] for f in reg["forts"] if f[0] == color]
             if not mine:
                 continue
-            classes = CLASSES if mine & fort_yard else ship_yard if "stronghold" in mine else ()
+            yard = any(f in fort_yard for f in mine)
+            classes = CLASSES if yard else ship_yard if "stronghold" in mine else ()
+        else:
+            continue
         for c in classes:
             out[c].add(r)
     return out
