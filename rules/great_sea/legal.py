@@ -19,7 +19,7 @@ from rules.great_sea.construct import pip_step, ship_cost
 from rules.great_sea.control import controls, players_present, refreshed_posts
 from rules.great_sea.data import CLASSES, DICE, FORTS, PARTS, board
 from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
-from rules.great_sea.dice import may_raise, raisable, value
+from rules.great_sea.dice import may_raise, may_raise_twice, raisable, value
 from rules.great_sea.fortify import fort_requirement
 from rules.great_sea.game import GAME
 from rules.great_sea.map import adjacency, reachable
@@ -184,7 +184,14 @@ def turn_candidates(d: State, player: str) -> list[Any]:
             out.append(Checked({"type": "develop_pip", "die": x, "gain": g} for x in dice for g in gains))
         if step <= 1:
             out.append(Checked({"type": "develop_second", "choice": "pip", "die": x} for x in dice))
-            out += [{"type": "develop_second", "choice": "wood_pips", "dice": [x, x]} for x in dice]
+            if p["wood"] >= 2:  # check_develop_second's tests: 2 Wood, the Die may rise twice
+                out.append(
+                    Checked(
+                        {"type": "develop_second", "choice": "wood_pips", "dice": [x, x]}
+                        for x in dice
+                        if may_raise_twice(p, DICE.index(x))
+                    )
+                )
             for tiles in [[x] for x in IMPROVABLE] + [list(x) for x in combinations(IMPROVABLE, 2)]:
                 if affordable(p, tiles):
                     out.append(Checked([{"type": "develop_second", "choice": "improve", "tiles": tiles}]))
@@ -457,15 +464,20 @@ def special_candidates(d: State, player: str, p: Player, third: dict[str, Any], 
     if "tile" in third:
         if third.get("exhaust") and not refreshed_posts(d, player):
             return []
-        out: list[dict[str, Any]] = []
+        # research.check_tile's tests: a tile or discards, the Coins, room on the Fort grid
+        out = Checked()
         for pile, spec in tile_types().items():
             if spec["row"] not in third["tile"] or not (d["piles"][pile] or d["discards"].get(pile)):
                 continue
             if p["coins"] < max(0, tile_cost(d, pile) - third["less"]):
                 continue
-            targets = [{"cls": c} for c in CLASSES] if spec["row"] in PARTS else [{"fort": f} for f in FORTS]
+            targets = (
+                [{"cls": c} for c in CLASSES]
+                if spec["row"] in PARTS
+                else [{"fort": f} for f in FORTS if fort_places_for(p, f, pile + ":0")]
+            )
             out += [{"type": "special_effect", "pile": pile, **tg} for tg in targets]
-        return out
+        return [out]
     # the families below are built from their checks' own tests (construct, move, start-of-turn move)
     if "construct" in third:
         builds = construct_candidates(d, player, p, 1, third["construct"], third["less"])
