@@ -98,8 +98,8 @@ def check_special_effect(d: State, player: str, action: dict[str, Any]) -> dict[
     elif "construct" in eff:
         cls = ship_class(action.get("cls"))
         if cls not in eff["construct"]:
-            names = " or ".join(c.capitalize() for c in eff["construct"])
-            raise Illegal(f"this effect constructs a {names} Ship only.")
+            allowed = " or ".join(c.capitalize() for c in eff["construct"])
+            raise Illegal(f"this effect constructs a {allowed} Ship only.")
         out["build"] = check_build(d, player, p, cls, region(d, action.get("region")), eff["less"])
     elif eff.get("move") == "region":
         out["region"], out["moves"] = check_moves(d, player, p, action)
