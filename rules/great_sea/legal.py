@@ -1,9 +1,10 @@
 """The legal-action generator of The Great Sea: concrete actions a seat may take now.
 
 Owns the enumeration only; every offered action passes its action's check (kept in `state.offers` for
-`apply`). It offers a representative set where the choices are combinatorial: single-Ship moves (a pip may
-move several Ships at once; send those yourself), Damage placed filling one unit first, discounts of 0 or
-the most that helps, and the pip sequences of setup once per multiset.
+`apply`). It offers a representative set where the choices are combinatorial: single-Ship moves plus the
+Ships gathered into a region and sent together out of one (other groups may be sent), Damage placed filling
+one unit first, discounts of 0 or the most that helps, one place per Fort tile (the engine's default), the
+loser's retreat home or filling one other Shipyard, and the pip sequences of setup once per multiset.
 """
 
 from __future__ import annotations
