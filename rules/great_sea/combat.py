@@ -8,8 +8,9 @@
      the side taking Damage places it (`assign_damage`; all of it at once when it destroys everything).
 8.   Winner: the only survivor, else the most Strength, else the attacker.
 9.   Results: the winner gains 1 Combat Point and loses its card; the loser takes its card back and
-     chooses a consolation (`consolation`), loses its Forts in the region, its Ships retreat to its home
-     Shipyard, gains a Neutral Worker when weakened; Ships with Damage are laid down.
+     chooses a consolation (`consolation`), loses its Forts in the region, its Ships retreat to its
+     Shipyards (`retreat`, when it has a Shipyard besides its home region), gains a Neutral Worker when
+     weakened; Ships with Damage are laid down.
 """
 
 from __future__ import annotations
@@ -29,7 +30,15 @@ from rules.great_sea.map import adjacent
 from rules.great_sea.model import State, Stats, gain
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.temples import recheck
-from rules.great_sea.upgrades import add, fort_stats, ship_stats, top
+from rules.great_sea.upgrades import (
+    add,
+    check_fort_tile,
+    fort_stats,
+    is_shipyard,
+    place_fort_tile,
+    ship_stats,
+    top,
+)
 from rules.great_sea.upgrades import take as take_tile
 from rules.great_sea.worker import close_action
 
@@ -476,6 +485,8 @@ def check_consolation(d: State, player: str, action: dict[str, Any]) -> dict[str
     }
     if norm not in offered:
         raise Illegal("that consolation is not available: " + "; ".join(str(o) for o in offered[:6]))
+    if norm["choice"] == "small_fort":
+        norm["place"] = check_fort_tile(d["p"][player], norm["fort"], "fort_small", action.get("place"))[1]
     return norm
 
 
@@ -487,10 +498,103 @@ def consolation(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
         t["flipped"] = not t["flipped"]
     elif a["choice"] == "small_fort":
         top(d, "fort_small")
-        p["fort_tiles"][a["fort"]].append(take_tile(d, "fort_small"))
+        place_fort_tile(p, a["fort"], take_tile(d, "fort_small"), a["place"])
     else:
         gain_pip(p, a["die"])
     finish_combat(d, out)
+
+
+def retreating(d: State, c: dict[str, Any]) -> list[str]:
+    """The classes of the loser's Ships left in the region, in their order there."""
+    return [s["cls"] for s in d["regions"][c["region"]]["ships"] if s["owner"] == c["loser"]]
+
+
+def retreat_targets(d: State, c: dict[str, Any]) -> dict[str, list[str]]:
+    """For each class retreating, the regions where the loser has a Shipyard for it, home first."""
+    loser = c["loser"]
+    p = d["p"][loser]
+    home = p["home"]
+    out: dict[str, list[str]] = {}
+    for cls in dict.fromkeys(retreating(d, c)):
+        others = [
+            r
+            for r, reg in d["regions"].items()
+            if r not in (home, c["region"]) and is_shipyard(reg, p, loser, cls)
+        ]
+        out[cls] = [home, *others]
+    return out
+
+
+def retreats(d: State, c: dict[str, Any]) -> list[dict[str, Any]]:
+    """The retreats offered: every Ship home, and for each other Shipyard, as many Ships as fit there (in
+    their order) with the rest home. Any distribution within the Fleet Limits may be sent."""
+    ships = retreating(d, c)
+    targets = retreat_targets(d, c)
+    home = d["p"][c["loser"]]["home"]
+    out = [{"type": "retreat", "to": [home] * len(ships)}]
+    p = d["p"][c["loser"]]
+    for r in sorted({r for rs in targets.values() for r in rs[1:]}):
+        reg = d["regions"][r]
+        lim = fleet_limit(reg, p, c["loser"])
+        room = None if lim is None else lim - fleet_used(reg, p, c["loser"])
+        to = []
+        for cls in ships:
+            n = size(p, cls)
+            if r in targets[cls] and (room is None or n <= room):
+                to.append(r)
+                room = None if room is None else room - n
+            else:
+                to.append(home)
+        if r in to:
+            out.append({"type": "retreat", "to": to})
+    return out
+
+
+def check_retreat(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
+    c = _combat(d, player)
+    if c["stage"] != "retreat" or player != c["loser"]:
+        raise Illegal("only the loser of a Combat retreats, after choosing its consolation.")
+    ships = retreating(d, c)
+    to = action.get("to")
+    if not isinstance(to, list) or len(to) != len(ships) or not all(isinstance(r, str) for r in to):
+        raise Invalid(
+            f"say where each of your {len(ships)} Ship(s) in {c['region']} ({', '.join(ships)}) retreats: "
+            "to [region, ...] in that order."
+        )
+    targets = retreat_targets(d, c)
+    p = d["p"][player]
+    added: dict[str, int] = {}
+    for cls, r in zip(ships, to, strict=True):
+        if r not in targets[cls]:
+            raise Illegal(
+                f"your {cls} Ships retreat to regions where you have a Shipyard for them: "
+                + ", ".join(targets[cls])
+                + "."
+            )
+        added[r] = added.get(r, 0) + size(p, cls)
+    for r, n in added.items():
+        reg = d["regions"][r]
+        lim = fleet_limit(reg, p, player)
+        if lim is not None and fleet_used(reg, p, player) + n > lim:
+            raise Illegal(f"retreating there would exceed your Fleet Limit of {lim} in {r}.")
+    return {"type": "retreat", "to": list(to)}
+
+
+def retreat(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    c = d["combat"]
+    assert c is not None
+    move_back(d, c, a["to"], out)
+    wrap_up(d, out)
+
+
+def move_back(d: State, c: dict[str, Any], to: list[str], out: list[dict[str, Any]]) -> None:
+    reg = d["regions"][c["region"]]
+    ships = [s for s in reg["ships"] if s["owner"] == c["loser"]]
+    for s, r in zip(ships, to, strict=True):
+        reg["ships"].remove(s)
+        d["regions"][r]["ships"].append(s)
+    if ships:
+        notice(out, "retreated", player=c["loser"], region=c["region"], to=list(to))
 
 
 def finish_combat(d: State, out: list[dict[str, Any]]) -> None:
@@ -513,14 +617,27 @@ def finish_combat(d: State, out: list[dict[str, Any]]) -> None:
                         s["damaged"] = True
                         break
     # the loser "must destroy all of their Forts that remain in the region, and move all of their Ships ...
-    # back to regions where they have Shipyards" (their home region: it has no Fleet Limit)
+    # back to regions where they have Shipyards. If they have multiple Shipyards, they may distribute
+    # surviving Ships as they please": a choice only when a Shipyard besides home has room
     for f in [f for f in reg["forts"] if f[0] == loser]:
         reg["forts"].remove(f)
         pl["forts_supply"][f[1]] += 1
-    home = pl["home"]
-    for s in [s for s in reg["ships"] if s["owner"] == loser]:
-        reg["ships"].remove(s)
-        d["regions"][home]["ships"].append(s)
+    options = retreats(d, c)
+    if len(options) > 1:
+        c["stage"] = "retreat"
+        d["active"] = loser
+        return
+    move_back(d, c, options[0]["to"], out)
+    wrap_up(d, out)
+
+
+def wrap_up(d: State, out: list[dict[str, Any]]) -> None:
+    """The end of step 9 once the loser's Ships are back: a weakened loser's Neutral Worker, the turn goes
+    on."""
+    c = d["combat"]
+    assert c is not None
+    loser, region = c["loser"], c["region"]
+    pl = d["p"][loser]
     weak = len(regions_present(d, loser)) < 3 or not any(
         s["owner"] == loser for r in d["regions"].values() for s in r["ships"]
     )
@@ -539,4 +656,5 @@ ACTIONS = (
     Action("play_combat_card", check_play_card, play_combat_card, undoable=False),
     Action("assign_damage", check_assign, assign_damage, undoable=False),
     Action("consolation", check_consolation, consolation, undoable=False),
+    Action("retreat", check_retreat, retreat, undoable=False),
 )

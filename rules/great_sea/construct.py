@@ -21,7 +21,7 @@ from rules.great_sea.special_actions import card_effect
 from rules.great_sea.start_of_turn import region, ship_class
 from rules.great_sea.temples import recheck
 from rules.great_sea.upgrades import is_shipyard
-from rules.great_sea.worker import open_step, step_done
+from rules.great_sea.worker import open_step, require_turn, step_done
 
 
 def ship_cost(p: Player, cls: str) -> int:
@@ -40,6 +40,12 @@ def check_construct(d: State, player: str, action: dict[str, Any]) -> dict[str, 
     assert op is not None
     if 1 + discount > op["pips"]:
         raise Illegal(f"that needs {1 + discount} pips and {op['pips']} are left on your Construct Die.")
+    return {"type": "construct", "discount": discount, **check_build(d, player, p, cls, r, discount)}
+
+
+def check_build(d: State, player: str, p: Player, cls: str, r: str, less: int) -> dict[str, Any]:
+    """A new Ship of `cls` in region `r` for its Wood less `less`: a Ship left, the player's own Shipyard,
+    the Fleet Limit."""
     if p["ships"][cls] <= 0:
         raise Illegal(f"you have no {cls} Ship left to construct.")
     reg = d["regions"][r]
@@ -48,17 +54,22 @@ def check_construct(d: State, player: str, action: dict[str, Any]) -> dict[str, 
     lim = fleet_limit(reg, p, player)
     if lim is not None and fleet_used(reg, p, player) + size(p, cls) > lim:
         raise Illegal(f"a new {cls} Ship would exceed your Fleet Limit of {lim} in {r}.")
-    cost = max(0, ship_cost(p, cls) - discount)
+    cost = max(0, ship_cost(p, cls) - less)
     if p["wood"] < cost:
         raise Illegal(f"a {cls} Ship costs {cost} Wood and you have {p['wood']}.")
-    return {"type": "construct", "cls": cls, "region": r, "discount": discount, "cost": cost}
+    return {"cls": cls, "region": r, "cost": cost}
 
 
 def construct(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
-    p = d["p"][player]
     op = d["turn"]["open"]
     assert op is not None
     op["pips"] -= 1 + a["discount"]
+    build(d, player, a, out)
+
+
+def build(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    """Place a Ship checked by `check_build` and pay its Wood."""
+    p = d["p"][player]
     p["wood"] -= a["cost"]
     p["ships"][a["cls"]] -= 1
     d["regions"][a["region"]]["ships"].append(
@@ -68,8 +79,14 @@ def construct(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]
     recheck(d, out)
 
 
+def pip_step(p: Player) -> int:
+    """The "Gain 1 pip" effect's place: 2nd, or 3rd after a card's "New 2nd Effect"."""
+    return 2 if "second" in card_effect(p["cards"]["5"]["id"]) else 1
+
+
 def check_construct_pip(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
-    p = open_step(d, player, 5, 1)
+    p = require_turn(d, player)
+    p = open_step(d, player, 5, pip_step(p))
     extra = card_effect(p["cards"]["5"]["id"]).get("second_gain", {})
     return {"type": "construct_pip", "die": check_pip(p, action.get("die")), "gain": dict(extra)}
 
@@ -82,7 +99,7 @@ def construct_pip(d: State, player: str, a: dict[str, Any], out: list[dict[str, 
             refresh_one(d, player)
         else:
             gain(p, k, v)
-    step_done(d, 2)
+    step_done(d, pip_step(p) + 1)
 
 
 ACTIONS = (

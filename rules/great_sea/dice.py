@@ -27,6 +27,12 @@ def may_raise(p: Player, i: int) -> bool:
     return v <= 6 and (i == DEVELOP or v <= p["dice"][DEVELOP])
 
 
+def may_raise_twice(p: Player, i: int) -> bool:
+    """Two pips may go on Die `i` one after the other (the Develop Die's own rise lifts no other limit)."""
+    v = p["dice"][i] + 2
+    return v <= 6 and (i == DEVELOP or v <= p["dice"][DEVELOP])
+
+
 def raisable(p: Player) -> list[str]:
     return [DICE[i] for i in range(6) if may_raise(p, i)]
 

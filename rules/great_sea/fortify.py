@@ -77,7 +77,7 @@ def check_place(d: State, player: str, p: Player, action: dict[str, Any]) -> dic
     if not isinstance(i, int) or not 0 <= i < len(reg["foundations"]):
         raise Invalid(f"{r} has {len(reg['foundations'])} free Foundation(s): say foundation 0.. .")
     benefit = reg["foundations"][i]
-    times = fort_stats(p, cls).get("foundation", 1)
+    times = fort_stats(p, cls).get("foundation", 0)  # the printed x1 unless covered
     out = {"type": "fortify", "region": r, "fort": cls, "foundation": i, "benefit": benefit, "times": times}
     if benefit == "pip" and "dice" in action:
         # the player names the Die of each pip gained; unnamed ones go on the lowest Die that may rise

@@ -1,9 +1,10 @@
 """The legal-action generator of The Great Sea: concrete actions a seat may take now.
 
 Owns the enumeration only; every offered action passes its action's check (kept in `state.offers` for
-`apply`). It offers a representative set where the choices are combinatorial: single-Ship moves (a pip may
-move several Ships at once; send those yourself), Damage placed filling one unit first, discounts of 0 or
-the most that helps, and the pip sequences of setup once per multiset.
+`apply`). It offers a representative set where the choices are combinatorial: single-Ship moves plus the
+Ships gathered into a region and sent together out of one (other groups may be sent), Damage placed filling
+one unit first, discounts of 0 or the most that helps, one place per Fort tile (the engine's default), the
+loser's retreat home or filling one other Shipyard, and the pip sequences of setup once per multiset.
 """
 
 from __future__ import annotations
@@ -13,22 +14,30 @@ from typing import Any, cast
 
 from rules.core.errors import RulesError
 from rules.core.state import GameState
-from rules.great_sea.combat import consolations
+from rules.great_sea.combat import consolations, retreats
 from rules.great_sea.combat_cards import is_basic
-from rules.great_sea.construct import ship_cost
+from rules.great_sea.construct import pip_step, ship_cost
 from rules.great_sea.control import controls, players_present, refreshed_posts
-from rules.great_sea.data import CLASSES, DICE, FORTS, board
+from rules.great_sea.data import CLASSES, DICE, FORTS, PARTS, board
 from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
-from rules.great_sea.dice import may_raise, raisable, value
+from rules.great_sea.dice import may_raise, may_raise_twice, raisable, value
 from rules.great_sea.fortify import fort_requirement
 from rules.great_sea.game import GAME
 from rules.great_sea.map import adjacency, reachable
 from rules.great_sea.mobilise import blocked
-from rules.great_sea.model import Player, State
+from rules.great_sea.model import Player, State, resource
 from rules.great_sea.setup import draw_chance, pips_owed
 from rules.great_sea.special_actions import card_effect
+from rules.great_sea.special_effects import PLACES
 from rules.great_sea.trade import post_requirement
-from rules.great_sea.upgrades import fort_stats, is_shipyard, ship_stats, tile_cost, tile_types
+from rules.great_sea.upgrades import (
+    fort_places_for,
+    fort_stats,
+    ship_stats,
+    shipyard_regions,
+    tile_cost,
+    tile_types,
+)
 from rules.great_sea.worker import workers_left
 
 
@@ -150,6 +159,8 @@ def combat_candidates(d: State, player: str) -> list[dict[str, Any]]:
         return res
     if c["stage"] == "consolation" and player == c["loser"]:
         return consolations(d, player)
+    if c["stage"] == "retreat" and player == c["loser"]:
+        return retreats(d, c)
     return []
 
 
@@ -167,14 +178,21 @@ def turn_candidates(d: State, player: str) -> list[Any]:
         return out
     out.append(Checked([{"type": "finish_action"}]))
     card, step = op["card"], op["step"]
-    dice = raisable(p)
+    dice = raisable(p) if card in (1, 5) else []
     if card == 1:
         if step == 0:
             gains = ("coins", "wood") if p["cards"]["1"]["flipped"] else ("coins",)
             out.append(Checked({"type": "develop_pip", "die": x, "gain": g} for x in dice for g in gains))
         if step <= 1:
             out.append(Checked({"type": "develop_second", "choice": "pip", "die": x} for x in dice))
-            out += [{"type": "develop_second", "choice": "wood_pips", "dice": [x, x]} for x in dice]
+            if p["wood"] >= 2:  # check_develop_second's tests: 2 Wood, the Die may rise twice
+                out.append(
+                    Checked(
+                        {"type": "develop_second", "choice": "wood_pips", "dice": [x, x]}
+                        for x in dice
+                        if may_raise_twice(p, DICE.index(x))
+                    )
+                )
             for tiles in [[x] for x in IMPROVABLE] + [list(x) for x in combinations(IMPROVABLE, 2)]:
                 if affordable(p, tiles):
                     out.append(Checked([{"type": "develop_second", "choice": "improve", "tiles": tiles}]))
@@ -215,8 +233,8 @@ def turn_candidates(d: State, player: str) -> list[Any]:
                 most = max(0, min(op["pips"] - 1, cost))
                 targets = (
                     [{"cls": c} for c in CLASSES]
-                    if spec["row"] in ("stern", "hull", "bow")
-                    else [{"fort": f} for f in FORTS]
+                    if spec["row"] in PARTS
+                    else [{"fort": f} for f in FORTS if fort_places_for(p, f, pile + ":0")]  # room for it
                 )
                 for disc in sorted({0, most}):
                     if p["coins"] >= max(0, cost - disc):
@@ -232,13 +250,15 @@ def turn_candidates(d: State, player: str) -> list[Any]:
     elif card == 5:
         if step == 0 and op["pips"] > 0:
             out.append(construct_candidates(d, player, p, op["pips"]))
-        if step <= 1:
+        if step <= pip_step(p):
             out.append(Checked({"type": "construct_pip", "die": x} for x in dice))
     elif card == 6:
         if step == 0 and op["pips"] > 0:
             out.append(move_candidates(d, player, p))
         if step <= 1 and op["pips"] > 0:
             for r, reg in d["regions"].items():
+                if not reg["ships"] and not reg["forts"]:
+                    continue
                 there = players_present(reg)
                 if player in there and len(there) > 1:
                     out.append(
@@ -248,10 +268,10 @@ def turn_candidates(d: State, player: str) -> list[Any]:
                             if opp != player and opp in there
                         )
                     )
-    if step <= 2:
-        third = card_effect(p["cards"][str(card)]["id"]).get("third")
-        if third:
-            out += special_candidates(d, player, p, third, dice)
+    eff = card_effect(p["cards"][str(card)]["id"])
+    for key, at in PLACES.items():
+        if key in eff and step <= at:
+            out += special_candidates(d, player, p, eff[key], dice or raisable(p))
     return out
 
 
@@ -262,6 +282,8 @@ def start_candidates(d: State, player: str, p: Player) -> list[Any]:
     out = Checked({"type": "start_pip", "die": x, "pay": pay} for x in raisable(p) for pay in pays)
     if posts >= 3:
         out.append({"type": "start_worker"})
+    if posts >= 1:
+        out += [{"type": "start_move", **m} for m in shipyard_moves(d, player, p)]  # the same tests
     repays = [x for x, ok in (("post", posts >= 1), ("wood", p["wood"] >= 2)) if ok]
     seen: set[tuple[str, str]] = set()
     for r, reg in d["regions"].items():
@@ -272,34 +294,113 @@ def start_candidates(d: State, player: str, p: Player) -> list[Any]:
     return [out]
 
 
-def move_candidates(d: State, player: str, p: Player) -> Checked:
-    """Single-Ship moves, built from `mobilise.check_move`'s own tests: an undamaged Ship not yet moved this
-    action, a destination within its Speed that is not an opponent's home region, the Fleet Limit there."""
-    block = blocked(d, player)
-    seen: set[tuple[str, str]] = set()
-    out = Checked()
-    regions = d["regions"]
-    room: dict[str, int | None] = {}
-    base = {c: ship_stats(p, c).get("speed", 0) for c in CLASSES}
-    for r, reg in regions.items():
-        extra = -1
+Fleet = dict[tuple[str, str], int]  # (region, class) -> how many of the player's Ships
+
+
+class Room:
+    """The room left under the player's Fleet Limit in each region (None: a home region), read lazily."""
+
+    __slots__ = ("d", "p", "player", "left")
+
+    def __init__(self, d: State, p: Player, player: str) -> None:
+        self.d, self.p, self.player = d, p, player
+        self.left: dict[str, int | None] = {}
+
+    def __call__(self, r: str) -> int | None:
+        if r not in self.left:
+            reg = self.d["regions"][r]
+            lim = fleet_limit(reg, self.p, self.player)
+            self.left[r] = None if lim is None else lim - fleet_used(reg, self.p, self.player)
+        return self.left[r]
+
+
+def fleets(d: State, player: str, movable: bool) -> Fleet:
+    """The player's undamaged Ships by region and class (`movable`: also not moved this action)."""
+    out: Fleet = {}
+    for r, reg in d["regions"].items():
         for s in reg["ships"]:
-            cls = s["cls"]
-            if s["owner"] != player or s["damaged"] or s["moved"] or (r, cls) in seen:
+            if s["owner"] == player and not s["damaged"] and not (movable and s["moved"]):
+                k = (r, s["cls"])
+                out[k] = out.get(k, 0) + 1
+    return out
+
+
+def move_candidates(d: State, player: str, p: Player) -> Checked:
+    """One pip's moves, built from `mobilise.check_moves`' own tests (an undamaged Ship not yet moved this
+    action, a destination within its Speed that is not an opponent's home region, the Fleet Limit there):
+    every single-Ship move, and for each region the Ships that can reach it gathered there and the Ships of
+    each region sent there together (as many as fit, in map order). Other groups may be sent."""
+    out = Checked()
+    ships = fleets(d, player, movable=True)
+    if not ships:
+        return out
+    regions = d["regions"]
+    block = blocked(d, player)
+    room = Room(d, p, player)
+    sizes = {c: size(p, c) for c in CLASSES}
+    base = {c: ship_stats(p, c).get("speed", 0) for c in CLASSES}
+    extra: dict[str, int] = {}
+    into: dict[str, list[tuple[str, str, int]]] = {}  # destination -> (from, class, count) that fit alone
+    for (r, cls), n in ships.items():
+        if r not in extra:
+            extra[r] = sum(fort_stats(p, f[1]).get("speed", 0) for f in regions[r]["forts"] if f[0] == player)
+        for dest in reachable(d["map"], r, base[cls] + extra[r], block):
+            if dest == r:
                 continue
-            seen.add((r, cls))
-            if extra < 0:
-                extra = sum(fort_stats(p, f[1]).get("speed", 0) for f in reg["forts"] if f[0] == player)
-            need = size(p, cls)
-            for dest in reachable(d["map"], r, base[cls] + extra, block):
-                if dest == r:
-                    continue
-                if dest not in room:
-                    lim = fleet_limit(regions[dest], p, player)
-                    room[dest] = None if lim is None else lim - fleet_used(regions[dest], p, player)
-                left = room[dest]
-                if left is None or need <= left:
-                    out.append({"type": "move", "region": dest, "moves": [[r, dest, cls]]})
+            left = room(dest)
+            if left is None or sizes[cls] <= left:
+                out.append({"type": "move", "region": dest, "moves": [[r, dest, cls]]})
+                into.setdefault(dest, []).append((r, cls, n))
+
+    def fill(dest: str, group: list[tuple[str, str, int]]) -> list[list[str]]:
+        left = room(dest)
+        moves = []
+        for r, cls, n in group:
+            for _ in range(n):
+                if left is not None and sizes[cls] > left:
+                    break
+                moves.append([r, dest, cls])
+                left = None if left is None else left - sizes[cls]
+        return moves
+
+    for dest, group in into.items():
+        if len(group) == 1 and group[0][2] == 1:
+            continue
+        moves = fill(dest, group)
+        if len(moves) > 1:
+            out.append({"type": "move", "region": dest, "moves": moves})
+        sources = dict.fromkeys(g[0] for g in group)
+        if len(sources) == 1:
+            continue  # sending them out of their one region is the same move
+        for src in sources:
+            mine = [g for g in group if g[0] == src]
+            if len(mine) > 1 or mine[0][2] > 1:
+                moves = fill(dest, mine)
+                if len(moves) > 1:
+                    out.append({"type": "move", "region": src, "moves": moves})
+    return out
+
+
+def shipyard_moves(d: State, player: str, p: Player) -> list[dict[str, str]]:
+    """`start_of_turn.check_shipyard_move`'s moves: 1 undamaged Ship across 1 border, to or from a region
+    where the player has a Shipyard for its class, never into an opponent's home, within the Fleet Limit."""
+    ships = fleets(d, player, movable=False)
+    if not ships:
+        return []
+    regions = d["regions"]
+    adj = adjacency(d["map"])
+    yards = shipyard_regions(d, player)
+    room = Room(d, p, player)
+    out: list[dict[str, str]] = []
+    for r, cls in ships:
+        here = r in yards[cls]
+        n = size(p, cls)
+        for b in adj[r]:
+            if regions[b]["home"] not in (None, player) or not (here or b in yards[cls]):
+                continue
+            left = room(b)
+            if left is None or n <= left:
+                out.append({"from": r, "to": b, "cls": cls})
     return out
 
 
@@ -318,25 +419,21 @@ def affordable(p: Player, tiles: list[str]) -> bool:
     return spend["wood"] <= p["wood"] and spend["coins"] <= p["coins"]
 
 
-def construct_candidates(d: State, player: str, p: Player, pips: int) -> Checked:
+def construct_candidates(
+    d: State, player: str, p: Player, pips: int, classes: tuple[str, ...] | list[str] = CLASSES, less: int = 0
+) -> Checked:
     """construct.check_construct's tests: a Ship left, a Shipyard of the player for that class, room under
     the Fleet Limit, 1 + discount pips, the Wood for the discounted cost."""
     out = Checked()
-    regions = d["regions"]
-    # only a home region or a region with one of the player's Forts can hold their Shipyard
-    places = [
-        r for r, reg in regions.items() if reg["home"] == player or any(f[0] == player for f in reg["forts"])
-    ]
-    for cls in CLASSES:
+    yards = shipyard_regions(d, player)
+    room = Room(d, p, player)
+    for cls in classes:
         if p["ships"][cls] <= 0:
             continue
-        need, cost = size(p, cls), ship_cost(p, cls)
-        for r in places:
-            reg = regions[r]
-            if not is_shipyard(reg, p, player, cls):
-                continue
-            lim = fleet_limit(reg, p, player)
-            if lim is not None and fleet_used(reg, p, player) + need > lim:
+        need, cost = size(p, cls), max(0, ship_cost(p, cls) - less)
+        for r in sorted(yards[cls]):
+            left = room(r)
+            if left is not None and need > left:
                 continue
             for x in sorted({0, pips - 1}):
                 if p["wood"] >= max(0, cost - x):
@@ -344,12 +441,12 @@ def construct_candidates(d: State, player: str, p: Player, pips: int) -> Checked
     return out
 
 
-def special_candidates(
-    d: State, player: str, p: Player, third: dict[str, Any], dice: list[str]
-) -> list[dict[str, Any]]:
-    """A Special Action Card's 3rd Effect, as `special_effects.check_special_effect` reads it."""
+def special_candidates(d: State, player: str, p: Player, third: dict[str, Any], dice: list[str]) -> list[Any]:
+    """The effect a Special Action Card adds, as `special_effects.check_special_effect` reads it."""
     if "pip" in third:
-        return [{"type": "special_effect", "die": x} for x in dice]
+        if any(resource(p, res) < n for res, n in third["pay"].items()):
+            return []
+        return [Checked({"type": "special_effect", "die": x} for x in dice)]
     if "improve" in third:
         return [{"type": "special_effect", "tiles": [x]} for x in IMPROVABLE]
     if "place_fort" in third:
@@ -365,6 +462,41 @@ def special_candidates(
             for part, t in parts.items()
             if t is not None
         ]
+    if "tile" in third:
+        if third.get("exhaust") and not refreshed_posts(d, player):
+            return []
+        # research.check_tile's tests: a tile or discards, the Coins, room on the Fort grid
+        out = Checked()
+        for pile, spec in tile_types().items():
+            if spec["row"] not in third["tile"] or not (d["piles"][pile] or d["discards"].get(pile)):
+                continue
+            if p["coins"] < max(0, tile_cost(d, pile) - third["less"]):
+                continue
+            targets = (
+                [{"cls": c} for c in CLASSES]
+                if spec["row"] in PARTS
+                else [{"fort": f} for f in FORTS if fort_places_for(p, f, pile + ":0")]
+            )
+            out += [{"type": "special_effect", "pile": pile, **tg} for tg in targets]
+        return [out]
+    # the families below are built from their checks' own tests (construct, move, start-of-turn move)
+    if "construct" in third:
+        builds = construct_candidates(d, player, p, 1, third["construct"], third["less"])
+        return [Checked({"type": "special_effect", "cls": a["cls"], "region": a["region"]} for a in builds)]
+    if third.get("move") == "region":
+        moves = move_candidates(d, player, p)
+        return [
+            Checked({"type": "special_effect", "region": m["region"], "moves": m["moves"]} for m in moves)
+        ]
+    if third.get("move") == "shipyard":
+        return [Checked({"type": "special_effect", **m} for m in shipyard_moves(d, player, p))]
+    if "worker" in third:
+        op = d["turn"]["open"]
+        return (
+            [Checked([{"type": "special_effect"}])]
+            if op is not None and op["pips"] >= third["worker"]
+            else []
+        )
     return []
 
 

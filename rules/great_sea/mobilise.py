@@ -48,6 +48,13 @@ def check_move(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
     p = open_step(d, player, 6, 0)
     if _pips(d) < 1:
         raise Illegal("no pip is left on your Mobilise Die.")
+    target, norm = check_moves(d, player, p, action)
+    return {"type": "move", "region": target, "moves": norm}
+
+
+def check_moves(d: State, player: str, p: Player, action: dict[str, Any]) -> tuple[str, list[list[str]]]:
+    """One pip's worth of movement ("Move any number of Ships into that region from any number of regions,
+    or Move any number of Ships out of that region into any number of regions"): the region and the moves."""
     target = region(d, action.get("region"))
     moves = action.get("moves")
     if not isinstance(moves, list) or not moves:
@@ -90,7 +97,7 @@ def check_move(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
         lim = fleet_limit(reg, p, player)
         if n > 0 and lim is not None and fleet_used(reg, p, player) + n > lim:
             raise Illegal(f"your Ships in {b} would exceed your Fleet Limit of {lim}.")
-    return {"type": "move", "region": target, "moves": norm}
+    return target, norm
 
 
 def move(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:

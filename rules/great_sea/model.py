@@ -54,7 +54,8 @@ class Player(TypedDict):
     posts: int  # Trade Posts left on the Player Board
     posts_supply: int  # this player's Trade Posts returned to the Main Supply
     ship_tiles: dict[str, dict[str, ShipTile | None]]  # class -> stern/hull/bow
-    fort_tiles: dict[str, list[str]]  # class -> tiles on its grid
+    fort_tiles: dict[str, list[str]]  # class -> tiles on its grid, in the order placed (bottom first)
+    fort_places: dict[str, list[list[int]]]  # class -> each tile's [row, col] (+ [row2, col2])
     hand: list[str]  # Combat Cards in hand (secret)
     lost: list[str]  # Combat Cards lost (faceup near the board)
     temple: int  # Temple Points

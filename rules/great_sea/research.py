@@ -14,10 +14,18 @@ from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.great_sea.control import exhausted_posts, refresh_one
-from rules.great_sea.data import CLASSES, FORTS
-from rules.great_sea.model import State, gain
+from rules.great_sea.data import CLASSES
+from rules.great_sea.model import Player, State, gain
 from rules.great_sea.special_actions import card_effect
-from rules.great_sea.upgrades import place_ship_tile, tile_cost, tile_row, tile_types, top
+from rules.great_sea.upgrades import (
+    check_fort_tile,
+    place_fort_tile,
+    place_ship_tile,
+    tile_cost,
+    tile_row,
+    tile_types,
+    top,
+)
 from rules.great_sea.upgrades import take as take_tile
 from rules.great_sea.worker import open_step, step_done
 
@@ -41,38 +49,46 @@ def check_gain(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
     assert op is not None
     if pile in op["piles"]:
         raise Illegal("you may not gain more Upgrade Tiles from this Pile this turn.")
-    tile = d["piles"][pile][0] if d["piles"][pile] else None
-    if tile is None and not d["discards"].get(pile):
-        raise Illegal("that Pile is empty.")
     discount = action.get("discount", 0)
     if not isinstance(discount, int) or isinstance(discount, bool) or discount < 0:
         raise Invalid("discount is a number of pips (0 or more).")
     if 1 + discount > _pips(d):
         raise Illegal(f"that needs {1 + discount} pips and {_pips(d)} are left on your Research Die.")
-    cost = max(0, tile_cost(d, pile) - discount)
+    return {"type": "research_gain", "discount": discount, **check_tile(d, p, pile, discount, action)}
+
+
+def check_tile(d: State, p: Player, pile: str, less: int, action: dict[str, Any]) -> dict[str, Any]:
+    """Gaining the top tile of `pile` for its column's Coins less `less`, and where it goes (`cls`, or `fort`
+    and `place`)."""
+    tile = d["piles"][pile][0] if d["piles"][pile] else None
+    if tile is None and not d["discards"].get(pile):
+        raise Illegal("that Pile is empty.")
+    cost = max(0, tile_cost(d, pile) - less)
     if p["coins"] < cost:
         raise Illegal(f"the tile costs {cost} Coins and you have {p['coins']}.")
     row = tile_types()[pile]["row"]
-    out = {"type": "research_gain", "pile": pile, "discount": discount, "cost": cost}
+    out: dict[str, Any] = {"pile": pile, "cost": cost}
     if row in ("stern", "hull", "bow"):
         cls = action.get("cls")
         if cls not in CLASSES:
             raise Invalid("a Ship Upgrade Tile goes on one of your 3 Ships: say cls small, medium or large.")
         out["cls"] = cls
     else:
-        fort = action.get("fort")
-        if fort not in FORTS:
-            raise Invalid("a Fort Upgrade Tile goes on a Fort grid: say fort 'stronghold' or 'outpost'.")
-        out["fort"] = fort
+        out["fort"], out["place"] = check_fort_tile(p, action.get("fort"), pile, action.get("place"))
     return out
 
 
 def research_gain(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
-    p = d["p"][player]
     op = d["turn"]["open"]
     assert op is not None
     op["pips"] -= 1 + a["discount"]
     op["piles"].append(a["pile"])
+    gain_tile(d, player, a, out)
+
+
+def gain_tile(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    """Pay for a tile checked by `check_tile`, take it (its Pile moves to the far left) and place it."""
+    p = d["p"][player]
     p["coins"] -= a["cost"]
     top(d, a["pile"])
     tile = take_tile(d, a["pile"])
@@ -82,7 +98,7 @@ def research_gain(d: State, player: str, a: dict[str, Any], out: list[dict[str, 
         if covered:
             notice(out, "tile_removed", player=player, tile=covered)  # removed from the game
     else:
-        p["fort_tiles"][a["fort"]].append(tile)
+        place_fort_tile(p, a["fort"], tile, a["place"])
         where = a["fort"]
     notice(out, "tile_gained", player=player, tile=tile, on=where, cost=a["cost"])
 

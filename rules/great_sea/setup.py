@@ -112,6 +112,7 @@ def set_up(d: State, action: dict[str, Any], out: list[dict[str, Any]]) -> None:
             "posts_supply": 0,
             "ship_tiles": {c: dict.fromkeys(PARTS, None) for c in CLASSES},
             "fort_tiles": {f: [] for f in FORTS},
+            "fort_places": {f: [] for f in FORTS},
             "hand": hand(opts["combat_cards"]),
             "lost": [],
             "temple": 0,

@@ -49,6 +49,12 @@ def ship_class(c: object) -> str:
 
 def check_start_move(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:
     p = _start(d, player, 1)
+    return {"type": "start_move", **check_shipyard_move(d, player, p, action)}
+
+
+def check_shipyard_move(d: State, player: str, p: Player, action: dict[str, Any]) -> dict[str, str]:
+    """ "Move 1 Ship to an adjacent region with a Shipyard or from a Shipyard to an adjacent region": the
+    start-of-turn action's move, also a Special Action Card effect."""
     a, b, cls = region(d, action.get("from")), region(d, action.get("to")), ship_class(action.get("cls"))
     if not adjacent(d["map"], a, b):
         raise Illegal(f"{b} is not adjacent to {a}.")
@@ -62,7 +68,7 @@ def check_start_move(d: State, player: str, action: dict[str, Any]) -> dict[str,
     lim = fleet_limit(rb, p, player)
     if lim is not None and fleet_used(rb, p, player) + size(p, cls) > lim:
         raise Illegal(f"that would exceed your Fleet Limit of {lim} in {b}.")
-    return {"type": "start_move", "from": a, "to": b, "cls": cls}
+    return {"from": a, "to": b, "cls": cls}
 
 
 def start_move(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:

@@ -21,7 +21,7 @@ from rules.great_sea.model import Player, State, gain
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.start_of_turn import region
 from rules.great_sea.temples import recheck
-from rules.great_sea.worker import close_action, open_step
+from rules.great_sea.worker import close_action, open_step, step_done
 
 INCOME_ROW = {"coins": "stronghold", "wood": "outpost"}
 GAINS = ("coins", "wood", "post")
@@ -110,7 +110,11 @@ def trade(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -
         else:
             gain(p, g, a[g])
     recheck(d, out)
-    close_action(d)
+    eff = card_effect(p["cards"]["3"]["id"])
+    if "second" in eff or "third" in eff:
+        step_done(d, 1)  # a Special Action Card's added effect comes next
+    else:
+        close_action(d)
 
 
 ACTIONS = (Action("trade", check_trade, trade),)

@@ -3,16 +3,21 @@ their Class") as data (rules/data/great_sea/upgrades.json), and the stats of a S
 
 A tile is "type:index". Ship tiles cover one part (stern, hull, bow) of a class and replace the icons
 printed there; "flipping" turns one to its opposite side (Sterns +1 Shield, Hulls +1 Strength, Bows +1
-Mobility). Fort tiles stack on a Fort class's grid and add their icons; the grid geometry (overhang, the
-starting Health space) is not modelled (docs/great-sea.md).
+Mobility). Fort tiles go on a Fort class's grid (`board.json` `fort_grid`): a Large one covers 2
+neighbouring spaces, a Small one 1; "Upgrade Tiles may be stacked on top of others here, but they can never
+be overhanging the edges of the grid, or placed in a way that they are uneven" (every space under a tile at
+the same height) and "players may never cover the starting Health space of each grid". A Fort class's
+stats are its printed base plus the icons left visible on its grid (a covered icon, printed or on a tile,
+counts no more).
 """
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
-from rules.great_sea.data import PARTS, board, load
+from rules.core.errors import Illegal, Invalid
+from rules.great_sea.data import CLASSES, FORTS, PARTS, board, load
 from rules.great_sea.model import Player, Region, State, Stats
 
 
@@ -41,21 +46,154 @@ def add(into: Stats, more: Stats, k: int = 1) -> None:
 
 def ship_stats(p: Player, cls: str) -> Stats:
     """All icons of one Ship of class `cls`: its three parts (tile or printed) and its Class Tile's
-    Strength."""
+    Strength (a shared mapping: read it, never write to it)."""
+    parts = p["ship_tiles"][cls]
+    key = tuple((t["tile"], t["flipped"]) if t else None for t in parts.values())
+    return _ship_stats(cls, p["classes"][cls], key)
+
+
+@lru_cache(maxsize=4096)
+def _ship_stats(cls: str, stage: int, tiles: tuple[tuple[str, bool] | None, ...]) -> Stats:
+    # cached: a Ship class changes a few times a game and its stats are read for every move and Combat
     spec = board()["ship_classes"][cls]
     out: Stats = {}
-    for part in PARTS:
-        t = p["ship_tiles"][cls][part]
-        add(out, icons(t["tile"], t["flipped"]) if t else spec["parts"][part])
-    out["strength"] = out.get("strength", 0) + spec["stages"][p["classes"][cls]]["strength"]
+    for part, t in zip(PARTS, tiles, strict=True):
+        add(out, icons(t[0], t[1]) if t else spec["parts"][part])
+    out["strength"] = out.get("strength", 0) + spec["stages"][stage]["strength"]
     return out
 
 
 def fort_stats(p: Player, cls: str) -> Stats:
+    """The stats of one Fort of class `cls`: its printed base and the visible icons of its grid (a shared
+    mapping: read it, never write to it)."""
+    tiles = p["fort_tiles"][cls]
+    if not tiles:
+        return _grid_stats(cls, (), ())
+    return _grid_stats(cls, tuple(tiles), tuple(map(tuple, p["fort_places"][cls])))
+
+
+Place = tuple[int, ...]  # (row, col) of a Small tile; (row, col, row2, col2) of a Large one, left half first
+
+
+@lru_cache(maxsize=4096)
+def _grid_stats(cls: str, tiles: tuple[str, ...], places: tuple[Place, ...]) -> Stats:
+    # cached: a grid changes a few times a game and its stats are read on every move and Combat
     out: Stats = dict(board()["forts"][cls]["base"])
-    for t in p["fort_tiles"][cls]:
-        add(out, icons(t))
+    for cell in _visible(tiles, places).values():
+        add(out, cell)
     return out
+
+
+def _visible(tiles: tuple[str, ...], places: tuple[Place, ...]) -> dict[tuple[int, int], Stats]:
+    """The icons showing on each grid space: the printed ones, covered by each tile in the order placed."""
+    grid = board()["fort_grid"]
+    top: dict[tuple[int, int], Stats] = {
+        (r, c): grid["printed"][r][c] for r in range(grid["rows"]) for c in range(grid["cols"])
+    }
+    for tile, place in zip(tiles, places, strict=True):
+        for cell, half in zip(cells(place), halves(tile), strict=True):
+            top[cell] = half
+    return top
+
+
+def halves(tile: str) -> list[Stats]:
+    t, i = tile.split(":")
+    h: list[Stats] = tile_types()[t]["tiles"][int(i)]["halves"]
+    return h
+
+
+def cells(place: Place) -> list[tuple[int, int]]:
+    return [(place[0], place[1])] + ([(place[2], place[3])] if len(place) == 4 else [])
+
+
+def heights(p: Player, cls: str) -> dict[tuple[int, int], int]:
+    h: dict[tuple[int, int], int] = {}
+    for place in p["fort_places"][cls]:
+        for cell in cells(tuple(place)):
+            h[cell] = h.get(cell, 0) + 1
+    return h
+
+
+def fort_place_problem(p: Player, cls: str, tile: str, place: object) -> str | None:
+    """Why `place` cannot take `tile` on the `cls` grid (None: it can)."""
+    n = len(halves(tile))
+    if (
+        not isinstance(place, list | tuple)
+        or len(place) != 2 * n
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in place)
+    ):
+        shape = "[row, col, row2, col2] (its left half first)" if n == 2 else "[row, col]"
+        return f"say where the tile goes on your {cls} grid: place {shape}."
+    grid = board()["fort_grid"]
+    cs = cells(tuple(place))
+    if any(not (0 <= r < grid["rows"] and 0 <= c < grid["cols"]) for r, c in cs):
+        return "Fort Upgrade Tiles can never be overhanging the edges of the grid."
+    if n == 2 and abs(cs[0][0] - cs[1][0]) + abs(cs[0][1] - cs[1][1]) != 1:
+        return "a Large Fort Upgrade Tile covers 2 neighbouring spaces of the grid."
+    if any(list(c) in grid["locked"] for c in cs):
+        return "players may never cover the starting Health space of each grid."
+    h = heights(p, cls)
+    if len({h.get(c, 0) for c in cs}) > 1:
+        return "a Fort Upgrade Tile may not be placed uneven (hanging off the edge of other Upgrade Tiles)."
+    return None
+
+
+def fort_places_for(p: Player, cls: str, tile: str) -> list[list[int]]:
+    """Every legal place of `tile` on the `cls` grid, those covering fewer visible icons first (then the
+    lowest, then in reading order): the first is the engine's default when the player names none."""
+    places = _places(len(halves(tile)), tuple(p["fort_tiles"][cls]), tuple(map(tuple, p["fort_places"][cls])))
+    return [list(pl) for pl in places]
+
+
+@lru_cache(maxsize=1024)
+def _places(n: int, tiles: tuple[str, ...], placed: tuple[Place, ...]) -> tuple[Place, ...]:
+    # cached like `_grid_stats`: the same grid is asked about at every Research offer
+    grid = board()["fort_grid"]
+    rows, cols = grid["rows"], grid["cols"]
+    locked = {(r, c) for r, c in grid["locked"]}
+    h: dict[tuple[int, int], int] = {}
+    for place in placed:
+        for cell in cells(place):
+            h[cell] = h.get(cell, 0) + 1
+    vis = _visible(tiles, placed)
+    ok: list[Place] = []
+    for r in range(rows):
+        for c in range(cols):
+            if (r, c) in locked:
+                continue
+            if n == 1:
+                ok.append((r, c))
+                continue
+            for r2, c2 in ((r, c + 1), (r + 1, c), (r, c - 1), (r - 1, c)):
+                if 0 <= r2 < rows and 0 <= c2 < cols and (r2, c2) not in locked:
+                    if h.get((r, c), 0) == h.get((r2, c2), 0):
+                        ok.append((r, c, r2, c2))
+    ok.sort(key=lambda pl: (sum(bool(vis[x]) for x in cells(pl)), h.get((pl[0], pl[1]), 0)))
+    return tuple(ok)
+
+
+def check_fort_tile(p: Player, cls: object, pile: str, place: object) -> tuple[str, list[int]]:
+    """The Fort class and the place a tile of `pile` goes to (the first of `fort_places_for` when the player
+    names none); Invalid or Illegal with the reason otherwise."""
+    if cls not in FORTS:
+        raise Invalid("a Fort Upgrade Tile goes on a Fort grid: say fort 'stronghold' or 'outpost'.")
+    fort = str(cls)
+    sample = pile + ":0"  # every tile of a type has the same size
+    if place is None:
+        ok = fort_places_for(p, fort, sample)
+        if not ok:
+            raise Illegal(f"your {fort} grid has no even place left for this tile.")
+        return fort, ok[0]
+    why = fort_place_problem(p, fort, sample, place)
+    if why is not None:
+        raise (Invalid if why.startswith("say") else Illegal)(why)
+    assert isinstance(place, list | tuple)
+    return fort, [int(x) for x in place]
+
+
+def place_fort_tile(p: Player, cls: str, tile: str, place: list[int]) -> None:
+    p["fort_tiles"][cls] = [*p["fort_tiles"][cls], tile]
+    p["fort_places"][cls] = [*p["fort_places"][cls], list(place)]
 
 
 def is_shipyard(reg: Region, p: Player, color: str, cls: str) -> bool:
@@ -69,6 +207,28 @@ def is_shipyard(reg: Region, p: Player, color: str, cls: str) -> bool:
     if "stronghold" in mine and ship_stats(p, cls).get("shipyard", 0):
         return True
     return any(fort_stats(p, f).get("shipyard", 0) for f in mine)
+
+
+def shipyard_regions(d: State, color: str) -> dict[str, set[str]]:
+    """`is_shipyard` for every region and class at once: class -> the regions with the player's Shipyard."""
+    p = d["p"][color]
+    ship_yard = tuple(c for c in CLASSES if ship_stats(p, c).get("shipyard", 0))
+    fort_yard = {f for f in FORTS if fort_stats(p, f).get("shipyard", 0)}
+    out: dict[str, set[str]] = {c: set() for c in CLASSES}
+    for r, reg in d["regions"].items():
+        if reg["home"] == color:
+            classes: tuple[str, ...] = CLASSES
+        elif reg["forts"]:
+            mine = [f[1] for f in reg["forts"] if f[0] == color]
+            if not mine:
+                continue
+            yard = any(f in fort_yard for f in mine)
+            classes = CLASSES if yard else ship_yard if "stronghold" in mine else ()
+        else:
+            continue
+        for c in classes:
+            out[c].add(r)
+    return out
 
 
 def shipyards(d: State, color: str, cls: str) -> list[str]:

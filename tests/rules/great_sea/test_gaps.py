@@ -66,6 +66,7 @@ def test_foundation_modifier_gains_the_benefit_again():
     ship(s, c, "small", "r1c1")
     me(s)["dice"] = [3, 2, 1, 1, 1, 1]
     me(s)["fort_tiles"]["outpost"] = ["fort_small:6", "fort_small:7"]  # two sample Foundation modifiers
+    me(s)["fort_places"]["outpost"] = [[0, 1], [0, 2]]  # beside the printed x1, which stays visible
     wood = me(s)["wood"]
     s = open_card(s, 2)
     s, _ = act(s, "fortify", region="r1c1", fort="outpost")
@@ -187,6 +188,7 @@ def test_fort_speed_tile_helps_ships_leaving():
     ship(s, c, "medium", "r2c2")
     s.data["regions"]["r2c2"]["forts"].append([c, "outpost"])
     me(s)["fort_tiles"]["outpost"] = ["fort_speed:0"]
+    me(s)["fort_places"]["outpost"] = [[0, 1, 0, 2]]
     me(s)["dice"] = [3, 1, 1, 1, 1, 3]
     s = open_card(s, 6)
     s, _ = act(s, "move", region="r2c4", moves=[["r2c2", "r2c4", "medium"]])  # 2 borders with Speed 1 + 1

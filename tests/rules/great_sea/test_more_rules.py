@@ -62,9 +62,11 @@ def test_fort_tile_effects_fleet_limit_and_die_reduction():
     reg = s.data["regions"]["r1c1"]
     reg["forts"] = [[c, "stronghold"], [c, "stronghold"]]
     p["fort_tiles"]["stronghold"] = ["fort_fleet:0"]
+    p["fort_places"]["stronghold"] = [[0, 1, 0, 2]]
     assert fleet_limit(reg, p, c) == 8 + 2  # each Fort of that Class in the region adds its instance
     assert fort_requirement(p, "outpost") == 2
     p["fort_tiles"]["outpost"] = ["fort_speed:7"]  # the sample tile with a Fortify Die reduction
+    p["fort_places"]["outpost"] = [[0, 1, 0, 2]]
     assert fort_stats(p, "outpost")["fortify_reduction"] == 1
     assert fort_requirement(p, "outpost") == 1
 
