@@ -15,7 +15,7 @@ from rules.core.actions import Action
 from rules.core.errors import Ambiguous, Illegal, Invalid
 from rules.core.events import notice
 from rules.dead_reckoning.abilities import check_effect, do_effect
-from rules.dead_reckoning.achievements import check_achievements
+from rules.dead_reckoning.achievements import check_achievements, earn_cube
 from rules.dead_reckoning.cards import BUILDINGS, catalog
 from rules.dead_reckoning.letters_of_marque.data import lom_data
 from rules.dead_reckoning.letters_of_marque.letters import (
@@ -273,11 +273,8 @@ def do_claim(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]
         elif "card" in a:
             card = own_card(p, a["card"])
             card["level"] += 1
-            if card["level"] == 4 and player not in d["achievements"]["expert_sailors"]:
-                cubes = d["achievement_cubes"]["expert_sailors"]  # as a level-up at the end of a turn
-                if cubes.get(player, 0) < 2 and p["cubes"] > 0:
-                    cubes[player] = cubes.get(player, 0) + 1
-                    p["cubes"] -= 1
+            if card["level"] == 4:
+                earn_cube(d, player, "expert_sailors", 2, out)  # as a level-up at the end of a turn
         elif "building" in a:
             isl = d["grid"][a["square"]]["island"]
             assert isl is not None  # the check named a controlled island
