@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 from contracts.grid import HARBOR, SQUARES
-from rules.battle.contract import BattleOutcome, BattleSetup
 from rules.core.actions import Action
 from rules.core.errors import Ambiguous, Illegal, Invalid
 from rules.core.events import notice
@@ -147,15 +146,15 @@ def do_trade(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]
 def after_battle(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     """A Trade vessel won or lost: "Winning a battle against a Trade vessel generally grants Favor with an
     empire. Losing ... generally results in losing Favor" (the card's `favour` says which and how much)."""
-    setup = BattleSetup.from_json(a["setup"])
-    if setup.kind != "nonplayer":
+    setup = a["setup"]  # the plain JSON, read as it is (parsing it again was a third of a battle's fold)
+    if setup["kind"] != "nonplayer":
         return
-    card = setup.defender.name.split(":", 1)[1]
+    card = setup["defender"]["name"].split(":", 1)[1]
     fav = catalog(d).cards.get(card, {}).get("favour")
     if not fav:
         return
     me = active_player(d)
-    won = BattleOutcome.from_json(a["outcome"]).winner == "attacker"
+    won = a["outcome"]["winner"] == "attacker"
     for _ in range(fav["win"] if won else fav["lose"]):
         (gain_favour if won else lose_favour)(d, me, fav["empire"], out)
 
