@@ -125,7 +125,9 @@ def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
         mine = cubes["explorer"].get(color, 0)
         if mine >= need:
             place_marker(d, color, "explorer", out)
-        elif _explorer_out_of_reach(d, need - cubes_toward(d, color, "explorer")):
+        elif _explorer_out_of_reach(
+            d, need - mine - (p["cubes_owed"].count("explorer") if "cubes_owed" in p else 0)
+        ):
             p["cubes"] += cubes["explorer"].pop(color, 0)
             drop_owed_cubes(d, color, "explorer")
     builder, settler = color not in achs["builder"], color not in achs["settler"]

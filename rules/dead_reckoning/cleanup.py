@@ -79,7 +79,8 @@ def do_end_turn(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
     p["ship"]["sails"] = 0
     return_owed(d, player)  # gains that never found room on the Ship go back to the supply
     settle_plunder(d, out)  # plunder nobody placed: the battle's island if it may take it, else the supply
-    leave_owed_cubes(d, player, out)  # achievement cubes the player did not take from an island
+    if "cubes_owed" in p:
+        leave_owed_cubes(d, player, out)  # achievement cubes the player did not take from an island
     # 4. sleeve Advancements
     for s in a["sleeve"]:
         adv = s["advancement"]
