@@ -301,10 +301,10 @@ def _choice(state, color: str) -> dict:
 
 
 def test_explorer_cube_owed_with_an_empty_supply_comes_from_the_island_the_player_chooses():
-    """ "Running out of cubes: Anytime you need a cube but don't have any available, you may remove one of your
-    non-permanent cubes from any island and use that as the cube you need." with Explorer: "Each time you
-    explore an Ocean board, place one of your cubes here. Once you have explored the required number, return
-    your cubes to your supply and place one of your Achievement markers here.\""""
+    """ "Running out of cubes: Anytime you need a cube but don't have any available, you may remove one of
+    your non-permanent cubes from any island and use that as the cube you need." with Explorer: "Each time
+    you explore an Ocean board, place one of your cubes here. Once you have explored the required number,
+    return your cubes to your supply and place one of your Achievement markers here.\""""
     state, me, other = two()
     state.data["achievement_cubes"]["explorer"][me] = 4  # a 2-player game needs 5
     _my_cubes_on(state, me, "r1c2", "r1c3")
