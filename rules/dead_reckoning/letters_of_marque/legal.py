@@ -1,6 +1,9 @@
 """The expansion's legal actions for the active player (joined to the base game's by `legal.legal_actions`):
-each candidate goes through its action's own check, so every offer is one `apply` accepts; base offers
-the expansion's checks would refuse (acquiring the Hallowed Gun without Moon Salt) are dropped.
+each candidate goes through its action's own check, or (loads, discoveries) is decided by exactly that
+check's tests, so every offer is one `apply` accepts (tests/rules/letters_of_marque/test_legal.py holds every
+offer to its check); base offers the expansion's checks would refuse (acquiring the Hallowed Gun without
+Moon Salt) are dropped. Most states offer the expansion nothing, so each part starts with the test that
+rules it out (docs/bench/rules.md, "Letters of Marque, round 2").
 """
 
 from __future__ import annotations
