@@ -1010,6 +1010,13 @@ def event_text(state: Any, view: dict[str, Any], e: dict[str, Any]) -> str:
     if t == "achievement":
         achievement = ACHIEVEMENTS.get(e.get("achievement"), (title(str(e.get("achievement"))), ""))[0]
         return f"{who} completes {achievement}"
+    if t == "achievement_cube_owed":
+        return f"{who} earns a cube on {achievement_name(e.get('achievement'))} with none in their supply"
+    if t == "achievement_cube_placed":
+        where = f" from {isl(e['square'])}" if e.get("square") else ""
+        return f"{who} places a cube{where} on {achievement_name(e.get('achievement'))}"
+    if t == "achievement_cube_unplaced":
+        return f"{who} leaves a cube for {achievement_name(e.get('achievement'))} unplaced"
     if t == "battle_started":
         st = e.get("setup") or {}
         attacker, defender = _side_name(st.get("attacker")), _side_name(st.get("defender"))
@@ -1131,7 +1138,18 @@ def choice_text(view: dict[str, Any], choice: dict[str, Any]) -> str:
             "your non-permanent cubes from an island for each, or fight with fewer cubes. Island cubes "
             "taken do not go back to the islands."
         )
+    if kind == "achievement_cube":
+        names = [achievement_name(a) for a in choice.get("achievements") or []]
+        return (
+            f"You earned a cube on {' and '.join(dict.fromkeys(names))} but your supply is empty: you may "
+            "take one of your non-permanent cubes from an island for it, or leave it unplaced (it then does "
+            "not count toward the Achievement; unplaced at the end of your turn, it is left)."
+        )
     return "Make a choice."
+
+
+def achievement_name(key: Any) -> str:
+    return ACHIEVEMENTS.get(key, (title(str(key)), ""))[0]
 
 
 def choice_option_label(view: dict[str, Any], action: dict[str, Any]) -> str:
@@ -1155,6 +1173,13 @@ def choice_option_label(view: dict[str, Any], action: dict[str, Any]) -> str:
         if o.get("fewer"):
             return "Fight with fewer cubes"
         return f"Take a cube from {square_name(view, str(o.get('square')))}"
+    if kind == "achievement_cube":
+        name = achievement_name(o.get("achievement"))
+        if o.get("leave"):
+            return f"Leave the {name} cube unplaced"
+        if o.get("supply"):
+            return f"{name}: a cube from your supply"
+        return f"{name}: take a cube from {square_name(view, str(o.get('square')))}"
     return "Choose"
 
 

@@ -12,6 +12,7 @@ from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.dead_reckoning.cards import ACHIEVEMENTS, catalog
+from rules.dead_reckoning.islands import cube_sources
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import need_pending
 
@@ -45,6 +46,44 @@ def do_deal_bonus(d: State, player: str, a: dict[str, Any], out: list[dict[str, 
     d["p"][a["player_dealt"]]["bonus_offer"] = list(a["tokens"])
 
 
+def cubes_toward(d: State, color: str, ach: str) -> int:
+    """The cubes `color` has on an achievement, counting those owed to their choice (`cubes_owed`)."""
+    n = d["achievement_cubes"][ach].get(color, 0)
+    owed = d["p"][color].get("cubes_owed")
+    return n + owed.count(ach) if owed else n
+
+
+def earn_cube(d: State, color: str, ach: str, cap: int, out: list[dict[str, Any]]) -> None:
+    """ "place one of your cubes on this Achievement" (Legendary, Expert Sailors, Explorer), up to `cap`
+    cubes: from the supply; with an empty supply, "you may remove one of your non-permanent cubes from any
+    island and use that as the cube you need", so the cube is owed to the player's choice (`choices`, kind
+    `achievement_cube`: which island, or none); with no island cube either, nothing is placed."""
+    p = d["p"][color]
+    if color in d["achievements"][ach] or cubes_toward(d, color, ach) >= cap:
+        return
+    if p["cubes"] > 0:
+        p["cubes"] -= 1
+        cubes = d["achievement_cubes"][ach]
+        cubes[color] = cubes.get(color, 0) + 1
+    elif cube_sources(d, color, None):
+        p["cubes_owed"] = [*p.get("cubes_owed", []), ach]
+        notice(out, "achievement_cube_owed", player=color, achievement=ach)
+
+
+def drop_owed_cubes(d: State, color: str, ach: str | None = None) -> list[str]:
+    """Forget the cubes owed to `color`'s choice (for `ach`, or all); returns the achievements dropped."""
+    p = d["p"][color]
+    owed = p.get("cubes_owed")
+    if not owed:
+        return []
+    keep = [a for a in owed if ach is not None and a != ach]
+    if keep:
+        p["cubes_owed"] = keep
+    else:
+        del p["cubes_owed"]
+    return [a for a in owed if ach is None or a == ach]
+
+
 def place_marker(d: State, color: str, ach: str, out: list[dict[str, Any]]) -> None:
     p = d["p"][color]
     if color in d["achievements"][ach] or p["markers"] <= 0:
@@ -53,6 +92,7 @@ def place_marker(d: State, color: str, ach: str, out: list[dict[str, Any]]) -> N
     p["markers"] -= 1
     if ach in d["achievement_cubes"]:
         p["cubes"] += d["achievement_cubes"][ach].pop(color, 0)
+        drop_owed_cubes(d, color, ach)  # the marker is placed: a cube still owed to it is no longer needed
     notice(out, "achievement", player=color, achievement=ach)
 
 
@@ -85,8 +125,11 @@ def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
         mine = cubes["explorer"].get(color, 0)
         if mine >= need:
             place_marker(d, color, "explorer", out)
-        elif _explorer_out_of_reach(d, need - mine):
+        elif _explorer_out_of_reach(
+            d, need - mine - (p["cubes_owed"].count("explorer") if "cubes_owed" in p else 0)
+        ):
             p["cubes"] += cubes["explorer"].pop(color, 0)
+            drop_owed_cubes(d, color, "explorer")
     builder, settler = color not in achs["builder"], color not in achs["settler"]
     if builder or settler:
         buildings = perm = 0
@@ -106,6 +149,8 @@ def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
 
 def _explorer_out_of_reach(d: State, short: int) -> bool:
     """Fewer face-down boards left than Ocean boards still to explore: Explorer can no longer be met."""
+    if short <= 0:
+        return False  # the cubes owed to the player's choice already make up the number
     grid = d["grid"]
     for sq in SQUARES:
         if grid[sq]["board"] is None:
@@ -120,18 +165,18 @@ def release_explorer_cubes(d: State, out: list[dict[str, Any]]) -> None:
     supply": checked for every player the moment a board is turned face up (by whoever explores it), not
     at each player's next action."""
     cubes = d["achievement_cubes"]["explorer"]
-    if not cubes:
-        return
     need = catalog(d).explorer_needed[str(len(d["players"]))]
     for color in d["players"]:
         mine = cubes.get(color, 0)
+        toward = cubes_toward(d, color, "explorer")  # a cube owed to the player's choice counts too
         if (
-            mine
+            toward
             and color not in d["achievements"]["explorer"]
             and mine < need
-            and _explorer_out_of_reach(d, need - mine)
+            and _explorer_out_of_reach(d, need - toward)
         ):
-            d["p"][color]["cubes"] += cubes.pop(color)
+            d["p"][color]["cubes"] += cubes.pop(color, 0)
+            drop_owed_cubes(d, color, "explorer")
             notice(out, "explorer_cubes_returned", player=color, cubes=mine)
 
 

@@ -18,7 +18,7 @@ from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.core.state import plain
-from rules.dead_reckoning.achievements import check_achievements
+from rules.dead_reckoning.achievements import check_achievements, earn_cube
 from rules.dead_reckoning.buildings import building_bonus
 from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, played_icons
 from rules.dead_reckoning.choices import chosen_island_cubes, leave_plunder, plunder_has_a_choice
@@ -551,11 +551,8 @@ def apply_battle_outcome(
         if d["p"][loser]["ship"]["pirate"]:
             d["p"][loser]["ship"]["pirate"] = False
     winner = me if att_won else dcol
-    if winner and counts_for_legendary(setup, outcome) and winner not in d["achievements"]["legendary"]:
-        cubes = d["achievement_cubes"]["legendary"]
-        if cubes.get(winner, 0) < 4 and d["p"][winner]["cubes"] > 0:
-            cubes[winner] = cubes.get(winner, 0) + 1
-            d["p"][winner]["cubes"] -= 1
+    if winner and counts_for_legendary(setup, outcome):
+        earn_cube(d, winner, "legendary", 4, out)  # "The first 4 times you win a non-Building battle"
     if att_won and dcol:
         d["turn"]["beaten"].append(dcol)
     if setup.kind == "nonplayer":

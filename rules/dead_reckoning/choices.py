@@ -16,6 +16,13 @@ actions list them too), refused otherwise with a sentence that says why.
   take fewer cubes, or you can remove non-permanent cubes from islands to make up some or all of what you
   are missing"): before the drop starts they pick the islands one cube at a time, or stop and fight with
   fewer. Unanswered, the cubes come from the islands in board order (`battles._take_island_cubes_for_battle`).
+- `achievement_cube`: a Legendary, Expert Sailors or Explorer cube earned with an empty supply ("Anytime you
+  need a cube but don't have any available, you may remove one of your non-permanent cubes from any
+  island"), kept in `p["cubes_owed"]`: the options are each island holding one of the player's
+  non-permanent cubes, the supply if a cube has come back to it since, and leaving the cube unplaced (that
+  win, level or exploration then does not count toward the achievement). Unanswered at the end of the
+  player's own turn it is left unplaced: taking a cube off an island can change its control and remove its
+  Buildings, which the engine never does without the player saying so.
 """
 
 from __future__ import annotations
@@ -25,13 +32,14 @@ from typing import Any
 from contracts.grid import SQUARES
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
+from rules.dead_reckoning.achievements import check_achievements, drop_owed_cubes
 from rules.dead_reckoning.buildings import fortified_against
-from rules.dead_reckoning.islands import island_at
+from rules.dead_reckoning.islands import cube_sources, island_at, recheck_control
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import battle_players
 from rules.dead_reckoning.ship import HOLD_CAP, hold_load, room_in_hold
 
-KINDS = ("plunder", "owed", "battle_cubes")
+KINDS = ("plunder", "owed", "battle_cubes", "achievement_cube")
 WHAT = ("cargo", "coins")
 
 
@@ -232,6 +240,78 @@ def chosen_island_cubes(d: State, color: str) -> tuple[list[str], bool]:
     return list(chosen["squares"]), bool(chosen["fewer"])
 
 
+# --- achievement cubes owed with an empty supply -------------------------------------------------------
+def achievement_cube_options(d: State, color: str) -> list[dict[str, Any]]:
+    """Per achievement owed a cube: each island with one of the player's non-permanent cubes (board order),
+    the supply when it holds a cube again, and leaving the cube unplaced."""
+    p = d["p"][color]
+    owed = p.get("cubes_owed")
+    if not owed:
+        return []
+    islands = sorted(set(cube_sources(d, color, None)), key=SQUARES.index)
+    out: list[dict[str, Any]] = []
+    for ach in dict.fromkeys(owed):  # each achievement once, in the order they were earned
+        out += [{"achievement": ach, "square": sq} for sq in islands]
+        if p["cubes"] > 0:
+            out.append({"achievement": ach, "supply": True})
+        out.append({"achievement": ach, "leave": True})
+    return out
+
+
+def check_achievement_cube(d: State, player: str, o: dict[str, Any]) -> dict[str, Any]:
+    owed = d["p"][player].get("cubes_owed") or []
+    ach = o.get("achievement")
+    if not owed:
+        raise Illegal("no achievement is owed a cube of yours: there is nothing to place.")
+    if ach not in owed:
+        raise Illegal(f"say which achievement the cube is for: {', '.join(dict.fromkeys(owed))}.")
+    if o.get("leave") is True:
+        return {"achievement": ach, "leave": True}
+    if o.get("supply") is True:
+        if d["p"][player]["cubes"] <= 0:
+            raise Illegal("your supply has no cube: take one of your non-permanent cubes from an island.")
+        return {"achievement": ach, "supply": True}
+    sq = o.get("square")
+    left = cube_sources(d, player, None)
+    if sq not in left:
+        raise Illegal(
+            f"{sq!r} has none of your non-permanent cubes: choose among "
+            f"{', '.join(sorted(set(left), key=SQUARES.index)) or 'none'}, or leave the cube unplaced "
+            "({'leave': true})."
+        )
+    return {"achievement": ach, "square": sq}
+
+
+def place_achievement_cube(d: State, player: str, o: dict[str, Any], out: list[dict[str, Any]]) -> None:
+    p = d["p"][player]
+    owed = p["cubes_owed"]
+    owed.remove(o["achievement"])
+    if not owed:
+        del p["cubes_owed"]
+    if o.get("leave"):
+        notice(out, "achievement_cube_unplaced", player=player, achievement=o["achievement"])
+        return
+    if o.get("supply"):
+        p["cubes"] -= 1
+    else:
+        isl = d["grid"][o["square"]]["island"]
+        assert isl is not None  # the check named an island holding one of the player's cubes
+        isl["cubes"][isl["cubes"].index(player)] = None
+        recheck_control(d, o["square"], out)  # the island may change hands (and lose its Buildings)
+    cubes = d["achievement_cubes"][o["achievement"]]
+    cubes[player] = cubes.get(player, 0) + 1
+    notice(
+        out, "achievement_cube_placed", player=player, achievement=o["achievement"], square=o.get("square")
+    )
+    check_achievements(d, player, out)  # its 4th (Legendary) or last Explorer cube may complete it
+
+
+def leave_owed_cubes(d: State, player: str, out: list[dict[str, Any]]) -> None:
+    """The end of the player's own turn: achievement cubes still owed are left unplaced."""
+    for ach in drop_owed_cubes(d, player):
+        notice(out, "achievement_cube_unplaced", player=player, achievement=ach, auto=True)
+
+
 # --- the action ----------------------------------------------------------------------------------------
 def pending_choices(d: State, color: str) -> list[dict[str, Any]]:
     """`color`'s pending choices with their options (what a tablet shows as prompts)."""
@@ -261,6 +341,15 @@ def pending_choices(d: State, color: str) -> list[dict[str, Any]]:
                 "jettisons": room_making_jettisons(d, color),
             }
         )
+    if p.get("cubes_owed"):
+        out.append(
+            {
+                "choice": "achievement_cube",
+                "achievements": list(p["cubes_owed"]),
+                "supply": p["cubes"],
+                "options": achievement_cube_options(d, color),
+            }
+        )
     short = shortfall(d, color)
     if short is not None:
         out.append(
@@ -285,6 +374,10 @@ def choice_actions(d: State, color: str) -> list[dict[str, Any]]:
 
 __all__ = [
     "KINDS",
+    "achievement_cube_options",
+    "check_achievement_cube",
+    "leave_owed_cubes",
+    "place_achievement_cube",
     "check_plunder",
     "let_owed_go",
     "place_plunder",

@@ -1,5 +1,6 @@
 """The `choose` action: a player answers one of their pending choices (`rules.dead_reckoning.choices`:
-plunder that did not fit, a gain owed to a full Ship, Battle cubes taken from islands when short)."""
+plunder that did not fit, a gain owed to a full Ship, Battle cubes taken from islands when short, an
+achievement cube earned with an empty supply)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from rules.dead_reckoning.battles import refresh_battle
 from rules.dead_reckoning.choices import (
     KINDS,
     battle_cube_options,
+    check_achievement_cube,
     check_plunder,
     let_owed_go,
+    place_achievement_cube,
     place_plunder,
     shortfall,
 )
@@ -41,6 +44,8 @@ def check_choose(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
                 "{'to': 'discard'}: let it go back to the supply."
             )
         return {"type": "choose", "choice": kind, "option": {"to": "discard"}}
+    if kind == "achievement_cube":
+        return {"type": "choose", "choice": kind, "option": check_achievement_cube(d, player, o)}
     short = shortfall(d, player)
     if short is None:
         raise Illegal(
@@ -65,6 +70,8 @@ def do_choose(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]
         notice(out, "plunder_placed", player=player, what=o["what"], count=o["count"], to=o["to"])
     elif kind == "owed":
         let_owed_go(d, player)
+    elif kind == "achievement_cube":
+        place_achievement_cube(d, player, o, out)
     else:
         b = d["battle"]
         assert b is not None  # the check found the battle

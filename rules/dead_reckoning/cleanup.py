@@ -12,7 +12,7 @@ from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.dead_reckoning.cards import catalog, played_icons
-from rules.dead_reckoning.choices import settle_plunder
+from rules.dead_reckoning.choices import leave_owed_cubes, settle_plunder
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.phases import require_active
 from rules.dead_reckoning.sailors import DRAW, hand_limit, own_card, queue_draw
@@ -79,6 +79,8 @@ def do_end_turn(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
     p["ship"]["sails"] = 0
     return_owed(d, player)  # gains that never found room on the Ship go back to the supply
     settle_plunder(d, out)  # plunder nobody placed: the battle's island if it may take it, else the supply
+    if "cubes_owed" in p:
+        leave_owed_cubes(d, player, out)  # achievement cubes the player did not take from an island
     # 4. sleeve Advancements
     for s in a["sleeve"]:
         adv = s["advancement"]

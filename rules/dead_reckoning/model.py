@@ -57,6 +57,9 @@ class PlayerBoard(TypedDict):
     # Plunder that found no hold with room, waiting for the player to place it (`choices`): "cargo", "coins"
     # and "square" (the battle's square, whose island may take it)
     plunder: NotRequired[dict[str, Any]]
+    # achievement cubes earned with an empty supply (present only while owed), one achievement name per cube:
+    # the player chooses the island it comes from, or leaves it unplaced (`choices`, kind `achievement_cube`)
+    cubes_owed: NotRequired[list[str]]
     # icons an expansion's ongoing pieces give (e.g. a Letter of Marque), counted as printed on the Ship board
     extra_icons: NotRequired[dict[str, int]]
 

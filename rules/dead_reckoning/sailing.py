@@ -12,7 +12,7 @@ from contracts.grid import HARBOR, SQUARES, neighbours
 from rules.core.actions import Action
 from rules.core.errors import Ambiguous, Illegal, Invalid
 from rules.core.events import notice
-from rules.dead_reckoning.achievements import check_achievements, release_explorer_cubes
+from rules.dead_reckoning.achievements import check_achievements, earn_cube, release_explorer_cubes
 from rules.dead_reckoning.battles import next_battle
 from rules.dead_reckoning.cards import BUILDINGS, catalog, played_icons
 from rules.dead_reckoning.islands import island_at, pirates_at
@@ -168,11 +168,7 @@ def do_move(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]])
 def _explore_cube(d: State, player: str, out: list[dict[str, Any]]) -> None:
     if player in d["achievements"]["explorer"]:
         return
-    p = d["p"][player]
-    cubes = d["achievement_cubes"]["explorer"]
-    if p["cubes"] > 0:
-        p["cubes"] -= 1
-        cubes[player] = cubes.get(player, 0) + 1
+    earn_cube(d, player, "explorer", len(SQUARES), out)  # "Each time you explore an Ocean board"
     check_achievements(d, player, out)
 
 

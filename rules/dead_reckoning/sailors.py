@@ -11,7 +11,7 @@ from contracts.grid import SQUARES
 from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.state import copy_data
-from rules.dead_reckoning.achievements import check_achievements
+from rules.dead_reckoning.achievements import check_achievements, earn_cube
 from rules.dead_reckoning.battles import refresh_battle
 from rules.dead_reckoning.cards import Catalog, card_abilities, card_icons, catalog
 from rules.dead_reckoning.model import PlayerBoard, SailorCard, State
@@ -127,11 +127,8 @@ def do_level_up(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
     p["level_up"] = False
     c = own_card(p, a["card"])
     c["level"] += 1
-    if c["level"] == 4 and player not in d["achievements"]["expert_sailors"]:
-        cubes = d["achievement_cubes"]["expert_sailors"]
-        if cubes.get(player, 0) < 2 and p["cubes"] > 0:
-            cubes[player] = cubes.get(player, 0) + 1
-            p["cubes"] -= 1
+    if c["level"] == 4:
+        earn_cube(d, player, "expert_sailors", 2, out)  # "The first 2 times you get a card to level 4"
     if d["active"] == player:
         check_achievements(d, player, out)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rules.battle.contract import BattleOutcome, BattleSetup
 from rules.core.events import notice
 from rules.dead_reckoning.letters_of_marque.data import lom_data
 from rules.dead_reckoning.letters_of_marque.favour import gain_favour, gain_gold, lose_gold
@@ -23,11 +22,11 @@ def bounties_on(d: State, color: str) -> list[str]:
 
 
 def after_battle(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
-    setup = BattleSetup.from_json(a["setup"])
-    if setup.kind != "ship" or not setup.defender.is_player:
+    setup = a["setup"]  # the seam's plain JSON, read as it is (as favour.after_battle)
+    if setup["kind"] != "ship" or not setup["defender"]["is_player"]:
         return
-    me, them = active_player(d), setup.defender.name
-    won = BattleOutcome.from_json(a["outcome"]).winner == "attacker"
+    me, them = active_player(d), setup["defender"]["name"]
+    won = a["outcome"]["winner"] == "attacker"
     winner, loser = (me, them) if won else (them, me)
     for empire in bounties_on(d, loser):
         # "that player gains 1 Favor on the same track and 2 gold from your chest"; one bounty per track

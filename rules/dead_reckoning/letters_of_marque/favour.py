@@ -10,12 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from contracts.grid import HARBOR, SQUARES
-from rules.battle.contract import BattleOutcome, BattleSetup
 from rules.core.actions import Action
 from rules.core.errors import Ambiguous, Illegal, Invalid
 from rules.core.events import notice
 from rules.dead_reckoning.abilities import check_effect, do_effect
-from rules.dead_reckoning.achievements import check_achievements
+from rules.dead_reckoning.achievements import check_achievements, earn_cube
 from rules.dead_reckoning.cards import BUILDINGS, catalog
 from rules.dead_reckoning.letters_of_marque.data import lom_data
 from rules.dead_reckoning.letters_of_marque.letters import (
@@ -147,15 +146,15 @@ def do_trade(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]
 def after_battle(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     """A Trade vessel won or lost: "Winning a battle against a Trade vessel generally grants Favor with an
     empire. Losing ... generally results in losing Favor" (the card's `favour` says which and how much)."""
-    setup = BattleSetup.from_json(a["setup"])
-    if setup.kind != "nonplayer":
+    setup = a["setup"]  # the plain JSON, read as it is (parsing it again was a third of a battle's fold)
+    if setup["kind"] != "nonplayer":
         return
-    card = setup.defender.name.split(":", 1)[1]
+    card = setup["defender"]["name"].split(":", 1)[1]
     fav = catalog(d).cards.get(card, {}).get("favour")
     if not fav:
         return
     me = active_player(d)
-    won = BattleOutcome.from_json(a["outcome"]).winner == "attacker"
+    won = a["outcome"]["winner"] == "attacker"
     for _ in range(fav["win"] if won else fav["lose"]):
         (gain_favour if won else lose_favour)(d, me, fav["empire"], out)
 
@@ -273,11 +272,8 @@ def do_claim(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]
         elif "card" in a:
             card = own_card(p, a["card"])
             card["level"] += 1
-            if card["level"] == 4 and player not in d["achievements"]["expert_sailors"]:
-                cubes = d["achievement_cubes"]["expert_sailors"]  # as a level-up at the end of a turn
-                if cubes.get(player, 0) < 2 and p["cubes"] > 0:
-                    cubes[player] = cubes.get(player, 0) + 1
-                    p["cubes"] -= 1
+            if card["level"] == 4:
+                earn_cube(d, player, "expert_sailors", 2, out)  # as a level-up at the end of a turn
         elif "building" in a:
             isl = d["grid"][a["square"]]["island"]
             assert isl is not None  # the check named a controlled island

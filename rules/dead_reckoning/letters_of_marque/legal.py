@@ -1,6 +1,9 @@
 """The expansion's legal actions for the active player (joined to the base game's by `legal.legal_actions`):
-each candidate goes through its action's own check, so every offer is one `apply` accepts; base offers
-the expansion's checks would refuse (acquiring the Hallowed Gun without Moon Salt) are dropped.
+each candidate goes through its action's own check, or (loads, discoveries) is decided by exactly that
+check's tests, so every offer is one `apply` accepts (tests/rules/letters_of_marque/test_legal.py holds every
+offer to its check); base offers the expansion's checks would refuse (acquiring the Hallowed Gun without
+Moon Salt) are dropped. Most states offer the expansion nothing, so each part starts with the test that
+rules it out (docs/bench/rules.md, "Letters of Marque, round 2").
 """
 
 from __future__ import annotations
@@ -10,10 +13,11 @@ from typing import Any
 from contracts.grid import HARBOR, SQUARES
 from rules.core.errors import RulesError
 from rules.dead_reckoning.cards import catalog
+from rules.dead_reckoning.islands import blockaded, controlled_by
 from rules.dead_reckoning.letters_of_marque import favour, prime_cargo, upgrades
 from rules.dead_reckoning.letters_of_marque.data import lom_data
 from rules.dead_reckoning.letters_of_marque.favour import HALLOWED_GUN
-from rules.dead_reckoning.letters_of_marque.model import lom, ship_tokens
+from rules.dead_reckoning.letters_of_marque.model import lom
 from rules.dead_reckoning.model import State
 from rules.dead_reckoning.ship import room_in_hold
 
@@ -77,96 +81,120 @@ def _gun_offered(d: State) -> bool:
 
 
 def legal(d: State, player: str, offered: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    if d["battle"] and not d["pending"]:
-        if player in (d["active"], d["battle"].get("defender_player")) and upgrades.has_hallowed_gun(
-            d, player
-        ):
-            _try(offered, upgrades.check_drop_saga_die, d, player, {"type": "drop_saga_die"})
+    if d["battle"]:
+        if not d["pending"] and player in (d["active"], d["battle"].get("defender_player")):
+            if upgrades.has_hallowed_gun(d, player):
+                _try(offered, upgrades.check_drop_saga_die, d, player, {"type": "drop_saga_die"})
         return offered
-    if d["phase"] != "main" or d["pending"] or d["battle"]:
+    if d["phase"] != "main" or d["pending"]:
         return offered
+    # Most states offer the expansion nothing (no Prime Cargo aboard, at the Harbor or here, no claim, no
+    # Bolstered Outpost): each part below starts with the test that rules it out, on plain reads of the state.
     x = lom(d)
-    out = offered
-    mine = ship_tokens(x, player)
-    if _gun_offered(d):
-        tokens = lom_data().tokens
-        salt = False
-        for t in mine:
+    holds = x["ship"][player]
+    mine = holds[0] + holds[1]
+    harbor = x["harbor"][player]
+    tokens = lom_data().tokens
+    salt = False  # a Moon Salt aboard (the Hallowed Gun) or at the Harbor too (bolstering an Outpost)
+    salt_aboard = False
+    for t in mine:
+        if tokens[t]["type"] == "moon_salt":
+            salt = salt_aboard = True
+            break
+    if not salt:
+        for t in harbor:
             if tokens[t]["type"] == "moon_salt":
                 salt = True
                 break
-        if not salt:  # the Hallowed Gun's extra cost (upgrades.py), which the base offers know nothing of
-            out = []
-            for a in offered:
-                if a["type"] != "use_ability" or a["args"].get("tile") != HALLOWED_GUN:
-                    out.append(a)
-    for i, c in enumerate(x["claims"][player]):
-        for args in _claim_args(d, player, c):
-            _try(out, favour.check_claim, d, player, {"type": "claim", "index": i, "args": args})
-        out.append({"type": "decline", "index": i})
+    out = offered
+    if not salt_aboard and _gun_offered(d):
+        out = []  # the Hallowed Gun's extra cost (upgrades.py), which the base offers know nothing of
+        for a in offered:
+            if a["type"] != "use_ability" or a["args"].get("tile") != HALLOWED_GUN:
+                out.append(a)
+    claims = x["claims"][player]
+    if claims:
+        for i, c in enumerate(claims):
+            for args in _claim_args(d, player, c):
+                _try(out, favour.check_claim, d, player, {"type": "claim", "index": i, "args": args})
+            out.append({"type": "decline", "index": i})
     p = d["p"][player]
     at = p["ship"]["at"]
     if at != HARBOR:
         spot = x["boards"][at]
-        if (spot["water"]["hidden"] or spot["island"]["hidden"]) and prime_cargo.discoveries_left(
-            d, player
-        ) > 0:
+        water, island = spot["water"], spot["island"]
+        if (water["hidden"] or island["hidden"]) and prime_cargo.discoveries_left(d, player) > 0:
             # exactly check_discover's tests once the turn's preconditions hold (above)
-            for part in ("water", "island"):
-                if spot[part]["hidden"]:
-                    out.append({"type": "discover_prime_cargo", "part": part})
-        here = spot["water"]["found"] + spot["island"]["found"]
+            if water["hidden"]:
+                out.append({"type": "discover_prime_cargo", "part": "water"})
+            if island["hidden"]:
+                out.append({"type": "discover_prime_cargo", "part": "island"})
+        if water["found"] or island["found"]:
+            _load_offers(d, player, out, water["found"], island["found"], at)
     else:
-        here = list(x["harbor"][player])
-        for t in mine:
-            out.append({"type": "unload_prime", "token": t})
-            for e, spec in lom_data().empires.items():
-                if lom_data().tokens[t]["type"] in spec["wants"]:
-                    out.append({"type": "trade_favour", "empire": e, "token": t})
-    for t in here[:3]:
-        for h in (0, 1):
-            if room_in_hold(p, h) > 0:
-                _try(
-                    out,
-                    prime_cargo.check_load_prime,
-                    d,
-                    player,
-                    {"type": "load_prime", "token": t, "hold": h},
-                )
-                break
+        if mine:
+            empires = lom_data().empires
+            for t in mine:
+                out.append({"type": "unload_prime", "token": t})
+                kind = tokens[t]["type"]
+                for e, spec in empires.items():
+                    if kind in spec["wants"]:
+                        out.append({"type": "trade_favour", "empire": e, "token": t})
+        if harbor:
+            _load_offers(d, player, out, harbor, [], None)
     for t in mine:
         a = {"type": "discard_prime", "token": t, "args": _reward_args(d, player, t)}
         _try(out, prime_cargo.check_discard_prime, d, player, a)
-    for sq, who in x["bolstered"].items():
-        if who == player:
-            _try(
-                out,
-                prime_cargo.check_discover,
-                d,
-                player,
-                {"type": "discover_prime_cargo", "part": "island", "source": "outpost", "square": sq},
-            )
-            found = x["boards"][sq]["island"]["found"]
-            if found:
+    bolstered = x["bolstered"]
+    if bolstered:
+        for sq, who in bolstered.items():
+            if who == player:
                 _try(
                     out,
-                    upgrades.check_outpost_to_harbor,
+                    prime_cargo.check_discover,
                     d,
                     player,
-                    {"type": "outpost_to_harbor", "square": sq, "tokens": found[:2]},
+                    {"type": "discover_prime_cargo", "part": "island", "source": "outpost", "square": sq},
                 )
-    tokens = lom_data().tokens
-    salt = False  # bolstering needs 1 Moon Salt from the Ship or the Harbor
-    for t in mine + x["harbor"][player]:
-        if tokens[t]["type"] == "moon_salt":
-            salt = True
-            break
-    if salt:
+                found = x["boards"][sq]["island"]["found"]
+                if found:
+                    _try(
+                        out,
+                        upgrades.check_outpost_to_harbor,
+                        d,
+                        player,
+                        {"type": "outpost_to_harbor", "square": sq, "tokens": found[:2]},
+                    )
+    if salt:  # bolstering needs 1 Moon Salt from the Ship or the Harbor
         for sq in SQUARES:
             isl = d["grid"][sq]["island"]
             if isl is not None and isl["controller"] == player and isl["buildings"]["outpost"]:
                 _try(out, upgrades.check_bolster, d, player, {"type": "bolster_outpost", "square": sq})
     return out
+
+
+def _load_offers(
+    d: State, player: str, out: list[dict[str, Any]], first: list[str], island: list[str], at: str | None
+) -> None:
+    """Loading the first three face-up tokens here into the first hold with room: exactly
+    `prime_cargo.check_load_prime`'s tests once the turn's preconditions hold (`first` are the water's tokens,
+    or the Harbor's; `island` the island's, loadable only from an island the player controls and that is not
+    blockaded)."""
+    p = d["p"][player]
+    hold = 0 if room_in_hold(p, 0) > 0 else 1 if room_in_hold(p, 1) > 0 else None
+    if hold is None:
+        return
+    here = first + island
+    n_first = len(first)
+    island_ok: bool | None = None
+    for i, t in enumerate(here[:3]):
+        if i >= n_first:
+            if island_ok is None:
+                assert at is not None  # island tokens are offered only at sea
+                island_ok = controlled_by(d, at) == player and not blockaded(d, at, player)
+            if not island_ok:
+                break
+        out.append({"type": "load_prime", "token": t, "hold": hold})
 
 
 def _reward_args(d: State, player: str, token: str) -> dict[str, Any]:

@@ -276,3 +276,181 @@ def test_bonus_tokens_are_optional():
     )
     with_tokens = game(2, seed=9, bonus_tokens=True)
     assert all(len(with_tokens.data["p"][c]["bonus_offer"]) == 2 for c in with_tokens.players)
+
+
+# --- Running out of cubes (line 321) for the achievements that take cubes (lines 416, 417, 423) ---------
+
+
+def _my_cubes_on(state, color: str, *squares: str) -> None:
+    """One non-permanent cube of `color` on each island of `squares` (face up by hand), the supply empty."""
+    for sq in squares:
+        isl = state.data["grid"][sq]["island"] or place_island(state, sq, "island-05")
+        isl["cubes"] = [color] + [None] * (len(isl["cubes"]) - 1)
+    state.data["p"][color]["cubes"] = 0
+
+
+def _one_sail_from_r1c1(state, color: str) -> None:
+    """The Ship at r1c1 with its Sails set and 1 left: the next move explores r2c1."""
+    ship(state, color).update({"at": "r1c1", "sails": 1})
+    state.data["turn"]["sails_set"] = True
+
+
+def _choice(state, color: str) -> dict:
+    you = api.private_view(state, color)["you"]
+    return next(c for c in you.get("choices", []) if c["choice"] == "achievement_cube")
+
+
+def test_explorer_cube_owed_with_an_empty_supply_comes_from_the_island_the_player_chooses():
+    """ "Running out of cubes: Anytime you need a cube but don't have any available, you may remove one of
+    your non-permanent cubes from any island and use that as the cube you need." with Explorer: "Each time
+    you explore an Ocean board, place one of your cubes here. Once you have explored the required number,
+    return your cubes to your supply and place one of your Achievement markers here.\""""
+    state, me, other = two()
+    state.data["achievement_cubes"]["explorer"][me] = 4  # a 2-player game needs 5
+    _my_cubes_on(state, me, "r1c2", "r1c3")
+    state.data["grid"]["r1c3"]["island"]["permanent"] = {me: 1}  # a permanent cube is never offered
+    _one_sail_from_r1c1(state, me)
+    state, events = act(state, "move", path=["r2c1"])
+    assert [e for e in events if e["type"] == "achievement_cube_owed"][0]["achievement"] == "explorer"
+    assert me not in state.data["achievements"]["explorer"]  # the 5th cube is not placed yet
+    choice = _choice(state, me)
+    assert choice["achievements"] == ["explorer"] and choice["supply"] == 0
+    # any island holding one of my non-permanent cubes, or none: the player's choice, offered as actions
+    assert choice["options"] == [
+        {"achievement": "explorer", "square": "r1c2"},
+        {"achievement": "explorer", "square": "r1c3"},
+        {"achievement": "explorer", "leave": True},
+    ]
+    offered = [a for a in api.legal_actions(state, me) if a["type"] == "choose"]
+    assert [a["option"] for a in offered] == choice["options"]
+    with pytest.raises(RulesError) as err:
+        act(state, "choose", choice="achievement_cube", option={"achievement": "explorer", "square": "r1c1"})
+    assert "choose among r1c2, r1c3" in err.value.message
+    state, events = act(state, "choose", choice="achievement_cube", option=choice["options"][1])
+    # the island loses the cube (the permanent one stays), the 5th cube completes Explorer: all 5 come back
+    assert state.data["grid"]["r1c3"]["island"]["cubes"].count(me) == 0
+    assert state.data["grid"]["r1c3"]["island"]["permanent"] == {me: 1}
+    assert state.data["grid"]["r1c2"]["island"]["cubes"].count(me) == 1
+    assert me in state.data["achievements"]["explorer"] and state.data["p"][me]["cubes"] == 5
+    assert "cubes_owed" not in state.data["p"][me] and "choices" not in api.private_view(state, me)["you"]
+
+
+def test_an_achievement_cube_may_be_left_unplaced_and_then_does_not_count():
+    """ "you may remove one of your non-permanent cubes from any island" (a may: the player can keep their
+    island cube; the exploration is then not counted: "Each time you explore an Ocean board, place one of
+    your cubes here").\""""
+    state, me, _ = two()
+    state.data["achievement_cubes"]["explorer"][me] = 4
+    _my_cubes_on(state, me, "r1c2")
+    _one_sail_from_r1c1(state, me)
+    state, _ = act(state, "move", path=["r2c1"])
+    state, events = act(
+        state, "choose", choice="achievement_cube", option={"achievement": "explorer", "leave": True}
+    )
+    assert (
+        state.data["achievement_cubes"]["explorer"][me] == 4
+        and me not in state.data["achievements"]["explorer"]
+    )
+    assert state.data["grid"]["r1c2"]["island"]["cubes"].count(me) == 1
+    assert [e["type"] for e in events if e.get("notice")] == ["achievement_cube_unplaced"]
+
+
+def test_an_achievement_cube_unanswered_at_the_end_of_the_turn_is_left_unplaced():
+    """ "you may remove one of your non-permanent cubes from any island": nobody answers (an unattended
+    tablet), so no island loses a cube the player never chose to give up; the cube is left unplaced when the
+    player's turn ends.\""""
+    state, me, _ = two()
+    state.data["achievement_cubes"]["explorer"][me] = 1
+    _my_cubes_on(state, me, "r1c2")
+    _one_sail_from_r1c1(state, me)
+    state, _ = act(state, "move", path=["r2c1"])
+    assert state.data["p"][me]["cubes_owed"] == ["explorer"]
+    state, events = act(state, "end_turn")
+    assert "cubes_owed" not in state.data["p"][me]
+    assert state.data["grid"]["r1c2"]["island"]["cubes"].count(me) == 1
+    assert state.data["achievement_cubes"]["explorer"][me] == 1
+    left = [e for e in events if e["type"] == "achievement_cube_unplaced"]
+    assert len(left) == 1 and left[0]["player"] == me and left[0]["auto"] is True
+
+
+def test_legendary_cube_owed_with_an_empty_supply_takes_the_chosen_island_cube_and_control_is_rechecked():
+    """ "Anytime you need a cube but don't have any available, you may remove one of your non-permanent
+    cubes from any island" with Legendary: "The first 4 times you win a non-Building battle with your Ship
+    during the game, place one of your cubes on this Achievement. After the 4th time, return those cubes to
+    your supply and place one of your Achievement markers here." (Removing the cube can cost control: "After
+    placing a cube, check to see if you take control" works both ways.)\""""
+    state, me, other = two()
+    state.data["achievement_cubes"]["legendary"][me] = 3
+    _my_cubes_on(state, me, "r1c2", "r1c3")
+    isl = state.data["grid"]["r1c3"]["island"]
+    isl["cubes"] = [me, me, None]
+    isl["controller"] = me  # 2 of 3 slots: control; giving one up leaves 1 against 2 empty slots
+    place_island(state, "r1c1", "island-05")
+    state.data["grid"]["r1c1"]["card"] = "r1-06"
+    state.data["decks"]["1"] = [c for c in state.data["decks"]["1"] if c != "r1-06"]
+    ship(state, me)["at"] = "r1c1"
+    state, _ = act(state, "attack_merchant", cannons=0)  # no cube to fight with: the tie goes to the attacker
+    state, events = resolve(state, "black@miss black@miss")
+    assert any(e["type"] == "achievement_cube_owed" for e in events)
+    assert (
+        state.data["achievement_cubes"]["legendary"][me] == 3
+        and me not in state.data["achievements"]["legendary"]
+    )
+    state, events = act(
+        state, "choose", choice="achievement_cube", option={"achievement": "legendary", "square": "r1c3"}
+    )
+    assert state.data["grid"]["r1c3"]["island"]["cubes"].count(me) == 1
+    assert state.data["grid"]["r1c3"]["island"]["controller"] is None
+    assert {"type": "control_changed", "square": "r1c3", "controller": None}.items() <= next(
+        e for e in events if e["type"] == "control_changed"
+    ).items()
+    # the 4th cube completes Legendary on my turn: the 4 cubes come back to the supply
+    assert me in state.data["achievements"]["legendary"] and state.data["p"][me]["cubes"] == 4
+
+
+def test_expert_sailors_cube_owed_when_levelling_with_an_empty_supply():
+    """ "Anytime you need a cube but don't have any available, you may remove one of your non-permanent
+    cubes from any island" with Expert Sailors: "The first 2 times you get a card to level 4, place 1 of your
+    cubes here." (levelling happens on another player's turn: the choice waits for the player).\""""
+    state, me, other = two()
+    state, _ = act(state, "end_turn")  # my level-up happens during the other player's turn
+    p = state.data["p"][me]
+    card = p["hand"][0]
+    p["cards"][card] = {**p["cards"][card], "level": 3}
+    p["level_up"] = True
+    _my_cubes_on(state, me, "r1c2")
+    state, _ = act(state, "level_up", player=me, card=card)
+    assert _choice(state, me)["options"] == [
+        {"achievement": "expert_sailors", "square": "r1c2"},
+        {"achievement": "expert_sailors", "leave": True},
+    ]
+    assert {
+        "type": "choose",
+        "choice": "achievement_cube",
+        "option": {"achievement": "expert_sailors", "leave": True},
+    } in (api.legal_actions(state, me))
+    state, _ = act(
+        state,
+        "choose",
+        player=me,
+        choice="achievement_cube",
+        option={"achievement": "expert_sailors", "square": "r1c2"},
+    )
+    assert state.data["achievement_cubes"]["expert_sailors"][me] == 1
+    assert state.data["grid"]["r1c2"]["island"]["cubes"].count(me) == 0
+
+
+def test_with_no_cube_in_the_supply_or_on_an_island_nothing_is_owed():
+    """ "you may remove one of your non-permanent cubes from any island": with none anywhere (only permanent
+    cubes), there is no cube to place and nothing to choose.\""""
+    state, me, _ = two()
+    state.data["achievement_cubes"]["explorer"][me] = 1
+    place_island(state, "r1c2", "island-05")["permanent"] = {me: 2}
+    state.data["p"][me]["cubes"] = 0
+    _one_sail_from_r1c1(state, me)
+    state, events = act(state, "move", path=["r2c1"])
+    assert "cubes_owed" not in state.data["p"][me] and not any(
+        e["type"] == "achievement_cube_owed" for e in events
+    )
+    assert state.data["achievement_cubes"]["explorer"][me] == 1
+    assert "choices" not in api.private_view(state, me)["you"]
