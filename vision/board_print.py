@@ -96,6 +96,13 @@ class BoardPrint:
         g = np.median(a / b, axis=0)
         self.gain = np.clip(g, 0.25, 4.0).astype(np.float32)
 
+    def brightness_ratio(self, now: np.ndarray, ref: np.ndarray) -> Any:
+        """How bright `now` is against the reference under this frame's light (sum of channels; pixel
+        lists (n, 3) or images): a shadow's share of the light."""
+        n = now.astype(np.float32).sum(axis=-1) + 3 * OFFSET
+        p = (ref.astype(np.float32) * self.gain).sum(axis=-1) + 3 * OFFSET
+        return n / p
+
     def darker(self, now: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """Where `now` is darker than the reference under this frame's light by more than drift and noise
         explain (every channel below DARKER of it)."""

@@ -30,7 +30,7 @@ from vision.geometry import (
     undistort_pixels,
     upsample_grid,
 )
-from vision.palette import Palette, build_lut, load_palette
+from vision.palette import LOG_OFFSET, Palette, build_lut, load_palette
 
 if TYPE_CHECKING:
     from vision.battle_board.counting import Cube
@@ -57,6 +57,15 @@ STRUCT_DEV = 0.12  # log units outside the print's own 3x3 range: a new edge
 STRUCT_SHIFT = 0.04  # mean log shift over a 7 mm square beyond the print's range: a cube's face
 STRUCT_EDGE_MM = 5  # the board's outer 5 mm (its cut edge, the table beyond) is not compared
 STRUCT_MASS = 4.0  # summed excess (log units x mm2) of a group of new edges that makes it a cube's
+# A pixel at most this share of its print's brightness is no shadow on the board (both renderers'
+# deepest shadows keep ~0.55 of the light in 8-bit terms; docs/bench/vision.md round 3): if it is a cube
+# colour's own lit face (squared Mahalanobis distance under LIT_MAHALANOBIS2, chi-square 3 dof at 99.9 %),
+# it is that cube even where the ratio alone would allow a shadow.
+SHADOW_CUBE = 0.5
+LIT_MAHALANOBIS2 = 16.3
+# A shadow may tint the print by the room light's colour: log-chroma residual of this width (1 sigma) ...
+SHADOW_CAST_LOG = 0.06
+SHADOW_MARGIN2 = 9.0  # ... and the cube must explain the pixel this much better (squared distance)
 COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
@@ -637,7 +646,28 @@ class BoardDetection:
         changed, strong = self.print.changed(
             raw.reshape(-1, 3)[idx], ref.reshape(-1, 3)[idx], None, strong=True
         )
-        keep = np.where(changed & (bg > 0), bg, np.where(strong, lab.reshape(-1)[idx], 0))
+        lab_idx = lab.reshape(-1)[idx]
+        keep = np.where(changed & (bg > 0), bg, np.where(strong, lab_idx, 0))
+        # Colours as distributions: a pixel the print test dropped (it could be the print in a shadow) is
+        # still the cube when it is that colour's own lit top face (Mahalanobis distance under this light)
+        # and either darker than any shadow falls on this board (a black cube on light paper) or a shadow
+        # of the print there would need a colour cast far less likely than the cube (log chroma residual).
+        drop = keep == 0
+        if drop.any():
+            sel0 = np.flatnonzero(drop)
+            px = now.reshape(-1, 3)[idx[sel0]].astype(np.float32)
+            rf = ref.reshape(-1, 3)[idx[sel0]].astype(np.float32)
+            d = np.log(px + LOG_OFFSET) - np.log(rf + LOG_OFFSET)
+            shadow2 = ((d - d.mean(axis=1, keepdims=True)) ** 2).sum(axis=1) / SHADOW_CAST_LOG**2
+            deep = self.print.brightness_ratio(raw.reshape(-1, 3)[idx[sel0]], rf) < SHADOW_CUBE
+            labs0 = lab_idx[sel0]
+            for k in np.unique(labs0).tolist():
+                if not 1 <= k <= len(self.palette.colors):
+                    continue
+                m = np.flatnonzero(labs0 == k)
+                cube2 = self.palette.colors[k - 1].mahalanobis2(px[m])
+                lit = (cube2 < LIT_MAHALANOBIS2) & (deep[m] | (shadow2[m] > cube2 + SHADOW_MARGIN2))
+                keep[sel0[m[lit]]] = k
         miss = ok.reshape(-1)[idx] == 0
         keep[miss] = bg[miss]
         flat_out[idx] = keep
