@@ -55,11 +55,14 @@ class ColorModel:
         """Squared Mahalanobis distance of `pixels` (N, 3 BGR, under the calibration's light) from this
         colour's lit top face: the learned covariance plus the floors."""
         mu = np.log(self.bgr.astype(np.float32) + LOG_OFFSET)
+        d = np.log(pixels.astype(np.float32) + LOG_OFFSET) - mu
+        return ((d @ self.inverse_cov()) * d).sum(axis=1)
+
+    def inverse_cov(self) -> np.ndarray:
+        """(3, 3) inverse of the covariance `mahalanobis2` uses: the learned one plus the floors."""
         cov = np.zeros((3, 3)) if self.cov is None else np.asarray(self.cov, np.float64)
         cov = cov + COV_FLOOR * np.eye(3) + COV_BRIGHTNESS / 3.0 * np.ones((3, 3))
-        d = np.log(pixels.astype(np.float32) + LOG_OFFSET) - mu
-        inv = np.linalg.inv(cov).astype(np.float32)
-        return np.einsum("ni,ij,nj->n", d, inv, d)
+        return np.linalg.inv(cov).astype(np.float32)
 
 
 @dataclass(slots=True)

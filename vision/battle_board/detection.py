@@ -30,7 +30,13 @@ from vision.geometry import (
     undistort_pixels,
     upsample_grid,
 )
-from vision.palette import LOG_OFFSET, Palette, build_lut, load_palette
+from vision.palette import (
+    LEVELS,
+    LOG_OFFSET,
+    Palette,
+    build_lut,
+    load_palette,
+)
 
 if TYPE_CHECKING:
     from vision.battle_board.counting import Cube
@@ -100,6 +106,7 @@ class BoardDetection:
             )
             self._lut_bg = self._lut  # where the reference has nothing (swatch spots): the board's colours
             self._lut = build_lut(Palette(colors=self.palette.colors))
+        self._lit_models, self._lit_bins = _lit_tables(self.palette, self._lut)
         self._build_maps()
         self._marker_ids = {m.id for m in layout.markers}
         self._ref_small: np.ndarray | None = None
@@ -652,20 +659,22 @@ class BoardDetection:
         # still the cube when it is that colour's own lit top face (Mahalanobis distance under this light)
         # and either darker than any shadow falls on this board (a black cube on light paper) or a shadow
         # of the print there would need a colour cast far less likely than the cube (log chroma residual).
-        drop = keep == 0
-        if drop.any():
-            sel0 = np.flatnonzero(drop)
-            px = now.reshape(-1, 3)[idx[sel0]].astype(np.float32)
-            rf = ref.reshape(-1, 3)[idx[sel0]].astype(np.float32)
-            d = np.log(px + LOG_OFFSET) - np.log(rf + LOG_OFFSET)
+        # (Only bins whose centre lies within twice the distance count: the exact test runs on few pixels.)
+        sel0 = np.flatnonzero((keep == 0) & (self._lit_bins.take(bins.reshape(-1)[idx]) > 0))
+        if len(sel0):
+            pix = idx[sel0]
+            lnow = _LOG_U8.take(now.reshape(-1, 3)[pix])  # (n, 3) log(v + LOG_OFFSET), by table
+            d = lnow - _LOG_U8.take(ref.reshape(-1, 3)[pix])
             shadow2 = ((d - d.mean(axis=1, keepdims=True)) ** 2).sum(axis=1) / SHADOW_CAST_LOG**2
-            deep = self.print.brightness_ratio(raw.reshape(-1, 3)[idx[sel0]], rf) < SHADOW_CUBE
+            deep = self.print.brightness_ratio(raw.reshape(-1, 3)[pix], ref.reshape(-1, 3)[pix]) < SHADOW_CUBE
             labs0 = lab_idx[sel0]
             for k in np.unique(labs0).tolist():
                 if not 1 <= k <= len(self.palette.colors):
                     continue
                 m = np.flatnonzero(labs0 == k)
-                cube2 = self.palette.colors[k - 1].mahalanobis2(px[m])
+                mu, inv = self._lit_models[k - 1]
+                e = lnow[m] - mu
+                cube2 = ((e @ inv) * e).sum(axis=1)
                 lit = (cube2 < LIT_MAHALANOBIS2) & (deep[m] | (shadow2[m] > cube2 + SHADOW_MARGIN2))
                 keep[sel0[m[lit]]] = k
         miss = ok.reshape(-1)[idx] == 0
@@ -705,6 +714,29 @@ class BoardDetection:
                     row[1] += y
                     out.append((lab, row, np.stack([xs + x, ys + y], 1).astype(np.float32)))
         return out
+
+
+# log(v + LOG_OFFSET) of every 8-bit value: a table lookup instead of a log per pixel.
+_LOG_U8 = np.log(np.arange(256, dtype=np.float32) + LOG_OFFSET)
+
+
+def _lit_tables(palette: Palette, lut: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """Per colour, the lit top face's log mean and inverse covariance (`ColorModel.mahalanobis2`), and a
+    table over the colour bins: the bin's label where its centre lies within twice the lit distance of
+    that colour (a cheap first cut before the exact test), else 0."""
+    models = []
+    centres = ((np.arange(LEVELS, dtype=np.float32) + 0.5) * (256 // LEVELS)).astype(np.float32)
+    cb, cg, cr = np.meshgrid(centres, centres, centres, indexing="ij")
+    allc = np.stack([cb.ravel(), cg.ravel(), cr.ravel()], 1)
+    lit_bins = np.zeros(len(allc), np.uint8)
+    for k, c in enumerate(palette.colors, start=1):
+        mu = np.log(c.bgr.astype(np.float32) + LOG_OFFSET)
+        models.append((mu.astype(np.float32), c.inverse_cov()))
+        sel = np.flatnonzero(lut == k)
+        if len(sel):
+            near = c.mahalanobis2(allc[sel]) < 4 * LIT_MAHALANOBIS2
+            lit_bins[sel[near]] = k
+    return models, lit_bins
 
 
 def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray, np.ndarray]]:
