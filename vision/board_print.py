@@ -29,6 +29,7 @@ DARKER = 0.78  # a cube-sized patch this much darker than its print, with no cub
 STRONG_DARKER, STRONG_BRIGHTER, STRONG_CHROMA = 0.2, 1.6, 0.12  # a change no print misregistration makes
 GLOSS_PALER = 0.02  # a brighter pixel this much less saturated than the print is the print under gloss
 SWATCH_R_MM = 15.0  # the calibration photo has cubes on the swatches: no reference there
+GUESSED = 128  # `BoardPrint.ref_valid` where the bare board was filled in (see there)
 
 
 def zone_mask(layout: Any, size_px: tuple[int, int]) -> np.ndarray:
@@ -61,6 +62,13 @@ class BoardPrint:
         # Under the calibration's cubes the bare board is unknown: there the reader falls back on the
         # colours the bare board shows anywhere (`bare` palettes have it filled in, but only roughly).
         self.ref_valid = 255 - hole
+        # The rail a swatch cube hid is filled in from the rail around it: good enough to compare with
+        # (value 128, still valid), not to judge a dark spot there a cube by its colour alone (a printed
+        # dark swatch spot shows in play where a light fill was guessed).
+        guessed = np.zeros_like(hole)
+        for c in swatches_mm:
+            cv2.circle(guessed, (int(round(c[0])), int(round(c[1]))), int(SWATCH_R_MM), 255, -1)
+        self.ref_valid[(guessed > 0) & (self.ref_valid > 0)] = GUESSED
         self.gain = np.ones(3, np.float32)
 
     def warp(

@@ -660,7 +660,10 @@ class BoardDetection:
         # and either darker than any shadow falls on this board (a black cube on light paper) or a shadow
         # of the print there would need a colour cast far less likely than the cube (log chroma residual).
         # (Only bins whose centre lies within twice the distance count: the exact test runs on few pixels.)
-        sel0 = np.flatnonzero((keep == 0) & (self._lit_bins.take(bins.reshape(-1)[idx]) > 0))
+        # (Nor where the bare board was only filled in: a guess is no ground for a colour-only call.)
+        sel0 = np.flatnonzero(
+            (keep == 0) & (self._lit_bins.take(bins.reshape(-1)[idx]) > 0) & (ok.reshape(-1)[idx] == 255)
+        )
         if len(sel0):
             pix = idx[sel0]
             # Channel planes throughout: numpy's reductions over a last axis of 3 cost many times more.
