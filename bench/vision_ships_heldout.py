@@ -131,8 +131,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"scenes with every visible board marker read right: {boards_ok}/{boards_scored}")
     print(f"face-down boards read face down: {face_down_right}/{face_down}")
     print(f"confident wrong answers: {len(wrong)}")
-    for w in wrong[:10]:
-        print("  " + w)
+    for line in wrong[:10]:
+        print("  " + line)
     if cpu_hd:
         print(f"CPU ms per 1080p frame: median {statistics.median(cpu_hd):.1f} (n {len(cpu_hd)})")
     if cpu_all:

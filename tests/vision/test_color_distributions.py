@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -40,13 +41,11 @@ def test_mahalanobis_follows_the_learned_spread() -> None:
 
 
 def test_a_bad_covariance_is_one_clear_sentence() -> None:
-    data = {
-        "schema": "smart-table/palette@1",
-        "colors": {"red": {"bgr": [60, 60, 180], "spread": 2, "cov_log": [1, 2, 3]}},
-    }
+    red: dict[str, Any] = {"bgr": [60, 60, 180], "spread": 2, "cov_log": [1, 2, 3]}
+    data = {"schema": "smart-table/palette@1", "colors": {"red": red}}
     with pytest.raises(PaletteError, match="cov_log' must be 9 numbers"):
         load_palette(data)
-    data["colors"]["red"]["cov_log"] = [-1, 0, 0, 0, 1, 0, 0, 0, 1]
+    red["cov_log"] = [-1, 0, 0, 0, 1, 0, 0, 0, 1]
     with pytest.raises(PaletteError, match="must be a covariance"):
         load_palette(data)
 

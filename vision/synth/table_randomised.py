@@ -128,8 +128,10 @@ def _photograph(
         f = 0.9 * w
         K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
         mx, my = cv2.initUndistortRectifyMap(K, np.array([k1, 0, 0, 0, 0]), None, K, (w, h), cv2.CV_32FC1)
-        img = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    img = np.clip(img, 0, 1) ** (1 / 2.2)
+        img = np.asarray(
+            cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), dtype=np.float32
+        )
+    img = (np.clip(img, 0, 1) ** (1 / 2.2)).astype(np.float32)
     noise = float(rng.uniform(0.5, 2.5)) / min(1.0, level) ** 0.5
     img = img + rng.normal(0, noise / 255.0, img.shape).astype(np.float32) * (0.5 + img)
     out = np.clip(img * 255 + 0.5, 0, 255).astype(np.uint8)
