@@ -16,7 +16,13 @@ from vision.battle_board.reader import BoardReader
 from vision.board_print import zone_mask
 from vision.camera import CameraModel
 from vision.geometry import apply_homography
-from vision.palette import ColorModel, Palette, background_bins_from_pixels, color_distance
+from vision.palette import (
+    ColorModel,
+    Palette,
+    background_bins_from_pixels,
+    color_distance,
+    log_covariance,
+)
 
 # A middle square less even than this (median BGR distance) is looked for nearby (`_most_even_patch`).
 RESEARCH_SPREAD = 8.0
@@ -84,7 +90,9 @@ def learn_palette(
         if spread > RESEARCH_SPREAD:
             # A cube placed further off the spot, or turned: the middle square takes in a side face.
             # The most even 5 x 5 mm square within SEARCH_MM that is neither the bare spot nor the rail.
-            bgr, spread = _most_even_patch(top, (cx, cy), r_in, SEARCH_MM * s, surround, (bgr, spread))
+            bgr, spread, patch = _most_even_patch(
+                top, (cx, cy), r_in, SEARCH_MM * s, surround, (bgr, spread, patch)
+            )
         if _same_as_rail(bgr, surround):
             if not _has_edges(top, (cx, cy), s):
                 raise CalibrationError(
@@ -107,7 +115,11 @@ def learn_palette(
         # Rounded as the file stores them, so a saved palette classifies exactly like this one.
         models.append(
             ColorModel(
-                name=sw.color, bgr=np.round(bgr.astype(np.float64), 2), spread=round(max(spread, 1.0), 2)
+                name=sw.color,
+                bgr=np.round(bgr.astype(np.float64), 2),
+                spread=round(max(spread, 1.0), 2),
+                # The distribution of the top face under this light (stored as the file rounds it).
+                cov=np.array([float(f"{v:.3g}") for v in log_covariance(patch).ravel()]).reshape(3, 3),
             )
         )
     if len(maybe_empty) > 1 or (maybe_empty and len(wanted) == 1):
@@ -291,9 +303,9 @@ def _most_even_patch(
     r_in: float,
     reach: float,
     surround: np.ndarray,
-    fallback: tuple[np.ndarray, float],
-) -> tuple[np.ndarray, float]:
-    """(median, spread) of the most even square of half-side `r_in` whose centre lies within `reach`
+    fallback: tuple[np.ndarray, float, np.ndarray],
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """(median, spread, pixels) of the most even square of half-side `r_in` whose centre lies within `reach`
     pixels of `centre` and that does not look empty; `fallback` when none is more even."""
     cx, cy = centre
     best_score, best = fallback[1], fallback
@@ -307,7 +319,7 @@ def _most_even_patch(
             spread = float(np.median(np.linalg.norm(patch - bgr, axis=1)))
             score = spread + 0.25 * math.hypot(dx, dy)  # ties go to the square nearest the spot
             if score < best_score and not _looks_empty(bgr, surround):
-                best_score, best = score, (bgr, spread)
+                best_score, best = score, (bgr, spread, patch)
     return best
 
 

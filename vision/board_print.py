@@ -29,6 +29,7 @@ DARKER = 0.78  # a cube-sized patch this much darker than its print, with no cub
 STRONG_DARKER, STRONG_BRIGHTER, STRONG_CHROMA = 0.2, 1.6, 0.12  # a change no print misregistration makes
 GLOSS_PALER = 0.02  # a brighter pixel this much less saturated than the print is the print under gloss
 SWATCH_R_MM = 15.0  # the calibration photo has cubes on the swatches: no reference there
+GUESSED = 128  # `BoardPrint.ref_valid` where the bare board was filled in (see there)
 
 
 def zone_mask(layout: Any, size_px: tuple[int, int]) -> np.ndarray:
@@ -61,6 +62,13 @@ class BoardPrint:
         # Under the calibration's cubes the bare board is unknown: there the reader falls back on the
         # colours the bare board shows anywhere (`bare` palettes have it filled in, but only roughly).
         self.ref_valid = 255 - hole
+        # The rail a swatch cube hid is filled in from the rail around it: good enough to compare with
+        # (value 128, still valid), not to judge a dark spot there a cube by its colour alone (a printed
+        # dark swatch spot shows in play where a light fill was guessed).
+        guessed = np.zeros_like(hole)
+        for c in swatches_mm:
+            cv2.circle(guessed, (int(round(c[0])), int(round(c[1]))), int(SWATCH_R_MM), 255, -1)
+        self.ref_valid[(guessed > 0) & (self.ref_valid > 0)] = GUESSED
         self.gain = np.ones(3, np.float32)
 
     def warp(
@@ -95,6 +103,13 @@ class BoardPrint:
         b = ref[sel].astype(np.float32) + OFFSET
         g = np.median(a / b, axis=0)
         self.gain = np.clip(g, 0.25, 4.0).astype(np.float32)
+
+    def brightness_ratio(self, now: np.ndarray, ref: np.ndarray) -> Any:
+        """How bright `now` is against the reference under this frame's light (sum of channels; pixel
+        lists (n, 3) or images): a shadow's share of the light."""
+        n = now.astype(np.float32).sum(axis=-1) + 3 * OFFSET
+        p = (ref.astype(np.float32) * self.gain).sum(axis=-1) + 3 * OFFSET
+        return n / p
 
     def darker(self, now: np.ndarray, ref: np.ndarray) -> np.ndarray:
         """Where `now` is darker than the reference under this frame's light by more than drift and noise

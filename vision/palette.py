@@ -33,11 +33,36 @@ class PaletteError(ValueError):
     """A palette file that cannot be used; the message says what to fix."""
 
 
+# A colour's distribution lives in log space (log(v + LOG_OFFSET) per channel): shading and a light's
+# gain are shifts there, and a dark colour's noise is not blown up into chroma.
+LOG_OFFSET = 8.0
+# Covariance floor (log units squared): noise and JPEG a single photo's patch may under-sample, per
+# channel, and along the grey axis (the light over the board is not the same everywhere).
+COV_FLOOR = 0.03**2
+COV_BRIGHTNESS = 0.12**2
+
+
 @dataclass(slots=True)
 class ColorModel:
     name: str
     bgr: np.ndarray  # (3,) median of the lit top face
     spread: float  # typical distance of its pixels from `bgr` (noise), BGR units
+    # (3, 3) covariance of the lit top face's pixels in log space around log(bgr + LOG_OFFSET); None in
+    # palettes made before it was learned (then a floor-only distribution is used).
+    cov: np.ndarray | None = None
+
+    def mahalanobis2(self, pixels: np.ndarray) -> np.ndarray:
+        """Squared Mahalanobis distance of `pixels` (N, 3 BGR, under the calibration's light) from this
+        colour's lit top face: the learned covariance plus the floors."""
+        mu = np.log(self.bgr.astype(np.float32) + LOG_OFFSET)
+        d = np.log(pixels.astype(np.float32) + LOG_OFFSET) - mu
+        return ((d @ self.inverse_cov()) * d).sum(axis=1)
+
+    def inverse_cov(self) -> np.ndarray:
+        """(3, 3) inverse of the covariance `mahalanobis2` uses: the learned one plus the floors."""
+        cov = np.zeros((3, 3)) if self.cov is None else np.asarray(self.cov, np.float64)
+        cov = cov + COV_FLOOR * np.eye(3) + COV_BRIGHTNESS / 3.0 * np.ones((3, 3))
+        return np.linalg.inv(cov).astype(np.float32)
 
 
 @dataclass(slots=True)
@@ -64,7 +89,11 @@ class Palette:
         return {
             "schema": SCHEMA,
             "colors": {
-                c.name: {"bgr": [round(float(v), 2) for v in c.bgr], "spread": round(float(c.spread), 2)}
+                c.name: {
+                    "bgr": [round(float(v), 2) for v in c.bgr],
+                    "spread": round(float(c.spread), 2),
+                    **({"cov_log": [float(f"{v:.3g}") for v in c.cov.ravel()]} if c.cov is not None else {}),
+                }
                 for c in self.colors
             },
             "background_bins": [int(b) for b in np.asarray(self.background_bins).tolist()],
@@ -178,6 +207,14 @@ def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
     return lut
 
 
+def log_covariance(pixels: np.ndarray) -> np.ndarray:
+    """(3, 3) covariance of `pixels` (N, 3 BGR) in log space (see `ColorModel.cov`)."""
+    lg = np.log(pixels.reshape(-1, 3).astype(np.float64) + LOG_OFFSET)
+    if len(lg) < 4:
+        return np.zeros((3, 3))
+    return np.cov(lg, rowvar=False)
+
+
 def background_bins_from_pixels(
     pixels: np.ndarray, shade_levels: tuple[float, ...] = (1.2, 1.1, 1.0, 0.85, 0.7, 0.57), min_count: int = 2
 ) -> np.ndarray:
@@ -242,7 +279,18 @@ def load_palette(source: str | Path | dict[str, Any] | Palette) -> Palette:
             ) from exc
         if not np.all(np.isfinite(bgr)) or np.any(bgr < 0) or np.any(bgr > 255) or float(bgr.sum()) < 1:
             raise PaletteError(f"palette field 'colors.{name}.bgr' must be three numbers 0-255, not all 0")
-        colors.append(ColorModel(name=str(name), bgr=bgr, spread=spread))
+        cov = None
+        if isinstance(entry, dict) and "cov_log" in entry:
+            try:
+                cov = np.array(entry["cov_log"], np.float64).reshape(3, 3)
+            except (TypeError, ValueError) as exc:
+                raise PaletteError(f"palette field 'colors.{name}.cov_log' must be 9 numbers") from exc
+            if not np.all(np.isfinite(cov)) or np.any(np.linalg.eigvalsh((cov + cov.T) / 2) < -1e-9):
+                raise PaletteError(
+                    f"palette field 'colors.{name}.cov_log' must be a covariance (symmetric, not negative); "
+                    "re-run 'smart-table calibrate colors'"
+                )
+        colors.append(ColorModel(name=str(name), bgr=bgr, spread=spread, cov=cov))
     if len(colors) > 250:
         raise PaletteError("palette field 'colors' lists too many colours (250 at most)")
     bins = np.array(data.get("background_bins", []), dtype=np.int64)

@@ -30,7 +30,13 @@ from vision.geometry import (
     undistort_pixels,
     upsample_grid,
 )
-from vision.palette import Palette, build_lut, load_palette
+from vision.palette import (
+    LEVELS,
+    LOG_OFFSET,
+    Palette,
+    build_lut,
+    load_palette,
+)
 
 if TYPE_CHECKING:
     from vision.battle_board.counting import Cube
@@ -57,6 +63,15 @@ STRUCT_DEV = 0.12  # log units outside the print's own 3x3 range: a new edge
 STRUCT_SHIFT = 0.04  # mean log shift over a 7 mm square beyond the print's range: a cube's face
 STRUCT_EDGE_MM = 5  # the board's outer 5 mm (its cut edge, the table beyond) is not compared
 STRUCT_MASS = 4.0  # summed excess (log units x mm2) of a group of new edges that makes it a cube's
+# A pixel at most this share of its print's brightness is no shadow on the board (both renderers'
+# deepest shadows keep ~0.55 of the light in 8-bit terms; docs/bench/vision.md round 3): if it is a cube
+# colour's own lit face (squared Mahalanobis distance under LIT_MAHALANOBIS2, chi-square 3 dof at 99.9 %),
+# it is that cube even where the ratio alone would allow a shadow.
+SHADOW_CUBE = 0.5
+LIT_MAHALANOBIS2 = 16.3
+# A shadow may tint the print by the room light's colour: log-chroma residual of this width (1 sigma) ...
+SHADOW_CAST_LOG = 0.06
+SHADOW_MARGIN2 = 9.0  # ... and the cube must explain the pixel this much better (squared distance)
 COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
@@ -91,6 +106,7 @@ class BoardDetection:
             )
             self._lut_bg = self._lut  # where the reference has nothing (swatch spots): the board's colours
             self._lut = build_lut(Palette(colors=self.palette.colors))
+        self._lit_models, self._lit_bins = _lit_tables(self.palette, self._lut)
         self._build_maps()
         self._marker_ids = {m.id for m in layout.markers}
         self._ref_small: np.ndarray | None = None
@@ -637,7 +653,47 @@ class BoardDetection:
         changed, strong = self.print.changed(
             raw.reshape(-1, 3)[idx], ref.reshape(-1, 3)[idx], None, strong=True
         )
-        keep = np.where(changed & (bg > 0), bg, np.where(strong, lab.reshape(-1)[idx], 0))
+        lab_idx = lab.reshape(-1)[idx]
+        keep = np.where(changed & (bg > 0), bg, np.where(strong, lab_idx, 0))
+        # Colours as distributions: a pixel the print test dropped (it could be the print in a shadow) is
+        # still the cube when it is that colour's own lit top face (Mahalanobis distance under this light)
+        # and either darker than any shadow falls on this board (a black cube on light paper) or a shadow
+        # of the print there would need a colour cast far less likely than the cube (log chroma residual).
+        # (Only bins whose centre lies within twice the distance count: the exact test runs on few pixels.)
+        # (Nor where the bare board was only filled in: a guess is no ground for a colour-only call.)
+        sel0 = np.flatnonzero(
+            (keep == 0) & (self._lit_bins.take(bins.reshape(-1)[idx]) > 0) & (ok.reshape(-1)[idx] == 255)
+        )
+        if len(sel0):
+            pix = idx[sel0]
+            # Channel planes throughout: numpy's reductions over a last axis of 3 cost many times more.
+            pn = np.ascontiguousarray(now.reshape(-1, 3)[pix].T)
+            pr = np.ascontiguousarray(ref.reshape(-1, 3)[pix].T)
+            ln = _LOG_U8.take(pn)  # (3, n) log(v + LOG_OFFSET), by table
+            d = ln - _LOG_U8.take(pr)
+            dm = (d[0] + d[1] + d[2]) / 3.0
+            shadow2 = ((d[0] - dm) ** 2 + (d[1] - dm) ** 2 + (d[2] - dm) ** 2) / SHADOW_CAST_LOG**2
+            pw = np.ascontiguousarray(raw.reshape(-1, 3)[pix].T).astype(np.float32)
+            g = self.print.gain
+            bright = (pw[0] + pw[1] + pw[2] + 3 * LOG_OFFSET) / (
+                pr[0] * g[0] + pr[1] * g[1] + pr[2] * g[2] + 3 * LOG_OFFSET
+            )
+            deep = bright < SHADOW_CUBE  # as `BoardPrint.brightness_ratio`
+            labs0 = lab_idx[sel0]
+            for k in np.unique(labs0).tolist():
+                if not 1 <= k <= len(self.palette.colors):
+                    continue
+                m = np.flatnonzero(labs0 == k)
+                mu, inv = self._lit_models[k - 1]
+                e0, e1, e2 = ln[0, m] - mu[0], ln[1, m] - mu[1], ln[2, m] - mu[2]
+                cube2 = (
+                    inv[0, 0] * e0 * e0
+                    + inv[1, 1] * e1 * e1
+                    + inv[2, 2] * e2 * e2
+                    + 2 * (inv[0, 1] * e0 * e1 + inv[0, 2] * e0 * e2 + inv[1, 2] * e1 * e2)
+                )
+                lit = (cube2 < LIT_MAHALANOBIS2) & (deep[m] | (shadow2[m] > cube2 + SHADOW_MARGIN2))
+                keep[sel0[m[lit]]] = k
         miss = ok.reshape(-1)[idx] == 0
         keep[miss] = bg[miss]
         flat_out[idx] = keep
@@ -675,6 +731,29 @@ class BoardDetection:
                     row[1] += y
                     out.append((lab, row, np.stack([xs + x, ys + y], 1).astype(np.float32)))
         return out
+
+
+# log(v + LOG_OFFSET) of every 8-bit value: a table lookup instead of a log per pixel.
+_LOG_U8 = np.log(np.arange(256, dtype=np.float32) + LOG_OFFSET)
+
+
+def _lit_tables(palette: Palette, lut: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
+    """Per colour, the lit top face's log mean and inverse covariance (`ColorModel.mahalanobis2`), and a
+    table over the colour bins: the bin's label where its centre lies within twice the lit distance of
+    that colour (a cheap first cut before the exact test), else 0."""
+    models = []
+    centres = ((np.arange(LEVELS, dtype=np.float32) + 0.5) * (256 // LEVELS)).astype(np.float32)
+    cb, cg, cr = np.meshgrid(centres, centres, centres, indexing="ij")
+    allc = np.stack([cb.ravel(), cg.ravel(), cr.ravel()], 1)
+    lit_bins = np.zeros(len(allc), np.uint8)
+    for k, c in enumerate(palette.colors, start=1):
+        mu = np.log(c.bgr.astype(np.float32) + LOG_OFFSET)
+        models.append((mu.astype(np.float32), c.inverse_cov()))
+        sel = np.flatnonzero(lut == k)
+        if len(sel):
+            near = c.mahalanobis2(allc[sel]) < 4 * LIT_MAHALANOBIS2
+            lit_bins[sel[near]] = k
+    return models, lit_bins
 
 
 def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray, np.ndarray]]:

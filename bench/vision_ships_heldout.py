@@ -1,0 +1,144 @@
+"""Benchmark: the ocean-grid reader on held-out tables (`vision.synth.table_randomised`).
+
+    python bench/vision_ships_heldout.py --layouts 5 --layout-seed 7600 --scenes 20 [--size 1920x1080]
+
+Each layout is a random table in the layout format, read as a user's own file would be; each scene a
+random deal (2-4 ships, 0-2 hands, glare) under this generator's own light, lens and compression. Scoring
+as `bench/vision_ships.py`: scenes with every visible ship on the right square, scenes with every visible
+board marker read right, face-down boards read face down, confident wrong answers (a ship or board
+reported on a square where it is not). Time: process CPU time of one read (one OpenCV thread), median
+per 1080p frame. Seeds: report only on seeds never run before (docs/bench/vision.md lists those used).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+from vision.ocean_grid.layout import load_table_layout  # noqa: E402
+from vision.ocean_grid.reader import read_table_detailed  # noqa: E402
+from vision.synth.table_randomised import held_out_scene, random_table_layout  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    # Long on purpose: a benchmark's loop and report, read top to bottom.
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--layouts", type=int, default=5)
+    ap.add_argument("--layout-seed", type=int, required=True)
+    ap.add_argument("--scenes", type=int, default=20, help="scenes per layout")
+    ap.add_argument("--size", default="", help="force one resolution, e.g. 1920x1080 (else random per scene)")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    size: tuple[int, int] | None = None
+    if args.size:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+        size = (w, h)
+    t_start = time.perf_counter()
+    n = ships_ok = boards_scored = boards_ok = face_down = face_down_right = 0
+    visible = visible_right = 0
+    wrong: list[str] = []
+    statuses: dict[str, int] = {}
+    cpu_hd: list[float] = []
+    cpu_all: list[float] = []
+    for k in range(args.layouts):
+        seed = args.layout_seed + k
+        rng = np.random.default_rng(seed)
+        layout_json = random_table_layout(rng, f"random-table-{seed}")
+        layout = load_table_layout(layout_json)
+        layout_ok = 0
+        for i in range(args.scenes):
+            image, truth, in_play = held_out_scene(layout_json, rng, size)
+            read_table_detailed(image, layout, ships_in_play=in_play)  # warm (lazy maps), as a running system
+            c0 = time.process_time()
+            reading = read_table_detailed(image, layout, ships_in_play=in_play)
+            ms = (time.process_time() - c0) * 1e3
+            cpu_all.append(ms)
+            if image.shape[:2] == (1080, 1920):
+                cpu_hd.append(ms)
+            n += 1
+            statuses[reading.status] = statuses.get(reading.status, 0) + 1
+            got_ships = {s["ship"]: s for s in reading.ships}
+            scene_ok = True
+            for t in truth["ships"]:
+                got = got_ships.get(t["ship"], {"square": None})
+                if got["square"] is not None and got["square"] != t["square"]:
+                    wrong.append(
+                        f"layout {seed} scene {i}: ship {t['ship']} on {t['square']} read {got['square']}"
+                    )
+                if t["marker_visible"]:
+                    visible += 1
+                    if got["square"] == t["square"]:
+                        visible_right += 1
+                    else:
+                        scene_ok = False
+            for s in reading.ships:
+                if s["square"] is not None and s["ship"] not in in_play:
+                    wrong.append(
+                        f"layout {seed} scene {i}: ship {s['ship']} is not on the table, read {s['square']}"
+                    )
+            ships_ok += scene_ok
+            layout_ok += scene_ok
+            got_boards = {b["square"]: b for b in reading.boards}
+            all_right, any_visible = True, False
+            for t in truth["boards"]:
+                got = got_boards[t["square"]]
+                if got["face_up"] is not None and (got["face_up"], got["board"]) != (
+                    t["face_up"],
+                    t["board"],
+                ):
+                    wrong.append(
+                        f"layout {seed} scene {i}: square {t['square']} holds "
+                        f"{t['board'] or 'a face-down board'}, read {got['board'] or 'face down'}"
+                    )
+                if t["marker_visible"]:
+                    any_visible = True
+                    all_right &= got["board"] == t["board"]
+                if not t["face_up"]:
+                    face_down += 1
+                    face_down_right += got["face_up"] is False
+            if any_visible:
+                boards_scored += 1
+                boards_ok += all_right
+            if args.verbose and not scene_ok:
+                print(
+                    f"  layout {seed} scene {i} {reading.status} {image.shape[1]}x{image.shape[0]} "
+                    f"{truth['shot']}: truth "
+                    f"{[(t['ship'], t['square'], t['marker_visible']) for t in truth['ships']]}"
+                    f" read {[(s['ship'], s['square']) for s in reading.ships if s['ship'] in in_play]}"
+                )
+        print(f"  layout {seed}: {layout_ok}/{args.scenes} scenes with every visible ship right")
+    print(
+        f"command: python bench/vision_ships_heldout.py --layouts {args.layouts} --layout-seed "
+        f"{args.layout_seed} --scenes {args.scenes}" + (f" --size {args.size}" if args.size else "")
+    )
+    print(
+        f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end, OpenCV "
+        f"{cv2.__version__}, wall {time.perf_counter() - t_start:.0f} s"
+    )
+    print(f"statuses: {statuses}")
+    print(f"scenes with every visible ship on the right square: {ships_ok}/{n} = {ships_ok / max(1, n):.1%}")
+    print(f"visible ships placed right: {visible_right}/{visible}")
+    print(f"scenes with every visible board marker read right: {boards_ok}/{boards_scored}")
+    print(f"face-down boards read face down: {face_down_right}/{face_down}")
+    print(f"confident wrong answers: {len(wrong)}")
+    for line in wrong[:10]:
+        print("  " + line)
+    if cpu_hd:
+        print(f"CPU ms per 1080p frame: median {statistics.median(cpu_hd):.1f} (n {len(cpu_hd)})")
+    if cpu_all:
+        print(f"CPU ms all sizes: median {statistics.median(cpu_all):.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

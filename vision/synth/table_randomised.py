@@ -1,0 +1,169 @@
+"""Held-out table scenes for the ocean-grid reader: table layouts, light and cameras it was never tuned on.
+
+The tuning set of the ocean-grid reader is `vision.synth.table` on the project's own table layout
+(`vision/data/table.json`) under `vision.synth.common`'s light. This generator draws a random table in
+the layout format (`smart-table/table-layout@1`: table size, square size and gaps, margins, the Harbor's
+depth, 4-6 frame markers of random size and place, board and ship marker sizes, the ships' mast height),
+places the boards and ships with `vision.synth.table` (the board art and ship models are the game's),
+then photographs it under its own light: lamps of 2700-7500 K with a camera white balance that misses,
+exposure from dim (noisy) to bright (clipped), a lamp's falloff across the table, soft shadow bands, mild
+lens distortion not given to the reader, JPEG, 1280x720 to 4K, tilts up to 35 degrees. Nothing here is
+imported by the reader, and no reader setting may be tuned on its images: it measures.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.synth.randomised import kelvin_rgb
+from vision.synth.table import random_table_setup, render_table_scene
+
+SIZES = ((1280, 720), (1920, 1080), (1920, 1080), (2560, 1440), (3840, 2160))
+_SHIP_IDS = {"red": 20, "blue": 21, "green": 22, "yellow": 23}  # the game's ship markers (DICT_4X4_50)
+
+
+@dataclass
+class TableShot:
+    """What one held-out photo was made with (for reports)."""
+
+    kelvin: float
+    exposure: float
+    k1: float
+    jpeg: int
+    size: tuple[int, int]
+    tilt_max_deg: float
+
+
+def random_table_layout(rng: np.random.Generator, name: str = "random-table") -> dict[str, Any]:
+    """A table a user could describe: the 3 x 4 grid of squares below a Harbor, frame markers around."""
+    side = float(rng.uniform(150, 230))  # a square (an Ocean board and a little room)
+    gap = float(rng.choice([0.0, 0.0, rng.uniform(2, 15)]))
+    margin = float(rng.uniform(55, 90))
+    harbor_h = float(rng.uniform(120, 220))
+    harbor_gap = float(rng.uniform(5, 20))
+    grid_w = 3 * side + 2 * gap
+    W = round(grid_w + 2 * margin)
+    H = round(margin + harbor_h + harbor_gap + 4 * side + 3 * gap + margin)
+    msize = float(rng.uniform(35, min(60, margin - 12)))
+    inset = float(rng.uniform(4, margin - msize - 4))
+    spots = [(inset, inset), (W - inset - msize, inset), (W - inset - msize, H - inset - msize)]
+    spots.append((inset, H - inset - msize))
+    for _ in range(int(rng.integers(0, 3))):  # extra markers down the long sides
+        x = inset if rng.random() < 0.5 else W - inset - msize
+        spots.append((x, float(rng.uniform(0.3, 0.7)) * (H - msize)))
+    free_ids = [i for i in range(50) if i not in _SHIP_IDS.values()]
+    ids = [int(v) for v in rng.choice(free_ids, size=len(spots), replace=False)]
+    markers = [
+        {"id": mid, "corners_mm": [[x, y], [x + msize, y], [x + msize, y + msize], [x, y + msize]]}
+        for mid, (x, y) in zip(ids, spots, strict=True)
+    ]
+    x0, y0 = margin, margin
+    harbor = [[x0, y0], [x0 + grid_w, y0], [x0 + grid_w, y0 + harbor_h], [x0, y0 + harbor_h]]
+    gy0 = y0 + harbor_h + harbor_gap
+    squares = []
+    for row in range(1, 5):
+        for col in range(1, 4):
+            sx = x0 + (col - 1) * (side + gap)
+            sy = gy0 + (row - 1) * (side + gap)
+            poly = [[sx, sy], [sx + side, sy], [sx + side, sy + side], [sx, sy + side]]
+            squares.append({"id": f"r{row}c{col}", "row": row, "col": col, "polygon_mm": poly})
+    bsize = float(rng.uniform(30, 45))
+    off = float(rng.uniform(bsize / 2 + 8, bsize / 2 + 20))
+    board_ids = {f"island-{k:02d}": 10 + k for k in range(1, 13)}
+    board_ids.update({f"open-sea-{c}": 30 + i for i, c in enumerate("abcd")})
+    return {
+        "schema": "smart-table/table-layout@1",
+        "name": name,
+        "size_mm": [W, H],
+        "aruco_dictionary": "DICT_4X4_50",
+        "markers": markers,
+        "harbor": {"polygon_mm": harbor},
+        "squares": squares,
+        "boards": {
+            "aruco_dictionary": "DICT_5X5_100",
+            "marker_size_mm": round(bsize, 1),
+            "ids": board_ids,
+            "marker_offset_mm": [round(off, 1), round(off, 1)],
+            "back": {"hue": [128, 160], "min_saturation": 70},
+        },
+        "ships": {
+            "aruco_dictionary": "DICT_4X4_50",
+            "marker_size_mm": round(float(rng.uniform(20, 30)), 1),
+            "marker_height_mm": round(float(rng.uniform(30, 55)), 1),
+            "ids": dict(_SHIP_IDS),
+        },
+    }
+
+
+def _photograph(
+    image: np.ndarray, rng: np.random.Generator, size: tuple[int, int]
+) -> tuple[np.ndarray, TableShot]:
+    """The neutral render under this generator's light, lens and compression."""
+    h, w = image.shape[:2]
+    img = (image.astype(np.float32) / 255.0) ** 2.2  # to linear
+    kelvin = float(rng.uniform(2700, 7500))
+    lamp = kelvin_rgb(kelvin)[::-1].astype(np.float32)  # (B, G, R)
+    wb = 1.0 / kelvin_rgb(kelvin + float(rng.normal(0, 600)))[::-1] * np.exp(rng.normal(0, 0.06, 3))
+    # One lamp's falloff: brighter under it, dimmer away (a quadratic in the image plane).
+    yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
+    cx, cy = rng.uniform(-0.3, 1.3) * w, rng.uniform(-0.3, 1.3) * h
+    r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / float(w * w)
+    field = 1.0 / (1.0 + float(rng.uniform(0.2, 1.5)) * r2)
+    for _ in range(int(rng.integers(0, 3))):  # soft shadow bands (a lamp arm, a person leaning over)
+        a = rng.uniform(0, math.pi)
+        d = (xx - rng.uniform(0, w)) * math.sin(a) - (yy - rng.uniform(0, h)) * math.cos(a)
+        half = rng.uniform(0.02, 0.08) * w
+        field *= 1.0 - float(rng.uniform(0.15, 0.5)) / (1.0 + np.exp((np.abs(d) - half) / (0.02 * w)))
+    field = cv2.resize(field.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    level = float(np.exp(rng.uniform(math.log(0.35), math.log(1.6))))  # dim and noisy .. clipped
+    img = img * field[..., None] * (lamp * wb).astype(np.float32)[None, None, :]
+    img = img * (level * 0.8 / max(1e-3, float(np.median(img))) * 0.25)
+    k1 = float(rng.uniform(-0.05, 0.03))
+    if abs(k1) > 1e-3:
+        f = 0.9 * w
+        K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
+        mx, my = cv2.initUndistortRectifyMap(K, np.array([k1, 0, 0, 0, 0]), None, K, (w, h), cv2.CV_32FC1)
+        img = np.asarray(
+            cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), dtype=np.float32
+        )
+    img = (np.clip(img, 0, 1) ** (1 / 2.2)).astype(np.float32)
+    noise = float(rng.uniform(0.5, 2.5)) / min(1.0, level) ** 0.5
+    img = img + rng.normal(0, noise / 255.0, img.shape).astype(np.float32) * (0.5 + img)
+    out = np.clip(img * 255 + 0.5, 0, 255).astype(np.uint8)
+    jpeg = int(rng.integers(70, 96))
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, jpeg])
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    return (decoded if decoded is not None else out), TableShot(kelvin, level, k1, jpeg, size, 35.0)
+
+
+def held_out_scene(
+    layout: dict[str, Any], rng: np.random.Generator, size: tuple[int, int] | None = None
+) -> tuple[np.ndarray, dict[str, Any], list[str]]:
+    """One photo of a random deal on `layout`: (BGR image, truth as `render_table_scene`'s, ships in
+    play). `size` forces one resolution (else random from 1280x720 to 4K)."""
+    wh = size or SIZES[int(rng.integers(len(SIZES)))]
+    boards, ships = random_table_setup(_loaded(layout), rng, n_ships=int(rng.integers(2, 5)))
+    image, truth = render_table_scene(
+        layout,
+        boards,
+        ships,
+        rng,
+        max_tilt_deg=35.0,
+        light_strength=0.0,  # the light is this generator's own (`_photograph`)
+        noise_sigma=0.0,
+        size=wh,
+    )
+    photo, shot = _photograph(image, rng, wh)
+    truth["shot"] = {"kelvin": shot.kelvin, "exposure": shot.exposure, "k1": shot.k1, "jpeg": shot.jpeg}
+    return photo, truth, list(ships)
+
+
+def _loaded(layout: dict[str, Any]) -> Any:
+    from vision.ocean_grid.layout import load_table_layout
+
+    return load_table_layout(layout)
