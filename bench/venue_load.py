@@ -87,6 +87,14 @@ def record_games(count: int, seed: int) -> list[list[tuple[int, str, str]]]:
     return games
 
 
+T0 = time.time()
+
+
+def say(what: str) -> None:
+    """Progress on stderr (stdout is the result)."""
+    print(f"[{time.time() - T0:6.1f} s] {what}", file=sys.stderr, flush=True)
+
+
 def stamped(body: str, epoch: str, sent: float) -> str:
     """A recorded payload with its game id and send time, without parsing it again."""
     return f'{{"epoch": "{epoch}", "sent": {sent:.6f}, ' + body[1:]
@@ -229,6 +237,7 @@ def pct(values: list[float], q: float) -> float:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     games = record_games(args.games, args.seed)
+    say(f"recorded {len(games)} bot games")
     tids = [f"table-{n + 1}" for n in range(args.tables)]
     rng = random.Random(args.seed)
     tables = [
@@ -289,6 +298,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             brokers.append(b)
             t.client = _publisher(t, b)
 
+        say(f"{len(brokers)} table brokers bridged to the venue")
         # Spectators: each watches one table, spread over worker processes.
         ctx = mp.get_context("spawn")
         stop_spectators, ready, out = ctx.Event(), ctx.Queue(), ctx.Queue()
@@ -308,7 +318,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         meter.watch("spectators", lambda: [p.pid for p in workers if p.pid])
         for _ in range(args.spectators):
             ready.get(timeout=120)
+        say(f"{args.spectators} spectators connected")
         _wait_rows(pg, lambda n: n >= 0, 60, "the venue service's schema")
+        say("publishing")
 
         # Publish for --seconds; the outage in the middle.
         start = time.time()
@@ -329,6 +341,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 stats_pre = (now - start, _pg_stats(pg) - stats0)
                 outage = (now, 0.0)
                 meter.sample()
+                say("outage: stopping the venue broker and crashing PostgreSQL")
                 stop_process(venue_broker.process, getattr(signal, f"SIG{args.broker_signal}"))
                 pg.stop()
                 restart_at = now + args.outage
@@ -337,6 +350,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 pg.start()
                 venue_broker = start_mosquitto(venue.conf, venue.directory, venue.port, venue.ws_port)
                 outage = (outage[0], time.time())
+                say("venue broker and PostgreSQL back")
             if now >= next_sample:
                 meter.sample()
                 next_sample = now + 0.5
@@ -352,6 +366,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if stats_pre is None:
             stats_pre = (end - start, _pg_stats(pg) - stats0)
 
+        say("publishers stopped; waiting for the venue to catch up")
         # Everything the table brokers accepted must reach PostgreSQL.
         for t in tables:
             _wait_acked(t, 60)
@@ -365,6 +380,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             for (e, s) in keys
             if (e, s) not in stored.get(tid, set())
         )
+        say("caught up" if caught else "did not catch up")
         stop_spectators.set()
         lat: list[tuple[str, float, float]] = []
         for _ in workers:
