@@ -22,3 +22,10 @@ ALL: tuple[bytes, ...] = (BRIDGE_EVENT, BRIDGE_HEALTH, VISION_BOARD, VISION_HEAL
 # leave the table). docs/mqtt.md lists every topic; deploy/mosquitto/acl grants these (a test holds the two
 # to this list).
 MQTT_PUBLIC: tuple[str, ...] = ("availability", "state", "events", "prompts", "seats", "device/#")
+
+# The venue's gap refill (docs/venue.md, venue/refill.py), `table/<tid>/<suffix>` beside MQTT_PUBLIC: what a
+# table's bridge also sends out (its index of recent games, the events it re-sends from its log) and the one
+# topic it takes in (the venue service's ask for what it lacks). Only the controller and the venue service
+# use them; the table's ACL lets no tablet or display read them.
+VENUE_REFILL_OUT: tuple[str, ...] = ("refill/index", "refill/events")
+VENUE_REFILL_IN = "refill/ask"

@@ -9,6 +9,7 @@ and the store's idempotent writes make the repeats harmless.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 from typing import Any
@@ -20,7 +21,8 @@ from venue.store import VenueStore, parse
 
 log = logging.getLogger(__name__)
 
-TOPICS = ("table/+/state", "table/+/events", "table/+/venue")
+TOPICS = ("table/+/state", "table/+/events", "table/+/venue", "table/+/refill/index", "table/+/refill/events")
+ASK_CHUNK = 2000  # seqs per ask: a message of some kilobytes, a long game in one or two
 
 
 class VenueService:
@@ -38,6 +40,7 @@ class VenueService:
         self.store: VenueStore | None = None
         self.stored = 0  # messages stored (or found already stored) and acknowledged
         self.rejected = 0  # messages that were not JSON or lacked their fields: logged, acknowledged
+        self.asked = 0  # events asked of the tables' logs (the gap refill)
         self._db_lost = threading.Event()
         self._connected = threading.Event()
         self.client = mqtt.Client(
@@ -119,13 +122,27 @@ class VenueService:
         store = self.store
         if store is None or self._db_lost.is_set():
             return  # not acknowledged: the broker delivers it again after the reconnect
+        kind = "/".join(parts[2:])
         try:
-            store.record(parts[1], parts[2], parse(msg.payload))
+            payload = parse(msg.payload)
+            if kind == "refill/index":
+                self._ask(client, parts[1], store.missing(parts[1], payload))
+            else:
+                store.record(parts[1], kind, payload)
             self.stored += 1
         except psycopg.OperationalError:
             self._db_lost.set()
             return
         except (ValueError, KeyError, TypeError, psycopg.DataError) as exc:
             self.rejected += 1
-            log.error("table %s sent a %s message the venue cannot store (%s); skipped", *parts[1:3], exc)
+            log.error("table %s sent a %s message the venue cannot store (%s); skipped", parts[1], kind, exc)
         client.ack(msg.mid, msg.qos)
+
+    def _ask(self, client: mqtt.Client, table_id: str, lacking: list[tuple[str, list[int]]]) -> None:
+        """Ask a table for the events the venue lacks (venue/refill.py answers from the table's log)."""
+        for epoch, seqs in lacking:
+            log.info("asking table %s for %d events of game %s the venue lacks", table_id, len(seqs), epoch)
+            self.asked += len(seqs)
+            for i in range(0, len(seqs), ASK_CHUNK):
+                ask = json.dumps({"epoch": epoch, "seqs": seqs[i : i + ASK_CHUNK]})
+                client.publish(f"table/{table_id}/refill/ask", ask, qos=1)

@@ -68,7 +68,7 @@ class VenueStore:
     def record(self, table_id: str, kind: str, payload: Any) -> None:
         """Store one message a table published (`kind`: the topic after `table/<tid>/`)."""
         with self.conn.transaction():
-            if kind == "events":
+            if kind in ("events", "refill/events"):
                 self.conn.execute(
                     "INSERT INTO venue_events (table_id, epoch, seq, events) VALUES (%s,%s,%s,%s) "
                     "ON CONFLICT DO NOTHING",
@@ -83,6 +83,27 @@ class VenueStore:
                     "ON CONFLICT (table_id) DO UPDATE SET link=EXCLUDED.link, updated_at=now()",
                     (table_id, link),
                 )
+
+    def missing(self, table_id: str, index: dict[str, Any]) -> list[tuple[str, list[int]]]:
+        """A table's refill index (venue/refill.py): keep the results of its finished games, and return per
+        game the seqs whose events the venue lacks (what to ask the table for)."""
+        lacking: list[tuple[str, list[int]]] = []
+        with self.conn.transaction():
+            for game in index["games"]:
+                epoch, seqs = str(game["epoch"]), {int(s) for s in game["seqs"]}
+                if game.get("finished") and game.get("result"):
+                    self.conn.execute(
+                        "INSERT INTO venue_results (table_id, epoch, scores, players) VALUES (%s,%s,%s,%s) "
+                        "ON CONFLICT DO NOTHING",
+                        (table_id, epoch, Jsonb(game["result"]), Jsonb(game.get("players"))),
+                    )
+                rows = self.conn.execute(
+                    "SELECT seq FROM venue_events WHERE table_id=%s AND epoch=%s", (table_id, epoch)
+                ).fetchall()
+                todo = sorted(seqs - {int(r[0]) for r in rows})
+                if todo:
+                    lacking.append((epoch, todo))
+        return lacking
 
     def _state(self, table_id: str, payload: dict[str, Any]) -> None:
         view = payload.get("view") or {}

@@ -25,7 +25,8 @@ def test_nothing_is_lost_when_the_venue_broker_and_database_stop_mid_run() -> No
     )
     assert run.returncode in (0, 1), run.stderr[-2000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
-    # The issue: "kills the venue broker and the database in the middle and shows nothing lost once they return".
+    # The issue: "kills the venue broker and the database in the middle and shows nothing lost once they
+    # return".
     assert result["outage_s"] >= 3
     assert result["event_rows_expected"] > 50
     assert result["lost"] == 0, result["lost_examples"]
