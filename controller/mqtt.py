@@ -272,7 +272,7 @@ class MqttLink:
     def _on_message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
         handler = self.handlers.get(msg.topic.removeprefix(f"{self.base}/"))
         if handler is not None:
-            handler(msg.payload)
+            handler(bytes(msg.payload))
             return
         parts = msg.topic.split("/")
         if len(parts) == 5 and parts[2] == "player" and parts[4] == "presence":

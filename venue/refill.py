@@ -73,7 +73,7 @@ class TableRefill:
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("the venue's refill ask is not {epoch, seqs} (%s); ignored", exc)
             return
-        self._later(lambda: self.answer(epoch, wanted))
+        self._later(lambda: None if self.answer(epoch, wanted) else None)
 
     def _later(self, job: Callable[[], None]) -> None:
         # Off the MQTT thread: a long answer must not hold up the players' commands.
