@@ -79,6 +79,15 @@ class Postgres:
         )
 
 
+def empty_database(dsn: str) -> None:
+    """Drop every table of the venue's schema (a test starting from an empty database)."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("DROP SCHEMA public CASCADE")
+        conn.execute("CREATE SCHEMA public")
+
+
 @contextlib.contextmanager
 def running_postgres() -> Iterator[Postgres]:
     directory = Path(tempfile.mkdtemp(prefix="pg-"))

@@ -18,7 +18,7 @@ from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from controller.testing import Client, free_port
 from rules import api
-from tests.support.postgres import Postgres, running_postgres
+from tests.support.postgres import Postgres, empty_database, running_postgres
 from tests.support.venue import make_venue, mosquitto_at, start_venue
 from venue.refill import TableRefill
 from venue.service import VenueService
@@ -62,9 +62,8 @@ def test_a_table_back_after_more_than_its_queue_fills_the_venue_from_its_log(
     finished, finished_seqs = _play(log, 1, 40)
     log.finish(finished, {"red": 12, "blue": 9})
     running, running_seqs = _play(log, 2, 30)
+    empty_database(postgres.dsn)
     store = VenueStore(postgres.dsn)
-    with store.conn.transaction():
-        store.conn.execute("DROP TABLE IF EXISTS venue_schema, venue_tables, venue_events, venue_results")
     store.migrate()
     # What the venue got live before the link dropped: the running game's first five commands.
     for seq in running_seqs[:5]:
