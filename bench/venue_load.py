@@ -197,12 +197,11 @@ class Table:
     def __init__(self, tid: str, game: list[tuple[int, str, str]], offset: int) -> None:
         self.tid, self.game, self.i, self.round = tid, game, offset, 0
         self.epoch = f"{tid}-g0"
-        self.accepted = 0  # events messages the table's broker acknowledged
-        self.published: set[tuple[str, int]] = set()
+        # Each events message sent, with paho's record of it: is_published() once the table's broker
+        # acknowledged it (QoS 1), which is what the venue must end up storing.
+        self.sent: list[tuple[mqtt.MQTTMessageInfo, tuple[str, int]]] = []
         self.last_state: tuple[str, int] | None = None
         self.client: mqtt.Client | None = None
-        self.pending: dict[int, tuple[str, int]] = {}
-        self.lock = threading.Lock()
 
 
 def start_mosquitto(conf: Path, directory: Path, port: int, ws_port: int) -> Broker:
@@ -313,6 +312,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 p = ctx.Process(
                     target=spectator_worker,
                     args=(venue.ws_port, venue.users["spectator"], chunk, stop_spectators, ready, out),
+                    daemon=True,  # ended with the bench, however it ends
                 )
                 p.start()
                 workers.append(p)
@@ -368,13 +368,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         # Everything the table brokers accepted must reach PostgreSQL.
         for t in tables:
             _wait_acked(t, 60)
-        accepted = {t.tid: {k for k in t.published} for t in tables}
-        want = sum(len(v) for v in accepted.values())
+        acked = {t.tid: accepted(t) for t in tables}
+        want = sum(len(v) for v in acked.values())
         caught = _wait_rows(pg, lambda n: n >= want, args.catch_up, "every event to be stored")
         stored = _stored(pg)
         lost = sorted(
             (tid, e, s)
-            for tid, keys in accepted.items()
+            for tid, keys in acked.items()
             for (e, s) in keys
             if (e, s) not in stored.get(tid, set())
         )
@@ -392,7 +392,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 t.client.disconnect()
                 t.client.loop_stop()
 
-    published = sum(t.accepted for t in tables) * 2  # an events and a state message per command
+    published = 2 * want  # an events and a state message per command
     # Latency outside the outage (and the 15 s after it, while the queues drain): the steady state.
     steady = [
         (tid, d) for (tid, at, d) in lat if outage is None or not (outage[0] - 1 <= at <= outage[1] + 15)
@@ -445,14 +445,6 @@ def _publisher(t: Table, b: Broker) -> mqtt.Client:
     c.max_queued_messages_set(0)
     c.max_inflight_messages_set(1000)
 
-    def on_publish(_c: mqtt.Client, _u: Any, mid: int, _r: Any = None, _p: Any = None) -> None:
-        with t.lock:
-            key = t.pending.pop(mid, None)
-            if key is not None:
-                t.published.add(key)
-                t.accepted += 1
-
-    c.on_publish = on_publish
     c.connect("127.0.0.1", b.port, keepalive=30)
     c.loop_start()
     return c
@@ -466,17 +458,20 @@ def _publish_next(t: Table) -> None:
     seq, events, state = t.game[t.i]
     t.i += 1
     now = time.time()
-    with t.lock:
-        info = t.client.publish(f"table/{t.tid}/events", stamped(events, t.epoch, now), qos=1)
-        t.pending[info.mid] = (t.epoch, seq)
+    info = t.client.publish(f"table/{t.tid}/events", stamped(events, t.epoch, now), qos=1)
+    t.sent.append((info, (t.epoch, seq)))
     t.client.publish(f"table/{t.tid}/state", stamped(state, t.epoch, now), qos=1, retain=True)
     t.last_state = (t.epoch, seq)
 
 
 def _wait_acked(t: Table, timeout: float) -> None:
     deadline = time.time() + timeout
-    while t.pending and time.time() < deadline:
+    while not all(info.is_published() for info, _ in t.sent) and time.time() < deadline:
         time.sleep(0.05)
+
+
+def accepted(t: Table) -> set[tuple[str, int]]:
+    return {key for info, key in t.sent if info.is_published()}
 
 
 def _postgres_pids(pg: Postgres) -> list[int]:
@@ -564,6 +559,8 @@ def main() -> int:
     if args.seconds <= 0 or args.speed <= 0 or args.command_every <= 0:
         ap.error("--seconds, --speed and --command-every must be positive")
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # `kill -USR1 <pid>`: where a slow run is
+    # SIGTERM (e.g. from `timeout`) unwinds the run, so its brokers, database and workers are stopped.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     result = run(args)
     if args.json:
         print(json.dumps(result))
