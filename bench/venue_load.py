@@ -51,7 +51,9 @@ import paho.mqtt.client as mqtt  # noqa: E402
 import psycopg  # noqa: E402
 
 from controller.broker import venue_bridge, write_broker_files  # noqa: E402
+from controller.gamelog import GameLog  # noqa: E402
 from controller.testing import MOSQUITTO, Broker, _wait_listening, free_port  # noqa: E402
+from venue.refill import TableRefill  # noqa: E402
 from venue.testing import Postgres, Venue, make_venue, running_postgres  # noqa: E402
 
 COLOURS = ["red", "blue", "green", "yellow"]
@@ -197,6 +199,9 @@ class Table:
     def __init__(self, tid: str, game: list[tuple[int, str, str]], offset: int) -> None:
         self.tid, self.game, self.i, self.round = tid, game, offset, 0
         self.epoch = f"{tid}-g0"
+        # --refill: the table's game log and the controller's gap refill (venue/refill.py), as a real table.
+        self.log: GameLog | None = None
+        self.refill: TableRefill | None = None
         # Each events message sent, with paho's record of it: is_published() once the table's broker
         # acknowledged it (QoS 1), which is what the venue must end up storing.
         self.sent: list[tuple[mqtt.MQTTMessageInfo, tuple[str, int]]] = []
@@ -250,6 +255,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "seconds": args.seconds,
         "speed": args.speed,
         "command_every_s": args.command_every,
+        "refill": args.refill,
         "recorded_games": [len(g) for g in games],
     }
     with contextlib.ExitStack() as stack:
@@ -296,6 +302,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             b = start_mosquitto(conf, tmp / t.tid, port, ws)
             b.users.update(users)
             brokers.append(b)
+            if args.refill:
+                t.log = GameLog(tmp / f"{t.tid}.db")
+                t.epoch = t.log.create_game(t.tid, COLOURS, 0, {}, [], {}, 0)
+                # The recorded events are already the public view: re-sent as they were published.
+                t.refill = TableRefill(
+                    t.log, t.tid, lambda topic, p, t=t: _send(t, topic, p), lambda e, _p: e
+                )
             t.client = _publisher(t, b)
 
         say(f"{len(brokers)} table brokers bridged to the venue")
@@ -379,6 +392,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if (e, s) not in stored.get(tid, set())
         )
         caught_at = time.time()
+        if lost:
+            say("lost messages; the venue service's log ends:\n" + (tmp / "service.log").read_text()[-3000:])
         rows.stop.set()
         say("caught up" if caught else "did not catch up")
         stop_spectators.set()
@@ -391,6 +406,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             if t.client is not None:
                 t.client.disconnect()
                 t.client.loop_stop()
+            if t.log is not None:
+                t.log.close()
 
     published = 2 * want  # an events and a state message per command
     # Latency outside the outage (and the 15 s after it, while the queues drain): the steady state.
@@ -445,9 +462,27 @@ def _publisher(t: Table, b: Broker) -> mqtt.Client:
     c.max_queued_messages_set(0)
     c.max_inflight_messages_set(1000)
 
+    if t.refill is not None:
+        handlers = t.refill.handlers()
+
+        def on_connect(c: mqtt.Client, _u: Any, _f: Any, _r: Any, _p: Any = None) -> None:
+            c.subscribe([(f"table/{t.tid}/{suffix}", 1) for suffix in handlers])
+
+        def on_message(_c: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
+            handler = handlers.get(msg.topic.removeprefix(f"table/{t.tid}/"))
+            if handler is not None:
+                handler(bytes(msg.payload))
+
+        c.on_connect = on_connect
+        c.on_message = on_message
     c.connect("127.0.0.1", b.port, keepalive=30)
     c.loop_start()
     return c
+
+
+def _send(t: Table, topic: str, payload: Any) -> None:
+    assert t.client is not None
+    t.client.publish(topic, json.dumps(payload), qos=1)
 
 
 def _publish_next(t: Table) -> None:
@@ -455,8 +490,12 @@ def _publish_next(t: Table) -> None:
     if t.i >= len(t.game):
         t.i, t.round = 0, t.round + 1
         t.epoch = f"{t.tid}-g{t.round}"
+        if t.log is not None:
+            t.epoch = t.log.create_game(t.tid, COLOURS, t.round, {}, [], {}, 0)
     seq, events, state = t.game[t.i]
     t.i += 1
+    if t.log is not None:  # durable first, as the controller does
+        t.log.append(t.epoch, {"seq": seq - 1, "player": "bot"}, json.loads(events)["events"], seq)
     now = time.time()
     info = t.client.publish(f"table/{t.tid}/events", stamped(events, t.epoch, now), qos=1)
     t.sent.append((info, (t.epoch, seq)))
@@ -547,6 +586,11 @@ def main() -> int:
         "--outage", type=float, default=5.0, help="seconds the venue broker and database are down"
     )
     ap.add_argument("--broker-signal", choices=["TERM", "KILL"], default="TERM")
+    ap.add_argument(
+        "--refill",
+        action="store_true",
+        help="each table keeps a game log and answers the venue's gap refill (venue/refill.py)",
+    )
     ap.add_argument("--games", type=int, default=3, help="bot games recorded for the tables to replay")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=4, help="processes the spectators are spread over")

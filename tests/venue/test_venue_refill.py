@@ -139,3 +139,17 @@ def test_a_table_back_after_more_than_its_queue_fills_the_venue_from_its_log(
             runner.join(30)
             store.close()
             log.close()
+
+
+def test_a_table_with_a_venue_serves_the_refill_and_one_without_does_not(tmp_path: Path) -> None:
+    from controller import config
+    from controller.service import ControllerService
+
+    for host, served in (("venue.local", True), ("", False)):
+        cfg = config.defaults()
+        cfg.set("table.database", str(tmp_path / f"{host or 'none'}.db"))
+        cfg.set("venue.host", host)
+        svc = ControllerService(cfg)
+        assert svc.mqtt is not None
+        assert set(svc.mqtt.handlers) == ({"venue", "refill/ask"} if served else set())
+        svc.gamelog.close()
