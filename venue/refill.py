@@ -13,7 +13,8 @@ from the queue, or an index sent twice, changes nothing.
 
 Payloads (docs/venue.md):
 - index: {"games": [{"epoch", "players", "finished": bool, "result": scores|null, "seqs": [int, ...]}]}
-- ask:   {"epoch": game id, "seqs": [int, ...]}
+- ask:   {"epoch": game id, "seqs": [int, ...]}, or {"index": true}: send the index again (the venue
+         service asks every table it knows when its broker session is new, i.e. the broker lost it)
 - answer: {"epoch", "seq", "events": [public events], "refill": true}
 """
 
@@ -66,6 +67,10 @@ class TableRefill:
     def on_ask(self, payload: bytes) -> None:
         try:
             ask = json.loads(payload)
+            if isinstance(ask, dict) and ask.get("index") is True:
+                # The venue lost what we sent when the link came up (its broker restarted): the index again.
+                self._later(self.publish_index)
+                return
             epoch, seqs = ask["epoch"], ask["seqs"]
             if not isinstance(epoch, str) or not isinstance(seqs, list):
                 raise TypeError("epoch must be a string and seqs a list")

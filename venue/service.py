@@ -46,6 +46,7 @@ class VenueService:
         self.rejected = 0  # messages that were not JSON or lacked their fields: logged, acknowledged
         self.asked = 0  # events asked of the tables' logs (the gap refill)
         self._inbox: queue.Queue[mqtt.MQTTMessage] = queue.Queue()
+        self._fresh_session = threading.Event()
         self._connected = threading.Event()
         self.client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
@@ -77,6 +78,9 @@ class VenueService:
                 self.client.connect_async(self.host, self.port, keepalive=30)
                 self.client.loop_start()
                 listening = True
+            if self._fresh_session.is_set() and self._connected.is_set():
+                self._fresh_session.clear()
+                self._ask_indexes()
             if not self._write_batch(0.2):
                 log.warning("the venue database stopped answering: pausing the broker until it is back")
                 self._stop_listening()
@@ -179,10 +183,14 @@ class VenueService:
         finally:
             self.store = None
 
-    def _on_connect(self, client: mqtt.Client, _u: Any, _flags: Any, reason: Any, _props: Any = None) -> None:
+    def _on_connect(self, client: mqtt.Client, _u: Any, flags: Any, reason: Any, _props: Any = None) -> None:
         if reason.is_failure:
             log.error("the venue broker refused the venue service's login: %s", reason)
             return
+        if not getattr(flags, "session_present", False):
+            # A new session: the broker lost ours (it crashed, or this is the first start), and with it
+            # whatever the tables sent before we subscribed, their refill index included: ask them again.
+            self._fresh_session.set()
         for topic in TOPICS:
             client.subscribe(topic, qos=1)
         self._connected.set()
@@ -192,6 +200,18 @@ class VenueService:
 
     def _on_message(self, _client: mqtt.Client, _u: Any, msg: mqtt.MQTTMessage) -> None:
         self._inbox.put(msg)  # stored and acknowledged by run()'s thread, the only one using the database
+
+    def _ask_indexes(self) -> None:
+        """Ask every table the venue knows for its refill index (`{"index": true}`, venue/refill.py)."""
+        assert self.store is not None
+        try:
+            tables = [t["table_id"] for t in self.store.tables()]
+        except (psycopg.OperationalError, psycopg.InterfaceError):
+            self._fresh_session.set()  # asked again once the database is back
+            return
+        for table_id in tables:
+            self.client.publish(f"table/{table_id}/refill/ask", json.dumps({"index": True}), qos=1)
+        log.info("a new broker session: asked %d tables for what the venue may have missed", len(tables))
 
     def _ask(self, table_id: str, lacking: list[tuple[str, list[int]]]) -> None:
         """Ask a table for the events the venue lacks (venue/refill.py answers from the table's log)."""

@@ -16,12 +16,12 @@ def test_nothing_is_lost_when_the_venue_broker_and_database_stop_mid_run() -> No
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     run = subprocess.run(
         [sys.executable, "bench/venue_load.py", "--tables", "3", "--spectators", "10", "--seconds", "16"]
-        + ["--outage", "3", "--workers", "2", "--catch-up", "40", "--json"],
+        + ["--outage", "3", "--workers", "2", "--catch-up", "90", "--json"],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
-        timeout=170,
+        timeout=260,
     )
     assert run.returncode in (0, 1), run.stderr[-2000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
