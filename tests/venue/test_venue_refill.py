@@ -132,6 +132,11 @@ def test_a_table_back_after_more_than_its_queue_fills_the_venue_from_its_log(
                     _until(lambda: service.stored >= before + again + 1, 30, "the repeats to be handled")
                     assert [s for s, _ in store.events(TABLE, finished)] == finished_seqs
                     assert len(store.results()) == 1
+
+                    # A venue whose broker lost its session asks for the index again; the table sends it.
+                    before = service.stored
+                    asks.publish(f"table/{TABLE}/refill/ask", json.dumps({"index": True}))
+                    _until(lambda: service.stored > before, 30, "the index asked for again")
                 finally:
                     link.stop()
         finally:
