@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import faulthandler
+import functools
 import heapq
 import json
 import multiprocessing as mp
@@ -306,9 +307,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 t.log = GameLog(tmp / f"{t.tid}.db")
                 t.epoch = t.log.create_game(t.tid, COLOURS, 0, {}, [], {}, 0)
                 # The recorded events are already the public view: re-sent as they were published.
-                t.refill = TableRefill(
-                    t.log, t.tid, lambda topic, p, t=t: _send(t, topic, p), lambda e, _p: e
-                )
+                t.refill = TableRefill(t.log, t.tid, functools.partial(_send, t), _as_published)
             t.client = _publisher(t, b)
 
         say(f"{len(brokers)} table brokers bridged to the venue")
@@ -478,6 +477,10 @@ def _publisher(t: Table, b: Broker) -> mqtt.Client:
     c.connect("127.0.0.1", b.port, keepalive=30)
     c.loop_start()
     return c
+
+
+def _as_published(event: dict[str, Any], _player: str | None) -> dict[str, Any]:
+    return event
 
 
 def _send(t: Table, topic: str, payload: Any) -> None:
