@@ -26,3 +26,10 @@ MQTT_PUBLIC: tuple[str, ...] = ("availability", "state", "events", "prompts", "s
 # docs/deep-legends.md, "On the tablets": format smart-table/campaign-view@1, built by
 # controller.campaign.campaign_view); an empty payload clears it.
 MQTT_CAMPAIGN = "campaign"
+
+# The venue's gap refill (docs/venue.md, venue/refill.py), `table/<tid>/<suffix>` beside MQTT_PUBLIC: what a
+# table's bridge also sends out (its index of recent games, the events it re-sends from its log) and the one
+# topic it takes in (the venue service's ask for what it lacks). Only the controller and the venue service
+# use them; the table's ACL lets no tablet or display read them.
+VENUE_REFILL_OUT: tuple[str, ...] = ("refill/index", "refill/events")
+VENUE_REFILL_IN = "refill/ask"

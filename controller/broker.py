@@ -20,7 +20,7 @@ import re
 import shutil
 from pathlib import Path
 
-from contracts.topics import MQTT_PUBLIC
+from contracts.topics import MQTT_PUBLIC, VENUE_REFILL_IN, VENUE_REFILL_OUT
 from controller.credentials import write_passwd
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,8 +72,9 @@ def venue_bridge(table_id: str, venue: dict[str, object]) -> list[str]:
     """Mosquitto bridge lines sending this table's public topics to the venue broker ([venue] config); an
     empty list when no venue host is set.
 
-    Only `table/<tid>/<public>` topics are named (contracts.topics.MQTT_PUBLIC), out only, QoS 1: a
-    player's private topics and the tablets' commands never cross. `cleansession false` with a fixed
+    Only `table/<tid>/<public>` topics are named (contracts.topics.MQTT_PUBLIC), out, QoS 1, with the
+    venue's gap refill (VENUE_REFILL_OUT out, VENUE_REFILL_IN in): a player's private topics and the
+    tablets' commands never cross. `cleansession false` with a fixed
     client id keeps the bridge's session at the venue, and the table's broker queues what is published
     while the venue is unreachable, so it flows when the link comes back.
     """
@@ -100,7 +101,9 @@ def venue_bridge(table_id: str, venue: dict[str, object]) -> list[str]:
         lines.append(f"remote_password {venue['password']}")
     if venue.get("cafile"):
         lines.append(f"bridge_cafile {venue['cafile']}")
-    lines += [f"topic table/{table_id}/{suffix} out 1" for suffix in MQTT_PUBLIC]
+    lines += [f"topic table/{table_id}/{suffix} out 1" for suffix in (*MQTT_PUBLIC, *VENUE_REFILL_OUT)]
+    # The venue's asks for what it lacks come in; the table answers from its log (venue/refill.py).
+    lines.append(f"topic table/{table_id}/{VENUE_REFILL_IN} in 1")
     return lines
 
 

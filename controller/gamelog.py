@@ -320,6 +320,14 @@ class GameLog:
             )
         ]
 
+    def events_by_seq(self, game_id: str) -> list[tuple[int, dict[str, Any]]]:
+        """(seq, event) in order; `seq` is the state's seq after the command that made the event, the seq
+        its events were published with (venue/refill.py re-sends a venue's gap by it)."""
+        return [
+            (int(r[0]), json.loads(r[1]))
+            for r in self._all("SELECT seq, event FROM events WHERE game_id=? ORDER BY n", (game_id,))
+        ]
+
     def commands(self, game_id: str) -> list[dict[str, Any]]:
         return [
             json.loads(r[0])

@@ -15,6 +15,7 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Literal
 
 import paho.mqtt.client as mqtt
@@ -115,6 +116,9 @@ class MqttLink:
         self.devices: dict[str, dict[str, Any]] = {}
         self.seats = Seats()
         self._lock = threading.Lock()
+        # More of the table's own topics to serve (suffix after `table/<tid>/` -> handler of the payload):
+        # the venue's gap refill (venue/refill.py) when the table has a venue.
+        self.handlers: dict[str, Callable[[bytes], None]] = {}
 
     @property
     def base(self) -> str:
@@ -197,6 +201,8 @@ class MqttLink:
         self.client = client
         client.subscribe(f"{self.base}/player/+/cmd", qos=1)
         client.subscribe(f"{self.base}/player/+/presence", qos=1)
+        for suffix in self.handlers:
+            client.subscribe(f"{self.base}/{suffix}", qos=1)
         self._raw_publish(client, f"{self.base}/availability", "online", retain=True)
         with self._lock:
             devices = dict(self.devices)
@@ -264,6 +270,10 @@ class MqttLink:
         self.publish(f"{self.base}/device/{name}/availability", payload, retain=True)
 
     def _on_message(self, client: mqtt.Client, _userdata: Any, msg: mqtt.MQTTMessage) -> None:
+        handler = self.handlers.get(msg.topic.removeprefix(f"{self.base}/"))
+        if handler is not None:
+            handler(bytes(msg.payload))
+            return
         parts = msg.topic.split("/")
         if len(parts) == 5 and parts[2] == "player" and parts[4] == "presence":
             self._presence(client, parts[3], msg.payload)

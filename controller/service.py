@@ -67,6 +67,17 @@ class ControllerService:
                 table_id=cfg["table"]["id"],
                 protocol=m["protocol"],
             )
+            if cfg["venue"]["host"]:
+                from venue.refill import TableRefill
+
+                # The venue fills a gap longer than the bridge's queue from this table's log (docs/venue.md).
+                refill = TableRefill(
+                    self.gamelog,
+                    cfg["table"]["id"],
+                    self.mqtt.publish,
+                    getattr(self.engine, "event_view", None),
+                )
+                self.mqtt.handlers.update(refill.handlers())
         self.sim: SimPlayers | None = None
         self.sim_thread: threading.Thread | None = None
         self.battles: BattleDriver | None = None

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import threading
+from typing import Any
 
 from smart_table.errors import CliError
 
@@ -38,6 +39,116 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     )
     p.add_argument("--tables", action="store_true", help="print the tables the venue knows (JSON) and exit")
     p.set_defaults(func=cmd_venue)
+    _register_leagues(p)
+
+
+def _register_leagues(venue: argparse.ArgumentParser) -> None:
+    """`smart-table venue league ...`: leagues played across the venue's tables (venue/leagues.py)."""
+    sub = venue.add_subparsers(dest="venue_command", metavar="league")
+    league = sub.add_parser("league", help="leagues whose games are played at the venue's tables")
+    g = league.add_subparsers(dest="league_command", metavar="SUBCOMMAND", required=True)
+
+    def dsn(p: argparse.ArgumentParser) -> None:
+        # SUPPRESS: `smart-table venue --dsn X league ...` keeps X (a subparser's default would replace it).
+        p.add_argument("--dsn", default=argparse.SUPPRESS, help="PostgreSQL connection string (as for venue)")
+
+    p = g.add_parser("new", help="make a league")
+    p.add_argument("name")
+    dsn(p)
+    p.set_defaults(func=cmd_league_new)
+    p = g.add_parser("list", help="the venue's leagues, one a line")
+    dsn(p)
+    p.set_defaults(func=cmd_league_list)
+    p = g.add_parser("game", help="who sits where at a table for a league game (its next game, or --game)")
+    p.add_argument("league")
+    p.add_argument("--table", required=True, help="the table's id, e.g. table-3")
+    p.add_argument("--seat", action="append", default=[], metavar="COLOUR=NAME", help="e.g. --seat red=Ann")
+    p.add_argument("--game", help="the game's id (default: the table's next game to start)")
+    dsn(p)
+    p.set_defaults(func=cmd_league_game)
+    p = g.add_parser("standings", help="the league's standings from the tables' results")
+    p.add_argument("league")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+    dsn(p)
+    p.set_defaults(func=cmd_league_standings)
+
+
+def _league_store(args: argparse.Namespace) -> Any:
+    import psycopg
+
+    from venue.store import VenueStore
+
+    try:
+        store = VenueStore(args.dsn)
+        store.migrate()
+    except psycopg.OperationalError as exc:
+        raise CliError(f"cannot reach the venue database ({args.dsn}): {exc}; check --dsn", code=1) from None
+    return store
+
+
+def _league_call(args: argparse.Namespace, fn: Any) -> Any:
+    from venue.leagues import LeagueError
+
+    store = _league_store(args)
+    try:
+        return fn(store)
+    except LeagueError as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        store.close()
+
+
+def cmd_league_new(args: argparse.Namespace) -> int:
+    from venue.leagues import new_league
+
+    _league_call(args, lambda store: new_league(store, args.name))
+    print(f"league {args.name} made; seat its games with `smart-table venue league game {args.name} ...`")
+    return 0
+
+
+def cmd_league_list(args: argparse.Namespace) -> int:
+    from venue.leagues import leagues
+
+    for name in _league_call(args, leagues):
+        print(name)
+    return 0
+
+
+def cmd_league_game(args: argparse.Namespace) -> int:
+    from controller.credentials import PLAYER_COLOURS
+    from venue.leagues import add_fixture
+
+    seats: dict[str, str] = {}
+    for item in args.seat:
+        colour, sep, person = item.partition("=")
+        if not sep or not person.strip() or colour not in PLAYER_COLOURS:
+            raise CliError(f"--seat {item!r}: write COLOUR=NAME with a colour of {', '.join(PLAYER_COLOURS)}")
+        if colour in seats:
+            raise CliError(f"--seat: {colour} is given twice")
+        seats[colour] = person.strip()
+    n = _league_call(args, lambda store: add_fixture(store, args.league, args.table, seats, args.game))
+    which = f"game {args.game}" if args.game else "next game"
+    print(f"fixture {n}: {args.table}'s {which} counts for {args.league}")
+    return 0
+
+
+def cmd_league_standings(args: argparse.Namespace) -> int:
+    from venue.leagues import standings
+
+    ranked, counts = _league_call(args, lambda store: standings(store, args.league))
+    if args.json:
+        print(
+            json.dumps({"league": args.league, "standings": [s.to_json() for s in ranked], "games": counts})
+        )
+        return 0
+    print(
+        f"{args.league}: {counts['finished']} games finished, {counts['playing']} playing, "
+        f"{counts['waiting']} waiting"
+    )
+    print(f"{'#':>3}  {'player':20} {'played':>6} {'wins':>5} {'points':>6} {'game total':>10}")
+    for i, s in enumerate(ranked, start=1):
+        print(f"{i:>3}  {s.person:20} {s.played:>6} {s.wins:>5} {s.points:>6} {s.game_total:>10}")
+    return 0
 
 
 def cmd_venue(args: argparse.Namespace) -> int:

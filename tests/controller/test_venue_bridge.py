@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from contracts.topics import MQTT_PUBLIC
+from contracts.topics import MQTT_PUBLIC, VENUE_REFILL_IN, VENUE_REFILL_OUT
 from controller.broker import DEPLOY, venue_bridge, write_broker_files
 from controller.credentials import ROLES
 from controller.testing import Broker, Client, free_port
@@ -124,4 +124,7 @@ def test_the_acls_grant_exactly_the_public_topics_of_the_contract() -> None:
     writes = {
         line.split("table/%u/", 1)[1] for line in venue_acl if line.startswith("pattern write table/%u/")
     }
-    assert writes == set(MQTT_PUBLIC) | {"venue"}
+    assert writes == set(MQTT_PUBLIC) | {"venue"} | set(VENUE_REFILL_OUT)
+    # The refill's answers and index never reach a tablet or spectator: no read pattern but the table's own.
+    reads = [line for line in venue_acl if line.startswith("pattern read") and "refill" in line]
+    assert reads == [f"pattern read table/%u/{VENUE_REFILL_IN}"]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from controller.testing import Client
-from tests.support.postgres import Postgres, running_postgres
+from tests.support.postgres import Postgres, empty_database, running_postgres
 from tests.support.venue import make_venue, start_venue
 from venue.service import VenueService
 from venue.store import VenueStore, migrations
@@ -26,9 +26,8 @@ def postgres() -> Iterator[Postgres]:
 
 @pytest.fixture
 def store(postgres: Postgres) -> Iterator[VenueStore]:
+    empty_database(postgres.dsn)
     s = VenueStore(postgres.dsn)
-    with s.conn.transaction():
-        s.conn.execute("DROP TABLE IF EXISTS venue_schema, venue_tables, venue_events, venue_results")
     yield s
     s.close()
 
