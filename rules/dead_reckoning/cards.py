@@ -354,9 +354,10 @@ def catalog(d: State) -> Catalog:
     """The catalogue a game plays with: the sample set, or the user's files named in its options."""
     o = d["options"]
     if "deep_legends" in o:  # the saga's Advancements and Merchants join the cards (docs/deep-legends.md)
-        from rules.dead_reckoning.deep_legends.cards import saga_catalog
+        from rules.dead_reckoning.expansions import saga_part  # the saga's data: imported when named
 
-        return saga_catalog(o)
+        saga_cards: Catalog = saga_part("cards").saga_catalog(o)
+        return saga_cards
     if o["cards_file"] is None and o["boards_file"] is None and o["upgrades_file"] is None:
         exp = o.get("expansions")
         if exp is None:

@@ -56,6 +56,16 @@ def module(name: str) -> Any:
     return importlib.import_module(EXPANSION_MODULES[name])
 
 
+# The Deep Legends saga is switched on by its own option (`deep_legends`, a campaign's game), not named in
+# `expansions`; like an expansion, the base game reaches its parts only through this name, on first use.
+SAGA_PACKAGE = "rules.dead_reckoning.deep_legends"
+
+
+def saga_part(part: str) -> Any:
+    """One module of the Deep Legends saga (`cards`, `legal`, ...), imported on first use."""
+    return importlib.import_module(f"{SAGA_PACKAGE}.{part}")
+
+
 _LOADED: dict[str, Expansion] = {}
 
 

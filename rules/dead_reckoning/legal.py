@@ -22,7 +22,7 @@ from rules.dead_reckoning.abilities import always_passes, check_use_ability, sur
 from rules.dead_reckoning.battles import resolved_battle
 from rules.dead_reckoning.cards import Catalog, building_cost, card_abilities, catalog, played_icons
 from rules.dead_reckoning.choices import choice_actions
-from rules.dead_reckoning.expansions import expansion
+from rules.dead_reckoning.expansions import expansion, saga_part
 from rules.dead_reckoning.game import expansions_of, game_for
 from rules.dead_reckoning.islands import check_influence, cube_sources, island_at
 from rules.dead_reckoning.model import Island, PlayerBoard, SailorCard, Ship, State
@@ -468,10 +468,11 @@ def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     """Actions `player` may send now. While a chance step is pending every seat (and "table") is offered
     its outcomes; the active player always has at least one action (end_turn) until the game is over."""
     if "deep_legends" in state.data["options"]:  # the saga's own actions (docs/deep-legends.md)
-        from rules.dead_reckoning.deep_legends.legal import more_actions
-
         acts = _legal_actions(state, player)
-        return more_actions(cast(State, state.data), player, acts, state.offers)
+        more: list[dict[str, Any]] = saga_part("legal").more_actions(
+            cast(State, state.data), player, acts, state.offers
+        )
+        return more
     return _legal_actions(state, player)
 
 
