@@ -227,3 +227,33 @@ def test_the_ocean_grid_camera_moves_no_great_sea_ship(tmp_path: Any) -> None:
         assert core.seq == before and not [k for k in core.prompts if k.startswith("ships:")]
     finally:
         log.close()
+
+
+def test_the_controller_plays_a_great_sea_demo_to_its_end_and_logs_it(tmp_path: Any) -> None:
+    """`smart-table run --demo` with `table.game = "great-sea"`: the controller service (no broker) sets the
+    game up from its config, the built-in players play it to its end, and the log marks it finished."""
+    from controller.service import ControllerService
+    from controller.simplayers import SimLimits
+
+    cfg = config_mod.defaults()
+    for key, value in (
+        ("table.game", "great-sea"),
+        ("table.players", ["red", "blue"]),
+        ("table.demo", True),
+        ("table.database", str(tmp_path / "t.db")),
+        ("simulate.delay", 0.0),
+        ("bridge.enabled", False),
+        ("vision.enabled", False),
+        ("simulate.camera", "model"),
+    ):
+        cfg.set(key, value)
+    svc = ControllerService(cfg, simulate=True, limits=SimLimits(until_game_over=True), mqtt_enabled=False)
+    assert svc.run() == 0
+    log = GameLog(tmp_path / "t.db")
+    try:
+        game = log.games()[-1]
+        assert game.options["game"] == "great-sea" and game.finished is not None
+        state = api.replay([json.loads(x) for x in log.export_lines(game.game_id)])
+        assert api.is_over(state) and state.data["winner"] in ("red", "blue")
+    finally:
+        log.close()
