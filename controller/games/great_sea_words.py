@@ -186,7 +186,8 @@ def dice_list(dice: list[Any]) -> str:
 
 def unit_name(unit: dict[str, Any]) -> str:
     if unit.get("kind") == "ship":
-        return f"{'Damaged ' if unit.get('was_damaged') else ''}{CLASS_NAMES.get(str(unit.get('cls')), 'Ship')}"
+        damaged = "Damaged " if unit.get("was_damaged") else ""
+        return damaged + CLASS_NAMES.get(str(unit.get("cls")), "Ship")
     return FORT_NAMES.get(str(unit.get("cls")), "Fort")
 
 
