@@ -201,9 +201,8 @@ def _move_text(view: dict[str, Any], moves: list[Any]) -> str:
     return "; ".join(bits) or "no Ship"
 
 
-def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:  # noqa: C901
-    """One legal action's button: {"label", "confirm"?}. One branch per action of docs/great-sea.md's
-    table (the reason this function is long)."""
+def _turn_label(view: dict[str, Any], player: str, a: dict[str, Any]) -> tuple[str, str | None] | None:
+    """Setup, the turn's Workers and its end, and the chance a tablet reports."""
     t = a.get("type")
     p = (view.get("p") or {}).get(player) or {}
     confirm: str | None = None
@@ -227,7 +226,20 @@ def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
         label = f"Take Special Action Card Pile {pile}" + (f": {special_text(top)}" if top else "")
     elif t == "setup_pips":
         label = f"Starting pips on {dice_list(list(a.get('dice') or []))}"
-    elif t == "develop_pip":
+    elif t == "choose_first_player":
+        label = f"{player_name(a.get('first'))} goes first"
+    elif t == "deal_special":
+        label = "Deal the last Special Action Card Pile"
+    else:
+        return None
+    return label, confirm
+
+
+def _worker_label(view: dict[str, Any], player: str, a: dict[str, Any]) -> tuple[str, str | None] | None:
+    """The six worker actions' effects, Mobilise's moves and starting a Combat."""
+    t = a.get("type")
+    confirm: str | None = None
+    if t == "develop_pip":
         gain = a.get("gain")
         label = f"Develop: +1 pip on your {DIE_NAMES.get(str(a.get('die')), 'a')} Die" + (
             f" and gain 1 {GAIN_NAMES.get(str(gain), title(gain)).rstrip('s')}" if gain else ""
@@ -282,7 +294,16 @@ def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
         confirm = (
             f"Start a Combat against {opp} in {region_label(view, a.get('region'))}? It cannot be undone."
         )
-    elif t == "start_move":
+    else:
+        return None
+    return label, confirm
+
+
+def _start_label(view: dict[str, Any], player: str, a: dict[str, Any]) -> tuple[str, str | None] | None:
+    """The Start-of-Turn Actions."""
+    t = a.get("type")
+    confirm: str | None = None
+    if t == "start_move":
         label = "Start of turn (exhaust a Trade Post): move " + _move_text(
             view, [[a.get("from"), a.get("to"), a.get("cls")]]
         )
@@ -297,7 +318,16 @@ def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
         label = f"Start of turn ({pay}): +1 pip on your {DIE_NAMES.get(str(a.get('die')), '')} Die"
     elif t == "start_worker":
         label = "Start of turn (exhaust 3 Trade Posts): gain a Neutral Worker"
-    elif t == "play_combat_card":
+    else:
+        return None
+    return label, confirm
+
+
+def _combat_label(view: dict[str, Any], player: str, a: dict[str, Any]) -> tuple[str, str | None] | None:
+    """A Combat's choices and the Special Action Cards' 3rd Effects."""
+    t = a.get("type")
+    confirm: str | None = None
+    if t == "play_combat_card":
         card = combat_card_words(a.get("card"))
         side = {"stats": " (its Combat Stats)", "ability": " (its ability)"}.get(str(a.get("side")), "")
         label = f"Play {card['name']}{side}" if a.get("card") is not None else "Play no Combat Card"
@@ -335,16 +365,19 @@ def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
                 f"Special Action: flip your {CLASS_NAMES.get(str(a.get('cls')), 'Ship')}'s "
                 f"{PART_NAMES.get(str(a.get('part')), '')} tile"
             )
-    elif t == "choose_first_player":
-        label = f"{player_name(a.get('first'))} goes first"
-    elif t == "deal_special":
-        label = "Deal the last Special Action Card Pile"
     else:
-        label = title(t)
-    out: dict[str, Any] = {"label": label}
-    if confirm:
-        out["confirm"] = confirm
-    return out
+        return None
+    return label, confirm
+
+
+def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
+    """One legal action's button: {"label", "confirm"?} (a confirmation where it cannot be undone)."""
+    for part in (_turn_label, _worker_label, _start_label, _combat_label):
+        found = part(view, player, a)
+        if found is not None:
+            label, confirm = found
+            return {"label": label, "confirm": confirm} if confirm else {"label": label}
+    return {"label": title(a.get("type"))}
 
 
 def score_table(view: dict[str, Any]) -> dict[str, Any] | None:
