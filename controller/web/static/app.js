@@ -44,7 +44,7 @@ async function main() {
     notice(`"${player}" is not a player colour: open the join link from \`smart-table tablets add <colour>\` (red, blue, green or yellow).`);
     return;
   }
-  document.title = player ? `${player} — Dead Reckoning` : `Table ${table} — Dead Reckoning`;
+  document.title = player ? `${player} — smart table` : `Table ${table} — smart table`;
   document.getElementById("title").textContent = player ? `${cap(player)}` : settings.title || "smart table";
 
   const base = `table/${table}`;
