@@ -108,8 +108,8 @@ function boardBox(color, p, v, w, mine) {
   return h(`section.seaboard.c-${safe(color)}${v.active === color ? ".active" : ""}`, { dataset: { player: color } },
     h("h2", h(`span.who.c-${safe(color)}`, `${initial(color)} · ${cap(color)}`), mine ? " · your board" : "", v.active === color ? " · to act" : ""),
     diceRow(p, w),
-    h("p.res", h("span.wood", { dataset: { wood: p.wood } }, `${p.wood} Wood`), " · ",
-      h("span.coins", { dataset: { coins: p.coins } }, `${p.coins} Coins`), " · ",
+    h("p.res", h("span.sea-wood", { dataset: { wood: p.wood } }, `${p.wood} Wood`), " · ",
+      h("span.sea-coins", { dataset: { coins: p.coins } }, `${p.coins} Coins`), " · ",
       `${p.neutral_workers} Neutral Workers · ${p.hand_size} Combat Cards in hand`),
     h("ol.actioncards", Object.entries(cards).map(([n, c]) => h(`li${used.includes(+n) ? ".used" : ""}`, { dataset: { card: n }, title: c.text || "" },
       `${n}. ${c.name}`, used.includes(+n) ? " (Worker placed)" : ""))),
@@ -130,8 +130,8 @@ function combatBox(v, w, me, myChosen) {
   const max = Math.max(6, ...sides.flatMap((p) => STATS.map((k) => Math.abs(c.stats?.[p]?.[k] ?? 0))));
   const statRow = (p, k) => {
     const n = c.stats?.[p]?.[k] ?? 0;
-    return h("div.statrow", { dataset: { stat: k, value: n } }, h("span.sname", w?.stats?.[k] ?? cap(k)),
-      h("span.bar", h(`span.fill.c-${safe(p)}`, { style: { width: `${(Math.max(0, n) / max) * 100}%` } })), h("span.sval", String(n)));
+    return h("div.sea-statrow", { dataset: { stat: k, value: n } }, h("span.sname", w?.stats?.[k] ?? cap(k)),
+      h("span.sea-bar", h(`span.sea-fill.c-${safe(p)}`, { style: { width: `${(Math.max(0, n) / max) * 100}%` } })), h("span.sval", String(n)));
   };
   const chosenText = (p) => {
     const ch = c.chosen?.[p];
@@ -146,7 +146,7 @@ function combatBox(v, w, me, myChosen) {
       h("p.units", (cw.units?.[p] || []).join(", ") || "no units"),
       h("p.chosen", { dataset: { chosen: c.chosen?.[p] ? "1" : "0" } }, chosenText(p)),
       cw.card_texts?.[p] ? h("p.cardtext.hint", cw.card_texts[p]) : null,
-      h("div.stats", STATS.map((k) => statRow(p, k)))))));
+      h("div.sea-stats", STATS.map((k) => statRow(p, k)))))));
 }
 
 function scoreBox(sc) {
