@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller import games
 from rules.dead_reckoning.expansions import EXPANSION_MODULES
 
 
@@ -81,7 +82,8 @@ SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "seed": (int, 1),
         "database": (str, "smart-table.db"),
         "snapshot_every": (int, 50, Range(1, None)),
-        "engine": (str, "rules.api"),
+        "game": (str, games.DEFAULT, games.NAMES),
+        "engine": (str, "rules.api", ("rules.api",)),
         "observed_chance": (bool, False),
         "expansions": (list, [], EXPANSIONS),
         "bots": (list, []),
@@ -282,3 +284,6 @@ def validate(cfg: Config) -> None:
     for section, keys in SCHEMA.items():
         for key in keys:
             check(section, key, cfg.values[section][key], cfg.path)
+    problem = games.by_name(cfg["table"]["game"]).config_problem(cfg["table"])
+    if problem:
+        raise ConfigError(f"{where}{problem}")

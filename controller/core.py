@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import contracts.chance
 import rules.api as rules_api
-from controller import words
+from controller import games, words
 from controller.gamelog import GameLog
 
 MAX_COMMAND_BYTES = 64 * 1024
@@ -30,27 +30,31 @@ TABLE_ONLY = frozenset({"resolve_battle", "correction", *CHANCE_TYPES})
 # At a physical table (the engine draws nothing itself) chance outcomes that no camera reads have no other
 # way in than a tablet tap. Open ones (a card turned up from a row box, who goes first) may come from any
 # seated player's tablet; secret ones (a player's own Sailor draw, their Bonus tokens) only from that
-# player's. The engine still checks each is the draw it waits for and plausible (the card is in that deck).
-# Ocean boards are reported by the camera, battle results by the battle session: never by a tablet. No camera
-# reads a Letters of Marque Prime Cargo token or the Saga die, nor lays out the Favor Reward tokens: open too.
-OPEN_CHANCE = frozenset(
-    {"draw_advancement", "choose_first_player", "flip_prime_cargo", "saga_die", "place_favour_rewards"}
-)
-SECRET_CHANCE = frozenset({"draw_sailors", "deal_bonus"})
+# player's; each game declares its own (controller/games/). The engine still checks each is the draw it
+# waits for and plausible (the card is in that deck). Ocean boards are reported by the camera, battle
+# results by the battle session: never by a tablet.
+OPEN_CHANCE = games.by_name(games.DEFAULT).open_chance
+SECRET_CHANCE = games.by_name(games.DEFAULT).secret_chance
 
 
 def tablet_may_send(
-    action: dict[str, Any], player: str, observed_chance: bool, pending: dict[str, Any] | None = None
+    action: dict[str, Any],
+    player: str,
+    observed_chance: bool,
+    pending: dict[str, Any] | None = None,
+    game: games.TableGame | None = None,
 ) -> bool:
-    """Whether `player`'s tablet may send `action`; `pending` is the chance the engine waits for first."""
+    """Whether `player`'s tablet may send `action`; `pending` is the chance the engine waits for first,
+    `game` the game played (its open and secret chance; the default game's when None)."""
     atype = action.get("type")
     if atype not in TABLE_ONLY:
         return True
     if not observed_chance:
         return False
-    if atype in OPEN_CHANCE:
+    game = game or games.by_name(games.DEFAULT)
+    if atype in game.open_chance:
         return True
-    if atype in SECRET_CHANCE:
+    if atype in game.secret_chance:
         return pending is not None and pending.get("player") == player
     return False
 
@@ -140,6 +144,15 @@ class TableCore:
         ] = []  # called after each accepted command
         self.finished = False
         self.seats: dict[str, str] = {}  # seat -> "person" or "bot" (the table view shows who sits where)
+        # The new-game screen: when set (the service sets it), a finished game offers a new one of any game
+        # the table plays, set up with the options this returns for the chosen game's name.
+        self.new_game_options: Callable[[str], dict[str, Any]] | None = None
+        self.new_game_listeners: list[Callable[[], None]] = []  # called after a new game is opened
+
+    @property
+    def game(self) -> games.TableGame:
+        """How the controller serves the open game (its words, its chance), by the game's own declaration."""
+        return games.game_of(self.state)
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -243,7 +256,9 @@ class TableCore:
                     raise Refusal(
                         "invalid", "The command has no integer seq; send the seq of the state you acted on."
                     )
-                if not tablet_may_send(action, player, self.observed_chance, self._first_pending()):
+                if not tablet_may_send(
+                    action, player, self.observed_chance, self._first_pending(), self.game
+                ):
                     raise Refusal("illegal", table_only_refusal(action["type"]))
                 self.submit(player, action, seq)
             return self._reply(request_id, True, None, None)
@@ -394,12 +409,14 @@ class TableCore:
     # -- payloads and publishing ---------------------------------------------------------------
 
     def public_payload(self) -> dict[str, Any]:
-        return words.decorate_public(
+        game = self.game
+        return game.decorate_public(
             self.engine,
             self.state,
             {
                 "epoch": self.epoch,
                 "seq": self.seq,
+                "game": {"name": game.name, "title": game.title},
                 "view": self.engine.public_view(self.state),
                 "battle": self.battle_view,
                 "tower": {"warning": self.tower_warning},
@@ -412,8 +429,9 @@ class TableCore:
         if legal is None:
             legal = self.engine.legal_actions(self.state, player)
         pending = self._first_pending()
-        legal = [a for a in legal if tablet_may_send(a, player, self.observed_chance, pending)]
-        return words.decorate_private(
+        game = self.game
+        legal = [a for a in legal if tablet_may_send(a, player, self.observed_chance, pending, game)]
+        return game.decorate_private(
             self.engine,
             self.state,
             player,
@@ -426,7 +444,7 @@ class TableCore:
         )
 
     def prompts_payload(self, player: str | None) -> dict[str, Any]:
-        return words.decorate_prompts(
+        return self.game.decorate_prompts(
             self.state,
             {
                 "epoch": self.epoch,
@@ -449,6 +467,7 @@ class TableCore:
                 )
                 changed |= self._action_prompt(p, legal)
                 changed |= self._choice_prompts(p, legal)
+            changed |= self._new_game_prompt()
             if changed:
                 self.publish_prompts()
 
@@ -530,6 +549,55 @@ class TableCore:
                 changed = True
         return changed
 
+    def _new_game_prompt(self) -> bool:
+        """The new-game screen: once the game is over, any seated player may start the next one, of any game
+        the table plays (a public prompt; its answer {"game": name})."""
+        pid = "new_game"
+        offer = self.new_game_options is not None and self._is_over()
+        if not offer:
+            return self.prompts.pop(pid, None) is not None
+        if pid in self.prompts:
+            return False
+        options = [
+            {"id": g.name, "label": g.title, "answer": {"game": g.name}} for g in games.games().values()
+        ]
+
+        def answer(who: str, data: dict[str, Any]) -> None:
+            name = data.get("game")
+            if name not in games.games():
+                raise Refusal(
+                    "invalid", f"Choose one of the games this table plays: {', '.join(games.games())}."
+                )
+            self.start_new_game(str(name))
+
+        self.prompts[pid] = Prompt(
+            pid,
+            "new_game",
+            "The game is over. Play again: choose the game.",
+            None,
+            {"options": options},
+            answer,
+        )
+        return True
+
+    def _is_over(self) -> bool:
+        if hasattr(self.engine, "is_over"):
+            return bool(self.engine.is_over(self.state))
+        return getattr(self.state, "phase", None) == "over"
+
+    def start_new_game(self, name: str) -> None:
+        """A new game of `name` for the same seats, after the finished one (a new epoch for the tablets)."""
+        with self.lock:
+            if self.state is not None and not self._is_over():
+                raise Refusal("illegal", "The game is not over yet; finish it before starting a new one.")
+            options = self.new_game_options(name) if self.new_game_options else {}
+            self.open_game(list(self.players), self.game_seed + 1, options, resume=False)
+            self.prompts = {}
+            self.battle_view = None
+            for listener in list(self.new_game_listeners):
+                listener()
+            self.publish_all()
+
     def publish_prompts(self) -> None:
         with self.lock:
             self.publisher.publish(f"{self.topic}/prompts", self.prompts_payload(None), retain=True)
@@ -544,7 +612,7 @@ class TableCore:
         shown = [view(e, None) if view else {"type": e.get("type")} for e in events if isinstance(e, dict)]
         self.publisher.publish(
             f"{self.topic}/events",
-            words.decorate_events(self.state, {"epoch": self.epoch, "seq": self.seq, "events": shown}),
+            self.game.decorate_events(self.state, {"epoch": self.epoch, "seq": self.seq, "events": shown}),
         )
 
     def publish_all(self) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import rules.api as rules_api
 from controller import config as config_mod
-from controller import towerhealth
+from controller import games, towerhealth
 from controller.battles import BattleDriver
 from controller.core import TableCore
 from controller.gamelog import GameLog
@@ -89,12 +89,9 @@ class ControllerService:
 
     def open(self) -> None:
         t = self.cfg["table"]
-        options: dict[str, Any] | None = (
-            {"auto_chance": False} if t["observed_chance"] and not self.simulate else None
-        )
-        if t["expansions"]:
-            options = {**(options or {}), "expansions": list(t["expansions"])}
-        resumed = self.core.open_game(t["players"], t["seed"], options)
+        self.core.new_game_options = self.new_game_options
+        self.core.new_game_listeners.append(self._new_game)
+        resumed = self.core.open_game(t["players"], t["seed"], self.new_game_options(t["game"]) or None)
         log.info(
             "%s game %s at seq %d (%d events)",
             "resumed" if resumed else "started",
@@ -127,6 +124,22 @@ class ControllerService:
                 self.battles.simulated.add("camera")
             self.battles.sync()
         self.refresh_tower_warning()
+
+    def new_game_options(self, name: str) -> dict[str, Any]:
+        """A new game's options, by the game's own declaration: the config's table section and whether
+        chance is observed at the table (never in simulation, where the engine draws it)."""
+        observed = bool(self.cfg["table"]["observed_chance"]) and not self.simulate
+        table = (
+            self.cfg["table"]
+            if name == self.cfg["table"]["game"]
+            else {**self.cfg["table"], "expansions": []}
+        )
+        return games.by_name(name).new_options(table, observed)
+
+    def _new_game(self) -> None:
+        log.info("new game %s (%s)", self.core.game_id, self.core.game.name)
+        if self.battles is not None:
+            self.battles.sync()
 
     def _after_command(self, _events: list[dict[str, Any]]) -> None:
         self._check_finished()

@@ -59,8 +59,8 @@ class ShipWatcher:
 
         core = self.core
         with core.lock:
-            if core.state is None:
-                return
+            if core.state is None or not core.game.ocean_grid:
+                return  # a game whose ships the ocean-grid camera does not read (its own declaration)
             view = core.engine.public_view(core.state)
             players = list(view.get("players", []))
             known = {c: view["p"][c]["ship"]["at"] for c in players}

@@ -49,7 +49,7 @@ _PUBLIC_SETTINGS = ("table", "ws", "title", "board")
 DEFAULT_SETTINGS: dict[str, Any] = {
     "table": "table-1",
     "ws": "ws://127.0.0.1:9001",
-    "title": "Dead Reckoning",
+    "title": "",  # empty: the game's own title, from the state the pages receive
 }
 
 

@@ -8,6 +8,11 @@ import { COLOURS, h, mount } from "./dom.js";
 import { renderPlayer } from "./player.js";
 import { renderTable } from "./table.js";
 import { renderCampaign } from "./campaign.js";
+import { renderSeaPlayer, renderSeaTable } from "./great_sea.js";
+
+// Each game's own views, by the game the payloads name (Dead Reckoning's when they name none).
+const VIEWS = { "great-sea": { table: renderSeaTable, player: renderSeaPlayer } };
+const gameOf = (store) => store.state?.game?.name ?? store.state?.view?.game ?? store.me?.view?.game ?? "dead-reckoning";
 
 const params = new URLSearchParams(location.search);
 
@@ -40,8 +45,8 @@ async function main() {
     notice(`"${player}" is not a player colour: open the join link from \`smart-table tablets add <colour>\` (red, blue, green or yellow).`);
     return;
   }
-  document.title = player ? `${player} — Dead Reckoning` : `Table ${table} — Dead Reckoning`;
-  document.getElementById("title").textContent = player ? `${cap(player)}` : settings.title || "Dead Reckoning";
+  document.title = player ? `${player} — smart table` : `Table ${table} — smart table`;
+  document.getElementById("title").textContent = player ? `${cap(player)}` : settings.title || "smart table";
 
   const base = `table/${table}`;
   const store = {
@@ -71,8 +76,15 @@ async function main() {
   const draw = () => {
     scheduled = false;
     const mainEl = document.getElementById("main");
-    if (view === "table") renderTable(mainEl, store);
-    else renderPlayer(mainEl, store, send);
+    const views = VIEWS[gameOf(store)];
+    mainEl.dataset.game = gameOf(store);
+    if (view === "table") (views?.table ?? renderTable)(mainEl, store);
+    else (views?.player ?? renderPlayer)(mainEl, store, send);
+    const gameTitle = store.state?.game?.title;
+    if (gameTitle) {
+      document.title = player ? `${player} — ${gameTitle}` : `Table ${table} — ${gameTitle}`;
+      if (!player && !settings.title) document.getElementById("title").textContent = gameTitle;
+    }
     const seq = store.state ? store.state.seq : "";
     const key = `${store.state?.epoch}:${seq}:${store.me?.seq ?? ""}`;
     if (!renderedAt.has(key)) renderedAt.set(key, Date.now());

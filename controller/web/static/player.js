@@ -157,7 +157,8 @@ function wayMap(way, crossing, squares) {
   return h("span.waymap", { style: { gridTemplateColumns: `repeat(${cols || 1}, 1.8em)` } }, grid);
 }
 
-const ANSWERABLE_PUBLIC = ["confirm_reading", "sensor_disagree"];
+// new_game: the new-game screen once a game is over (any seated player chooses the next game).
+const ANSWERABLE_PUBLIC = ["confirm_reading", "sensor_disagree", "new_game"];
 
 /** A square's name from the controller's words ("Island 9 (row 1, column 2)"), else its id. */
 function sqName(store, sq) {

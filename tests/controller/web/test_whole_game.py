@@ -40,10 +40,11 @@ def smart_table_run(
     simulate: bool,
     bots: list[str] | None = None,
     table_extra: str = "",
+    game: str = "dead-reckoning",
 ) -> Iterator[Path]:
     """`python -m smart_table run [--simulate] [--bots ...]` (the README's command) on the test broker;
-    yields the game database. The display is the test's own server (same static files); bots act without
-    the person's-pace delay so the test does not wait 1.5 s per bot action."""
+    yields the game database (a game already in it is resumed). The display is the test's own server (same
+    static files); bots act without the person's-pace delay so the test does not wait 1.5 s per bot action."""
     db = tmp / "game.db"
     toml = tmp / "table.toml"
     toml.write_text(f"""
@@ -54,6 +55,7 @@ seed = {seed}
 database = "{db}"
 bot_delay = 0.0
 {table_extra}
+game = "{game}"
 [mqtt]
 embedded = false
 host = "{broker.host}"

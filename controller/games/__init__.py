@@ -1,0 +1,71 @@
+"""The games the table plays, each declared once: the controller routes by these declarations, never by a
+game's name (docs/controller.md, "Games").
+
+A game's declaration (`TableGame`) says how the controller serves it: its words for the tablets (a module
+of its own), which chance outcomes a seated player's tablet may report, whether the ocean-grid camera and
+zone sensors move its ships, and the options a new game of it is set up with from the table's config. The
+rules engine stays the single source of truth: `rules.api` plays either game by `options["game"]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Decorate = Callable[..., dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class TableGame:
+    name: str  # the engine's options["game"] and the config's table.game
+    title: str  # as the box says it, for the tablets' title and the new-game screen
+    decorate_public: Callable[[Any, Any, dict[str, Any]], dict[str, Any]]
+    decorate_private: Callable[[Any, Any, str, dict[str, Any]], dict[str, Any]]
+    decorate_prompts: Callable[[Any, dict[str, Any], str | None], dict[str, Any]]
+    decorate_events: Callable[[Any, dict[str, Any]], dict[str, Any]]
+    # Chance outcomes that no camera reads and any seated player's tablet may report (open ones), or only
+    # the player's own tablet (secret ones), at a table where the engine draws nothing itself.
+    open_chance: frozenset[str]
+    secret_chance: frozenset[str]
+    # True: the ocean-grid camera and zone sensors move this game's ships (controller/ships.py).
+    ocean_grid: bool
+    # The options of a new game from the table's config ([table] section) and whether chance is observed.
+    new_options: Callable[[dict[str, Any], bool], dict[str, Any]]
+    # A sentence when the [table] section cannot set up this game (e.g. another game's expansions).
+    config_problem: Callable[[dict[str, Any]], str | None]
+
+
+DEFAULT = "dead-reckoning"
+
+
+def _registry() -> dict[str, TableGame]:
+    from controller.games import dead_reckoning, great_sea
+
+    return {g.name: g for g in (dead_reckoning.GAME, great_sea.GAME)}
+
+
+_GAMES: dict[str, TableGame] = {}
+
+
+def games() -> dict[str, TableGame]:
+    """Every game the table plays, by name (the first is the default)."""
+    if not _GAMES:
+        _GAMES.update(_registry())
+    return _GAMES
+
+
+NAMES = ("dead-reckoning", "great-sea")  # the config's allowed values; tests hold it to games()
+
+
+def by_name(name: str) -> TableGame:
+    return games()[name]
+
+
+def game_of(state: Any) -> TableGame:
+    """The game a state plays (its options["game"]; a state without one, e.g. a test's toy engine, plays
+    the default)."""
+    data = getattr(state, "data", None)
+    options = data.get("options") if isinstance(data, dict) else None
+    name = options.get("game", DEFAULT) if isinstance(options, dict) else DEFAULT
+    return games().get(str(name)) or games()[DEFAULT]

@@ -1,0 +1,41 @@
+"""The Great Sea at the table: its words (controller/games/great_sea_words.py), the chance a tablet may
+report, no ocean-grid camera (its map is regions, not Dead Reckoning's grid), no expansions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from controller.games import TableGame
+from controller.games import great_sea_words as words
+
+
+def new_options(table: dict[str, Any], observed: bool) -> dict[str, Any]:
+    options: dict[str, Any] = {"game": "great-sea"}
+    if observed:
+        options["auto_chance"] = False
+    return options
+
+
+def config_problem(table: dict[str, Any]) -> str | None:
+    if table.get("expansions"):
+        return (
+            f"table.expansions = {table['expansions']!r} are Dead Reckoning's; The Great Sea has none "
+            '(set expansions = [] or game = "dead-reckoning")'
+        )
+    return None
+
+
+GAME = TableGame(
+    name="great-sea",
+    title="The Great Sea",
+    decorate_public=words.decorate_public,
+    decorate_private=words.decorate_private,
+    decorate_prompts=words.decorate_prompts,
+    decorate_events=words.decorate_events,
+    # Who goes first and the deal of the last Special Action Card Pile happen in the open at the table.
+    open_chance=frozenset({"choose_first_player", "deal_special"}),
+    secret_chance=frozenset(),
+    ocean_grid=False,
+    new_options=new_options,
+    config_problem=config_problem,
+)
