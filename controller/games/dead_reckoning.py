@@ -28,7 +28,7 @@ GAME = TableGame(
     decorate_prompts=words.decorate_prompts,
     decorate_events=words.decorate_events,
     # A card turned up from a row box is open; a player's own Sailor draw and Bonus tokens are theirs. No
-    # camera reads a Letters of Marque Prime Cargo token or the Saga die, nor lays out the Favor Rewards: open.
+    # camera reads a Letters of Marque Prime Cargo token or the Saga die, nor lays out Favor Rewards: open.
     open_chance=frozenset(
         {"draw_advancement", "choose_first_player", "flip_prime_cargo", "saga_die", "place_favour_rewards"}
     ),
