@@ -8,9 +8,10 @@ millimetres, x right, y down, z into the table (a point h mm above the board has
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import cv2
 import numpy as np
@@ -187,6 +188,33 @@ def apply_homography(H: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
     q = np.column_stack([p, np.ones(len(p))]) @ H.T
     return q[:, :2] / q[:, 2:3]
+
+
+def fit_frame(
+    frame: list[tuple[Any, np.ndarray]],
+    ideal: Callable[[np.ndarray], np.ndarray],
+    spans: Callable[[list[Any]], bool],
+    max_error_px: float,
+) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
+    """One homography (board mm -> ideal image px) from the frame markers seen, `frame` holding each marker
+    (with its `corners_mm`) and its corners in the image: while the markers left span the table (`spans`),
+    fit, and drop the one that disagrees most until every marker's mean corner error is within
+    `max_error_px`. Drops from `frame` in place; returns the homography (None when no fit is good) and the
+    board and ideal image points of the last fit (a camera pose is solved from them)."""
+    board_pts = image_pts = np.empty((0, 2))
+    while spans([m for m, _ in frame]):
+        board_pts = np.concatenate([m.corners_mm for m, _ in frame]).astype(np.float64)
+        image_pts = np.concatenate([ideal(c) for _, c in frame])
+        try:
+            H = fit_homography(board_pts, image_pts)
+        except GeometryError:
+            return None, board_pts, image_pts
+        err = np.linalg.norm(apply_homography(H, board_pts) - image_pts, axis=1).reshape(-1, 4).mean(axis=1)
+        worst = int(np.argmax(err))
+        if err[worst] <= max_error_px:
+            return H, board_pts, image_pts
+        frame.pop(worst)
+    return None, board_pts, image_pts
 
 
 def estimate_focal(H: np.ndarray, principal: tuple[float, float]) -> float | None:

@@ -17,7 +17,7 @@ from vision.geometry import (
     GeometryError,
     apply_homography,
     default_intrinsics,
-    fit_homography,
+    fit_frame,
     parallax_to_footprint,
     pose_from_points,
     undistort_pixels,
@@ -165,21 +165,7 @@ def read_table_detailed(
     # a small corner error swing the far side of the table by centimetres.
     used = [m for m in layout.markers if len(found.get(m.id, [])) == 1]
     frame = list(zip(used, _settle_corners(gray, [found[m.id][0] for m in used]), strict=True))
-    H = None
-    while _spread_ok(layout, [m for m, _ in frame]):
-        board_pts = np.concatenate([m.corners_mm for m, _ in frame])
-        image_pts = np.concatenate([ideal(c) for _, c in frame])
-        try:
-            H = fit_homography(board_pts, image_pts)
-        except GeometryError:
-            H = None
-            break
-        err = np.linalg.norm(apply_homography(H, board_pts) - image_pts, axis=1).reshape(-1, 4).mean(axis=1)
-        worst = int(np.argmax(err))
-        if err[worst] <= MAX_FRAME_ERROR_PX:
-            break
-        frame.pop(worst)
-        H = None
+    H, board_pts, image_pts = fit_frame(frame, ideal, lambda ms: _spread_ok(layout, ms), MAX_FRAME_ERROR_PX)
     if H is None:
         if len(frame) < 3:
             return empty(

@@ -17,7 +17,7 @@ from vision.geometry import (
     apply_homography,
     default_intrinsics,
     detect_markers,
-    fit_homography,
+    fit_frame,
     pose_from_points,
     undistort_pixels,
 )
@@ -60,24 +60,14 @@ def register(image_bgr: np.ndarray, layout: SeaLayout, camera: Any = None) -> Re
     def ideal(px: np.ndarray) -> np.ndarray:
         return undistort_pixels(px, K, dist) if K is not None and dist is not None and np.any(dist) else px
 
-    H = None
-    while len(frame) >= 3:
-        board_pts = np.concatenate([m.corners_mm for m, _ in frame]).astype(np.float64)
-        image_pts = np.concatenate([ideal(c) for _, c in frame])
-        spread = cv2.contourArea(cv2.convexHull(board_pts.astype(np.float32)))
-        if spread < 0.1 * layout.size_mm[0] * layout.size_mm[1]:
-            break
-        try:
-            H = fit_homography(board_pts, image_pts)
-        except GeometryError:
-            H = None
-            break
-        err = np.linalg.norm(apply_homography(H, board_pts) - image_pts, axis=1).reshape(-1, 4).mean(axis=1)
-        worst = int(np.argmax(err))
-        if err[worst] <= MAX_FRAME_ERROR_PX:
-            break
-        frame.pop(worst)
-        H = None
+    def spans(markers: list[Any]) -> bool:
+        """3 or more markers whose corners span a tenth of the table's area."""
+        if len(markers) < 3:
+            return False
+        corners = np.concatenate([m.corners_mm for m in markers]).astype(np.float32)
+        return bool(cv2.contourArea(cv2.convexHull(corners)) >= 0.1 * layout.size_mm[0] * layout.size_mm[1])
+
+    H, board_pts, image_pts = fit_frame(frame, ideal, spans, MAX_FRAME_ERROR_PX)
     if H is None:
         raise NoTable(
             f"only {len(frame)} of the map's {len(layout.markers)} frame markers agree and span the table "
