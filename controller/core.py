@@ -145,8 +145,10 @@ class TableCore:
         self.finished = False
         self.seats: dict[str, str] = {}  # seat -> "person" or "bot" (the table view shows who sits where)
         # The new-game screen: when set (the service sets it), a finished game offers a new one of any game
-        # the table plays, set up with the options this returns for the chosen game's name.
-        self.new_game_options: Callable[[str], dict[str, Any]] | None = None
+        # the table plays, set up with the options this returns for the chosen game's name (and, when the
+        # screen chose any, the game's choices: its expansions); `new_game_choices` says what it offers.
+        self.new_game_options: Callable[..., dict[str, Any]] | None = None
+        self.new_game_choices: Callable[[str], list[dict[str, Any]]] | None = None
         self.new_game_listeners: list[Callable[[], None]] = []  # called after a new game is opened
 
     @property
@@ -558,8 +560,15 @@ class TableCore:
             return self.prompts.pop(pid, None) is not None
         if pid in self.prompts:
             return False
+        choices = self.new_game_choices
         options = [
-            {"id": g.name, "label": g.title, "answer": {"game": g.name}} for g in games.games().values()
+            {
+                "id": g.name,
+                "label": g.title,
+                "answer": {"game": g.name},
+                "choices": choices(g.name) if choices else [],
+            }
+            for g in games.games().values()
         ]
 
         def answer(who: str, data: dict[str, Any]) -> None:
@@ -568,7 +577,11 @@ class TableCore:
                 raise Refusal(
                     "invalid", f"Choose one of the games this table plays: {', '.join(games.games())}."
                 )
-            self.start_new_game(str(name))
+            chosen = {k: v for k, v in data.items() if k != "game"}
+            problem = games.by_name(str(name)).choice_problem(chosen)
+            if problem:
+                raise Refusal("invalid", problem)
+            self.start_new_game(str(name), chosen)
 
         self.prompts[pid] = Prompt(
             pid,
@@ -585,12 +598,14 @@ class TableCore:
             return bool(self.engine.is_over(self.state))
         return getattr(self.state, "phase", None) == "over"
 
-    def start_new_game(self, name: str) -> None:
-        """A new game of `name` for the same seats, after the finished one (a new epoch for the tablets)."""
+    def start_new_game(self, name: str, chosen: dict[str, Any] | None = None) -> None:
+        """A new game of `name` for the same seats, after the finished one (a new epoch for the tablets),
+        with the new-game screen's `chosen` choices (none: the table's config)."""
         with self.lock:
             if self.state is not None and not self._is_over():
                 raise Refusal("illegal", "The game is not over yet; finish it before starting a new one.")
-            options = self.new_game_options(name) if self.new_game_options else {}
+            make = self.new_game_options
+            options = (make(name, chosen) if chosen else make(name)) if make else {}
             self.open_game(list(self.players), self.game_seed + 1, options, resume=False)
             self.prompts = {}
             self.battle_view = None

@@ -90,6 +90,7 @@ class ControllerService:
     def open(self) -> None:
         t = self.cfg["table"]
         self.core.new_game_options = self.new_game_options
+        self.core.new_game_choices = self.new_game_choices
         self.core.new_game_listeners.append(self._new_game)
         resumed = self.core.open_game(t["players"], t["seed"], self.new_game_options(t["game"]) or None)
         log.info(
@@ -125,16 +126,23 @@ class ControllerService:
             self.battles.sync()
         self.refresh_tower_warning()
 
-    def new_game_options(self, name: str) -> dict[str, Any]:
-        """A new game's options, by the game's own declaration: the config's table section and whether
-        chance is observed at the table (never in simulation, where the engine draws it)."""
+    def new_game_options(self, name: str, chosen: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A new game's options, by the game's own declaration: the config's table section (as the new-game
+        screen's `chosen` choices change it) and whether chance is observed at the table (never in
+        simulation, where the engine draws it)."""
         observed = bool(self.cfg["table"]["observed_chance"]) and not self.simulate
-        table = (
-            self.cfg["table"]
-            if name == self.cfg["table"]["game"]
-            else {**self.cfg["table"], "expansions": []}
-        )
-        return games.by_name(name).new_options(table, observed)
+        game = games.by_name(name)
+        table = self._table_section(name)
+        return game.new_options(game.choose(table, chosen) if chosen else table, observed)
+
+    def new_game_choices(self, name: str) -> list[dict[str, Any]]:
+        """What the new-game screen offers for `name` beside its name, defaulting to the table's config."""
+        return games.by_name(name).new_game_choices(self._table_section(name))
+
+    def _table_section(self, name: str) -> dict[str, Any]:
+        """The config's [table] section for a game of `name` (another game's expansions left out)."""
+        t: dict[str, Any] = self.cfg["table"]
+        return t if name == t["game"] else {**t, "expansions": []}
 
     def _new_game(self) -> None:
         log.info("new game %s (%s)", self.core.game_id, self.core.game.name)

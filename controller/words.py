@@ -370,7 +370,7 @@ def _args_text(cat: Any, view: dict[str, Any], args: dict[str, Any]) -> str:
         )
     if args.get("tile"):
         t = cat.upgrades.get(args["tile"]) or {}
-        bits.append(f"the {title(args['tile'])} tile ({icons_text(t.get('icons'))})")
+        bits.append(f"the {tile_title(args['tile'], t)} tile ({icons_text(t.get('icons'))})")
     if args.get("space") is not None:
         bits.append(f"on hull space {int(args['space']) + 1}")
     if args.get("replace"):
@@ -645,6 +645,12 @@ def letter_name(letter: Any) -> str:
     return f"Letter of Marque “{name}” of {empire_name(spec['empire'])}"
 
 
+def tile_title(tile: str, spec: dict[str, Any]) -> str:
+    """A Ship Upgrade tile's name: the data's own (an expansion's tiles print one: "Hallowed Gun"), else its
+    id in words (the base game's sample tiles have none)."""
+    return str(spec.get("name") or title(tile))
+
+
 def upgrade_name(tile: Any) -> str:
     from rules.dead_reckoning.letters_of_marque.data import lom_data
 
@@ -888,7 +894,7 @@ def public_words(state: Any, view: dict[str, Any]) -> dict[str, Any]:
         "waiting": [waiting_text(view, r) for r in view.get("waiting_for") or []],
         "buildings": BUILDING_NAMES,
         "upgrades": {
-            t: {"name": title(t), "icons": icons_text(u.get("icons")), "category": u.get("category")}
+            t: {"name": tile_title(t, u), "icons": icons_text(u.get("icons")), "category": u.get("category")}
             for t, u in cat.upgrades.items()
         },
         "lom": lom_words(state, view),

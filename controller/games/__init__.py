@@ -16,6 +16,18 @@ from typing import Any
 Decorate = Callable[..., dict[str, Any]]
 
 
+def _no_choices(table: dict[str, Any]) -> list[dict[str, Any]]:
+    return []
+
+
+def _no_choice_problem(chosen: dict[str, Any]) -> str | None:
+    return None if not chosen else "This game has no choices on the new-game screen."
+
+
+def _as_configured(table: dict[str, Any], chosen: dict[str, Any]) -> dict[str, Any]:
+    return table
+
+
 @dataclass(frozen=True)
 class TableGame:
     name: str  # the engine's options["game"] and the config's table.game
@@ -34,6 +46,12 @@ class TableGame:
     new_options: Callable[[dict[str, Any], bool], dict[str, Any]]
     # A sentence when the [table] section cannot set up this game (e.g. another game's expansions).
     config_problem: Callable[[dict[str, Any]], str | None]
+    # The new-game screen: what it offers beside the game's name, each `{"key", "id", "label", "chosen"}`
+    # (`chosen`: the default, from the [table] section given); a sentence when an answer's choices (the
+    # answer less its "game") cannot set up this game; the [table] section as those choices set it.
+    new_game_choices: Callable[[dict[str, Any]], list[dict[str, Any]]] = _no_choices
+    choice_problem: Callable[[dict[str, Any]], str | None] = _no_choice_problem
+    choose: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] = _as_configured
 
 
 DEFAULT = "dead-reckoning"

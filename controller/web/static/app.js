@@ -214,6 +214,9 @@ function turnLine(store) {
   if (!v) return "";
   const active = v.active;
   const parts = [];
+  // The expansions in play, on every screen (the game's declaration names them: game.expansions).
+  const inPlay = store.state?.game?.expansions || [];
+  if (inPlay.length) parts.push(h("span.in-play", { dataset: { expansions: inPlay.join(",") } }, `with ${inPlay.join(" and ")} · `));
   if (active) parts.push(h(`span.who.c-${active}`, `${cap(active)}'s turn`));
   const phase = store.state?.words?.phase ?? (v.phase === "over" ? "game over" : String(v.phase ?? "").replace(/_/g, " "));
   if (phase) parts.push(h("span.phase", ` · ${phase}`));

@@ -5,6 +5,7 @@
 // No rule lives here: every button is one of the engine's legal actions, labelled by the controller's words.
 
 import { h, initial, memo, mount, s, safe } from "./dom.js";
+import { newGameBox } from "./newgame.js";
 
 const DICE = ["develop", "fortify", "trade", "research", "construct", "mobilise"];
 const STATS = ["mobility", "attack", "shields", "flames", "strength"];
@@ -167,13 +168,6 @@ function upgradeBox(v, w) {
     piles.map((pl) => h("td", { dataset: { pile: pl.pile } }, pl.top ? `${w?.tiles?.[pl.top] ?? "tile"} · ${pl.cost} Coins · ${pl.count} left` : "empty")))))));
 }
 
-function promptBox(p, send) {
-  return h(`section.prompt.k-${safe(p.kind)}`, { dataset: { prompt: p.id, kind: p.kind } }, h("h3", p.text),
-    h("div.buttons", (p.options || []).map((o, i) => h("button", {
-      dataset: { option: o.id ?? i }, on: { click: () => send({ prompt_id: p.id, answer: o.answer }, o.label) },
-    }, o.label))));
-}
-
 function replyLine(r) {
   if (!r) return null;
   if (r.pending) return h("p.reply.pending#reply", { dataset: { request: r.request_id ?? "" } }, `Sent: ${r.label}…`);
@@ -220,7 +214,7 @@ export function renderSeaPlayer(root, store, send) {
     c ? h("section.confirm#confirm", { role: "alertdialog" }, h("p.big", c.text), h("div.buttons",
       h("button.primary.confirm-yes", { on: { click: () => { ui.confirm = null; c.go(); } } }, c.yes),
       h("button.confirm-no", { on: { click: () => { ui.confirm = null; rerender(); } } }, "Cancel"))) : null,
-    prompts.length ? h("section.prompts", prompts.map((p) => promptBox(p, send))) : null,
+    prompts.length ? h("section.prompts", prompts.map((p) => newGameBox(p, send, rerender))) : null,
     h("section.actions", { dataset: { key: "actions" } },
       h("h2", legal.length ? "Your turn" : "Your actions"),
       cards.length ? h("div.choose-card", h("p.big", "Choose your Combat Card in secret: the table reveals both when both have chosen."),

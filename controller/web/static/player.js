@@ -9,6 +9,7 @@ import { LOM_PROMPTED, lomPanel, lomPrompts } from "./letters_of_marque.js";
 import { brief, cube, facts, h, humanize, memo, mount, safe } from "./dom.js";
 import { oceanSvg, shipBoardSvg, shipsOf } from "./ocean.js";
 import { achievementsBox, scoreTable } from "./table.js";
+import { newGameBox } from "./newgame.js";
 
 // Choices made in a prompt but not sent yet, by prompt id (they survive re-renders).
 const drafts = new Map();
@@ -254,7 +255,7 @@ export function renderPlayer(root, store, send) {
     over && pw?.scores ? scoreTable(pw.scores) : null,
     confirmBox(send),
     chooserBox(store),
-    prompts.length || lomAsked.length ? h("section.prompts", prompts.map(([p, mine]) => promptBox(p, store, send, mine)), lomAsked) : null,
+    prompts.length || lomAsked.length ? h("section.prompts", prompts.map(([p, mine]) => (p.kind === "new_game" ? newGameBox(p, send, rerender) : promptBox(p, store, send, mine))), lomAsked) : null,
     h("section.actions", { dataset: { key: "actions" } }, h("h2", v.active === store.player ? "Your turn" : "Your actions"),
       undo ? h("div.buttons.undo-row", h("button.undo#undo", { on: { click: () => send({ seq: me.seq, action: undo.action }, undo.label) } }, `↶ ${undo.label}`)) : null,
       groups.size ? [...groups.entries()].map(([type, list]) => h("div.buttons", { dataset: { group: type } },
