@@ -81,6 +81,71 @@ def region_label(view: dict[str, Any], region: Any) -> str:
     return name
 
 
+def shipyard_label(view: dict[str, Any], player: str, region: Any) -> str:
+    """A retreating player's Shipyard: 'A1 (your home)' on their own tablet's buttons, else its label."""
+    reg = (view.get("regions") or {}).get(region) or {}
+    if reg.get("home") == player:
+        return f"{region_name(region)} (your home)"
+    return region_label(view, region)
+
+
+def retreat_text(view: dict[str, Any]) -> str | None:
+    """Who retreats which Ships from the Combat's region, and to which Shipyards (the engine's `retreat`)."""
+    c = view.get("combat") or {}
+    r = c.get("retreat")
+    if not isinstance(r, dict):
+        return None
+    who = player_name(r.get("player"))
+    ships = [CLASS_NAMES.get(str(x), "Ship") for x in r.get("ships") or []]
+    where = []
+    for cls, regions in (r.get("shipyards") or {}).items():
+        names = [region_label(view, x) for x in regions]
+        listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        where.append(f"{CLASS_NAMES.get(str(cls), 'Ships')}s to {listed}")
+    return (
+        f"{who} retreats {', '.join(ships) or 'no Ships'} from {region_label(view, c.get('region'))} to "
+        f"their Shipyards ({'; '.join(where)}), within their Fleet Limits"
+    )
+
+
+GRID_ICON_NAMES = {"health": "Health"}
+
+
+def fort_grid_words(view: dict[str, Any]) -> dict[str, dict[str, list[list[str]]]]:
+    """Each player's Fort grids in words: per space (rows of columns) what shows there ('Starting Health
+    (+1 Health)', 'Fort tile (+1 Fleet Limit) · 2 tiles high', '' for an empty printed space)."""
+    out: dict[str, dict[str, list[list[str]]]] = {}
+    for color in view.get("players") or []:
+        grids = ((view.get("p") or {}).get(color) or {}).get("fort_grids") or {}
+        out[color] = {}
+        for cls, rows in grids.items():
+            texts = []
+            for row in rows:
+                line = []
+                for cell in row:
+                    icons = cell.get("icons") or {}
+                    shown = ", ".join(
+                        f"Foundation modifier ×{n}"
+                        if k == "foundation"
+                        else f"+{n} {GRID_ICON_NAMES.get(k) or STAT_NAMES.get(k, title(k))}"
+                        for k, n in icons.items()
+                        if n
+                    )
+                    if cell.get("tile"):
+                        kind = tile_name(cell["tile"]).split(" (")[0]
+                        high = (
+                            f" · {cell.get('height')} tiles high" if int(cell.get("height") or 0) > 1 else ""
+                        )
+                        line.append(f"{kind}: {shown or 'no icon'}{high}")
+                    elif cell.get("locked"):
+                        line.append(f"Starting Health ({shown}), never covered")
+                    else:
+                        line.append(f"Printed: {shown}" if shown else "")
+                texts.append(line)
+            out[color][str(cls)] = texts
+    return out
+
+
 def stats_text(stats: dict[str, Any] | None) -> str:
     bits = [
         f"{'+' if int(n) > 0 else ''}{n} {STAT_NAMES.get(k, title(k))}" for k, n in (stats or {}).items() if n
@@ -352,6 +417,14 @@ def _combat_label(view: dict[str, Any], player: str, a: dict[str, Any]) -> tuple
             label = f"Consolation: a Small Fort tile for your {FORT_NAMES.get(str(a.get('fort')), 'Forts')}s"
         else:
             label = f"Consolation: +1 pip on your {DIE_NAMES.get(str(a.get('die')), '')} Die"
+    elif t == "retreat":
+        ships = ((view.get("combat") or {}).get("retreat") or {}).get("ships") or []
+        to = [r for r in a.get("to") or [] if isinstance(r, str)]
+        bits = [
+            f"your {CLASS_NAMES.get(str(cls), 'Ship')} to {shipyard_label(view, player, r)}"
+            for cls, r in zip(ships, to, strict=False)
+        ]
+        label = "Retreat " + (", ".join(bits) if bits else "your Ships to your Shipyards")
     elif t == "special_effect":
         if "die" in a:
             label = f"Special Action: +1 pip on your {DIE_NAMES.get(str(a['die']), '')} Die"
@@ -430,6 +503,7 @@ def combat_words(view: dict[str, Any]) -> dict[str, Any] | None:
         "choose": "choosing Combat Cards in secret",
         "damage": "placing Damage",
         "consolation": "the loser's consolation",
+        "retreat": "the loser's retreat",
     }.get(str(stage), title(stage).lower())
     return {
         "title": f"{player_name(att)} attacks {player_name(dfn)} in {region_label(view, c.get('region'))}",
@@ -438,6 +512,7 @@ def combat_words(view: dict[str, Any]) -> dict[str, Any] | None:
         "cards": {side: w["name"] for side, w in revealed.items()},
         "card_texts": {side: w["text"] for side, w in revealed.items()},
         "winner": player_name(c["winner"]) if c.get("winner") else None,
+        "retreat": retreat_text(view),
     }
 
 
@@ -485,6 +560,8 @@ def public_words(view: dict[str, Any]) -> dict[str, Any]:
         },
         "tiles": tiles,
         "combat": combat_words(view),
+        "fort_grids": fort_grid_words(view),
+        "reef": "The rocky reef: the regions on either side are not adjacent" if view.get("reef") else None,
         "scores": score_table(view),
         "phase": PHASES.get(str(view.get("phase")), title(view.get("phase"))),
         "waiting": [waiting_text(r) for r in view.get("waiting_for") or []],

@@ -10,11 +10,35 @@ from __future__ import annotations
 from typing import Any, cast
 
 from rules.core.state import GameState, copy_data
-from rules.great_sea.data import DICE
+from rules.great_sea.combat import retreat_targets, retreating
+from rules.great_sea.data import DICE, FORTS, board
 from rules.great_sea.dice import value
 from rules.great_sea.end_of_game import temple_space
-from rules.great_sea.model import State
-from rules.great_sea.upgrades import tile_cost
+from rules.great_sea.map import spec
+from rules.great_sea.model import Player, State
+from rules.great_sea.upgrades import _visible, cells, tile_cost
+
+
+def _fort_grids(p: Player) -> dict[str, list[list[dict[str, Any]]]]:
+    """Each Fort class's grid as the player sees it: per space (rows of columns) the icons showing, how many
+    tiles lie stacked there and the tile on top (None: the printed space)."""
+    grid = board()["fort_grid"]
+    out: dict[str, list[list[dict[str, Any]]]] = {}
+    for cls in FORTS:
+        tiles, places = p["fort_tiles"][cls], p["fort_places"][cls]
+        shown = _visible(tuple(tiles), tuple(map(tuple, places)))  # the engine's own reading of the grid
+        rows: list[list[dict[str, Any]]] = [
+            [{"icons": dict(shown[(r, c)]), "height": 0, "tile": None} for c in range(grid["cols"])]
+            for r in range(grid["rows"])
+        ]
+        for tile, place in zip(tiles, places, strict=True):
+            for r, c in cells(tuple(place)):
+                rows[r][c]["height"] += 1
+                rows[r][c]["tile"] = tile
+        for r, c in grid["locked"]:
+            rows[r][c]["locked"] = True
+        out[cls] = rows
+    return out
 
 
 def _player(d: State, color: str) -> dict[str, Any]:
@@ -35,6 +59,8 @@ def _player(d: State, color: str) -> dict[str, Any]:
         "trade_posts_left": p["posts"],
         "ship_tiles": copy_data(p["ship_tiles"]),
         "fort_tiles": copy_data(p["fort_tiles"]),
+        "fort_places": copy_data(p["fort_places"]),  # each Fort tile's place on its grid, in the order laid
+        "fort_grids": _fort_grids(p),
         "hand_size": len(p["hand"]),
         "combat_cards_lost": list(p["lost"]),
         "points": {"temple": p["temple"], "combat": p["combat"], "trade": p["trade"]},
@@ -53,6 +79,13 @@ def _combat(d: State, viewer: str | None) -> dict[str, Any] | None:
         }
     else:
         out["chosen"] = copy_data(c["chosen"])
+    if c["stage"] == "retreat":
+        # Who retreats, their Ships in the region (in order) and, per class, the Shipyards open to it.
+        out["retreat"] = {
+            "player": c["loser"],
+            "ships": retreating(d, c),
+            "shipyards": retreat_targets(d, c),
+        }
     return out
 
 
@@ -68,6 +101,8 @@ def public_view(state: GameState, viewer: str | None = None) -> dict[str, Any]:
         "turn": copy_data(d["turn"]),
         "players": list(d["players"]),
         "map": d["map"],
+        # The reef's borders (pairs of regions it separates), from the map's data (the 2-player side has one).
+        "reef": [list(pair) for pair in spec(d["map"]).get("reef", [])],
         "regions": copy_data(d["regions"]),
         "p": {c: _player(d, c) for c in d["players"]},
         "special_piles": {k: {"top": v[0], "count": len(v)} for k, v in d["specials"].items() if v},

@@ -12,8 +12,21 @@ const STATS = ["mobility", "attack", "shields", "flames", "strength"];
 const CLASS_LETTER = { small: "S", medium: "M", large: "L" };
 const FORT_LETTER = { stronghold: "S", outpost: "O" };
 const cap = (c) => (c ? c[0].toUpperCase() + c.slice(1) : "");
-// What waits for a second tap (an action that cannot be undone): {text, yes, go}.
-const ui = { confirm: null };
+// What waits for a second tap: an action that cannot be undone ({text, yes, go}); the region whose Ships
+// the player tapped to move (`moveFrom`); several moves ending where they tapped ({region, options}).
+const ui = { confirm: null, moveFrom: null, choose: null };
+// The memoised map's taps go to the latest render's handler (a kept node keeps its first closure).
+const latest = { onRegion: () => {} };
+
+/** The Ship moves an action makes, as [{from, to, cls}] (null: it moves nothing). Mobilise's `move`, the
+ * start-of-turn move and a Special Action Card's moves; a Special Action's `region` alone places a Fort. */
+export function moveLegs(a) {
+  if ((a.type === "move" || a.type === "special_effect") && Array.isArray(a.moves)) {
+    return a.moves.filter((m) => Array.isArray(m) && m.length === 3).map(([from, to, cls]) => ({ from, to, cls }));
+  }
+  if ((a.type === "start_move" || a.type === "special_effect") && a.from && a.to) return [{ from: a.from, to: a.to, cls: a.cls }];
+  return null;
+}
 
 /** Regions by row and column from their ids ("r0c2"): the engine's map decides the shape. */
 function regionGrid(regions) {
@@ -26,8 +39,31 @@ function regionGrid(regions) {
   return { rows, cols };
 }
 
-/** The map: one square per region, its pieces drawn in their owners' colours with their initials. */
-export function seaMap(v, w) {
+/** The rocky reef (2-player side) on the border it closes between two regions, from the view's `reef`. */
+function reefLines(reef, S, label) {
+  return (reef || []).map(([a, b]) => {
+    const ma = /^r(\d+)c(\d+)$/.exec(a);
+    const mb = /^r(\d+)c(\d+)$/.exec(b);
+    if (!ma || !mb) return null;
+    const [ra, ca, rb, cb] = [+ma[1], +ma[2], +mb[1], +mb[2]];
+    // The shared border: vertical between columns, horizontal between rows; drawn as a jagged line of rocks.
+    const vertical = ra === rb;
+    const x0 = vertical ? Math.max(ca, cb) * S : Math.min(ca, cb) * S;
+    const y0 = vertical ? Math.min(ra, rb) * S : Math.max(ra, rb) * S;
+    const pts = [];
+    for (let i = 0; i <= 8; i++) {
+      const along = (i / 8) * S;
+      const off = i % 2 ? 7 : -7;
+      pts.push(vertical ? `${x0 + off},${y0 + along}` : `${x0 + along},${y0 + off}`);
+    }
+    return s("g.reef", { dataset: { reef: `${a}|${b}` } }, s("polyline", { points: pts.join(" ") }), s("title", label || "Reef"));
+  });
+}
+
+/** The map: one square per region, its pieces drawn in their owners' colours with their initials. `tap`
+ * (a player's map): {from: regions whose Ships may move, selected, to: regions the selected Ships may reach,
+ * onRegion(region)}: those regions are outlined and a tap on one (or on a Ship in it) calls onRegion. */
+export function seaMap(v, w, tap = null) {
   const regions = v.regions || {};
   const { rows, cols } = regionGrid(regions);
   const S = 120;
@@ -39,8 +75,10 @@ export function seaMap(v, w) {
     const x = +m[2] * S;
     const y = +m[1] * S;
     const name = w?.regions?.[id]?.name ?? id;
+    const role = !tap ? "" : tap.selected === id ? "selected" : tap.to?.has(id) ? "dest" : tap.from?.has(id) ? "source" : "";
     const parts = [
       s(`rect.cell${reg.home ? `.home.c-${safe(reg.home)}` : ""}${combatAt === id ? ".combat-here" : ""}`, { x: x + 2, y: y + 2, width: S - 4, height: S - 4, rx: 6 }),
+      role ? s(`rect.tapmark.${role}`, { x: x + 6, y: y + 6, width: S - 12, height: S - 12, rx: 5 }) : null,
       s("text.rname", { x: x + 8, y: y + 20 }, name),
     ];
     if (reg.temple) parts.push(s("text.temple", { x: x + S - 8, y: y + 20, "text-anchor": "end" }, `Temple ${reg.temple}`));
@@ -71,9 +109,15 @@ export function seaMap(v, w) {
     if ((reg.foundations || []).length) {
       parts.push(s("text.found", { x: x + 8, y: y + S - 8 }, `Foundation: ${reg.foundations.map((f) => cap(f === "pip" ? "pip" : f)).join(", ")}`));
     }
-    cells.push(s("g.region", { dataset: { region: id } }, parts));
+    const hint = { source: "tap to move Ships from here", selected: "tap again to cancel", dest: "tap to move here" }[role];
+    if (hint) parts.push(s("title", `${w?.regions?.[id]?.label ?? name}: ${hint}`));
+    cells.push(s(`g.region${role ? `.${role}` : ""}`, {
+      dataset: { region: id, ...(role ? { tap: role } : {}) },
+      on: role ? { click: () => tap.onRegion(id) } : undefined,
+    }, parts));
   }
-  return s("svg.seamap", { viewBox: `0 0 ${cols * S} ${rows * S}`, role: "img", "aria-label": "The Great Sea map" }, cells);
+  return s("svg.seamap", { viewBox: `-8 -8 ${cols * S + 16} ${rows * S + 16}`, role: "img", "aria-label": "The Great Sea map" },
+    cells, reefLines(v.reef, S, w?.reef));
 }
 
 /** A player's three markers on one track: the Temple Marker moving down towards Combat and Trade. */
@@ -98,6 +142,18 @@ function diceRow(p, w) {
     h("span.dname", w?.dice?.[d] ?? cap(d)), h("span.pips", String(p.die_values?.[d] ?? "—")))));
 }
 
+/** A player's Fort grids (a Stronghold's and an Outpost's), each space in words as the engine reads it:
+ * the starting Health, the printed Foundation modifier, the tile on top and how high tiles stack. Drawn only
+ * once a tile lies on one (an untouched grid is the printed board). */
+function fortGrids(color, w) {
+  const grids = w?.fort_grids?.[color] || {};
+  const used = Object.entries(grids).filter(([, rows]) => rows.some((row) => row.some((t) => t && !t.startsWith("Printed") && !t.startsWith("Starting"))));
+  if (!used.length) return null;
+  return h("div.fortgrids", used.map(([cls, rows]) => h("table.fortgrid", { dataset: { fort: cls } },
+    h("caption", `${w?.forts?.[cls] ?? cap(cls)} grid`),
+    h("tbody", rows.map((row, r) => h("tr", row.map((t, c) => h(`td${t ? "" : ".empty"}`, { dataset: { row: r, col: c } }, t || "—"))))))));
+}
+
 /** A player's public board: dice, resources, Action Cards, pieces, tiles and tracks. */
 function boardBox(color, p, v, w, mine) {
   const used = v.turn_player === color ? v.turn?.used || [] : [];
@@ -118,6 +174,7 @@ function boardBox(color, p, v, w, mine) {
       + `${p.forts_left?.stronghold ?? 0} Strongholds, ${p.forts_left?.outpost ?? 0} Outposts · ${p.trade_posts_left} Trade Posts`),
     shipTiles.length || fortTiles.length ? h("p.tiles", "Upgrades: ", [...shipTiles, ...fortTiles].join(" · ")) : null,
     (p.combat_cards_lost || []).length ? h("p.lost", "Combat Cards lost: ", p.combat_cards_lost.map((c) => tiles[`card:${c}`] ?? "a card").join(", ")) : null,
+    fortGrids(color, w),
     h("div.trackbox", h("span.hint", `Temple space ${p.temple_space} · Combat ${p.points?.combat ?? 0} · Trade ${p.points?.trade ?? 0}`),
       memo(`sea-tracks-${color}`, [p.points, p.temple_space], () => tracksSvg(p, color))));
 }
@@ -147,7 +204,8 @@ function combatBox(v, w, me, myChosen) {
       h("p.units", (cw.units?.[p] || []).join(", ") || "no units"),
       h("p.chosen", { dataset: { chosen: c.chosen?.[p] ? "1" : "0" } }, chosenText(p)),
       cw.card_texts?.[p] ? h("p.cardtext.hint", cw.card_texts[p]) : null,
-      h("div.sea-stats", STATS.map((k) => statRow(p, k)))))));
+      h("div.sea-stats", STATS.map((k) => statRow(p, k)))))),
+    cw.retreat ? h("p.retreat.big", { dataset: { player: c.retreat?.player ?? "" } }, cw.retreat) : null);
 }
 
 function scoreBox(sc) {
@@ -197,6 +255,23 @@ export function renderSeaPlayer(root, store, send) {
     } else go();
   };
   if (ui.confirm && !legal.length) ui.confirm = null;
+  // Moving on the map: tap a region holding Ships that may move (or a Ship in it), then a region they may
+  // reach (outlined); several legal moves ending there (one Ship or several) are offered by their words.
+  const moving = legal.map((item) => [item, moveLegs(item[0])]).filter(([, legs]) => legs && legs.length);
+  const from = new Set(moving.flatMap(([, legs]) => legs.map((l) => l.from)));
+  if (ui.moveFrom && !from.has(ui.moveFrom)) ui.moveFrom = null;
+  const to = new Set(ui.moveFrom ? moving.flatMap(([, legs]) => legs.filter((l) => l.from === ui.moveFrom).map((l) => l.to)) : []);
+  if (ui.choose && !legal.some((item) => ui.choose.options.some((o) => o[1] === item[1] && o[0] === item[0]))) ui.choose = null;
+  latest.onRegion = (r) => {
+    if (ui.moveFrom && to.has(r)) {
+      const list = moving.filter(([, legs]) => legs.some((l) => l.from === ui.moveFrom && l.to === r))
+        .map(([item, legs]) => [item, legs.length]).sort((x, y) => x[1] - y[1]).map(([item]) => item);
+      ui.moveFrom = null;
+      if (list.length === 1) tap(list[0][0], list[0][2]);
+      else { ui.choose = { region: r, options: list }; rerender(); }
+    } else if (r === ui.moveFrom) { ui.moveFrom = null; rerender(); }
+    else if (from.has(r)) { ui.moveFrom = r; ui.choose = null; rerender(); }
+  };
   const cards = legal.filter(([a]) => a.type === "play_combat_card");
   const others = legal.filter(([a]) => a.type !== "play_combat_card");
   const groups = new Map();
@@ -215,6 +290,12 @@ export function renderSeaPlayer(root, store, send) {
       h("button.primary.confirm-yes", { on: { click: () => { ui.confirm = null; c.go(); } } }, c.yes),
       h("button.confirm-no", { on: { click: () => { ui.confirm = null; rerender(); } } }, "Cancel"))) : null,
     prompts.length ? h("section.prompts", prompts.map((p) => newGameBox(p, send, rerender))) : null,
+    ui.choose ? h("section.prompt.choose-way#choose", { dataset: { kind: "choose_move", key: "choose", region: ui.choose.region } },
+      h("h3", `Which Ships move to ${pw.regions?.[ui.choose.region]?.label ?? "there"}?`),
+      h("div.buttons", ui.choose.options.map((item) => h("button.way-option", {
+        dataset: { action: item[0].type, index: item[1] }, on: { click: () => { ui.choose = null; tap(item[0], item[2]); } },
+      }, label(item[0], item[2])))),
+      h("button.confirm-no", { on: { click: () => { ui.choose = null; rerender(); } } }, "Cancel")) : null,
     h("section.actions", { dataset: { key: "actions" } },
       h("h2", legal.length ? "Your turn" : "Your actions"),
       cards.length ? h("div.choose-card", h("p.big", "Choose your Combat Card in secret: the table reveals both when both have chosen."),
@@ -225,7 +306,12 @@ export function renderSeaPlayer(root, store, send) {
       others.length ? [...groups.entries()].map(([type, list]) => h("div.buttons", { dataset: { group: type } }, list.map((item) => button(item))))
         : cards.length ? null : h("p.hint", over ? "The game is over." : "Nothing to do right now.")),
     combatBox(v, pw, player, mw.chosen),
-    h("section.map", h("h2", "The Great Sea"), memo("sea-map", [v.regions, v.combat?.region, pw.regions], () => seaMap(v, pw))),
+    h("section.map", { dataset: { key: "map" } },
+      h("h2", "The Great Sea", from.size ? h("small.maphint", ui.moveFrom
+        ? ` · tap a dashed region to move there (tap ${pw.regions?.[ui.moveFrom]?.name ?? "it"} again to cancel)`
+        : " · tap your Ships to move them") : null),
+      memo("sea-map", [v.regions, v.combat?.region, pw.regions, v.reef, [...from], ui.moveFrom, [...to]],
+        () => seaMap(v, pw, { from, selected: ui.moveFrom, to, onRegion: (r) => latest.onRegion(r) }))),
     v.p?.[player] ? boardBox(player, v.p[player], v, pw, true) : null,
     hand.length ? h("section.hand", h("h2", `Your Combat Cards (${hand.length})`), h("ul.cards", hand.map((id) => h("li.card", { dataset: { card: id } },
       h("span.cname", mw.hand?.[id]?.name ?? "a Combat Card"), h("small.cardtext", ` ${mw.hand?.[id]?.text ?? ""}`))))) : null,
@@ -251,7 +337,7 @@ export function renderSeaTable(root, store) {
     prompts.length ? h("section.prompts", prompts.map((p) => h("p.prompt", { dataset: { kind: p.kind } }, p.text))) : null,
     waiting.length ? h("p.waiting", "Waiting for: ", waiting.join(", ")) : null,
     h("div.tablelayout.sea-layout",
-      h("div.sea", h("section.map", memo("sea-map", [v.regions, v.combat?.region, w.regions], () => seaMap(v, w))), upgradeBox(v, w)),
+      h("div.sea", h("section.map", memo("sea-map", [v.regions, v.combat?.region, w.regions, v.reef], () => seaMap(v, w))), upgradeBox(v, w)),
       h("div.side",
         combatBox(v, w, null, null),
         h("div.players", (v.players || []).map((c) => boardBox(c, v.p[c], v, w, false))),
