@@ -19,8 +19,13 @@ const ui = { confirm: null, moveFrom: null, choose: null };
 const latest = { onRegion: () => {} };
 
 /** The Ship moves an action makes, as [{from, to, cls}] (null: it moves nothing). Mobilise's `move`, the
- * start-of-turn move and a Special Action Card's moves; a Special Action's `region` alone places a Fort. */
-export function moveLegs(a) {
+ * start-of-turn move, a Special Action Card's moves (its `region` alone places a Fort) and a lost Combat's
+ * `retreat` (the view's retreating Ships, in order, from the Combat's region to the Shipyards named). */
+export function moveLegs(a, v = null) {
+  if (a.type === "retreat" && Array.isArray(a.to) && v?.combat?.retreat) {
+    const ships = v.combat.retreat.ships || [];
+    return a.to.map((to, i) => ({ from: v.combat.region, to, cls: ships[i] }));
+  }
   if ((a.type === "move" || a.type === "special_effect") && Array.isArray(a.moves)) {
     return a.moves.filter((m) => Array.isArray(m) && m.length === 3).map(([from, to, cls]) => ({ from, to, cls }));
   }
@@ -257,7 +262,7 @@ export function renderSeaPlayer(root, store, send) {
   if (ui.confirm && !legal.length) ui.confirm = null;
   // Moving on the map: tap a region holding Ships that may move (or a Ship in it), then a region they may
   // reach (outlined); several legal moves ending there (one Ship or several) are offered by their words.
-  const moving = legal.map((item) => [item, moveLegs(item[0])]).filter(([, legs]) => legs && legs.length);
+  const moving = legal.map((item) => [item, moveLegs(item[0], v)]).filter(([, legs]) => legs && legs.length);
   const from = new Set(moving.flatMap(([, legs]) => legs.map((l) => l.from)));
   if (ui.moveFrom && !from.has(ui.moveFrom)) ui.moveFrom = null;
   const to = new Set(ui.moveFrom ? moving.flatMap(([, legs]) => legs.filter((l) => l.from === ui.moveFrom).map((l) => l.to)) : []);
@@ -291,7 +296,8 @@ export function renderSeaPlayer(root, store, send) {
       h("button.confirm-no", { on: { click: () => { ui.confirm = null; rerender(); } } }, "Cancel"))) : null,
     prompts.length ? h("section.prompts", prompts.map((p) => newGameBox(p, send, rerender))) : null,
     ui.choose ? h("section.prompt.choose-way#choose", { dataset: { kind: "choose_move", key: "choose", region: ui.choose.region } },
-      h("h3", `Which Ships move to ${pw.regions?.[ui.choose.region]?.label ?? "there"}?`),
+      h("h3", ui.choose.options[0]?.[0]?.type === "retreat" ? `How do your Ships retreat to ${pw.regions?.[ui.choose.region]?.label ?? "there"}?`
+        : `Which Ships move to ${pw.regions?.[ui.choose.region]?.label ?? "there"}?`),
       h("div.buttons", ui.choose.options.map((item) => h("button.way-option", {
         dataset: { action: item[0].type, index: item[1] }, on: { click: () => { ui.choose = null; tap(item[0], item[2]); } },
       }, label(item[0], item[2])))),

@@ -169,9 +169,17 @@ def test_the_retreat_and_the_fort_grids_are_on_the_tablets_in_words(
             pview = api.private_view(state, loser)
             labels = [great_sea_words.action_words(pview, loser, a)["label"] for a in legal]
             assert buttons.all_inner_texts() == labels
+            # Or on the map: the Combat's region, then a Shipyard outlined (each option's, from the engine).
+            region = view["combat"]["region"]
+            page.locator(f"svg.seamap g.region[data-region={region}]").click()
+            page.wait_for_selector(f"svg.seamap g.region.selected[data-region={region}]", timeout=10_000)
+            assert regions_tagged(page, "dest") == {r for a in legal for r in a["to"]}
             page.screenshot(path=str(SHOTS / "great-sea-retreat-phone.png"), full_page=False)
             seq = state.seq
-            buttons.last.click()
+            ending = [a for a in legal if legal[-1]["to"][0] in a["to"]]
+            page.locator(f"svg.seamap g.region[data-region={legal[-1]['to'][0]}]").click()
+            if len(ending) > 1:  # several distributions send a Ship there: chosen by their words
+                page.locator("#main #choose button.way-option").last.click()
             page.wait_for_function(
                 f"Number(document.getElementById('main').dataset.seq) > {seq}", timeout=20_000
             )
