@@ -127,7 +127,8 @@ def test_the_retreat_and_the_fort_grids_are_on_the_tablets_in_words(
     browser, broker, display, tmp_path
 ) -> None:
     """The controller's core and MQTT link in this process (the game brought to a retreat by its seeded
-    commands; a controller resuming this log refuses it: reported), real Mosquitto and Chromium."""
+    commands; a controller resuming this log reads Stern and Bow tiles swapped: docs/great-sea.md), real
+    Mosquitto and Chromium."""
     players = ["red", "blue", "green"]
     commands = to_a_retreat(players, 4)
     log = GameLog(tmp_path / "game.db")
