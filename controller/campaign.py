@@ -323,11 +323,10 @@ def bot_command(state: Any, seed: int, number: int) -> dict[str, Any]:
                     "player": chance["winner"],
                     "action": bot_choice(seed, number, state.seq, takes),
                 }
-    return {
-        "seq": state.seq,
-        "player": who,
-        "action": bot_choice(seed, number, state.seq, api.legal_actions(state, who)),
-    }
+    # simulated players agree a trade at once (`trade_saga_item`); the offer a tablet makes to a person
+    # (`offer_saga_trade`) is left to people
+    acts = [a for a in api.legal_actions(state, who) if a["type"] != "offer_saga_trade"]
+    return {"seq": state.seq, "player": who, "action": bot_choice(seed, number, state.seq, acts)}
 
 
 def bot_result(state: Any, seats: dict[str, str], seed: int, number: int) -> cp.GameResult:

@@ -31,6 +31,10 @@ def more_actions(d: State, player: str, acts: list[dict[str, Any]], offers: Offe
     if dl is None or d["phase"] == "over":
         return acts
     out = list(acts)
+    proposed = dl.get("offer")
+    if proposed is not None and proposed["to"] == player and not d["pending"]:  # asked on their own tablet
+        for yes in (True, False):
+            _add(d, player, {"type": "answer_saga_trade", "accept": yes}, offers, out)
     if d["pending"]:
         req = d["pending"][0]
         if req["kind"] == "draw_advancement" and "saga" in dl:  # the saga's cards are in the box too
@@ -89,6 +93,24 @@ def _trades(d: State, player: str, dl: dict[str, Any], offers: Offers, out: list
             elif b["ship"]["holds"][0][1] or b["ship"]["holds"][1][1]:
                 price = {"coin_holds": [1, 0] if b["ship"]["holds"][0][1] else [0, 1]}
             _add(d, player, {"type": "trade_saga_item", "item": item, "other": other, **price}, offers, out)
+            for ask in _prices(b):  # the same trade proposed to the other player, at a few prices
+                _add(d, player, {"type": "offer_saga_trade", "item": item, "other": other, **ask}, offers, out)
+
+
+OFFER_CARGO = (1, 2, 3)  # the prices a tablet offers (any other is accepted when sent)
+OFFER_COINS = (1, 3, 5)
+
+
+def _prices(b: Any) -> list[dict[str, Any]]:
+    """Prices the buyer `b` can pay: nothing, 1-3 Cargo from their Dock, 1, 3 or 5 Coins from their holds
+    (hold 0 first)."""
+    out: list[dict[str, Any]] = [{}]
+    out += [{"dock": n} for n in OFFER_CARGO if n <= b["dock"]]
+    h0, h1 = b["ship"]["holds"][0][1], b["ship"]["holds"][1][1]
+    for n in OFFER_COINS:
+        if n <= h0 + h1:
+            out.append({"coin_holds": [min(n, h0), n - min(n, h0)]})
+    return out
 
 
 def _encounters(d: State, player: str, dl: dict[str, Any], offers: Offers, out: list[dict[str, Any]]) -> None:
