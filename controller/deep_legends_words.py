@@ -91,9 +91,10 @@ def _answers(view: dict[str, Any], a: dict[str, Any]) -> str:
 
 
 def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
-    """{label, confirm?, group?, answer?} for one Deep Legends action of `player` (view: their view).
-    `group` gathers the actions of one card (an Encounter explored with each way to answer its back),
-    `answer` is what tells them apart."""
+    """{label, confirm?, group?, title?, answer?, text?} for one Deep Legends action of `player` (view: their
+    view). `group` gathers the actions of one card (an Encounter explored with each way to answer its back)
+    or of one trade (each price), `title` names the group, `answer` tells its actions apart, `text` is a
+    sentence to show with them."""
     t = a.get("type")
     if t == "take_saga_item":
         owner = ((_dl(view).get("items") or {}).get(a.get("item")) or {}).get("owner") or a.get("from")
@@ -110,6 +111,7 @@ def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
             return {
                 "label": f"Offer: {deal[0].lower()}{deal[1:]}",
                 "group": f"trade:{item}:{other}",
+                "title": deal.split(" for ")[0] + "…",
                 "answer": price,
                 "text": f"{_name(other)} accepts or declines on their own tablet.",
             }
@@ -140,6 +142,7 @@ def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
         return {
             "label": label + (f"; then {ans}" if ans else ""),
             "group": f"explore:{c.get('id', '')}",
+            "title": label,
             "answer": ans or "turn it over and read its back",
             "confirm": f"Pay {coins} Coins and turn {c.get('name', 'the Encounter')} over? "
             "It cannot be undone.",
@@ -151,6 +154,7 @@ def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
         return {
             "label": label + (f"; then {ans}" if ans else ""),
             "group": f"fortune:{a.get('card')}",
+            "title": label,
             "answer": ans or "follow it",
             "text": str(c.get("condition") or ""),
             "confirm": f"Encounter {c.get('name', 'it')}? "

@@ -96,7 +96,8 @@ def test_every_saga_event_is_a_line_of_the_log_and_the_book_entry_shows_its_stor
     saga = words.public_words(s2, view)["saga"]
     assert saga["book"] == [{"entry": "1.01", "text": "Book 1.01", "story": story}]
     assert "Barnacled Compass (1.04)" in [i["name"] for i in saga["items"][me]]
-    assert [i["name"] for i in saga["items"][PLAYERS[1]] if i["id"] == ITEM] == [f"Pearl of the Deep ({ITEM})"]
+    theirs = [i["name"] for i in saga["items"][PLAYERS[1]] if i["id"] == ITEM]
+    assert theirs == [f"Pearl of the Deep ({ITEM})"]
     assert [c["name"] for c in saga["board"][SQUARE]] == ["Gull Omen"]
     # every kind of saga notice has a sentence of its own (not the fallback)
     for what in dlw.SAGA_WHATS:
