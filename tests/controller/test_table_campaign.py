@@ -22,7 +22,10 @@ from rules.dead_reckoning.deep_legends import campaign as cp
 from rules.dead_reckoning.deep_legends import saga as sg
 
 REPO = Path(__file__).resolve().parents[2]
-PLAYERS = [{"id": "ana", "memoir": "Ana the Bold"}, {"id": "ben", "memoir": "Ben", "saga_items": ["1.07"]}]
+PLAYERS: list[cp.PlayerSpec] = [
+    {"id": "ana", "memoir": "Ana the Bold"},
+    {"id": "ben", "memoir": "Ben", "saga_items": ["1.07"]},
+]
 SEATS = ["red", "blue"]
 
 
