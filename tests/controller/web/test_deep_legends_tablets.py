@@ -53,6 +53,10 @@ def confirm(page: Any, selector: str) -> None:
 def test_a_person_explores_an_encounter_meets_a_fortune_and_trades_a_saga_item_by_taps(
     browser, broker, display, tmp_path
 ) -> None:
+    """ "you may pay the indicated Coins cost to explore them. After you pay the cost (and NOT BEFORE), you
+    turn the Encounter over and read out loud what it says on the other side"; "The specific condition to
+    encounter a Fortune Encounter will be spelled out on it"; "The active player may buy or sell Saga items
+    to/from any other player ... The price paid will be any amount of Cargo and/or up to 5 Coins"."""
     book = sg.load_saga()
     with saga_core(broker, tmp_path) as core:
         while core.state.phase != "main" or core.state.data["pending"]:  # the set-up's draws
