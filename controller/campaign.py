@@ -323,11 +323,10 @@ def bot_command(state: Any, seed: int, number: int) -> dict[str, Any]:
                     "player": chance["winner"],
                     "action": bot_choice(seed, number, state.seq, takes),
                 }
-    return {
-        "seq": state.seq,
-        "player": who,
-        "action": bot_choice(seed, number, state.seq, api.legal_actions(state, who)),
-    }
+    # simulated players agree a trade at once (`trade_saga_item`); the offer a tablet makes to a person
+    # (`offer_saga_trade`) is left to people
+    acts = [a for a in api.legal_actions(state, who) if a["type"] != "offer_saga_trade"]
+    return {"seq": state.seq, "player": who, "action": bot_choice(seed, number, state.seq, acts)}
 
 
 def bot_result(state: Any, seats: dict[str, str], seed: int, number: int) -> cp.GameResult:
@@ -737,3 +736,141 @@ def publish_view(
     finally:
         client.disconnect()
         client.loop_stop()
+
+
+# -- a campaign played at the table by the controller ------------------------------------------------
+
+
+class TableCampaign:
+    """The campaign whose games the controller plays (config `table.campaign`): each game is set up with
+    the campaign's options (saga items, Tenacity Bonuses, the saga's cards), linked to its number in the
+    campaign, recorded into the campaign as soon as the engine ends it, and the campaign view published
+    (retained) on `table/<tid>/campaign`, so the tablets' Campaign Logs follow without `campaign publish`.
+
+    Everything it needs is in the controller's database (the game log and the campaign tables), so a
+    controller restarted at any moment, even between a game's end and its record, records and publishes on
+    start (`attach`). Colours are the table's `players` in seat order, taking the campaign's active logs in
+    order."""
+
+    def __init__(self, core: Any, db: str | Path, name: str, players: list[str], seed: int) -> None:
+        self.core, self.name, self.players, self.seed = core, name, list(players), seed
+        self.store = CampaignStore(db)
+        row = self.store.get(name)  # CampaignError: no such campaign
+        if row.data["mode"] != "group":
+            raise CampaignError(
+                f"campaign {name!r} is a {row.data['mode']} campaign: the table plays group campaigns (the "
+                "engine has no solo AI); record its games with `smart-table campaign result`."
+            )
+        self.seats(row)  # refuses a seat count that does not match now
+        self.note: str | None = None  # why the last finished game is not recorded yet (a tie to settle)
+        self._lock = threading.RLock()
+
+    def seats(self, row: CampaignRow) -> dict[str, str]:
+        active = [k for k, v in row.data["logs"].items() if v["active"]]
+        if len(active) != len(self.players):
+            raise CampaignError(
+                f"campaign {row.name!r} has {len(active)} active players but the table seats "
+                f"{len(self.players)} ({', '.join(self.players)}); "
+                f"set table.players to {len(active)} colours."
+            )
+        return dict(zip(self.players, active, strict=True))
+
+    def options(self) -> dict[str, Any]:
+        """The engine options of the campaign's next game (merged into the table's own by the service)."""
+        row = self.store.get(self.name)
+        if len(row.data["games"]) >= cp.GAMES:
+            return {}  # the campaign is over: the table plays on without it
+        return cp.game_options(row.data, self.seats(row), row.saga)
+
+    def game_seed(self) -> int:
+        return self.seed * 100 + len(self.store.get(self.name).data["games"]) + 1
+
+    def attach(self) -> None:
+        """After the table opened (or resumed) its game: link it, watch it, record it if already over."""
+        self.core.listeners.append(self._after_command)
+        self.core.new_game_listeners.append(self.link)
+        self.link()
+        self.record_if_over()
+
+    def link(self) -> None:
+        """The open game is the campaign's next game (or the one it was linked to before a restart)."""
+        with self._lock:
+            row = self.store.get(self.name)
+            game_id = self.core.game_id
+            if game_id is None or any(g["game_id"] == game_id for g in self.store.games(row.campaign_id)):
+                return
+            number = len(row.data["games"]) + 1
+            if number > cp.GAMES or self.core.game.name != "dead-reckoning":
+                return  # the campaign is over, or another game was chosen on the new-game screen
+            self.store.start_game(row, number, self.seats(row), int(self.core.game_seed))
+            self.store.link_game(row, number, game_id)
+
+    def _after_command(self, _events: list[dict[str, Any]]) -> None:
+        if getattr(self.core.state, "phase", None) == "over":
+            self.record_if_over()
+
+    def record_if_over(self) -> bool:
+        """Record the open game into the campaign once it is over (once); then publish. True if recorded."""
+        with self._lock:
+            state = self.core.state
+            row = self.store.get(self.name)
+            game = next(
+                (g for g in self.store.games(row.campaign_id) if g["game_id"] == self.core.game_id), None
+            )
+            if state is None or state.phase != "over" or game is None:
+                return False
+            return self._record(row, game, state)
+
+    def catch_up(self) -> None:
+        """Before the table opens its game: a campaign game that ended but was not recorded (the controller
+        stopped in between, or a tie was settled meanwhile) is recorded from the game log now."""
+        with self._lock:
+            row = self.store.get(self.name)
+            for game in self.store.games(row.campaign_id):
+                if game["game_id"] and game["recorded"] is None and self.core.log.game(game["game_id"]):
+                    state, _ = self.core.rebuild(game["game_id"])
+                    if state.phase == "over":
+                        self._record(row, game, state)
+                        row = self.store.get(self.name)
+
+    def _record(self, row: CampaignRow, game: dict[str, Any], state: Any) -> bool:
+        if game["recorded"] is not None or len(row.data["games"]) >= game["number"]:
+            return False
+        winner = (state.data.get("scores") or {}).get("winner")
+        try:
+            result = cp.result_from_state(state, game["seats"], tie_order=[winner] if winner else None)
+        except RulesError as exc:  # a tie the table settles: recorded by hand, with the order
+            self.note = (
+                f"{exc} Record it with `smart-table campaign record {row.name} {game['game_id']} --seats "
+                + ",".join(f"{c}={k}" for c, k in game["seats"].items())
+                + " --tie-order ...`."
+            )
+            self.publish()
+            return False
+        self.note = None
+        self.store.update(
+            row,
+            "record_game",
+            {"number": game["number"], "game_id": game["game_id"], "by": "controller"},
+            cp.record_game(row.data, result),
+            saga=saga_after(row.saga, state, result),
+            game=(game["number"], dict(result)),
+        )
+        self.publish()
+        return True
+
+    def view(self) -> dict[str, Any]:
+        row = self.store.get(self.name)
+        out = campaign_view(row, self.seats(row))
+        if self.note:
+            out["note"] = self.note
+        return out
+
+    def publish(self) -> None:
+        """The campaign view, retained, on table/<tid>/campaign with the controller's own link."""
+        from contracts.topics import MQTT_CAMPAIGN
+
+        self.core.publisher.publish(f"{self.core.topic}/{MQTT_CAMPAIGN}", self.view(), retain=True)
+
+    def close(self) -> None:
+        self.store.close()

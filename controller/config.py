@@ -90,6 +90,7 @@ SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "bot_delay": (float, 1.5),
         "demo": (bool, False),
         "referees": (list, []),
+        "campaign": (str, ""),
     },
     "mqtt": {
         "host": (str, "127.0.0.1"),

@@ -86,13 +86,25 @@ class ControllerService:
         self.ships: ShipWatcher | None = None
         self.leds: TowerLeds | None = None
         self.board_shapes: dict[str, Any] | None = None
+        self.campaign: Any = None  # controller.campaign.TableCampaign when table.campaign names one
+        if cfg["table"]["campaign"]:
+            from controller.campaign import TableCampaign
+
+            self.campaign = TableCampaign(
+                self.core, cfg.database_path(), cfg["table"]["campaign"], players, cfg["table"]["seed"]
+            )
 
     def open(self) -> None:
         t = self.cfg["table"]
         self.core.new_game_options = self.new_game_options
         self.core.new_game_choices = self.new_game_choices
         self.core.new_game_listeners.append(self._new_game)
-        resumed = self.core.open_game(t["players"], t["seed"], self.new_game_options(t["game"]) or None)
+        if self.campaign is not None:
+            self.campaign.catch_up()  # a campaign game that ended before a stop is recorded first
+        seed = self.campaign.game_seed() if self.campaign is not None else t["seed"]
+        resumed = self.core.open_game(t["players"], seed, self.new_game_options(t["game"]) or None)
+        if self.campaign is not None:
+            self.campaign.attach()  # the campaign's game: recorded and published when it ends
         log.info(
             "%s game %s at seq %d (%d events)",
             "resumed" if resumed else "started",
@@ -133,7 +145,10 @@ class ControllerService:
         observed = bool(self.cfg["table"]["observed_chance"]) and not self.simulate
         game = games.by_name(name)
         table = self._table_section(name)
-        return game.new_options(game.choose(table, chosen) if chosen else table, observed)
+        options: dict[str, Any] = game.new_options(game.choose(table, chosen) if chosen else table, observed)
+        if self.campaign is not None and name == games.DEFAULT:
+            options.update(self.campaign.options())  # the campaign's next game (docs/deep-legends.md)
+        return options
 
     def new_game_choices(self, name: str) -> list[dict[str, Any]]:
         """What the new-game screen offers for `name` beside its name, defaulting to the table's config."""
@@ -224,6 +239,8 @@ class ControllerService:
         self.start_inputs()
         self.connect_mqtt()
         self.core.publish_all()
+        if self.campaign is not None:
+            self.campaign.publish()
         if self.simulate and self.battles is not None:
             control = self.cfg["simulate"]["tower_control"]
             tower = TowerControl(control) if control and self.cfg["bridge"]["enabled"] else None
@@ -288,6 +305,8 @@ class ControllerService:
             self.inputs.stop()
         if self.mqtt is not None:
             self.mqtt.stop()
+        if self.campaign is not None:
+            self.campaign.close()
         self.gamelog.close()
 
 

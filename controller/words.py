@@ -14,6 +14,7 @@ import functools
 import re
 from typing import Any
 
+from controller import deep_legends_words as dlw
 from rules.dead_reckoning.expansions import expansion
 
 SQUARE_RE = re.compile(r"^r(\d+)c(\d+)$")
@@ -496,9 +497,10 @@ def action_words(
         )
     elif t == "draw_advancement":
         c = cat.cards.get(a.get("card")) or {}
-        out["label"] = (
-            f"{c.get('name', 'An Advancement')} was turned up on {square_name(view, a.get('square', ''))}"
+        name = c.get("name") or (
+            f"Saga card {a.get('card')}" if view.get("deep_legends") else "An Advancement"
         )
+        out["label"] = f"{name} was turned up on {square_name(view, a.get('square', ''))}"
     elif t == "choose_first_player":
         out["label"] = f"{player_name(a.get('first'))} goes first"
     elif t == "draw_sailors":
@@ -513,6 +515,8 @@ def action_words(
         out["label"] = choice_option_label(view, a)
     elif t in LOM_ACTIONS:
         out.update(lom_action_words(view, player, a, named))
+    elif t in dlw.DL_ACTIONS:  # Deep Legends (controller/deep_legends_words.py)
+        out.update(dlw.action_words(view, player, a))
     else:
         out["label"] = title(str(t))
     return out
@@ -898,6 +902,7 @@ def public_words(state: Any, view: dict[str, Any]) -> dict[str, Any]:
             for t, u in cat.upgrades.items()
         },
         "lom": lom_words(state, view),
+        "saga": dlw.public_words(view),  # Deep Legends (None without it)
     }
 
 
@@ -1013,6 +1018,8 @@ def event_text(state: Any, view: dict[str, Any], e: dict[str, Any]) -> str:
     raw = e.get("action")
     a: dict[str, Any] = raw if isinstance(raw, dict) else {}
     isl = lambda sq: square_name(view, sq)  # noqa: E731 - a short local alias
+    if t in dlw.DL_EVENTS:
+        return dlw.event_text(view, e) or title(str(t))
     if t == "achievement":
         achievement = ACHIEVEMENTS.get(e.get("achievement"), (title(str(e.get("achievement"))), ""))[0]
         return f"{who} completes {achievement}"

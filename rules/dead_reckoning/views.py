@@ -14,7 +14,7 @@ from contracts.grid import SQUARES
 from rules.core.state import GameState
 from rules.dead_reckoning.cards import catalog
 from rules.dead_reckoning.choices import pending_choices
-from rules.dead_reckoning.expansions import expansion
+from rules.dead_reckoning.expansions import expansion, saga_part
 from rules.dead_reckoning.game import expansions_of
 from rules.dead_reckoning.islands import blockaded
 from rules.dead_reckoning.model import SailorCard, State
@@ -111,6 +111,8 @@ def public_view(state: GameState) -> dict[str, Any]:
             "battled": list(t["battled"]),
             "blockaded": blockaded(d, d["p"][d["active"]]["ship"]["at"], d["active"]),
         }
+    if "deep_legends" in d:  # the saga's cards and items on the table (docs/deep-legends.md)
+        view["deep_legends"] = saga_part("views").saga_view(d)
     if "expansions" in d["options"]:
         view["expansions"] = {}
         for name in expansions_of(d["options"]):

@@ -322,7 +322,8 @@ def test_bots_use_every_deep_legends_action_in_a_six_game_saga_campaign():
 
     start = cp.new_campaign("legends", SPECS)
     saga_state = sg.assign_items(sg.new_saga_state(sg.load_saga()), {"1.04": "ben"})
-    c = simulate(start, seed=4, saga=saga_state, watch=watch)
+    # (any seed whose six games meet every kind: exploring is rare, 0-2 times in six random games)
+    c = simulate(start, seed=5, saga=saga_state, watch=watch)
     for kind in (
         "trade_saga_item",
         "take_saga_item",

@@ -67,7 +67,8 @@ function standings(c) {
       h("thead", h("tr", ["#", "Voyages of", "Placing", "Saga", "Achievements", "Sailors", "Game 6", "Total", ""].map((t) => h("th", t)))),
       h("tbody", rows)),
     c.standings.teams ? h("p.teams", Object.entries(c.standings.teams).map(([t, n]) => `${t === "ai" ? "AI team" : "Players"}: ${n}`).join(" · ")) : null,
-    due.length ? h("p.due", `Tenacity Bonus to choose before the next game: ${due.join(", ")}.`) : null);
+    due.length ? h("p.due", `Tenacity Bonus to choose before the next game: ${due.join(", ")}.`) : null,
+    c.note ? h("p.due.note", c.note) : null); // a finished game the controller could not record (a tie to settle)
 }
 
 function playerLog(c, colour) {
@@ -102,5 +103,6 @@ function playerLog(c, colour) {
     log.tenacity.length ? h("p.tenacity", "Tenacity Bonuses: ", log.tenacity.map((t) => `game ${t.game}: ${t.words}`).join(" ")) : null,
     log.saga_points.length ? h("p.saga-points", "Campaign points from Saga: ", log.saga_points.map((e) => `${e.points} (${e.why})`).join(", ")) : null,
     c.due.tenacity.includes(k) ? h("p.due", "You choose a Tenacity Bonus before the next game.") : null,
+    c.note ? h("p.due.note", c.note) : null,
     h("table.score", h("caption", "Campaign score"), h("tbody", score)));
 }

@@ -6,6 +6,7 @@
 
 import { battlePrompt, renderBattle } from "./battle.js";
 import { LOM_PROMPTED, lomPanel, lomPrompts } from "./letters_of_marque.js";
+import { SAGA_DRAWN, sagaPanel } from "./saga.js";
 import { brief, cube, facts, h, humanize, memo, mount, safe } from "./dom.js";
 import { oceanSvg, shipBoardSvg, shipsOf } from "./ocean.js";
 import { achievementsBox, scoreTable } from "./table.js";
@@ -224,6 +225,7 @@ export function renderPlayer(root, store, send) {
   const lomAsked = lomPrompts(legal, v, pw, store.player, tap, labelOf);
   for (const [a, i, w] of legal) {
     if (LOM_PROMPTED.includes(a.type)) continue;
+    if (pw?.saga && SAGA_DRAWN.includes(a.type)) continue; // Deep Legends: drawn by saga.js
     (groups.get(a.type) || groups.set(a.type, []).get(a.type)).push([a, i, w]);
   }
   // The squares the engine lets this ship sail to now, each with its move action(s).
@@ -263,6 +265,7 @@ export function renderPlayer(root, store, send) {
           dataset: { action: a.type ?? "", index: i },
           on: { click: () => tap(a, w) },
         }, labelOf(a, w))))) : h("p.hint", over ? "The game is over." : "Nothing to do right now.")),
+    sagaPanel(v, pw, store.player, legal, tap, labelOf, rerender), // Deep Legends (null without the saga)
     battle ? renderBattle(store.state?.battle, v.battle, [], store.board) : null,
     h("section.map", { dataset: { key: "map" } }, h("h2", "Ocean", moves.size ? h("small", " · tap a dashed square to sail there") : null),
       memo("ocean", [v.grid, shipsOf(v), v.battle?.location, pw?.squares, [...moves.keys()]],

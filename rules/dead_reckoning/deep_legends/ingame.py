@@ -199,6 +199,7 @@ def _note(d: State, out: Notices, n: int) -> None:
             dl["may_take"] = []
             dl.pop("traded", None)
             dl.pop("tile_influence", None)
+            dl.pop("offer", None)  # an offer not answered in its turn lapses
         elif ev["type"] == "ship_sunk" and ev.get("by") in d["players"]:
             loser = ev["player"]
             if any(owner == loser for owner in dl["items"].values()):
@@ -285,6 +286,45 @@ def do_trade(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
     _dl(d)["items"][a["item"]] = a["buyer"]
     _dl(d).setdefault("traded", []).append(a["item"])  # this turn's trades (`deep_legends.legal`)
     notice(out, "saga_item_sold", player=a["seller"], item=a["item"], buyer=a["buyer"], cargo=cargo)
+
+
+def check_offer(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    """A trade the active player proposes at the table (the price "freely negotiated"): the same fields and
+    checks as `trade_saga_item`; nothing changes hands until the other player accepts it on their own
+    tablet (`answer_saga_trade`). A new offer replaces an unanswered one; an offer lapses when the turn
+    ends."""
+    trade = check_trade(d, player, a)
+    other = trade["buyer"] if trade["seller"] == player else trade["seller"]
+    return {**trade, "type": "offer_saga_trade", "by": player, "to": other}
+
+
+def do_offer(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
+    offer = {k: v for k, v in a.items() if k != "type"}
+    _dl(d)["offer"] = offer
+    notice(out, "saga_trade_offered", player=player, **{k: v for k, v in offer.items() if k != "by"})
+
+
+def check_answer(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
+    """The other player's answer to the trade offered to them: `accept` true (the trade is made as offered,
+    checked again now) or false (nothing changes hands)."""
+    offer = _dl(d).get("offer")
+    if offer is None or offer["to"] != player:
+        raise Illegal(f"no saga item trade is offered to {player} now.")
+    accept = a.get("accept")
+    if not isinstance(accept, bool):
+        raise Invalid("field 'accept' must be true or false.")
+    if accept:
+        fields = {k: offer[k] for k in ("item", "dock", "holds", "coin_holds")}
+        check_trade(d, offer["by"], {**fields, "other": player})
+    return {"type": "answer_saga_trade", "accept": accept}
+
+
+def do_answer(d: State, player: str, a: dict[str, Any], out: Notices) -> None:
+    offer = _dl(d).pop("offer")
+    if a["accept"]:
+        do_trade(d, offer["by"], {**offer, "type": "trade_saga_item"}, out)
+    else:
+        notice(out, "saga_trade_declined", player=player, item=offer["item"], by=offer["by"])
 
 
 _BOOKS: dict[str, dict[str, Any]] = {}
@@ -548,6 +588,9 @@ def do_tile_influence(d: State, player: str, a: dict[str, Any], out: Notices) ->
 ACTIONS: tuple[Action[State], ...] = (
     Action("take_saga_item", check_take, do_take),
     Action("trade_saga_item", check_trade, do_trade),
+    Action("offer_saga_trade", check_offer, do_offer),
+    # the other player's answer: never taken back by the active player's undo (it is not theirs)
+    Action("answer_saga_trade", check_answer, do_answer, undoable=False),
     Action("explore_encounter", check_explore, do_explore, undoable=False),  # it turns a card over
     Action("encounter_fortune", check_fortune, do_fortune, undoable=False),
     Action("tile_influence", check_tile_influence, do_tile_influence),

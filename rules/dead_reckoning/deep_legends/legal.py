@@ -4,15 +4,14 @@ encountering a Fortune Encounter, buying and selling saga items, taking one afte
 
 Every action offered passes its check (`legal.offer`, kept in the state's offers for `apply`). Like the
 base generator it offers concrete examples where a choice is open: a trade at one price (1 Cargo from the
-buyer's Dock, else 1 Coin from a hold, else free), the Saga die's faces as the table could report them
-(drawn from a throwaway RNG derived from the state, never advancing the state's own), one action per
+buyer's Dock, else 1 Coin from a hold, else free), each different face of the Saga die (the table reports
+what it shows), one action per
 option of each choice on the card. A Fortune Encounter is offered wherever the Ship is at one: its printed
 condition is the players' judgement (docs/deep-legends.md).
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any, cast
 
 from rules.core.errors import Ambiguous, RulesError
@@ -22,7 +21,7 @@ from rules.dead_reckoning.deep_legends.ingame import book_of
 from rules.dead_reckoning.legal import offer
 from rules.dead_reckoning.model import State
 
-ANSWERS = 4  # at most this many ways (rolls, choices) to answer one card's instructions are offered
+ANSWERS = 12  # at most this many ways (rolls, choices) to answer one card's instructions are offered
 
 
 def more_actions(d: State, player: str, acts: list[dict[str, Any]], offers: Offers) -> list[dict[str, Any]]:
@@ -31,6 +30,10 @@ def more_actions(d: State, player: str, acts: list[dict[str, Any]], offers: Offe
     if dl is None or d["phase"] == "over":
         return acts
     out = list(acts)
+    proposed = dl.get("offer")
+    if proposed is not None and proposed["to"] == player and not d["pending"]:  # asked on their own tablet
+        for yes in (True, False):
+            _add(d, player, {"type": "answer_saga_trade", "accept": yes}, offers, out)
     if d["pending"]:
         req = d["pending"][0]
         if req["kind"] == "draw_advancement" and "saga" in dl:  # the saga's cards are in the box too
@@ -89,6 +92,25 @@ def _trades(d: State, player: str, dl: dict[str, Any], offers: Offers, out: list
             elif b["ship"]["holds"][0][1] or b["ship"]["holds"][1][1]:
                 price = {"coin_holds": [1, 0] if b["ship"]["holds"][0][1] else [0, 1]}
             _add(d, player, {"type": "trade_saga_item", "item": item, "other": other, **price}, offers, out)
+            for ask in _prices(b):  # the same trade proposed to the other player, at a few prices
+                ask = {"type": "offer_saga_trade", "item": item, "other": other, **ask}
+                _add(d, player, ask, offers, out)
+
+
+OFFER_CARGO = (1, 2, 3)  # the prices a tablet offers (any other is accepted when sent)
+OFFER_COINS = (1, 3, 5)
+
+
+def _prices(b: Any) -> list[dict[str, Any]]:
+    """Prices the buyer `b` can pay: nothing, 1-3 Cargo from their Dock, 1, 3 or 5 Coins from their holds
+    (hold 0 first)."""
+    out: list[dict[str, Any]] = [{}]
+    out += [{"dock": n} for n in OFFER_CARGO if n <= b["dock"]]
+    h0, h1 = b["ship"]["holds"][0][1], b["ship"]["holds"][1][1]
+    for n in OFFER_COINS:
+        if n <= h0 + h1:
+            out.append({"coin_holds": [min(n, h0), n - min(n, h0)]})
+    return out
 
 
 def _encounters(d: State, player: str, dl: dict[str, Any], offers: Offers, out: list[dict[str, Any]]) -> None:
@@ -97,7 +119,6 @@ def _encounters(d: State, player: str, dl: dict[str, Any], offers: Offers, out: 
     if not cards:
         return
     book = book_of(d)
-    seed = (d["rng"] ^ (d["seq"] * 0x94D049BB133111EB)) & ((1 << 64) - 1)
     explored = False
     for card in cards:
         spec = book["by_id"][card]
@@ -106,11 +127,11 @@ def _encounters(d: State, player: str, dl: dict[str, Any], offers: Offers, out: 
             pay = _coin_plan(p, spec["explore_coins"])
             if pay is None or d["turn"]["bought"] >= 2:
                 continue
-            for rolls, choices in answers(book, dl["saga"], spec["back"], player, card, seed):
+            for rolls, choices in answers(book, dl["saga"], spec["back"], player, card):
                 a = {"type": "explore_encounter", **pay, "rolls": rolls, "choices": choices}
                 _add(d, player, a, offers, out)
         elif spec["kind"] == "fortune":
-            for rolls, choices in answers(book, dl["saga"], spec["effects"], player, card, seed):
+            for rolls, choices in answers(book, dl["saga"], spec["effects"], player, card):
                 a = {"type": "encounter_fortune", "card": card, "rolls": rolls, "choices": choices}
                 _add(d, player, a, offers, out)
 
@@ -133,12 +154,11 @@ def answers(
     effects: list[dict[str, Any]],
     player: str,
     card: str,
-    seed: int,
 ) -> list[tuple[list[int], list[int]]]:
     """Ways to answer the Saga die rolls and choices `effects` ask for: (rolls, choices), at most
-    `ANSWERS`, each complete (the instructions then resolve). Rolls are drawn from `seed`; every option
-    of a choice is tried. Instructions that cannot be followed at all give none."""
-    rng = random.Random(seed)
+    `ANSWERS`, each complete (the instructions then resolve). Each different face of the Saga die and
+    every option of a choice is tried, so a tablet can report whatever the die shows at the table.
+    Instructions that cannot be followed at all give none."""
     todo: list[tuple[list[int], list[int]]] = [([], [])]
     done: list[tuple[list[int], list[int]]] = []
     while todo and len(done) < ANSWERS:
@@ -147,7 +167,7 @@ def answers(
             saga.resolve(book, st, effects, player, this=card, rolls=rolls, choices=choices)
         except Ambiguous as asked:
             if asked.options and isinstance(asked.options[0], int):  # the Saga die's faces
-                todo.append((rolls + [rng.choice(book["die"])], choices))
+                todo += [(rolls + [f], choices) for f in sorted(set(book["die"]))]
             else:  # the labels of a choice: each option
                 todo += [(rolls, choices + [i]) for i in range(len(asked.options))]
             continue

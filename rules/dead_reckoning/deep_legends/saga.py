@@ -318,7 +318,15 @@ def resolve(
                     out["items"][target] = who
                 else:
                     out["gained"][target] = who
-                notices.append({"type": "gain_card", "card": target, "player": who, "kind": spec["kind"]})
+                notices.append(
+                    {
+                        "type": "gain_card",
+                        "card": target,
+                        "player": who,
+                        "kind": spec["kind"],
+                        "name": str(spec.get("name") or target),  # read aloud as it is taken
+                    }
+                )
             elif do == "add_to_row":
                 if target not in out["tuck_box"]:
                     raise Illegal(f"card {target} is not in the tuck box (already out or eliminated).")
@@ -334,7 +342,8 @@ def resolve(
                     out["eliminated"].append(target)
                 elif spec is not None and "row" in spec:
                     out["buried"][str(spec["row"])].append(target)
-                notices.append({"type": do, "card": target})
+                named = {"name": str(spec["name"])} if spec is not None and spec.get("name") else {}
+                notices.append({"type": do, "card": target, **named})
             elif do == "campaign_points":
                 notices.append({"type": "campaign_points", "player": who, "points": e["points"]})
             elif do == "gain":
@@ -397,7 +406,10 @@ def explore(
     if card in out["rows"][str(spec["row"])]:
         out["rows"][str(spec["row"])].remove(card)
     res = resolve(saga, out, spec["back"], who, this=card, rolls=rolls, choices=choices)
-    res["notices"].insert(0, {"type": "explored", "card": card, "player": who, "coins": coins_paid})
+    named = str(spec.get("name") or card)
+    res["notices"].insert(
+        0, {"type": "explored", "card": card, "name": named, "player": who, "coins": coins_paid}
+    )
     return res
 
 
