@@ -56,6 +56,7 @@ class Blob:
     touches_other: bool
     hull_mm: np.ndarray  # the blob's convex hull
     top_mm: np.ndarray  # its brightest part: the piece's top face under light from above
+    mask: np.ndarray  # uint8 (bbox_px's size): 1 on the blob's pixels
 
 
 def hypotheses(layout: SeaLayout) -> list[Hypothesis]:
@@ -142,7 +143,8 @@ def blobs(
                 continue
             outline: np.ndarray = np.zeros((h, w), np.uint8)
             cv2.drawContours(outline, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
-            crop: np.ndarray = cv2.bitwise_and(outline, m[y : y + h, x : x + w])
+            # Holes filled: noise and dark edges between faces leave holes in one piece, never a second piece.
+            crop: np.ndarray = outline
             area = int(np.count_nonzero(crop))
             if area < min_area:
                 continue
@@ -151,33 +153,102 @@ def blobs(
                 others[m > 0] = 0
                 near_others = cv2.dilate(others, box)
             touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
-            light = top[y : y + h, x : x + w].max(axis=2)
-            inside = crop > 0
-            vals = light[inside]
-            thr = TOP_SHARE * float(
-                np.partition(vals, int(0.9 * (len(vals) - 1)))[int(0.9 * (len(vals) - 1))]
-            )
-            ys, xs = np.nonzero(inside & (light >= thr))
-            tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(
-                np.float32
-            )
-            top_hull = cv2.convexHull(tops).reshape(-1, 2).astype(np.float64) if len(tops) >= 3 else tops
-            hull_px = cv2.convexHull(cnt).reshape(-1, 2).astype(np.float64)
-            mo = cv2.moments(crop, binaryImage=True)
-            cx, cy = mo["m10"] / mo["m00"] + x, mo["m01"] / mo["m00"] + y
-            out.append(
-                Blob(
-                    names[idx - 1],
-                    idx,
-                    (float((cx + 0.5) / px_per_mm + origin[0]), float((cy + 0.5) / px_per_mm + origin[1])),
-                    area / px_per_mm**2,
-                    (x, y, x + w, y + h),
-                    touches,
-                    (hull_px + 0.5) / px_per_mm + origin,
-                    top_hull,
-                )
-            )
+            out.append(_blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin))
     return out
+
+
+def _blob(
+    owner: str,
+    idx: int,
+    crop: np.ndarray,
+    x: int,
+    y: int,
+    top: np.ndarray,
+    touches: bool,
+    px_per_mm: float,
+    origin: np.ndarray,
+    top_mask: np.ndarray | None = None,
+) -> Blob:
+    """A Blob from its mask `crop` (uint8, 1 inside) at (x, y) of the top-down copy; its top face is its
+    brightest part (or `top_mask`, given when the blob was cut out of a larger one)."""
+    h, w = crop.shape
+    inside = crop > 0
+    if top_mask is None:
+        top_mask = top_face(crop, top[y : y + h, x : x + w])
+    ys, xs = np.nonzero(inside & top_mask)
+    tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(
+        np.float32
+    )
+    top_hull = cv2.convexHull(tops).reshape(-1, 2).astype(np.float64) if len(tops) >= 3 else tops
+    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cnt = np.concatenate(contours) + np.array([x, y], np.int32)
+    hull_px = cv2.convexHull(cnt).reshape(-1, 2).astype(np.float64)
+    mo = cv2.moments(crop, binaryImage=True)
+    cx, cy = mo["m10"] / mo["m00"] + x, mo["m01"] / mo["m00"] + y
+    return Blob(
+        owner,
+        idx,
+        (float((cx + 0.5) / px_per_mm + origin[0]), float((cy + 0.5) / px_per_mm + origin[1])),
+        int(np.count_nonzero(inside)) / px_per_mm**2,
+        (x, y, x + w, y + h),
+        touches,
+        (hull_px + 0.5) / px_per_mm + origin,
+        top_hull,
+        crop,
+    )
+
+
+def top_face(crop: np.ndarray, patch: np.ndarray) -> np.ndarray:
+    """The brightest part of a blob (its mask `crop` over the top-down `patch`): the pieces' top faces
+    under light from above."""
+    light = patch.max(axis=2)
+    inside = crop > 0
+    vals = light[inside]
+    k = int(0.9 * (len(vals) - 1))
+    thr = TOP_SHARE * float(np.partition(vals, k)[k])
+    out: np.ndarray = inside & (light >= thr)
+    return out
+
+
+def split_blob(
+    blob: Blob, top: np.ndarray, layout: SeaLayout, px_per_mm: float, origin_mm: tuple[float, float]
+) -> list[Blob]:
+    """One blob of several pieces of a colour (tall pieces lean into each other by parallax) cut into one
+    blob per top face: each top face seeds a watershed over the blob's colours, so the cut follows the
+    dark seam between two pieces. Empty when the blob shows fewer than two top faces (stacked or one
+    piece); the caller fits each part and takes the cut only if every part fits a piece."""
+    x0, y0, x1, y1 = blob.bbox_px
+    crop = blob.mask
+    patch = top[y0:y1, x0:x1]
+    tops = top_face(crop, patch).view(np.uint8)
+    tops = cv2.morphologyEx(tops, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(tops, connectivity=8)
+    smallest_top = min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
+    seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 0.4 * smallest_top]
+    if len(seeds) < 2:
+        return []
+    markers = np.zeros(crop.shape, np.int32)
+    markers[crop == 0] = 1  # the background
+    for k, i in enumerate(seeds, start=2):
+        markers[comp == i] = k
+    pad = 2  # watershed leaves its outer ring unlabelled: give it room
+    img = cv2.copyMakeBorder(np.ascontiguousarray(patch), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    mk = cv2.copyMakeBorder(markers, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=1)
+    cv2.watershed(img, mk)
+    mk = mk[pad:-pad, pad:-pad]
+    origin = np.array(origin_mm)
+    parts = []
+    for k, i in enumerate(seeds, start=2):
+        part = ((mk == k) & (crop > 0)).view(np.uint8)
+        # The seam itself (-1) goes to neither part: grow each part back over it within the blob.
+        part = cv2.bitwise_and(cv2.dilate(part, np.ones((3, 3), np.uint8)), crop)
+        part[(mk > 1) & (mk != k)] = 0
+        if np.count_nonzero(part) < 0.3 * smallest_top:
+            return []
+        parts.append(
+            _blob(blob.owner, blob.label, part, x0, y0, top, blob.touches_other, px_per_mm, origin, comp == i)
+        )
+    return parts
 
 
 @dataclass

@@ -386,6 +386,12 @@ def framed_camera(
         distance *= 1.04
 
 
+def tuning_pieces(seed: int, side: str = "4", rough: bool = False) -> list[Piece]:
+    """The pieces of `tuning_scene(seed, side, rough)` with where they stand (for classifying errors)."""
+    rng = np.random.default_rng((20_000 if rough else 10_000) + seed)
+    return place_pieces(layout_dict(side), rng, list(PLAYERS)[: int(side)])
+
+
 def tuning_scene(
     seed: int, side: str = "4", rough: bool = False
 ) -> tuple[np.ndarray, dict[str, list[list[Any]]], dict[str, Any]]:
