@@ -57,6 +57,8 @@ class Blob:
     hull_mm: np.ndarray  # the blob's convex hull
     top_mm: np.ndarray  # its brightest part: the piece's top face under light from above
     mask: np.ndarray  # uint8 (bbox_px's size): 1 on the blob's pixels
+    solidity: float  # its area over its convex hull's
+    cut: bool = False  # cut out of a blob of several pieces: its sides may be cut short, its top is whole
 
 
 def hypotheses(layout: SeaLayout) -> list[Hypothesis]:
@@ -173,6 +175,7 @@ def _blob(
     brightest part (or `top_mask`, given when the blob was cut out of a larger one)."""
     h, w = crop.shape
     inside = crop > 0
+    cut = top_mask is not None
     if top_mask is None:
         top_mask = top_face(crop, top[y : y + h, x : x + w])
     ys, xs = np.nonzero(inside & top_mask)
@@ -185,6 +188,7 @@ def _blob(
     hull_px = cv2.convexHull(cnt).reshape(-1, 2).astype(np.float64)
     mo = cv2.moments(crop, binaryImage=True)
     cx, cy = mo["m10"] / mo["m00"] + x, mo["m01"] / mo["m00"] + y
+    hull_area = max(float(cv2.contourArea(hull_px.astype(np.float32))), 1.0)
     return Blob(
         owner,
         idx,
@@ -195,6 +199,8 @@ def _blob(
         (hull_px + 0.5) / px_per_mm + origin,
         top_hull,
         crop,
+        min(1.0, float(np.count_nonzero(inside)) / hull_area),
+        cut=cut,
     )
 
 
@@ -284,7 +290,9 @@ def fit_blob(
     theta = math.radians(ang if rw >= rh else ang + 90.0)
     dirs = DIRECTIONS + theta
     meas = _breadths(blob.hull_mm, dirs) - EDGE_BIAS_MM
-    use_top = len(blob.top_mm) >= 3 and cv2.contourArea(blob.top_mm.astype(np.float32)) < 0.8 * blob.area_mm2
+    use_top = blob.cut or (
+        len(blob.top_mm) >= 3 and cv2.contourArea(blob.top_mm.astype(np.float32)) < 0.8 * blob.area_mm2
+    )
     top = _breadths(blob.top_mm, dirs) if use_top else None
     cx, cy = blob.centroid_mm
     dx, dy = cx - float(foot[0]), cy - float(foot[1])
@@ -297,14 +305,17 @@ def fit_blob(
     shift = np.abs(sx[:, None] * np.cos(dirs)[None, :] + sy[:, None] * np.sin(dirs)[None, :])[:, None, :]
     grow = (1 + k / 2)[:, None, None]  # the sides widen from foot to top; on average by half the top's scale
     L, W = length * grow, width * grow
-    err = np.abs(L * c + W * s_ + shift - meas[None, None, :]).max(axis=2)  # (hyp, yaw)
+    over = L * c + W * s_ + shift - meas[None, None, :]
+    # A part cut out of several pieces may lose side pixels to its neighbour: it must only not be larger.
+    err = (np.maximum(-over, 0) if blob.cut else np.abs(over)).max(axis=2)  # (hyp, yaw)
     # Area of the footprint swept along the shift: the rectangle plus the shift times its breadth across.
     turn = theta + YAWS[None, :]
     sa = np.abs(sx[:, None] * np.cos(turn) + sy[:, None] * np.sin(turn))
     sb = np.abs(sy[:, None] * np.cos(turn) - sx[:, None] * np.sin(turn))
     L2, W2 = L[:, :, 0], W[:, :, 0]
     area = L2 * W2 + sb * L2 + sa * W2
-    err = np.maximum(err, np.abs(blob.area_mm2 - area) / (L2 + W2))
+    extra = (blob.area_mm2 - area) / (L2 + W2)
+    err = np.maximum(err, np.maximum(extra, 0) if blob.cut else np.abs(extra))
     if top is not None:
         top_scale = (1 + k)[:, None, None]
         Lt, Wt = length * top_scale, width * top_scale

@@ -164,8 +164,7 @@ def _judge(b: Blob, lay: SeaLayout, hyps: list[Hypothesis], foot: Any, cam_h: fl
     best = fits[0]
     place, margin = locate(lay, *best.foot_mm)
     why = None
-    hull_area = float(cv2.contourArea(b.hull_mm.astype(np.float32)))
-    if b.area_mm2 < MIN_SOLIDITY * hull_area:
+    if b.solidity < MIN_SOLIDITY:
         why = "pieces touching or stacked"
     elif best.error_mm > FIT_MM:
         big = b.area_mm2 > 1.3 * max(p.length * p.width for p in lay.pieces.values())
