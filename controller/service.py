@@ -84,6 +84,7 @@ class ControllerService:
         self.table: SimTable | None = None
         self.inputs: ZmqInputs | None = None
         self.ships: ShipWatcher | None = None
+        self.game_cameras: list[Any] = []
         self.leds: TowerLeds | None = None
         self.board_shapes: dict[str, Any] | None = None
 
@@ -205,10 +206,13 @@ class ControllerService:
             if self.engine is rules_api and not self.simulate:
                 # In simulation no ship stands on the table: the simulated players move them by action.
                 self.ships = ShipWatcher(self.core)
+                # A game with its own table camera reads it by its declaration (controller/games).
+                self.game_cameras = [g.camera_reader(self) for g in games.games().values() if g.camera_reader]
         if endpoints:
-            self.inputs = ZmqInputs(
-                endpoints, SensorWiring(self, self.cfg["tower"]["jam_timeout"]).handlers()
-            )
+            handlers = SensorWiring(self, self.cfg["tower"]["jam_timeout"]).handlers()
+            for camera in self.game_cameras:
+                handlers[camera.topic] = camera.handle
+            self.inputs = ZmqInputs(endpoints, handlers)
             self.inputs.start()
 
     def run(self) -> int:
@@ -216,6 +220,8 @@ class ControllerService:
         self.start_inputs()
         self.connect_mqtt()
         self.core.publish_all()
+        for camera in self.game_cameras:
+            camera.announce()
         if self.simulate and self.battles is not None:
             control = self.cfg["simulate"]["tower_control"]
             tower = TowerControl(control) if control and self.cfg["bridge"]["enabled"] else None

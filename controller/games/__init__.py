@@ -34,6 +34,11 @@ class TableGame:
     new_options: Callable[[dict[str, Any], bool], dict[str, Any]]
     # A sentence when the [table] section cannot set up this game (e.g. another game's expansions).
     config_problem: Callable[[dict[str, Any]], str | None]
+    # The game's own table camera, when its map is not the ocean grid (None: none). `camera_watch` is the
+    # `smart-table vision` command that reads it, with its layout for the seats' count; `camera_reader`
+    # makes the controller's side from the service (it subscribes to its own ZeroMQ topic).
+    camera_watch: Callable[[int], list[str]] | None = None
+    camera_reader: Callable[[Any], Any] | None = None
 
 
 DEFAULT = "dead-reckoning"
