@@ -210,8 +210,8 @@ class ControllerService:
                 self.game_cameras = [g.camera_reader(self) for g in games.games().values() if g.camera_reader]
         if endpoints:
             handlers = SensorWiring(self, self.cfg["tower"]["jam_timeout"]).handlers()
-            for camera in self.game_cameras:
-                handlers[camera.topic] = camera.handle
+            for reader in self.game_cameras:
+                handlers[reader.topic] = reader.handle
             self.inputs = ZmqInputs(endpoints, handlers)
             self.inputs.start()
 
@@ -220,8 +220,8 @@ class ControllerService:
         self.start_inputs()
         self.connect_mqtt()
         self.core.publish_all()
-        for camera in self.game_cameras:
-            camera.announce()
+        for reader in self.game_cameras:
+            reader.announce()
         if self.simulate and self.battles is not None:
             control = self.cfg["simulate"]["tower_control"]
             tower = TowerControl(control) if control and self.cfg["bridge"]["enabled"] else None

@@ -4,6 +4,7 @@ turn it is confirms on the tablet; anything else is asked, never applied silentl
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from functools import cache
@@ -13,6 +14,7 @@ import rules.api as api
 from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.sea_camera import DEVICE, SeaCamera
+from controller.testing import free_port
 from vision.sea_regions.reader import read_regions
 from vision.synth.sea import positions_scene
 
@@ -88,6 +90,7 @@ def test_a_move_the_camera_sees_is_offered_to_the_player_and_applied_when_confir
     assert reply["accepted"], reply
     assert _pieces(api.public_view(core.state)["regions"]) == _pieces(after)
     assert cam.applied == 1 and not _mine(core, "sea_camera_move")  # the map and the game agree again
+    assert core.game_id is not None
     assert core.log.commands(core.game_id)[-1]["action"]["type"] == "move"
 
 
@@ -151,3 +154,50 @@ def test_a_message_without_a_reading_is_dropped(tmp_path) -> None:
     cam = SeaCamera(core, "great-sea")
     cam.handle({"topic": "vision.regions", "reading": "nonsense"})
     assert cam.reading is None and not _mine(core)
+
+
+def test_the_supervisor_starts_the_games_own_camera_on_the_table_camera(tmp_path) -> None:
+    from controller.config import defaults
+    from controller.supervisor import Supervisor
+
+    def children(game: str) -> dict[str, list[str]]:
+        cfg = defaults()
+        cfg.set("table.database", str(tmp_path / "t.db"))
+        cfg.set("table.game", game)
+        cfg.set("table.players", ["red", "yellow"])
+        cfg.set("vision.ships_camera", str(tmp_path / "table.mp4"))
+        s = Supervisor(cfg, simulate=False, limits={}, out=io.StringIO())
+        s._plan_cameras()
+        return {c.name: c.argv for c in s.children}
+
+    sea = children("great-sea")
+    assert "ships-camera" not in sea
+    argv = sea["map-camera"]
+    assert argv[argv.index("vision") + 1] == "regions-watch"
+    assert argv[argv.index("--layout") + 1].endswith("great-sea-2.json")
+    assert argv[argv.index("--video") + 1] == str(tmp_path / "table.mp4")
+    assert argv[argv.index("--pub") + 1] == "tcp://127.0.0.1:5561"
+    assert "ships-watch" in children("dead-reckoning")["ships-camera"]
+
+
+def test_the_controller_reads_the_camera_its_game_declares(tmp_path) -> None:
+    from contracts import topics
+    from controller.config import defaults
+    from controller.service import ControllerService
+
+    cfg = defaults()
+    cfg.set("table.database", str(tmp_path / "c.db"))
+    cfg.set("table.game", "great-sea")
+    cfg.set("table.players", ["red", "yellow"])
+    cfg.set("bridge.enabled", False)
+    cfg.set("vision.ships_events", f"tcp://127.0.0.1:{free_port()}")
+    cfg.set("vision.events", f"tcp://127.0.0.1:{free_port()}")
+    service = ControllerService(cfg, mqtt_enabled=False)
+    try:
+        service.open()
+        service.start_inputs()
+        (reader,) = service.game_cameras
+        assert isinstance(reader, SeaCamera) and reader.playing
+        assert service.inputs is not None and service.inputs.handlers[topics.VISION_REGIONS] == reader.handle
+    finally:
+        service.close()

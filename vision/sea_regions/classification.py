@@ -226,8 +226,11 @@ def split_blob(
     x0, y0, x1, y1 = blob.bbox_px
     crop = blob.mask
     patch = top[y0:y1, x0:x1]
-    tops = top_face(crop, patch).view(np.uint8)
-    tops = cv2.morphologyEx(tops, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    tops = cv2.morphologyEx(
+        top_face(crop, patch).view(np.uint8),
+        cv2.MORPH_OPEN,
+        cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)),
+    )
     n, comp, stats, _ = cv2.connectedComponentsWithStats(tops, connectivity=8)
     smallest_top = min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
     seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 0.4 * smallest_top]
