@@ -19,9 +19,9 @@ from vision.sea_regions.reader import read_regions
 from vision.synth.sea import positions_scene
 
 
-def _game_at_a_move(tmp_path) -> tuple[TableCore, str, dict[str, Any]]:
+def _game_at_a_move(tmp_path, table: str = "gs") -> tuple[TableCore, str, dict[str, Any]]:
     """A 2-player game played by seeded random actions until the player who may act can move a Ship."""
-    core = TableCore(GameLog(tmp_path / "gs.db"), "gs")
+    core = TableCore(GameLog(tmp_path / "gs.db"), table)
     core.open_game(["red", "yellow"], seed=3, options={"game": "great-sea"})
     rng = random.Random(1)
     for _ in range(400):
