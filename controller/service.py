@@ -220,8 +220,9 @@ class ControllerService:
         self.start_inputs()
         self.connect_mqtt()
         self.core.publish_all()
-        for reader in self.game_cameras:
-            reader.announce()
+        if self.cfg["vision"]["ships_camera"]:  # a table camera is configured: "waiting" until it reads
+            for reader in self.game_cameras:
+                reader.announce()
         if self.simulate and self.battles is not None:
             control = self.cfg["simulate"]["tower_control"]
             tower = TowerControl(control) if control and self.cfg["bridge"]["enabled"] else None
