@@ -26,6 +26,7 @@ MIN_BRIGHTNESS = 28
 # Black pieces: brightest channel at most this share of white and grey (max - min <= GREYNESS * max).
 BLACK_BRIGHTNESS = 0.26
 BLACK_GREYNESS = 0.3
+BLACK_CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 # A blob is a piece when its extents and area fit one within FIT_MM and the next best is FIT_MARGIN_MM worse.
 FIT_MM = 3.6
 FIT_MARGIN_MM = 1.0
@@ -75,6 +76,12 @@ def _chromaticity(bgr: np.ndarray) -> np.ndarray:
     return np.concatenate([bgr[..., 2:3] / s, bgr[..., 1:2] / s], axis=-1)
 
 
+def is_black(colour: tuple[int, int, int]) -> bool:
+    """A player colour told by darkness and greyness rather than by chromaticity."""
+    ref = np.array(colour, np.float64)
+    return bool(ref.max() < 0.36 * 255 and ref.max() - ref.min() < 0.45 * ref.max() + 8)
+
+
 @lru_cache(maxsize=8)
 def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1.0) -> np.ndarray:
     """Label (0 none, k = players[k-1]) of every colour quantised to 5 bits a channel; `loose` widens
@@ -88,7 +95,7 @@ def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1
     best = np.full(len(bgr), np.inf)
     for k, (_, colour) in enumerate(players, start=1):
         ref = np.array(colour, np.float64)
-        if ref.max() < 0.36 * 255 and ref.max() - ref.min() < 0.45 * ref.max() + 8:  # a black
+        if is_black(colour):
             hit = (mx <= BLACK_BRIGHTNESS * 235 * loose) & (mx - mn <= BLACK_GREYNESS * loose * mx + 6)
             labels[hit & np.isinf(best)] = k
             best[hit & np.isinf(best)] = 1.0  # any chromatic match closer wins
@@ -124,7 +131,12 @@ def blobs(
     # neighbouring pixels that pass a looser one (hysteresis), so its breadths are the piece's.
     edge = label_pixels(top, layout, EDGE_LOOSENESS)
     for idx in range(1, len(names) + 1):
-        m = cv2.morphologyEx((labels == idx).view(np.uint8), cv2.MORPH_OPEN, kernel)
+        m = (labels == idx).view(np.uint8)
+        if is_black(layout.players[names[idx - 1]]):
+            # A black piece's lit faces sit at the darkness test's limit and come out speckled: close the
+            # speckles into one piece before thin things are opened away.
+            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, BLACK_CLOSE)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, small)
         near = (edge == idx).view(np.uint8)
         for _ in range(EDGE_GROW_PX):
