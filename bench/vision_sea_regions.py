@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import time
@@ -29,15 +30,51 @@ import cv2  # noqa: E402
 
 from vision.sea_regions.layout import load_sea_layout  # noqa: E402
 from vision.sea_regions.reader import read_regions_detailed  # noqa: E402
-from vision.synth.sea import score, tuning_scene  # noqa: E402
+from vision.synth.sea import Piece, score, tuning_pieces, tuning_scene  # noqa: E402
 from vision.synth.sea_heldout import heldout_scene, to_1080p  # noqa: E402
 
 
-def _scene(which: str, i: int) -> tuple[Any, dict[str, Any], dict[str, Any]]:
+def _scene(which: str, i: int) -> tuple[Any, dict[str, Any], dict[str, Any], list[Piece]]:
     if which in ("tuning", "rough"):
-        return tuning_scene(i, rough=which == "rough")
+        return (*tuning_scene(i, rough=which == "rough"), tuning_pieces(i, rough=which == "rough"))
     s = heldout_scene(i)
-    return s.image, s.truth, s.layout
+    return s.image, s.truth, s.layout, s.pieces
+
+
+def classify(reading: dict[str, Any], pieces: list[Piece]) -> Counter[str]:
+    """Each true piece's fate: "right", "unsure: <reason>" (in an unsure blob), "wrong kind", "wrong
+    damaged", "wrong region", "missed" (nothing read near it); each read piece near no true piece of its
+    colour: "extra"."""
+    out: Counter[str] = Counter()
+    read = [(rid, p) for rid, reg in reading["regions"].items() for p in reg["pieces"]]
+    used: set[int] = set()
+    for t in pieces:
+        near = [
+            (math.dist(p["at_mm"], t.center), k)
+            for k, (_, p) in enumerate(read)
+            if k not in used and p["owner"] == t.owner and math.dist(p["at_mm"], t.center) < 14
+        ]
+        if near:
+            k = min(near)[1]
+            used.add(k)
+            rid, p = read[k]
+            if rid != t.region:
+                out["wrong region"] += 1
+            elif p["kind"] != t.kind:
+                out["wrong kind"] += 1
+            elif p["damaged"] != t.damaged:
+                out["wrong damaged"] += 1
+            else:
+                out["right"] += 1
+            continue
+        why = [
+            (math.dist(u["at_mm"], t.center), u["reason"])
+            for u in reading["unsure"]
+            if u["owner"] == t.owner and math.dist(u["at_mm"], t.center) < 40
+        ]
+        out[f"unsure: {min(why)[1]}" if why else "missed"] += 1
+    out["extra"] += len(read) - len(used)
+    return out
 
 
 def run(which: str, start: int, scenes: int) -> dict[str, Any]:
@@ -46,8 +83,9 @@ def run(which: str, start: int, scenes: int) -> dict[str, Any]:
     cpu_native: list[float] = []
     cpu_1080: list[float] = []
     reasons: Counter[str] = Counter()
+    fates: Counter[str] = Counter()
     for i in range(start, start + scenes):
-        image, truth, layout_raw = _scene(which, i)
+        image, truth, layout_raw, pieces = _scene(which, i)
         layout = load_sea_layout(layout_raw)
         t = time.process_time()
         reading = read_regions_detailed(image, layout)
@@ -57,6 +95,7 @@ def run(which: str, start: int, scenes: int) -> dict[str, Any]:
         read_regions_detailed(small, layout)
         cpu_1080.append((time.process_time() - t) * 1000)
         sc = score(reading.to_json(), truth)
+        fates.update(classify(reading.to_json(), pieces))
         for k in ("pieces", "right", "wrong", "unsure"):
             totals[k] += sc[k]
         totals["scenes"] += 1
@@ -84,6 +123,7 @@ def run(which: str, start: int, scenes: int) -> dict[str, Any]:
         "median_cpu_ms_native": round(statistics.median(cpu_native), 1),
         "median_cpu_ms_1080p": round(statistics.median(cpu_1080), 1),
         "unsure_reasons": dict(reasons.most_common()),
+        "piece_fates": dict(fates.most_common()),
     }
 
 

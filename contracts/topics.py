@@ -13,8 +13,16 @@ BRIDGE_HEALTH = b"bridge.health"  # the serial link's state and counters
 VISION_BOARD = b"vision.board"  # a battle-board reading (cubes per zone, settled or not)
 VISION_HEALTH = b"vision.health"  # the battle camera's state (online/offline)
 VISION_TABLE = b"vision.table"  # an ocean-grid reading (ships and boards per square)
+VISION_REGIONS = b"vision.regions"  # The Great Sea's map: Ships and Forts per region (docs/great-sea.md)
 
-ALL: tuple[bytes, ...] = (BRIDGE_EVENT, BRIDGE_HEALTH, VISION_BOARD, VISION_HEALTH, VISION_TABLE)
+ALL: tuple[bytes, ...] = (
+    BRIDGE_EVENT,
+    BRIDGE_HEALTH,
+    VISION_BOARD,
+    VISION_HEALTH,
+    VISION_TABLE,
+    VISION_REGIONS,
+)
 
 
 # The public part of a table's MQTT tree (`table/<tid>/<suffix>`): what every login at the table may read,

@@ -84,6 +84,7 @@ class ControllerService:
         self.table: SimTable | None = None
         self.inputs: ZmqInputs | None = None
         self.ships: ShipWatcher | None = None
+        self.game_cameras: list[Any] = []
         self.leds: TowerLeds | None = None
         self.board_shapes: dict[str, Any] | None = None
         self.campaign: Any = None  # controller.campaign.TableCampaign when table.campaign names one
@@ -228,10 +229,13 @@ class ControllerService:
             if self.engine is rules_api and not self.simulate:
                 # In simulation no ship stands on the table: the simulated players move them by action.
                 self.ships = ShipWatcher(self.core)
+                # A game with its own table camera reads it by its declaration (controller/games).
+                self.game_cameras = [g.camera_reader(self) for g in games.games().values() if g.camera_reader]
         if endpoints:
-            self.inputs = ZmqInputs(
-                endpoints, SensorWiring(self, self.cfg["tower"]["jam_timeout"]).handlers()
-            )
+            handlers = SensorWiring(self, self.cfg["tower"]["jam_timeout"]).handlers()
+            for reader in self.game_cameras:
+                handlers[reader.topic] = reader.handle
+            self.inputs = ZmqInputs(endpoints, handlers)
             self.inputs.start()
 
     def run(self) -> int:
@@ -241,6 +245,9 @@ class ControllerService:
         self.core.publish_all()
         if self.campaign is not None:
             self.campaign.publish()
+        if self.cfg["vision"]["ships_camera"]:  # a table camera is configured: "waiting" until it reads
+            for reader in self.game_cameras:
+                reader.announce()
         if self.simulate and self.battles is not None:
             control = self.cfg["simulate"]["tower_control"]
             tower = TowerControl(control) if control and self.cfg["bridge"]["enabled"] else None

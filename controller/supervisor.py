@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from controller import games
 from controller.config import Config
 from vision.boardfile import DEFAULT_LAYOUT_PATH  # vision's own default battle board (plain JSON, no OpenCV)
 
@@ -303,7 +304,21 @@ class Supervisor:
                     "vision: no vision.palette configured (make one with `smart-table calibrate colors`); "
                     "the battle board camera is not started"
                 )
-            if v["ships_camera"]:
+            game = games.by_name(cfg["table"]["game"])
+            if v["ships_camera"] and game.camera_watch is not None:
+                # The game's own table camera (its declaration), on the table camera's source and endpoint.
+                argv = [
+                    py,
+                    "-m",
+                    "smart_table",
+                    "vision",
+                    *game.camera_watch(len(cfg["table"]["players"])),
+                    *_source(v["ships_camera"], "--video"),
+                    "--pub",
+                    v["ships_events"],
+                ]
+                self.children.append(Child("map-camera", argv))
+            elif v["ships_camera"]:
                 argv = [
                     py,
                     "-m",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,24 +36,89 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     )
     p.set_defaults(func=_regions)
 
+    w = groups["vision"].add_parser(
+        "regions-watch", help="read The Great Sea's map live and publish settled readings on ZeroMQ"
+    )
+    src = w.add_mutually_exclusive_group(required=True)
+    src.add_argument("--camera", type=int, default=None, dest="camera_index", help="camera device number")
+    src.add_argument("--video", type=Path, default=None, help="a video file, or an RTSP/HTTP stream URL")
+    src.add_argument("--images", type=Path, default=None, help="a folder of images, read in name order")
+    w.add_argument("--layout", type=Path, required=True, help="Great Sea table layout JSON")
+    w.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
+    w.add_argument(
+        "--pub",
+        default="tcp://127.0.0.1:5561",
+        help="ZeroMQ PUB endpoint to bind (topic vision.regions); default tcp://127.0.0.1:5561",
+    )
+    w.add_argument(
+        "--settle-frames",
+        type=int,
+        default=5,
+        help="still frames in a row before the map is read (default 5)",
+    )
+    w.add_argument(
+        "--confirm",
+        type=int,
+        default=2,
+        help="identical readings in a row before one is published (default 2)",
+    )
+    w.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0: to the end)")
+    w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
+    w.set_defaults(func=_watch)
+
+
+def _layout_and_camera(layout_path: Path, camera_file: Path | None) -> tuple[Any, Any]:
+    from vision.camera import CameraError, CameraModel
+    from vision.sea_regions.layout import LayoutError, load_sea_layout
+
+    try:
+        layout = load_sea_layout(layout_path)
+    except LayoutError as exc:
+        raise CliError(f"{exc}; fix the layout file (see docs/great-sea.md)") from None
+    camera: Any = None
+    if camera_file is not None:
+        try:
+            camera = CameraModel.load(camera_file)
+        except CameraError as exc:
+            raise CliError(str(exc)) from None
+    return layout, camera
+
+
+def _watch(args: argparse.Namespace) -> int:
+    from vision.sea_regions.live import SourceError, watch_regions
+
+    layout, camera = _layout_and_camera(args.layout, args.calibration)
+    if args.settle_frames < 1 or args.confirm < 1:
+        raise CliError("--settle-frames and --confirm must be at least 1")
+    source: Any = args.camera_index
+    if source is None:
+        source = args.video if args.video is not None else args.images
+    try:
+        count = watch_regions(
+            source,
+            layout,
+            pub=args.pub,
+            camera=camera,
+            still_frames=args.settle_frames,
+            confirm=args.confirm,
+            max_frames=args.max_frames,
+            echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None,
+        )
+    except SourceError as exc:
+        raise CliError(str(exc), code=1) from None
+    print(
+        f"smart-table: published {count} settled readings on {args.pub} (topic vision.regions)",
+        file=sys.stderr,
+    )
+    return 0
+
 
 def _regions(args: argparse.Namespace) -> int:
     import cv2
 
-    from vision.camera import CameraError, CameraModel
-    from vision.sea_regions.layout import LayoutError, load_sea_layout
     from vision.sea_regions.reader import read_regions_detailed
 
-    try:
-        layout = load_sea_layout(args.layout)
-    except LayoutError as exc:
-        raise CliError(f"{exc}; fix the layout file (see docs/great-sea.md)") from None
-    camera: Any = None
-    if args.camera_file is not None:
-        try:
-            camera = CameraModel.load(args.camera_file)
-        except CameraError as exc:
-            raise CliError(str(exc)) from None
+    layout, camera = _layout_and_camera(args.layout, args.camera_file)
     path = args.image
     image = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
     if image is None:

@@ -52,6 +52,11 @@ class TableGame:
     new_game_choices: Callable[[dict[str, Any]], list[dict[str, Any]]] = _no_choices
     choice_problem: Callable[[dict[str, Any]], str | None] = _no_choice_problem
     choose: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] = _as_configured
+    # The game's own table camera, when its map is not the ocean grid (None: none). `camera_watch` is the
+    # `smart-table vision` command that reads it, with its layout for the seats' count; `camera_reader`
+    # makes the controller's side from the service (it subscribes to its own ZeroMQ topic).
+    camera_watch: Callable[[int], list[str]] | None = None
+    camera_reader: Callable[[Any], Any] | None = None
 
 
 DEFAULT = "dead-reckoning"

@@ -1,5 +1,6 @@
 """The Great Sea at the table: its words (controller/games/great_sea_words.py), the chance a tablet may
-report, no ocean-grid camera (its map is regions, not Dead Reckoning's grid), no expansions."""
+report, no ocean-grid camera (its map is regions, not Dead Reckoning's grid: its own camera reads Ships and
+Forts per region, controller/sea_camera.py), no expansions."""
 
 from __future__ import annotations
 
@@ -25,6 +26,20 @@ def config_problem(table: dict[str, Any]) -> str | None:
     return None
 
 
+def camera_watch(players: int) -> list[str]:
+    """The map camera's command (`smart-table vision regions-watch`), with the shipped layout of the Main
+    Board side the seats play."""
+    from vision.sea_regions.layout import default_layout_path
+
+    return ["regions-watch", "--layout", str(default_layout_path(str(min(4, max(2, players)))))]
+
+
+def camera_reader(service: Any) -> Any:
+    from controller.sea_camera import reader
+
+    return reader(service)
+
+
 GAME = TableGame(
     name="great-sea",
     title="The Great Sea",
@@ -38,4 +53,6 @@ GAME = TableGame(
     ocean_grid=False,
     new_options=new_options,
     config_problem=config_problem,
+    camera_watch=camera_watch,
+    camera_reader=camera_reader,
 )

@@ -26,6 +26,7 @@ MIN_BRIGHTNESS = 28
 # Black pieces: brightest channel at most this share of white and grey (max - min <= GREYNESS * max).
 BLACK_BRIGHTNESS = 0.26
 BLACK_GREYNESS = 0.3
+BLACK_CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 # A blob is a piece when its extents and area fit one within FIT_MM and the next best is FIT_MARGIN_MM worse.
 FIT_MM = 3.6
 FIT_MARGIN_MM = 1.0
@@ -56,6 +57,9 @@ class Blob:
     touches_other: bool
     hull_mm: np.ndarray  # the blob's convex hull
     top_mm: np.ndarray  # its brightest part: the piece's top face under light from above
+    mask: np.ndarray  # uint8 (bbox_px's size): 1 on the blob's pixels
+    solidity: float  # its area over its convex hull's
+    cut: bool = False  # cut out of a blob of several pieces: its sides may be cut short, its top is whole
 
 
 def hypotheses(layout: SeaLayout) -> list[Hypothesis]:
@@ -72,6 +76,12 @@ def _chromaticity(bgr: np.ndarray) -> np.ndarray:
     return np.concatenate([bgr[..., 2:3] / s, bgr[..., 1:2] / s], axis=-1)
 
 
+def is_black(colour: tuple[int, int, int]) -> bool:
+    """A player colour told by darkness and greyness rather than by chromaticity."""
+    ref = np.array(colour, np.float64)
+    return bool(ref.max() < 0.36 * 255 and ref.max() - ref.min() < 0.45 * ref.max() + 8)
+
+
 @lru_cache(maxsize=8)
 def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1.0) -> np.ndarray:
     """Label (0 none, k = players[k-1]) of every colour quantised to 5 bits a channel; `loose` widens
@@ -85,7 +95,7 @@ def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1
     best = np.full(len(bgr), np.inf)
     for k, (_, colour) in enumerate(players, start=1):
         ref = np.array(colour, np.float64)
-        if ref.max() < 0.36 * 255 and ref.max() - ref.min() < 0.45 * ref.max() + 8:  # a black
+        if is_black(colour):
             hit = (mx <= BLACK_BRIGHTNESS * 235 * loose) & (mx - mn <= BLACK_GREYNESS * loose * mx + 6)
             labels[hit & np.isinf(best)] = k
             best[hit & np.isinf(best)] = 1.0  # any chromatic match closer wins
@@ -121,7 +131,12 @@ def blobs(
     # neighbouring pixels that pass a looser one (hysteresis), so its breadths are the piece's.
     edge = label_pixels(top, layout, EDGE_LOOSENESS)
     for idx in range(1, len(names) + 1):
-        m = cv2.morphologyEx((labels == idx).view(np.uint8), cv2.MORPH_OPEN, kernel)
+        m = (labels == idx).view(np.uint8)
+        if is_black(layout.players[names[idx - 1]]):
+            # A black piece's lit faces sit at the darkness test's limit and come out speckled: close the
+            # speckles into one piece before thin things are opened away.
+            m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, BLACK_CLOSE)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
         m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, small)
         near = (edge == idx).view(np.uint8)
         for _ in range(EDGE_GROW_PX):
@@ -142,7 +157,8 @@ def blobs(
                 continue
             outline: np.ndarray = np.zeros((h, w), np.uint8)
             cv2.drawContours(outline, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
-            crop: np.ndarray = cv2.bitwise_and(outline, m[y : y + h, x : x + w])
+            # Holes filled: noise and dark edges between faces leave holes in one piece, never a second piece.
+            crop: np.ndarray = outline
             area = int(np.count_nonzero(crop))
             if area < min_area:
                 continue
@@ -151,33 +167,109 @@ def blobs(
                 others[m > 0] = 0
                 near_others = cv2.dilate(others, box)
             touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
-            light = top[y : y + h, x : x + w].max(axis=2)
-            inside = crop > 0
-            vals = light[inside]
-            thr = TOP_SHARE * float(
-                np.partition(vals, int(0.9 * (len(vals) - 1)))[int(0.9 * (len(vals) - 1))]
-            )
-            ys, xs = np.nonzero(inside & (light >= thr))
-            tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(
-                np.float32
-            )
-            top_hull = cv2.convexHull(tops).reshape(-1, 2).astype(np.float64) if len(tops) >= 3 else tops
-            hull_px = cv2.convexHull(cnt).reshape(-1, 2).astype(np.float64)
-            mo = cv2.moments(crop, binaryImage=True)
-            cx, cy = mo["m10"] / mo["m00"] + x, mo["m01"] / mo["m00"] + y
-            out.append(
-                Blob(
-                    names[idx - 1],
-                    idx,
-                    (float((cx + 0.5) / px_per_mm + origin[0]), float((cy + 0.5) / px_per_mm + origin[1])),
-                    area / px_per_mm**2,
-                    (x, y, x + w, y + h),
-                    touches,
-                    (hull_px + 0.5) / px_per_mm + origin,
-                    top_hull,
-                )
-            )
+            out.append(_blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin))
     return out
+
+
+def _blob(
+    owner: str,
+    idx: int,
+    crop: np.ndarray,
+    x: int,
+    y: int,
+    top: np.ndarray,
+    touches: bool,
+    px_per_mm: float,
+    origin: np.ndarray,
+    top_mask: np.ndarray | None = None,
+) -> Blob:
+    """A Blob from its mask `crop` (uint8, 1 inside) at (x, y) of the top-down copy; its top face is its
+    brightest part (or `top_mask`, given when the blob was cut out of a larger one)."""
+    h, w = crop.shape
+    inside = crop > 0
+    cut = top_mask is not None
+    if top_mask is None:
+        top_mask = top_face(crop, top[y : y + h, x : x + w])
+    ys, xs = np.nonzero(inside & top_mask)
+    tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(
+        np.float32
+    )
+    top_hull = cv2.convexHull(tops).reshape(-1, 2).astype(np.float64) if len(tops) >= 3 else tops
+    contours, _ = cv2.findContours(crop, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    cnt = np.concatenate(contours) + np.array([x, y], np.int32)
+    hull_px = cv2.convexHull(cnt).reshape(-1, 2).astype(np.float64)
+    mo = cv2.moments(crop, binaryImage=True)
+    cx, cy = mo["m10"] / mo["m00"] + x, mo["m01"] / mo["m00"] + y
+    hull_area = max(float(cv2.contourArea(hull_px.astype(np.float32))), 1.0)
+    return Blob(
+        owner,
+        idx,
+        (float((cx + 0.5) / px_per_mm + origin[0]), float((cy + 0.5) / px_per_mm + origin[1])),
+        int(np.count_nonzero(inside)) / px_per_mm**2,
+        (x, y, x + w, y + h),
+        touches,
+        (hull_px + 0.5) / px_per_mm + origin,
+        top_hull,
+        crop,
+        min(1.0, float(np.count_nonzero(inside)) / hull_area),
+        cut=cut,
+    )
+
+
+def top_face(crop: np.ndarray, patch: np.ndarray) -> np.ndarray:
+    """The brightest part of a blob (its mask `crop` over the top-down `patch`): the pieces' top faces
+    under light from above."""
+    light = patch.max(axis=2)
+    inside = crop > 0
+    vals = light[inside]
+    k = int(0.9 * (len(vals) - 1))
+    thr = TOP_SHARE * float(np.partition(vals, k)[k])
+    out: np.ndarray = inside & (light >= thr)
+    return out
+
+
+def split_blob(
+    blob: Blob, top: np.ndarray, layout: SeaLayout, px_per_mm: float, origin_mm: tuple[float, float]
+) -> list[Blob]:
+    """One blob of several pieces of a colour (tall pieces lean into each other by parallax) cut into one
+    blob per top face: each top face seeds a watershed over the blob's colours, so the cut follows the
+    dark seam between two pieces. Empty when the blob shows fewer than two top faces (stacked or one
+    piece); the caller fits each part and takes the cut only if every part fits a piece."""
+    x0, y0, x1, y1 = blob.bbox_px
+    crop = blob.mask
+    patch = top[y0:y1, x0:x1]
+    tops = cv2.morphologyEx(
+        top_face(crop, patch).view(np.uint8),
+        cv2.MORPH_OPEN,
+        cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)),
+    )
+    n, comp, stats, _ = cv2.connectedComponentsWithStats(tops, connectivity=8)
+    smallest_top = min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
+    seeds = [i for i in range(1, n) if stats[i, cv2.CC_STAT_AREA] >= 0.4 * smallest_top]
+    if len(seeds) < 2:
+        return []
+    markers = np.zeros(crop.shape, np.int32)
+    markers[crop == 0] = 1  # the background
+    for k, i in enumerate(seeds, start=2):
+        markers[comp == i] = k
+    pad = 2  # watershed leaves its outer ring unlabelled: give it room
+    img = cv2.copyMakeBorder(np.ascontiguousarray(patch), pad, pad, pad, pad, cv2.BORDER_REPLICATE)
+    mk = cv2.copyMakeBorder(markers, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=1)
+    cv2.watershed(img, mk)
+    mk = mk[pad:-pad, pad:-pad]
+    origin = np.array(origin_mm)
+    parts = []
+    for k, i in enumerate(seeds, start=2):
+        part = ((mk == k) & (crop > 0)).view(np.uint8)
+        # The seam itself (-1) goes to neither part: grow each part back over it within the blob.
+        part = cv2.bitwise_and(cv2.dilate(part, np.ones((3, 3), np.uint8)), crop)
+        part[(mk > 1) & (mk != k)] = 0
+        if np.count_nonzero(part) < 0.3 * smallest_top:
+            return []
+        parts.append(
+            _blob(blob.owner, blob.label, part, x0, y0, top, blob.touches_other, px_per_mm, origin, comp == i)
+        )
+    return parts
 
 
 @dataclass
@@ -213,7 +305,9 @@ def fit_blob(
     theta = math.radians(ang if rw >= rh else ang + 90.0)
     dirs = DIRECTIONS + theta
     meas = _breadths(blob.hull_mm, dirs) - EDGE_BIAS_MM
-    use_top = len(blob.top_mm) >= 3 and cv2.contourArea(blob.top_mm.astype(np.float32)) < 0.8 * blob.area_mm2
+    use_top = blob.cut or (
+        len(blob.top_mm) >= 3 and cv2.contourArea(blob.top_mm.astype(np.float32)) < 0.8 * blob.area_mm2
+    )
     top = _breadths(blob.top_mm, dirs) if use_top else None
     cx, cy = blob.centroid_mm
     dx, dy = cx - float(foot[0]), cy - float(foot[1])
@@ -226,14 +320,17 @@ def fit_blob(
     shift = np.abs(sx[:, None] * np.cos(dirs)[None, :] + sy[:, None] * np.sin(dirs)[None, :])[:, None, :]
     grow = (1 + k / 2)[:, None, None]  # the sides widen from foot to top; on average by half the top's scale
     L, W = length * grow, width * grow
-    err = np.abs(L * c + W * s_ + shift - meas[None, None, :]).max(axis=2)  # (hyp, yaw)
+    over = L * c + W * s_ + shift - meas[None, None, :]
+    # A part cut out of several pieces may lose side pixels to its neighbour: it must only not be larger.
+    err = (np.maximum(-over, 0) if blob.cut else np.abs(over)).max(axis=2)  # (hyp, yaw)
     # Area of the footprint swept along the shift: the rectangle plus the shift times its breadth across.
     turn = theta + YAWS[None, :]
     sa = np.abs(sx[:, None] * np.cos(turn) + sy[:, None] * np.sin(turn))
     sb = np.abs(sy[:, None] * np.cos(turn) - sx[:, None] * np.sin(turn))
     L2, W2 = L[:, :, 0], W[:, :, 0]
     area = L2 * W2 + sb * L2 + sa * W2
-    err = np.maximum(err, np.abs(blob.area_mm2 - area) / (L2 + W2))
+    extra = (blob.area_mm2 - area) / (L2 + W2)
+    err = np.maximum(err, np.maximum(extra, 0) if blob.cut else np.abs(extra))
     if top is not None:
         top_scale = (1 + k)[:, None, None]
         Lt, Wt = length * top_scale, width * top_scale

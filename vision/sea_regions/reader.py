@@ -20,10 +20,14 @@ from vision.sea_regions.classification import (
     FIT_MARGIN_MM,
     FIT_MM,
     MIN_SOLIDITY,
+    Blob,
+    Fit,
+    Hypothesis,
     blobs,
     fit_blob,
     hypotheses,
     label_pixels,
+    split_blob,
 )
 from vision.sea_regions.detection import PX_PER_MM, NoTable, register
 from vision.sea_regions.layout import SeaLayout, load_sea_layout, locate
@@ -87,48 +91,37 @@ def read_regions_detailed(
     unsure: list[dict[str, Any]] = []
     crops: list[np.ndarray] = []
     for b in found:
-        fits = fit_blob(b, hyps, foot, cam_h, PX_PER_MM)
-        best = fits[0]
-        place, margin = locate(lay, *best.foot_mm)
-        why = None
-        hull_area = float(cv2.contourArea(b.hull_mm.astype(np.float32)))
-        if b.area_mm2 < MIN_SOLIDITY * hull_area:
-            why = "pieces touching or stacked"
-        elif best.error_mm > FIT_MM:
-            big = b.area_mm2 > 1.3 * max(p.length * p.width for p in lay.pieces.values())
-            why = "pieces touching or stacked" if big else "a shape that is no piece of the game"
-        elif len(fits) > 1 and fits[1].error_mm - best.error_mm < FIT_MARGIN_MM:
-            why = f"a {_name(fits[0].hypothesis)} or a {_name(fits[1].hypothesis)}"
-        elif b.touches_other:
-            why = "touching another colour's piece (one may hide part of the other)"
-        elif place is None or margin < BORDER_MM:
-            why = "standing on a border between regions"
-        at = [round(best.foot_mm[0], 1), round(best.foot_mm[1], 1)]
-        if why is not None:
-            if place is not None:
-                regions[place]["complete"] = False
-            else:
-                for rid in _regions_near(lay, best.foot_mm):
-                    regions[rid]["complete"] = False
-            box = _crop_box(reg, b.centroid_mm, image_bgr.shape)
-            x0, y0, x1, y1 = box
-            crops.append(image_bgr[y0:y1, x0:x1].copy())
-            unsure.append(
-                {"region": place, "owner": b.owner, "at_mm": at, "reason": why, "crop_px": list(box)}
-            )
+        verdict = _judge(b, lay, hyps, foot, cam_h)
+        if verdict.why == "pieces touching or stacked":
+            # Several pieces of one colour leaning into each other: cut at their top faces, and take the
+            # cut only when every part is a piece read for sure.
+            parts = [
+                _judge(p, lay, hyps, foot, cam_h)
+                for p in split_blob(b, reg.top, lay, PX_PER_MM, reg.origin_mm)
+            ]
+            if parts and all(p.why is None for p in parts):
+                for p in parts:
+                    _record(regions, p)
+                continue
+        if verdict.why is None:
+            _record(regions, verdict)
             continue
-        h = best.hypothesis
-        conf = 0.6 + 0.39 * min(1.0, (FIT_MM - best.error_mm) / FIT_MM) * min(
-            1.0, ((fits[1].error_mm - best.error_mm) if len(fits) > 1 else FIT_MM) / (2 * FIT_MARGIN_MM)
-        )
-        assert place is not None
-        regions[place]["pieces"].append(
+        at = [round(verdict.fit.foot_mm[0], 1), round(verdict.fit.foot_mm[1], 1)]
+        if verdict.place is not None:
+            regions[verdict.place]["complete"] = False
+        else:
+            for rid in _regions_near(lay, verdict.fit.foot_mm):
+                regions[rid]["complete"] = False
+        box = _crop_box(reg, b.centroid_mm, image_bgr.shape)
+        x0, y0, x1, y1 = box
+        crops.append(image_bgr[y0:y1, x0:x1].copy())
+        unsure.append(
             {
+                "region": verdict.place,
                 "owner": b.owner,
-                "kind": h.kind,
-                "damaged": h.damaged,
-                "confidence": round(conf, 3),
                 "at_mm": at,
+                "reason": verdict.why,
+                "crop_px": list(box),
             }
         )
     for r in regions.values():
@@ -154,6 +147,52 @@ def read_regions(
 ) -> dict[str, Any]:
     """The `vision regions` JSON for one photo (see `read_regions_detailed`)."""
     return read_regions_detailed(image_bgr, layout, camera).to_json()
+
+
+@dataclass
+class _Verdict:
+    blob: Blob
+    fit: Fit
+    why: str | None  # None: read for sure
+    place: str | None
+    confidence: float
+
+
+def _judge(b: Blob, lay: SeaLayout, hyps: list[Hypothesis], foot: Any, cam_h: float) -> _Verdict:
+    """One blob's verdict: the piece it is (and how sure), or why it is unsure."""
+    fits = fit_blob(b, hyps, foot, cam_h, PX_PER_MM)
+    best = fits[0]
+    place, margin = locate(lay, *best.foot_mm)
+    why = None
+    if b.solidity < MIN_SOLIDITY:
+        why = "pieces touching or stacked"
+    elif best.error_mm > FIT_MM:
+        big = b.area_mm2 > 1.3 * max(p.length * p.width for p in lay.pieces.values())
+        why = "pieces touching or stacked" if big else "a shape that is no piece of the game"
+    elif len(fits) > 1 and fits[1].error_mm - best.error_mm < FIT_MARGIN_MM:
+        why = f"a {_name(fits[0].hypothesis)} or a {_name(fits[1].hypothesis)}"
+    elif b.touches_other:
+        why = "touching another colour's piece (one may hide part of the other)"
+    elif place is None or margin < BORDER_MM:
+        why = "standing on a border between regions"
+    conf = 0.6 + 0.39 * min(1.0, (FIT_MM - best.error_mm) / FIT_MM) * min(
+        1.0, ((fits[1].error_mm - best.error_mm) if len(fits) > 1 else FIT_MM) / (2 * FIT_MARGIN_MM)
+    )
+    return _Verdict(b, best, why, place, conf)
+
+
+def _record(regions: dict[str, dict[str, Any]], v: _Verdict) -> None:
+    h = v.fit.hypothesis
+    assert v.place is not None
+    regions[v.place]["pieces"].append(
+        {
+            "owner": v.blob.owner,
+            "kind": h.kind,
+            "damaged": h.damaged,
+            "confidence": round(v.confidence, 3),
+            "at_mm": [round(v.fit.foot_mm[0], 1), round(v.fit.foot_mm[1], 1)],
+        }
+    )
 
 
 def _ms(t0: float) -> float:

@@ -213,6 +213,69 @@ def place_pieces(
     return out
 
 
+def place_given(
+    layout: dict[str, Any],
+    wanted: dict[str, list[tuple[str, str, bool]]],
+    rng: np.random.Generator,
+    gap_mm: float = 8.0,
+    margin_mm: float = 10.0,
+) -> list[Piece]:
+    """The pieces `wanted` per region (owner, kind, damaged) each at a random spot in its region, none
+    nearer than `gap_mm` to another nor `margin_mm` to a border (ValueError when a region has no room)."""
+    pieces_mm: dict[str, list[float]] = {k: v["size_mm"] for k, v in layout["pieces"].items()}
+    out: list[Piece] = []
+    polys = {r["id"]: np.array(r["polygon_mm"], np.float32) for r in layout["regions"]}
+    for rid, items in wanted.items():
+        poly = polys[rid]
+        placed: list[np.ndarray] = []
+        for owner, kind, damaged in items:
+            for _try in range(400):
+                x0, y0 = poly.min(axis=0)
+                x1, y1 = poly.max(axis=0)
+                p = Piece(
+                    owner,
+                    kind,
+                    damaged,
+                    (float(rng.uniform(x0, x1)), float(rng.uniform(y0, y1))),
+                    float(rng.uniform(0, 180)),
+                    rid,
+                )
+                fp = footprint(p, pieces_mm).astype(np.float32)
+                inside = min(
+                    cv2.pointPolygonTest(poly.reshape(-1, 1, 2), (float(q[0]), float(q[1])), True) for q in fp
+                )
+                if inside < margin_mm or any(_gap(fp, o) < gap_mm for o in placed):
+                    continue
+                placed.append(fp)
+                out.append(p)
+                break
+            else:
+                raise ValueError(f"no room for {owner}'s {kind} in region {rid}")
+    return out
+
+
+def positions_scene(
+    regions: dict[str, dict[str, Any]], side: str, seed: int, tilt_deg: float = 8.0
+) -> tuple[np.ndarray, dict[str, list[list[Any]]], dict[str, Any]]:
+    """A photo of the engine's positions (`regions` as the public view gives them: `ships` of
+    {"owner", "cls", "damaged"}, `forts` of [owner, cls]) on the shipped layout of `side`, by the tuning
+    renderer under gentle light: the simulated camera of the controller's tests. Returns (image, truth,
+    layout dict)."""
+    rng = np.random.default_rng(30_000 + seed)
+    layout = layout_dict(side)
+    wanted = {
+        rid: [(str(s["owner"]), str(s["cls"]), bool(s.get("damaged"))) for s in reg.get("ships", [])]
+        + [(str(f[0]), str(f[1]), False) for f in reg.get("forts", [])]
+        for rid, reg in regions.items()
+    }
+    pieces = place_given(layout, wanted, rng)
+    texture = paint_map(layout, Print(), np.random.default_rng(1))
+    w, h = layout["size_mm"]
+    cam = framed_camera(layout, (w / 2, h / 2), tilt_deg, float(rng.uniform(0, 360)), 0.0, 60.0, (1920, 1080))
+    light = Lighting(shadow_strength=0.2)
+    return render(layout, texture, pieces, cam, light, rng), truth_of(pieces, layout), layout
+
+
 def _gap(a: np.ndarray, b: np.ndarray) -> float:
     """Smallest distance between two convex footprints (0 when they overlap)."""
     ra, rb = a.reshape(-1, 1, 2), b.reshape(-1, 1, 2)
@@ -384,6 +447,12 @@ def framed_camera(
         ) or distance > 4000:
             return cam
         distance *= 1.04
+
+
+def tuning_pieces(seed: int, side: str = "4", rough: bool = False) -> list[Piece]:
+    """The pieces of `tuning_scene(seed, side, rough)` with where they stand (for classifying errors)."""
+    rng = np.random.default_rng((20_000 if rough else 10_000) + seed)
+    return place_pieces(layout_dict(side), rng, list(PLAYERS)[: int(side)])
 
 
 def tuning_scene(

@@ -19,6 +19,7 @@ from vision.synth.common import Lighting, darken_polygons
 from vision.synth.randomised import kelvin_rgb
 from vision.synth.sea import (
     PLAYERS,
+    Piece,
     Print,
     framed_camera,
     layout_dict,
@@ -38,6 +39,7 @@ class HeldOutScene:
     truth: dict[str, list[list[Any]]]
     layout: dict[str, Any]
     notes: dict[str, Any]
+    pieces: list[Piece]  # where each stands (for classifying errors)
 
 
 def _print(rng: np.random.Generator) -> Print:
@@ -148,7 +150,7 @@ def heldout_scene(index: int) -> HeldOutScene:
         "jpeg": True,
         "shadow_bands": bands,
     }
-    return HeldOutScene(seed, img, truth_of(pieces, layout), layout, notes)
+    return HeldOutScene(seed, img, truth_of(pieces, layout), layout, notes, pieces)
 
 
 def to_1080p(image: np.ndarray) -> np.ndarray:

@@ -285,7 +285,10 @@ export function renderSeaPlayer(root, store, send) {
     dataset: { action: a.type, index: i }, on: { click: () => tap(a, wd) },
   }, label(a, wd), extra);
   const hand = (v.you?.hand || []);
-  const prompts = (store.prompts?.prompts || []).filter((p) => p.kind === "new_game");
+  // The new-game screen, and the camera's questions: public checks and this player's own proposals.
+  const camera = (p) => String(p.kind).startsWith("sea_camera");
+  const prompts = [...(store.prompts?.prompts || []).filter((p) => p.kind === "new_game" || camera(p)),
+    ...(store.myPrompts?.prompts || []).filter(camera)];
   const over = v.phase === "over";
   const c = ui.confirm;
   mount(root,
@@ -326,6 +329,14 @@ export function renderSeaPlayer(root, store, send) {
   );
 }
 
+/** Whether the map camera is live (the controller's retained device `map_camera`); without one, play by hand. */
+function cameraLine(cam) {
+  const state = cam?.state === "online" ? "live" : cam ? "waiting" : "off";
+  const text = { live: "Camera: live — each tablet offers the moves it sees, to confirm",
+    waiting: "Camera: not read the map yet — play by hand", off: "Camera: off — play by hand" }[state];
+  return h(`p.camera.${state}#camera`, { dataset: { camera: state } }, text);
+}
+
 /** The table view of The Great Sea (?view=table). */
 export function renderSeaTable(root, store) {
   const st = store.state;
@@ -340,6 +351,7 @@ export function renderSeaTable(root, store) {
   const prompts = store.prompts?.prompts || [];
   mount(root,
     over ? scoreBox(w.scores) : null,
+    cameraLine(store.devices?.map_camera),
     prompts.length ? h("section.prompts", prompts.map((p) => h("p.prompt", { dataset: { kind: p.kind } }, p.text))) : null,
     waiting.length ? h("p.waiting", "Waiting for: ", waiting.join(", ")) : null,
     h("div.tablelayout.sea-layout",

@@ -1,0 +1,109 @@
+"""The Great Sea's camera end to end: `smart-table vision regions-watch` reads rendered frames of the
+table (the engine's positions, then a Ship moved), publishes on real ZeroMQ, the controller's camera
+reader proposes the move on the player's tablet over a real Mosquitto (the deploy ACL), the tablet
+confirms, and the engine applies it; the table view's device says the camera is live."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+
+import rules.api as api
+from controller.mqtt import MqttLink
+from controller.sea_camera import SeaCamera
+from controller.testing import Client, free_port, running_mosquitto
+from controller.zmqin import ZmqInputs
+from tests.controller.test_sea_camera import _game_at_a_move, _pieces, _regions_after
+from vision.synth.sea import positions_scene
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_a_move_on_the_table_reaches_the_tablet_and_is_played_when_confirmed(tmp_path) -> None:
+    core, player, move = _game_at_a_move(tmp_path)
+    side = api.public_view(core.state)["map"]
+    before = api.public_view(core.state)["regions"]
+    after = _regions_after(core, player, move)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    layout = tmp_path / "layout.json"
+    shots = [positions_scene(regions, side, seed=1) for regions in (before, after)]
+    for i, (image, _, _) in enumerate([shots[0]] * 3 + [shots[1]] * 3):
+        cv2.imwrite(str(frames / f"{i:03d}.png"), image)
+    layout.write_text(json.dumps(shots[0][2]))
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    with running_mosquitto() as broker:
+        link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id="gs")
+        core.publisher = link
+        link.start(core)
+        cam = SeaCamera(core, "great-sea", link.set_device)
+        inputs = ZmqInputs([endpoint], {cam.topic: cam.handle})
+        tablet = Client(broker, player)
+        display = Client(broker, "display")
+        try:
+            inputs.start()
+            assert tablet.wait_connected() and display.wait_connected()
+            tablet.subscribe(f"table/gs/player/{player}/#")
+            display.subscribe("table/gs/device/+/availability")
+            core.publish_all()
+            cam.announce()
+            display.wait_for(lambda m: json.loads(m.payload).get("state") == "offline")
+            proc = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "smart_table",
+                    "vision",
+                    "regions-watch",
+                    "--images",
+                    str(frames),
+                    "--layout",
+                    str(layout),
+                    "--pub",
+                    endpoint,
+                    "--settle-frames",
+                    "1",
+                    "--confirm",
+                    "1",
+                ],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert proc.returncode == 0, proc.stderr
+            assert "published 2 settled readings" in proc.stderr
+            offer = None
+
+            def offered(m) -> bool:
+                nonlocal offer
+                if not m.topic.endswith("/prompts"):
+                    return False
+                moves = [p for p in json.loads(m.payload)["prompts"] if p["kind"] == "sea_camera_move"]
+                offer = moves[0] if moves else None
+                return offer is not None
+
+            tablet.wait_for(offered)
+            assert offer is not None and offer["action"]["type"] == "move"
+            live = display.wait_for(lambda m: json.loads(m.payload).get("state") == "online")
+            assert live.topic == "table/gs/device/map_camera/availability"
+            seq = core.seq
+            tablet.publish(
+                f"table/gs/player/{player}/cmd",
+                json.dumps({"request_id": "cam-1", "prompt_id": offer["id"], "answer": {"accept": True}}),
+            )
+            reply = tablet.wait_for(
+                lambda m: m.topic.endswith("/reply") and json.loads(m.payload).get("request_id") == "cam-1"
+            )
+            assert json.loads(reply.payload)["accepted"] is True, reply.payload
+            assert core.seq > seq
+            assert _pieces(api.public_view(core.state)["regions"]) == _pieces(after)
+        finally:
+            inputs.stop()
+            tablet.close()
+            display.close()
+            link.stop()

@@ -1,0 +1,163 @@
+"""The Great Sea's map read live: frames from a camera, a video or an image folder, read with
+`vision.sea_regions.reader.read_regions_detailed` once the table is still, a reading published on ZeroMQ
+(topic `vision.regions`) when it has settled.
+
+Owns: `RegionsWatcher` (`vision.live.SettleGate` + the region reader + confirmation) and the PUB loop.
+Frame sources and the gate are `vision.live`'s, shared with the battle board and the ocean grid. Knows no
+rules: the controller (controller/sea_camera.py) compares the reading with the game.
+
+Gate: a frame is read only when the table has been still for `still_frames` frames in a row; lost frame
+markers (an arm across the table's edge, the camera knocked) pause it; `confirm` identical readings in a
+row are needed, and a state is published once (a hand passing over an unchanged map does not publish it
+again). A still map whose reading stays "ambiguous" is published as it is: its unsure regions become
+"check by hand" on the tablets, never guesses.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from contracts import topics
+from vision.live import SettleGate, SourceError, iter_frames
+from vision.sea_regions.layout import SeaLayout, load_sea_layout
+from vision.sea_regions.reader import read_regions_detailed
+
+if TYPE_CHECKING:
+    import zmq
+
+TOPIC = topics.VISION_REGIONS.decode()
+
+__all__ = ["TOPIC", "RegionsWatcher", "SourceError", "reading_key", "watch_regions"]
+
+
+def reading_key(reading: dict[str, Any]) -> tuple[Any, ...]:
+    """What must repeat for two readings to confirm each other (confidences and positions may wobble)."""
+    return (
+        reading["status"],
+        tuple(
+            (rid, reg["complete"], tuple((p["owner"], p["kind"], p["damaged"]) for p in reg["pieces"]))
+            for rid, reg in sorted(reading["regions"].items())
+        ),
+    )
+
+
+@dataclass
+class RegionsWatchEvent:
+    frame: int
+    state: str  # "moving", "settling", "paused" (with `reason`), "confirming", "settled" or "published"
+    reason: str = ""
+    message: dict[str, Any] | None = None
+
+
+class RegionsWatcher:
+    """Feed frames; get a message to publish each time the map settles on a new state."""
+
+    def __init__(
+        self,
+        layout: SeaLayout | dict[str, Any] | str,
+        camera: Any = None,
+        still_frames: int = 5,
+        confirm: int = 2,
+        source: str = "",
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.layout = load_sea_layout(layout)
+        self.camera = camera
+        self.gate = SettleGate(still_frames=still_frames)
+        self.confirm = max(1, confirm)
+        self.source = source
+        self.clock = clock
+        self.frame_id = 0
+        self.published = 0
+        self._agree: list[tuple[Any, ...]] = []
+        self._last_published: tuple[Any, ...] | None = None
+
+    def process(self, frame: np.ndarray) -> RegionsWatchEvent:
+        fid = self.frame_id
+        self.frame_id += 1
+        state = self.gate.update(frame)
+        if state in ("moving", "settling"):
+            if state == "moving":
+                self._agree = []
+            return RegionsWatchEvent(fid, state)
+        reading = read_regions_detailed(frame, self.layout, self.camera)
+        if reading.status == "no-table":
+            self.gate.still_count, self.gate.state = 0, "paused"
+            self._agree = []
+            return RegionsWatchEvent(fid, "paused", reading.reason or "the map is not in view")
+        data = reading.to_json()
+        key = reading_key(data)
+        if key == self._last_published:
+            return RegionsWatchEvent(fid, "settled")
+        self._agree.append(key)
+        if len(self._agree) < self.confirm or len(set(self._agree[-self.confirm :])) != 1:
+            return RegionsWatchEvent(fid, "confirming")
+        self._agree = []
+        self._last_published = key
+        self.published += 1
+        message = {
+            "topic": TOPIC,
+            "seq": self.published,
+            "frame": fid,
+            "timestamp": round(float(self.clock()), 3),
+            "source": self.source,
+            "settled": True,
+            "reading": data,
+        }
+        return RegionsWatchEvent(fid, "published", message=message)
+
+
+def watch_regions(
+    source: int | str | Path,
+    layout: SeaLayout | dict[str, Any] | str,
+    pub: str | None = "tcp://127.0.0.1:5561",
+    camera: Any = None,
+    still_frames: int = 5,
+    confirm: int = 2,
+    max_frames: int = 0,
+    echo: Callable[[dict[str, Any]], None] | None = None,
+    connect_grace_s: float = 0.3,
+) -> int:
+    """Read frames until the source ends (or `max_frames`), publishing settled readings as
+    `[b"vision.regions", JSON]`. Returns how many were published. Raises `SourceError`."""
+    src = source if isinstance(source, int) else str(source)
+    frames = iter_frames(src)
+    first = next(frames, None)  # a source that cannot be opened fails here, before the socket binds
+    if first is None:
+        return 0
+    stream = itertools.chain([first], frames)
+    watcher = RegionsWatcher(layout, camera, still_frames, confirm, source=str(source))
+    sock: zmq.Socket[bytes] | None = None
+    if pub:
+        import zmq
+
+        sock = zmq.Context.instance().socket(zmq.PUB)
+        sock.setsockopt(zmq.LINGER, 2000)
+        try:
+            sock.bind(pub)
+        except zmq.ZMQError as exc:
+            sock.close(0)
+            raise SourceError(f"cannot publish on {pub}: {exc}") from None
+        time.sleep(connect_grace_s)  # let subscribers connect before the first reading
+    try:
+        for frame in stream:
+            if max_frames and watcher.frame_id >= max_frames:
+                break
+            event = watcher.process(frame)
+            if event.message is not None:
+                if sock is not None:
+                    sock.send_multipart([TOPIC.encode(), json.dumps(event.message).encode()])
+                if echo is not None:
+                    echo(event.message)
+    finally:
+        if sock is not None:
+            sock.close()
+    return watcher.published
