@@ -34,6 +34,9 @@ class TableGame:
     new_options: Callable[[dict[str, Any], bool], dict[str, Any]]
     # A sentence when the [table] section cannot set up this game (e.g. another game's expansions).
     config_problem: Callable[[dict[str, Any]], str | None]
+    # Chance outcomes the ocean-grid camera reads while it is live (its reading wins); while it is not, any
+    # seated player's tablet reports them, like the open ones (every sensor can fail: docs/display.md).
+    camera_chance: frozenset[str] = frozenset()
 
 
 DEFAULT = "dead-reckoning"

@@ -21,6 +21,23 @@ const latest = { onTap: () => {} };
 // Actions the table itself sends (the battle driver submits the refereed record); a tablet never taps them.
 const TABLE_SENT = ["resolve_battle"];
 
+// Chance outcomes a person reads off the table and reports here where nothing else does (an Ocean board with
+// no camera live, a card turned up, who goes first, a Sailor draw): asked as a prompt whose options are the
+// engine's own legal actions, headed by what the table waits for in the game's words.
+const CHANCE_ASKED = ["reveal_board", "draw_advancement", "choose_first_player", "draw_sailors", "deal_bonus"];
+
+function chanceBoxes(legal, v, pw, tap, labelOf) {
+  return CHANCE_ASKED.flatMap((type) => {
+    const list = legal.filter(([a]) => a.type === type);
+    if (!list.length) return [];
+    const at = (v.waiting_for || []).findIndex((r) => r.kind === type && (!r.square || r.square === list[0][0].square));
+    const what = at >= 0 && pw?.waiting?.[at] ? `Waiting for ${pw.waiting[at]}` : humanize(type);
+    return [h(`section.prompt.chance.k-${safe(type)}`, { dataset: { prompt: `chance-${type}`, kind: type } },
+      h("h3", what, h("small", type === "reveal_board" ? " · no camera sees it: tap the board turned up" : " · tap what the table shows")),
+      h("div.buttons", list.map(([a, i, w]) => h("button.chance", { dataset: { option: i, action: a.type }, on: { click: () => tap(a, w) } }, labelOf(a, w)))))];
+  });
+}
+
 const clip = (t) => (t.length > 48 ? `${t.slice(0, 47)}…` : t);
 
 /** A button's text: the action's type and parameters; a card id is named as the player sees the card. */
@@ -220,9 +237,9 @@ export function renderPlayer(root, store, send) {
   };
   const groups = new Map();
   // The expansion's claims and chance reports are drawn as prompts (letters_of_marque.js), not plain buttons.
-  const lomAsked = lomPrompts(legal, v, pw, store.player, tap, labelOf);
+  const lomAsked = [...chanceBoxes(legal, v, pw, tap, labelOf), ...lomPrompts(legal, v, pw, store.player, tap, labelOf)];
   for (const [a, i, w] of legal) {
-    if (LOM_PROMPTED.includes(a.type)) continue;
+    if (LOM_PROMPTED.includes(a.type) || CHANCE_ASKED.includes(a.type)) continue;
     (groups.get(a.type) || groups.set(a.type, []).get(a.type)).push([a, i, w]);
   }
   // The squares the engine lets this ship sail to now, each with its move action(s).
