@@ -98,6 +98,13 @@ ANSWERED = (
     "flip_prime_cargo",
     "saga_die",
     "place_favour_rewards",
+    # What the table waits for and no sensor reads (player.js chanceBoxes): an Ocean board with no camera
+    # live, a card turned up, who goes first, a Sailor draw, Bonus tokens
+    "reveal_board",
+    "draw_advancement",
+    "choose_first_player",
+    "draw_sailors",
+    "deal_bonus",
 )
 
 
@@ -377,14 +384,19 @@ class Table:
                     return True
         return False
 
-    def play(self, timeout: float, idle_timeout: float = 60.0) -> float:
-        """Tap until every tablet and the table view show the score table; returns the seconds it took."""
+    def play(
+        self, timeout: float, idle_timeout: float = 60.0, until: Callable[[Table], bool] | None = None
+    ) -> float:
+        """Tap until every tablet and the table view show the score table (or, given `until`, until it holds
+        after a tap); returns the seconds it took."""
         t0 = time.monotonic()
         idle_since = time.monotonic()
         self.over = False
         while True:
             if time.monotonic() - t0 > timeout:
                 raise GameStuck(f"no score table after {timeout:.0f} s and {self.tally.taps} taps")
+            if until is not None and until(self):
+                break
             if self.step():
                 idle_since = time.monotonic()
                 if self.scan is not None and self.tally.taps - self.last_scan >= self.scan_every:

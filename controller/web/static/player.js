@@ -31,9 +31,9 @@ function chanceBoxes(legal, v, pw, tap, labelOf) {
     const list = legal.filter(([a]) => a.type === type);
     if (!list.length) return [];
     const at = (v.waiting_for || []).findIndex((r) => r.kind === type && (!r.square || r.square === list[0][0].square));
-    const what = at >= 0 && pw?.waiting?.[at] ? `Waiting for ${pw.waiting[at]}` : humanize(type);
+    const what = at >= 0 && pw?.waiting?.[at] ? `The table waits for ${pw.waiting[at]}` : humanize(type);
     return [h(`section.prompt.chance.k-${safe(type)}`, { dataset: { prompt: `chance-${type}`, kind: type } },
-      h("h3", what, h("small", type === "reveal_board" ? " · no camera sees it: tap the board turned up" : " · tap what the table shows")),
+      h("h3", what, h("small", type === "reveal_board" ? " · no camera sees it: tap the board turned up" : " · tap what it is")),
       h("div.buttons", list.map(([a, i, w]) => h("button.chance", { dataset: { option: i, action: a.type }, on: { click: () => tap(a, w) } }, labelOf(a, w)))))];
   });
 }
