@@ -26,6 +26,7 @@ from controller.testing import Client
 from rules.dead_reckoning.game import game_for
 from tests.controller.test_manual_battle import finish_by_hand
 from tests.support.broker import mosquitto  # noqa: F401
+from tests.support.game import quick_log
 
 TABLE = "bh"
 DR = games.by_name("dead-reckoning")
@@ -71,13 +72,27 @@ def test_every_chance_kind_of_the_engine_has_a_by_hand_route(variant: str) -> No
 
 
 def _tablet_actions(core: TableCore) -> list[tuple[str, dict[str, Any]]]:
-    """What each seated player's tablet is offered now (the controller's filter of the engine's list)."""
-    return [
-        (p, a)
-        for p in core.players
-        for a in core.private_payload(p)["legal_actions"]
-        if a.get("type") != "resolve_battle"
-    ]
+    """What each seated player's tablet is offered now (the controller's filter of the engine's list): the
+    legal actions of the latest state the core published for that player, where a `Latest` publisher
+    keeps them, else built afresh."""
+    pub = core.publisher
+    out = []
+    for p in core.players:
+        payload = pub.latest.get(f"{core.topic}/player/{p}/state") if isinstance(pub, Latest) else None
+        if payload is None or payload.get("seq") != core.seq:
+            payload = core.private_payload(p)
+        out += [(p, a) for a in payload["legal_actions"] if a.get("type") != "resolve_battle"]
+    return out
+
+
+class Latest:
+    """A publisher keeping the latest payload per topic (what a subscriber would hold), no broker."""
+
+    def __init__(self) -> None:
+        self.latest: dict[str, Any] = {}
+
+    def publish(self, topic: str, payload: Any, retain: bool = False) -> None:
+        self.latest[topic] = payload
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -86,7 +101,7 @@ def test_an_observed_game_with_no_sensor_never_waits_for_what_no_tablet_can_repo
 ) -> None:
     """Seeded play of only what the tablets are offered (battles entered by hand), no camera, no tower: at
     every step some tablet can act, and the chance the engine waited for was reported from tablets."""
-    core = TableCore(GameLog(tmp_path / "w.db"), "w")
+    core = TableCore(quick_log(tmp_path / "w.db"), "w", publisher=Latest())
     core.open_game(["red", "blue", "green"], 7, {"auto_chance": False, **options_of(variant)})
     driver = BattleDriver(core, sensors={"tower": False, "camera": False})
     driver.sync()

@@ -17,7 +17,8 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,6 +121,17 @@ class Tally:
     refused: list[str] = field(default_factory=list)
     two_zone_cubes: int = 0
     missed: list[str] = field(default_factory=list)  # taps on something the page took away meanwhile
+    # Seconds spent per part of the script (reading tablets, tapping, waiting for replies, idle), to see
+    # where a tapped game's time goes (docs/benchmarks.md).
+    spent: Counter[str] = field(default_factory=Counter)
+
+    @contextmanager
+    def timed(self, part: str) -> Iterator[None]:
+        t0 = time.monotonic()
+        try:
+            yield
+        finally:
+            self.spent[part] += time.monotonic() - t0
 
 
 class Table:
@@ -155,7 +167,8 @@ class Table:
     # -- reading ------------------------------------------------------------------------------------
 
     def look(self, who: str) -> dict[str, Any]:
-        snap: dict[str, Any] = self.seats[who].evaluate(SNAPSHOT_JS)
+        with self.tally.timed("look"):
+            snap: dict[str, Any] = self.seats[who].evaluate(SNAPSHOT_JS)
         self.known_seq = max(self.known_seq, snap["seq"], snap["mySeq"])
         return snap
 
@@ -163,6 +176,10 @@ class Table:
         """Wait until this tablet shows at least the newest state any tablet has shown (a person looks at
         the tablet once it has changed, not before)."""
         seq = self.known_seq
+        with self.tally.timed("caught_up"):
+            self._caught_up(who, seq, timeout)
+
+    def _caught_up(self, who: str, seq: int, timeout: float) -> None:
         self.seats[who].wait_for_function(
             f"(() => {{ const m = document.getElementById('main');"
             f" return Number(m.dataset.seq || -1) >= {seq} && Number(m.dataset.mySeq || -1) >= {seq}; }})()",
@@ -172,7 +189,8 @@ class Table:
     # -- tapping ------------------------------------------------------------------------------------
 
     def _click(self, page: Any, selector: str, kind: str) -> None:
-        page.locator(selector).first.click(timeout=3_000)
+        with self.tally.timed("click"):
+            page.locator(selector).first.click(timeout=3_000)
         self.tally.taps += 1
         self.tally.kinds[kind] += 1
 
@@ -182,6 +200,7 @@ class Table:
         before = page.evaluate("() => document.getElementById('reply')?.dataset.request || ''")
         t0 = time.monotonic()
         self._click(page, selector, kind)
+        t1 = time.monotonic()
         handle = page.wait_for_function(
             f"""(() => {{ const r = document.getElementById('reply');
               if (!r || r.classList.contains('pending')) return null;
@@ -194,6 +213,7 @@ class Table:
             timeout=15_000,
         )
         reply: dict[str, Any] = handle.json_value()
+        self.tally.spent["reply"] += time.monotonic() - t1
         self.tally.waits.append(time.monotonic() - t0)
         self.known_seq = max(self.known_seq, reply["seq"])
         if not reply["ok"]:
@@ -400,7 +420,8 @@ class Table:
             if self.step():
                 idle_since = time.monotonic()
                 if self.scan is not None and self.tally.taps - self.last_scan >= self.scan_every:
-                    self.scan_all()
+                    with self.tally.timed("scan"):
+                        self.scan_all()
                 continue
             if self.over and self.table.locator("#main #scores").count():
                 break
@@ -411,7 +432,8 @@ class Table:
                 )
             # Nobody has anything to do: a bot, the simulated tower or the battle driver is acting. Wait for
             # the next state on any tablet (with a deadline), then look again.
-            self._wait_for_change(timeout=2.0)
+            with self.tally.timed("idle"):
+                self._wait_for_change(timeout=2.0)
         return time.monotonic() - t0
 
     def _wait_for_change(self, timeout: float) -> None:

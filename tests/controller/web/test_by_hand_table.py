@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from tests.controller.web.conftest import PHONE, TABLET, open_page
-from tests.controller.web.test_whole_game import Scanner, smart_table_run
+from tests.controller.web.test_whole_game import Scanner, smart_table_run, state_events
 from tests.support.tapping import Table
 
 
@@ -92,7 +92,9 @@ def test_observed_chance_no_camera_no_tower_played_by_hand_past_a_board_and_a_ba
             heading = box.inner_text()
             assert "Ocean board at row 1" in heading and "was turned up" in heading, heading
         progress = Progress(db)
-        tapper = Table(table, seats, seed=21, scan=scanner)
+        # Half the cubes tapped as lying on a line ("If any part of a cube is touching a zone"): entered in
+        # both zones, they reach the refereed record with both.
+        tapper = Table(table, seats, seed=21, scan=scanner, two_zone_chance=0.5)
         seconds = tapper.play(timeout=420, until=progress)
         tapper.scan_all()
     commands = progress.commands
@@ -103,6 +105,15 @@ def test_observed_chance_no_camera_no_tower_played_by_hand_past_a_board_and_a_ba
     assert by["draw_sailors"] in players and by["choose_first_player"] in players, by
     t = tapper.tally
     assert t.kinds["enter_drop"] >= 1 and t.kinds["confirm_drop"] >= 1, dict(t.kinds)
+    readings = [
+        c
+        for e in state_events(db)
+        if e.get("type") == "resolve_battle"
+        for step in e["action"]["record"]["steps"]
+        for r in step.get("readings", [])
+        for c in (r.get("reading") or {}).get("cubes", [])
+    ]
+    assert t.two_zone_cubes >= 1 and any(len(c.get("zones") or []) > 1 for c in readings), readings
     print(
         "BY HAND",
         json.dumps({"taps": t.taps, "seconds": round(seconds, 1), "kinds": dict(t.kinds.most_common())}),

@@ -20,11 +20,11 @@ import pytest
 
 from controller import words
 from controller.core import TableCore
-from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from controller.testing import Client
 from rules import api
 from tests.controller.web.conftest import PHONE, REPO, TABLE, open_page
+from tests.support.game import quick_log
 
 SHOTS = REPO / "docs" / "screenshots"
 BASE = f"table/{TABLE}"
@@ -65,7 +65,8 @@ def wait_seq(page, seq: int, mine: bool = False) -> None:
 def table_core(broker, tmp_path: Path, players: list[str], seed: int) -> Iterator[TableCore]:
     """The controller's core and MQTT link in this process (the bots submit through the core, as the
     simulated players do)."""
-    log = GameLog(tmp_path / "words.db")
+    # The display is under test here, not the log's durability: no fsync per command (a bot game is 1000).
+    log = quick_log(tmp_path / "words.db")
     link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id=TABLE)
     core = TableCore(log, table_id=TABLE, publisher=link)
     core.open_game(players, seed)
