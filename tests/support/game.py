@@ -81,23 +81,23 @@ def seeded_commands(players: list[str], seed: int, turn_actions: int = 8) -> lis
     return out
 
 
-def log_near_the_end(db: Path, table_id: str, players: list[str], seed: int, margin: int) -> Any:
-    """The table's log holding a seeded game up to the start of the last turn at least `margin` commands
-    before its end, before its end is triggered (as if the tablets had sent them): a controller started on
-    `db` resumes it. Returns the state logged."""
+def log_near_the_end(db: Path, table_id: str, players: list[str], seed: int) -> Any:
+    """The table's log holding a seeded game up to the first turn after its end was triggered (the final
+    turns left to play, as if the tablets had sent the rest): a controller started on `db` resumes it.
+    Returns the state logged."""
     from rules import api
 
     commands = seeded_commands(players, seed)
     state = api.new_game(players, seed)
-    cut = 0
-    for i, c in enumerate(commands[: len(commands) - margin]):
+    cut = None
+    for i, c in enumerate(commands):
         d = state.data
         turn = d["turn"] or {}
-        if d["phase"] == "main" and not (
-            d["pending"] or d["battle"] or d["final"] or turn.get("acted") or turn.get("sails_set")
-        ):
+        if d["final"] and not (d["pending"] or d["battle"] or turn.get("acted") or turn.get("sails_set")):
             cut = i
+            break
         state, _ = api.apply(state, {"seq": state.seq, **c})
+    assert cut is not None, f"seed {seed}'s game has no turn after its end was triggered"
     log = quick_log(db)
     try:
         core = TableCore(log, table_id=table_id)

@@ -220,13 +220,14 @@ def test_two_players_tap_the_last_turns_of_a_game_with_no_hardware(
     browser, broker, display, tmp_path
 ) -> None:
     """The default suite's game to the score table (the whole one below is `wholegame`): a seeded 2-player
-    game logged up to its last turns before its end is triggered, resumed by `smart-table run` with no
-    hardware, and tapped to the score table on every screen, the winner and every total the engine's.
+    game logged up to the first turn after its end was triggered, resumed by `smart-table run` with no
+    hardware, its final turns tapped to the score table on every screen, the winner and every total the
+    engine's.
     Its beginning and middle are tapped by test_by_hand_table.py (setup, a board turned up, a battle by
     hand)."""
     from tests.support.game import log_near_the_end
 
-    logged = log_near_the_end(tmp_path / "game.db", TABLE, ["red", "blue"], seed=12, margin=60)
+    logged = log_near_the_end(tmp_path / "game.db", TABLE, ["red", "blue"], seed=12)
     r = play_whole_game(
         browser,
         broker,
