@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -123,7 +123,7 @@ class Tally:
     missed: list[str] = field(default_factory=list)  # taps on something the page took away meanwhile
     # Seconds spent per part of the script (reading tablets, tapping, waiting for replies, idle), to see
     # where a tapped game's time goes (docs/benchmarks.md).
-    spent: Counter[str] = field(default_factory=Counter)
+    spent: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
 
     @contextmanager
     def timed(self, part: str) -> Iterator[None]:

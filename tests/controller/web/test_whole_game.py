@@ -206,7 +206,7 @@ def play_whole_game(
         "totals": scores.get("totals"),
         "winner": scores.get("winner"),
         "texts_scanned": scanner.texts,
-        "spent_s": {k: round(v, 1) for k, v in t.spent.most_common()},
+        "spent_s": {k: round(v, 1) for k, v in sorted(t.spent.items(), key=lambda kv: -kv[1])},
         "seq": state.seq,
     }
     print("WHOLE GAME", json.dumps(result))
