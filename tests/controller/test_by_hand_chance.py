@@ -71,6 +71,18 @@ def test_every_chance_kind_of_the_engine_has_a_by_hand_route(variant: str) -> No
         assert not tablet_may_send({"type": kind}, "red", True, None, DR, ocean_camera_live=True)
 
 
+def test_the_great_sea_s_chance_kinds_each_have_a_by_hand_route_too() -> None:
+    """The other game the table plays, by its own declaration: no camera reads its chance (who goes first, the
+    last Special Action Card Pile's deal), so each is open to any seated player's tablet."""
+    from rules.great_sea.game import GAME
+
+    sea = games.by_name("great-sea")
+    kinds = {t for t, a in GAME.actions.items() if a.chance}
+    assert kinds and kinds <= sea.open_chance | sea.secret_chance | sea.camera_chance, kinds
+    for kind in kinds:
+        assert tablet_may_send({"type": kind}, "red", True, {"kind": kind, "player": "red"}, sea)
+
+
 def _tablet_actions(core: TableCore) -> list[tuple[str, dict[str, Any]]]:
     """What each seated player's tablet is offered now (the controller's filter of the engine's list): the
     legal actions of the latest state the core published for that player, where a `Latest` publisher
