@@ -251,6 +251,14 @@ class Table:
                 self._click(page, f"{sel} button.decline", kind)
                 page.wait_for_selector("#main #confirm .confirm-yes", timeout=5_000)
                 self.send(who, "#main #confirm .confirm-yes", kind)
+        elif kind == "draw_sailors" and page.locator(f"{sel} button.pick").count():
+            # The cards that came up from the player's own deck: tapped one by one, then sent.
+            need = int(page.locator(sel).first.get_attribute("data-count") or "0")
+            cards = page.locator(f"{sel} button.pick").evaluate_all("(bs) => bs.map((b) => b.dataset.card)")
+            for card in self.rng.sample(cards, need):
+                self._click(page, f"{sel} button.pick[data-card='{card}']", "pick a Sailor card")
+                page.wait_for_selector(f"{sel} button.pick.picked[data-card='{card}']", timeout=5_000)
+            self.send(who, f"{sel} button.send-draw", kind)
         elif kind == "confirm_reading":
             # The camera is unsure of a cube: a person looks at the board and sends what they see (here:
             # the zone the page proposes, the camera's best guess).

@@ -103,6 +103,8 @@ def test_observed_chance_no_camera_no_tower_played_by_hand_past_a_board_and_a_ba
     mid = [c for c in commands[first:] if c["action"]["type"] == "reveal_board"]
     assert mid and mid[0].get("player") in players, mid  # a board turned up mid-game, from a tablet
     assert by["draw_sailors"] in players and by["choose_first_player"] in players, by
+    # Each player tapped the Sailor cards that came up from their own deck: the engine took those.
+    assert tapper.tally.kinds["pick a Sailor card"] >= 8, dict(tapper.tally.kinds)
     t = tapper.tally
     assert t.kinds["enter_drop"] >= 1 and t.kinds["confirm_drop"] >= 1, dict(t.kinds)
     readings = [
