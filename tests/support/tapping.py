@@ -147,6 +147,7 @@ class Table:
         rail_chance: float = 0.03,
         scan: Callable[[str, Any], None] | None = None,
         scan_every: int = 10,
+        weights: dict[str, float] | None = None,
     ) -> None:
         self.table = table_page
         self.seats = seats
@@ -156,6 +157,7 @@ class Table:
         self.rail_chance = rail_chance
         self.scan = scan
         self.scan_every = scan_every
+        self.weights = {**WEIGHTS, **(weights or {})}  # this person's leanings (e.g. one eager to fight)
         self.tally = Tally()
         self.known_seq = -1
         self.in_turn: Counter[str] = Counter()
@@ -318,7 +320,7 @@ class Table:
         if ends and (self.in_turn[who] >= self.end_after or not others):
             pick = self.rng.choice(ends)
         elif others:
-            pick = self.rng.choices(others, [WEIGHTS.get(a["type"], 1.0) for a in others])[0]
+            pick = self.rng.choices(others, [self.weights.get(a["type"], 1.0) for a in others])[0]
         else:
             return False
         page = self.seats[who]

@@ -34,6 +34,10 @@ def logged_commands(db: Path) -> list[dict[str, Any]]:
         con.close()
 
 
+SEED = 7  # the table's seed and the tapping person's
+PLAY_S = 420  # deadline for the tapping
+
+
 class Progress:
     """Whether the game got past a board turned up on a tablet after setup and a battle entered by hand
     (looked up in the log only when the tapping changed something)."""
@@ -64,7 +68,7 @@ def test_observed_chance_no_camera_no_tower_played_by_hand_past_a_board_and_a_ba
     scanner = Scanner()
     with (
         smart_table_run(
-            broker, tmp_path, players, seed=21, simulate=False, table_extra="observed_chance = true"
+            broker, tmp_path, players, seed=SEED, simulate=False, table_extra="observed_chance = true"
         ) as db,
         ExitStack() as stack,
     ):
@@ -93,9 +97,17 @@ def test_observed_chance_no_camera_no_tower_played_by_hand_past_a_board_and_a_ba
             assert "Ocean board at row 1" in heading and "was turned up" in heading, heading
         progress = Progress(db)
         # Half the cubes tapped as lying on a line ("If any part of a cube is touching a zone"): entered in
-        # both zones, they reach the refereed record with both.
-        tapper = Table(table, seats, seed=21, scan=scanner, two_zone_chance=0.5)
-        seconds = tapper.play(timeout=420, until=progress)
+        # both zones, they reach the refereed record with both. People eager to fight: an attack offered is
+        # nearly always taken.
+        tapper = Table(
+            table,
+            seats,
+            seed=SEED,
+            scan=scanner,
+            two_zone_chance=0.5,
+            weights={"attack": 60.0, "attack_merchant": 60.0, "attack_building": 60.0},
+        )
+        seconds = tapper.play(timeout=PLAY_S, until=progress)
         tapper.scan_all()
     commands = progress.commands
     by = {c["action"]["type"]: c.get("player") for c in commands}
