@@ -31,8 +31,9 @@ TABLE_ONLY = frozenset({"resolve_battle", "correction", *CHANCE_TYPES})
 # way in than a tablet tap. Open ones (a card turned up from a row box, who goes first) may come from any
 # seated player's tablet; secret ones (a player's own Sailor draw, their Bonus tokens) only from that
 # player's; each game declares its own (controller/games/). The engine still checks each is the draw it
-# waits for and plausible (the card is in that deck). Ocean boards are reported by the camera, battle
-# results by the battle session: never by a tablet.
+# waits for and plausible (the card is in that deck). Ocean boards are reported by the ocean-grid camera
+# while it is live and by any seated player's tablet while it is not (the game's `camera_chance`); battle
+# results come from the battle session, never from a tablet.
 OPEN_CHANCE = games.by_name(games.DEFAULT).open_chance
 SECRET_CHANCE = games.by_name(games.DEFAULT).secret_chance
 
@@ -43,9 +44,11 @@ def tablet_may_send(
     observed_chance: bool,
     pending: dict[str, Any] | None = None,
     game: games.TableGame | None = None,
+    ocean_camera_live: bool = False,
 ) -> bool:
     """Whether `player`'s tablet may send `action`; `pending` is the chance the engine waits for first,
-    `game` the game played (its open and secret chance; the default game's when None)."""
+    `game` the game played (its open and secret chance; the default game's when None), `ocean_camera_live`
+    whether the ocean-grid camera reports the game's `camera_chance` (else a tablet does)."""
     atype = action.get("type")
     if atype not in TABLE_ONLY:
         return True
@@ -54,6 +57,8 @@ def tablet_may_send(
     game = game or games.by_name(games.DEFAULT)
     if atype in game.open_chance:
         return True
+    if atype in game.camera_chance:
+        return not ocean_camera_live
     if atype in game.secret_chance:
         return pending is not None and pending.get("player") == player
     return False
@@ -150,6 +155,12 @@ class TableCore:
         self.new_game_options: Callable[..., dict[str, Any]] | None = None
         self.new_game_choices: Callable[[str], list[dict[str, Any]]] | None = None
         self.new_game_listeners: list[Callable[[], None]] = []  # called after a new game is opened
+        # Whether the ocean-grid camera reports what it reads (controller/ships.py sets it): while it does
+        # not, the game's camera chance (an Ocean board turned up) is reported on a tablet.
+        self.ocean_camera_live = False
+        # Which of the table's sensors are live ("live") or entered by hand ("manual"), for the table view:
+        # each source (the battle driver, the ship watcher) adds its own names.
+        self.sensor_sources: list[Callable[[], dict[str, str]]] = []
 
     @property
     def game(self) -> games.TableGame:
@@ -259,7 +270,12 @@ class TableCore:
                         "invalid", "The command has no integer seq; send the seq of the state you acted on."
                     )
                 if not tablet_may_send(
-                    action, player, self.observed_chance, self._first_pending(), self.game
+                    action,
+                    player,
+                    self.observed_chance,
+                    self._first_pending(),
+                    self.game,
+                    self.ocean_camera_live,
                 ):
                     raise Refusal("illegal", table_only_refusal(action["type"]))
                 self.submit(player, action, seq)
@@ -423,16 +439,34 @@ class TableCore:
                 "battle": self.battle_view,
                 "tower": {"warning": self.tower_warning},
                 "seats": self.seats or {p: "person" for p in self.players},
+                "sensors": self.sensors(),
                 "ts": self.clock(),
             },
         )
+
+    def sensors(self) -> dict[str, str]:
+        """Which sensors are live and which are entered by hand on the tablets (name -> "live"|"manual"): the
+        ocean-grid camera where the game's ships stand on the ocean grid, and each source's own."""
+        out: dict[str, str] = {}
+        if self.game.ocean_grid:
+            out["ocean_camera"] = "live" if self.ocean_camera_live else "manual"
+        for source in self.sensor_sources:
+            try:
+                out.update(source())
+            except Exception:  # noqa: BLE001 - a status line must never stop a state from publishing
+                continue
+        return out
 
     def private_payload(self, player: str, legal: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         if legal is None:
             legal = self.engine.legal_actions(self.state, player)
         pending = self._first_pending()
         game = self.game
-        legal = [a for a in legal if tablet_may_send(a, player, self.observed_chance, pending, game)]
+        legal = [
+            a
+            for a in legal
+            if tablet_may_send(a, player, self.observed_chance, pending, game, self.ocean_camera_live)
+        ]
         return game.decorate_private(
             self.engine,
             self.state,

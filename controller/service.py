@@ -137,6 +137,11 @@ class ControllerService:
                     self.battles.simulated.add("tower")
                 self.battles.simulated.add("camera")
             self.battles.sync()
+            # The table view says which sensors are live: the battle's two, as the driver sees them now.
+            driver = self.battles
+            self.core.sensor_sources.append(
+                lambda: {"tower": driver.sensors()["tower"], "battle_camera": driver.sensors()["camera"]}
+            )
         self.refresh_tower_warning()
 
     def new_game_options(self, name: str, chosen: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -292,6 +297,8 @@ class ControllerService:
         while not self.stop_event.is_set():
             if self.battles is not None:
                 self.battles.tick()
+            if self.ships is not None:
+                self.ships.tick()
             if self.sim is not None and self.sim.done.is_set():
                 log.info("simulation stopped: %s (seq %d)", self.sim.reason, self.core.seq)
                 if self.limits.until_game_over or self.limits.max_turns or self.limits.duration:

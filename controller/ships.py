@@ -9,6 +9,11 @@ hazards, from the public view). A board the camera sees turned face up where the
 game waits for that square's reveal is reported as the table's chance outcome (`reveal_board`). A move
 the engine refuses becomes a prompt with
 the engine's sentence (put the ship back, or choose again). It decides nothing about legality.
+
+It also says whether the ocean-grid camera is live (`TableCore.ocean_camera_live`): from its first
+reading until it stays silent for `CAMERA_REVEAL_WAIT_S` while a board waits to be turned up (its next
+reading makes it live again). While it is not live, the tablets report the board turned up (the game's
+`camera_chance`).
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ from typing import Any
 from controller.core import Prompt, Refusal, TableCore
 
 log = logging.getLogger(__name__)
+
+# How long a live camera may take to see a board turned up before a tablet is asked which one it is.
+CAMERA_REVEAL_WAIT_S = 20.0
 
 
 def garrison_hazards(view: dict[str, Any], players: list[str]) -> dict[str, set[str]]:
@@ -43,12 +51,58 @@ class ShipWatcher:
         self.told: dict[str, str] = {}  # ship -> square a player said, until the sources agree again
         self.moves = 0
         self.reveals = 0
+        self.last_reading_at: float | None = None  # the core's clock at the camera's latest reading
+        self.waiting_since: tuple[int, float] | None = None  # (seq, clock) a camera-read chance began waiting
+        core.sensor_sources.append(self.sensors)
+
+    def sensors(self) -> dict[str, str]:
+        """The zone sensors' line of the table view (the camera's is the core's own `ocean_camera`)."""
+        if not self.core.game.ocean_grid:
+            return {}
+        return {"zones": "live" if self.zone_state is not None else "manual"}
 
     def camera(self, msg: dict[str, Any]) -> None:
         reading = msg.get("reading", msg)
         if isinstance(reading, dict):
-            self.camera_reading = reading
+            with self.core.lock:
+                self.camera_reading = reading
+                self.last_reading_at = self.core.clock()
+                self._set_live(True)
             self.update()
+
+    def _set_live(self, live: bool) -> None:
+        """Tell the table whether the camera reports the boards; the tablets' offers change with it."""
+        core = self.core
+        if core.ocean_camera_live != live:
+            core.ocean_camera_live = live
+            if core.state is not None:
+                core.publish_state()
+
+    def tick(self) -> None:
+        """Called about ten times a second: a live camera that has said nothing for `CAMERA_REVEAL_WAIT_S`
+        while a board waits to be turned up counts as silent, and a tablet is asked which board it is."""
+        core = self.core
+        with core.lock:
+            if not core.ocean_camera_live or core.state is None:
+                self.waiting_since = None
+                return
+            data = getattr(core.state, "data", None)
+            pending = (data.get("pending") or [None])[0] if isinstance(data, dict) else None
+            if not isinstance(pending, dict) or pending.get("kind") not in core.game.camera_chance:
+                self.waiting_since = None
+                return
+            now = core.clock()
+            if self.waiting_since is None or self.waiting_since[0] != core.seq:
+                self.waiting_since = (core.seq, now)
+                return
+            quiet = now - max(self.waiting_since[1], self.last_reading_at or float("-inf"))
+            if quiet >= CAMERA_REVEAL_WAIT_S:
+                log.warning(
+                    "ocean camera: nothing read %g s after %s began waiting; a tablet reports it",
+                    CAMERA_REVEAL_WAIT_S,
+                    pending.get("kind"),
+                )
+                self._set_live(False)
 
     def zones(self, msg: dict[str, Any]) -> None:
         self.zone_state = msg

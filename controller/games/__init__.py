@@ -57,6 +57,9 @@ class TableGame:
     # makes the controller's side from the service (it subscribes to its own ZeroMQ topic).
     camera_watch: Callable[[int], list[str]] | None = None
     camera_reader: Callable[[Any], Any] | None = None
+    # Chance outcomes the ocean-grid camera reads while it is live (its reading wins); while it is not, any
+    # seated player's tablet reports them, like the open ones (every sensor can fail: docs/display.md).
+    camera_chance: frozenset[str] = frozenset()
 
 
 DEFAULT = "dead-reckoning"

@@ -90,6 +90,8 @@ GAME = TableGame(
         {"draw_advancement", "choose_first_player", "flip_prime_cargo", "saga_die", "place_favour_rewards"}
     ),
     secret_chance=frozenset({"draw_sailors", "deal_bonus"}),
+    # The Ocean board turned up where a ship explores: the camera sees it; with no camera live, a tablet.
+    camera_chance=frozenset({"reveal_board"}),
     ocean_grid=True,
     new_options=new_options,
     config_problem=config_problem,

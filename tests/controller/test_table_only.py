@@ -72,7 +72,9 @@ def test_at_a_physical_table_a_player_reports_only_their_own_sailor_draw(tmp_pat
     core.open_game(["red", "blue"], 5, {"auto_chance": False})
     try:
         assert core.observed_chance
-        # The camera reports the boards by the Harbor (the table's own input); a tablet may not.
+        # A live ocean-grid camera reports the boards by the Harbor (the table's own input); a tablet may
+        # not while it is live (with no camera live, any seat reports them: test_by_hand_chance.py).
+        core.ocean_camera_live = True
         reveal = core.engine.legal_actions(core.state, "red")[0]
         assert reveal["type"] == "reveal_board"
         refused = core.handle_command(

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import random
 import time
-from collections import Counter
-from collections.abc import Callable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +99,13 @@ ANSWERED = (
     "flip_prime_cargo",
     "saga_die",
     "place_favour_rewards",
+    # What the table waits for and no sensor reads (player.js chanceBoxes): an Ocean board with no camera
+    # live, a card turned up, who goes first, a Sailor draw, Bonus tokens
+    "reveal_board",
+    "draw_advancement",
+    "choose_first_player",
+    "draw_sailors",
+    "deal_bonus",
 )
 
 
@@ -113,6 +121,17 @@ class Tally:
     refused: list[str] = field(default_factory=list)
     two_zone_cubes: int = 0
     missed: list[str] = field(default_factory=list)  # taps on something the page took away meanwhile
+    # Seconds spent per part of the script (reading tablets, tapping, waiting for replies, idle), to see
+    # where a tapped game's time goes (docs/benchmarks.md).
+    spent: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    @contextmanager
+    def timed(self, part: str) -> Iterator[None]:
+        t0 = time.monotonic()
+        try:
+            yield
+        finally:
+            self.spent[part] += time.monotonic() - t0
 
 
 class Table:
@@ -128,6 +147,7 @@ class Table:
         rail_chance: float = 0.03,
         scan: Callable[[str, Any], None] | None = None,
         scan_every: int = 10,
+        weights: dict[str, float] | None = None,
     ) -> None:
         self.table = table_page
         self.seats = seats
@@ -137,6 +157,7 @@ class Table:
         self.rail_chance = rail_chance
         self.scan = scan
         self.scan_every = scan_every
+        self.weights = {**WEIGHTS, **(weights or {})}  # this person's leanings (e.g. one eager to fight)
         self.tally = Tally()
         self.known_seq = -1
         self.in_turn: Counter[str] = Counter()
@@ -148,7 +169,8 @@ class Table:
     # -- reading ------------------------------------------------------------------------------------
 
     def look(self, who: str) -> dict[str, Any]:
-        snap: dict[str, Any] = self.seats[who].evaluate(SNAPSHOT_JS)
+        with self.tally.timed("look"):
+            snap: dict[str, Any] = self.seats[who].evaluate(SNAPSHOT_JS)
         self.known_seq = max(self.known_seq, snap["seq"], snap["mySeq"])
         return snap
 
@@ -156,6 +178,10 @@ class Table:
         """Wait until this tablet shows at least the newest state any tablet has shown (a person looks at
         the tablet once it has changed, not before)."""
         seq = self.known_seq
+        with self.tally.timed("caught_up"):
+            self._caught_up(who, seq, timeout)
+
+    def _caught_up(self, who: str, seq: int, timeout: float) -> None:
         self.seats[who].wait_for_function(
             f"(() => {{ const m = document.getElementById('main');"
             f" return Number(m.dataset.seq || -1) >= {seq} && Number(m.dataset.mySeq || -1) >= {seq}; }})()",
@@ -165,7 +191,8 @@ class Table:
     # -- tapping ------------------------------------------------------------------------------------
 
     def _click(self, page: Any, selector: str, kind: str) -> None:
-        page.locator(selector).first.click(timeout=3_000)
+        with self.tally.timed("click"):
+            page.locator(selector).first.click(timeout=3_000)
         self.tally.taps += 1
         self.tally.kinds[kind] += 1
 
@@ -175,6 +202,7 @@ class Table:
         before = page.evaluate("() => document.getElementById('reply')?.dataset.request || ''")
         t0 = time.monotonic()
         self._click(page, selector, kind)
+        t1 = time.monotonic()
         handle = page.wait_for_function(
             f"""(() => {{ const r = document.getElementById('reply');
               if (!r || r.classList.contains('pending')) return null;
@@ -187,6 +215,7 @@ class Table:
             timeout=15_000,
         )
         reply: dict[str, Any] = handle.json_value()
+        self.tally.spent["reply"] += time.monotonic() - t1
         self.tally.waits.append(time.monotonic() - t0)
         self.known_seq = max(self.known_seq, reply["seq"])
         if not reply["ok"]:
@@ -224,6 +253,14 @@ class Table:
                 self._click(page, f"{sel} button.decline", kind)
                 page.wait_for_selector("#main #confirm .confirm-yes", timeout=5_000)
                 self.send(who, "#main #confirm .confirm-yes", kind)
+        elif kind == "draw_sailors" and page.locator(f"{sel} button.pick").count():
+            # The cards that came up from the player's own deck: tapped one by one, then sent.
+            need = int(page.locator(sel).first.get_attribute("data-count") or "0")
+            cards = page.locator(f"{sel} button.pick").evaluate_all("(bs) => bs.map((b) => b.dataset.card)")
+            for card in self.rng.sample(cards, need):
+                self._click(page, f"{sel} button.pick[data-card='{card}']", "pick a Sailor card")
+                page.wait_for_selector(f"{sel} button.pick.picked[data-card='{card}']", timeout=5_000)
+            self.send(who, f"{sel} button.send-draw", kind)
         elif kind == "confirm_reading":
             # The camera is unsure of a cube: a person looks at the board and sends what they see (here:
             # the zone the page proposes, the camera's best guess).
@@ -283,7 +320,7 @@ class Table:
         if ends and (self.in_turn[who] >= self.end_after or not others):
             pick = self.rng.choice(ends)
         elif others:
-            pick = self.rng.choices(others, [WEIGHTS.get(a["type"], 1.0) for a in others])[0]
+            pick = self.rng.choices(others, [self.weights.get(a["type"], 1.0) for a in others])[0]
         else:
             return False
         page = self.seats[who]
@@ -377,18 +414,24 @@ class Table:
                     return True
         return False
 
-    def play(self, timeout: float, idle_timeout: float = 60.0) -> float:
-        """Tap until every tablet and the table view show the score table; returns the seconds it took."""
+    def play(
+        self, timeout: float, idle_timeout: float = 60.0, until: Callable[[Table], bool] | None = None
+    ) -> float:
+        """Tap until every tablet and the table view show the score table (or, given `until`, until it holds
+        after a tap); returns the seconds it took."""
         t0 = time.monotonic()
         idle_since = time.monotonic()
         self.over = False
         while True:
             if time.monotonic() - t0 > timeout:
                 raise GameStuck(f"no score table after {timeout:.0f} s and {self.tally.taps} taps")
+            if until is not None and until(self):
+                break
             if self.step():
                 idle_since = time.monotonic()
                 if self.scan is not None and self.tally.taps - self.last_scan >= self.scan_every:
-                    self.scan_all()
+                    with self.tally.timed("scan"):
+                        self.scan_all()
                 continue
             if self.over and self.table.locator("#main #scores").count():
                 break
@@ -399,7 +442,8 @@ class Table:
                 )
             # Nobody has anything to do: a bot, the simulated tower or the battle driver is acting. Wait for
             # the next state on any tablet (with a deadline), then look again.
-            self._wait_for_change(timeout=2.0)
+            with self.tally.timed("idle"):
+                self._wait_for_change(timeout=2.0)
         return time.monotonic() - t0
 
     def _wait_for_change(self, timeout: float) -> None:

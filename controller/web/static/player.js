@@ -23,6 +23,53 @@ const latest = { onTap: () => {} };
 // Actions the table itself sends (the battle driver submits the refereed record); a tablet never taps them.
 const TABLE_SENT = ["resolve_battle"];
 
+// Chance outcomes a person reads off the table and reports here where nothing else does (an Ocean board with
+// no camera live, a card turned up, who goes first, a Sailor draw): asked as a prompt whose options are the
+// engine's own legal actions, headed by what the table waits for in the game's words.
+const CHANCE_ASKED = ["reveal_board", "draw_advancement", "choose_first_player", "draw_sailors", "deal_bonus"];
+
+function chanceBoxes(legal, v, pw, tap, labelOf, mw, rerender) {
+  return CHANCE_ASKED.flatMap((type) => {
+    const list = legal.filter(([a]) => a.type === type);
+    if (!list.length) return [];
+    const at = (v.waiting_for || []).findIndex((r) => r.kind === type && (!r.square || r.square === list[0][0].square));
+    const what = at >= 0 && pw?.waiting?.[at] ? `The table waits for ${pw.waiting[at]}` : humanize(type);
+    const box = h(`section.prompt.chance.k-${safe(type)}`, { dataset: { prompt: `chance-${type}`, kind: type } },
+      h("h3", what, h("small", type === "reveal_board" ? " · no camera sees it: tap the board turned up" : " · tap what it is")));
+    const req = at >= 0 ? v.waiting_for[at] : {};
+    const deck = v.you?.deck;
+    if (type === "draw_sailors" && Array.isArray(deck) && req.count && deck.length >= req.count) {
+      box.append(sailorPicker(list[0][0], list[0][2], deck, req.count, mw, tap, rerender));
+      box.dataset.count = String(req.count);
+      return [box];
+    }
+    box.append(h("div.buttons", list.map(([a, i, w]) => h("button.chance", { dataset: { option: i, action: a.type }, on: { click: () => tap(a, w) } }, labelOf(a, w)))));
+    return [box];
+  });
+}
+
+/** The Sailor cards a player drew from their own deck, tapped one by one (the engine offers one sample draw;
+ * the cards drawn at the table are whichever came up): "These are my cards" once `count` are picked. */
+function sailorPicker(a, w, deck, count, mw, tap, rerender) {
+  const id = "chance-draw_sailors";
+  const picked = drafts.get(id)?.cards ?? [];
+  const toggle = (card) => {
+    const now = picked.includes(card) ? picked.filter((c) => c !== card) : picked.length < count ? [...picked, card] : picked;
+    drafts.set(id, { cards: now });
+    rerender();
+  };
+  const name = (card) => mw?.cards?.[card]?.title ?? humanize(card);
+  const done = picked.length === count;
+  return h("div.picker",
+    h("div.buttons", deck.map((card) => h(`button.pick${picked.includes(card) ? ".picked" : ""}`,
+      { dataset: { card }, "aria-pressed": String(picked.includes(card)), on: { click: () => toggle(card) } },
+      `${picked.includes(card) ? "✓ " : ""}${name(card)}`))),
+    h("div.buttons", h("button.primary.send-draw", {
+      disabled: !done,
+      on: { click: () => { drafts.delete(id); tap({ ...a, cards: picked }, { ...(w || {}), label: `I drew ${picked.map(name).join(", ")}` }); } },
+    }, done ? "These are the cards I drew" : `Tap the ${count} cards you drew (${picked.length} so far)`)));
+}
+
 const clip = (t) => (t.length > 48 ? `${t.slice(0, 47)}…` : t);
 
 /** A button's text: the action's type and parameters; a card id is named as the player sees the card. */
@@ -222,9 +269,9 @@ export function renderPlayer(root, store, send) {
   };
   const groups = new Map();
   // The expansion's claims and chance reports are drawn as prompts (letters_of_marque.js), not plain buttons.
-  const lomAsked = lomPrompts(legal, v, pw, store.player, tap, labelOf);
+  const lomAsked = [...chanceBoxes(legal, v, pw, tap, labelOf, mw, rerender), ...lomPrompts(legal, v, pw, store.player, tap, labelOf)];
   for (const [a, i, w] of legal) {
-    if (LOM_PROMPTED.includes(a.type)) continue;
+    if (LOM_PROMPTED.includes(a.type) || CHANCE_ASKED.includes(a.type)) continue;
     if (pw?.saga && SAGA_DRAWN.includes(a.type)) continue; // Deep Legends: drawn by saga.js
     (groups.get(a.type) || groups.set(a.type, []).get(a.type)).push([a, i, w]);
   }

@@ -155,6 +155,9 @@ function playerCard(p, active, words, seat) {
     Object.keys(others).length ? facts(others, [], "facts small") : null);
 }
 
+// The table's sensors as people call them (the payload's `sensors`: name -> "live" | "manual").
+const SENSOR_NAMES = { ocean_camera: "Ocean camera", zones: "Zone sensors", tower: "Battle tower", battle_camera: "Battle-board camera" };
+
 export function renderTable(root, store) {
   const st = store.state;
   if (!st) {
@@ -169,6 +172,7 @@ export function renderTable(root, store) {
   const prompts = store.prompts?.prompts || [];
   const devices = Object.entries(store.devices).map(([name, d]) =>
     h(`span.device.${safe(d?.state ?? d)}`, { dataset: { device: name } }, `${name}: ${d?.state ?? d}`));
+  const sensors = Object.entries(st.sensors || {});
   const place = (sq) => w?.squares?.[sq]?.label ?? sq;
   const waiting = w?.waiting ?? (v.waiting_for || []).map((r) => `${humanize(r.kind)}${r.square ? ` at ${place(r.square)}` : ""}${r.player ? ` (${r.player})` : ""}`);
   const over = v.phase === "over" || v.scores;
@@ -189,6 +193,8 @@ export function renderTable(root, store) {
         memo("achievements", [v.achievements, v.achievement_cubes, w?.achievements], () => achievementsBox(v, w)),
         store.events.length ? h("section.events", h("h2", "Latest"), h("ol", store.events.slice(0, 5).map((e) =>
           h("li", e.text ?? [humanize(e.type ?? e.kind), e.player && e.player !== "table" ? ` (${e.player})` : ""])))) : null,
+        sensors.length ? h("p.sensors.table-sensors", { dataset: { key: "sensors", ...st.sensors } },
+          sensors.map(([name, mode]) => `${SENSOR_NAMES[name] ?? humanize(name)}: ${mode === "live" ? "live" : "by hand on the tablets"}`).join(" · ")) : null,
         devices.length ? h("footer.devices", devices) : null)),
     lomPanel(v, w), // the Letters of Marque expansion's tracks and Prime Cargo, full width (null without it)
   );

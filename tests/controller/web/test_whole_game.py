@@ -206,6 +206,7 @@ def play_whole_game(
         "totals": scores.get("totals"),
         "winner": scores.get("winner"),
         "texts_scanned": scanner.texts,
+        "spent_s": {k: round(v, 1) for k, v in sorted(t.spent.items(), key=lambda kv: -kv[1])},
         "seq": state.seq,
     }
     print("WHOLE GAME", json.dumps(result))
@@ -214,6 +215,34 @@ def play_whole_game(
     return result
 
 
+@pytest.mark.timeout(600)
+def test_two_players_tap_the_last_turns_of_a_game_with_no_hardware(
+    browser, broker, display, tmp_path
+) -> None:
+    """The default suite's game to the score table (the whole one below is `wholegame`): a seeded 2-player
+    game logged up to the first turn after its end was triggered, resumed by `smart-table run` with no
+    hardware, its final turns tapped to the score table on every screen, the winner and every total the
+    engine's.
+    Its beginning and middle are tapped by test_by_hand_table.py (setup, a board turned up, a battle by
+    hand)."""
+    from tests.support.game import log_near_the_end
+
+    logged = log_near_the_end(tmp_path / "game.db", TABLE, ["red", "blue"], seed=12)
+    r = play_whole_game(
+        browser,
+        broker,
+        display,
+        tmp_path,
+        players=["red", "blue"],
+        seed=12,
+        simulate=False,
+        shot="whole-game-by-hand-scores-tablet.png",
+        timeout=420,
+    )
+    assert r["seq"] > logged.seq and r["winner"], r
+
+
+@pytest.mark.wholegame
 @pytest.mark.timeout(900)
 def test_two_players_tap_a_whole_game_with_no_hardware(browser, broker, display, tmp_path) -> None:
     """Issue 13: 'a script that taps only what a person would tap plays a whole 2-player game to its score
