@@ -49,9 +49,10 @@ PX_PER_MM = 2.0  # resolution of the rectified board image
 TOUCH_MM = 1.0  # a footprint this deep in a zone touches it; this far outside does not; between: unsure
 MIN_MARKERS = 2
 REF_MM = 3.0  # mm per pixel of the bare-board comparison (a hand is large; this is cheap)
-# Coarse-to-fine: coloured pixels are looked for on the board at this resolution (a cube's top is
-# 10 x 10 px), then only the regions around them are warped at `PX_PER_MM`, with this margin.
-COARSE_PX_PER_MM = 1.0
+# Coarse-to-fine: coloured pixels are looked for on the board at this resolution, then only the regions
+# around them are warped at `PX_PER_MM`, with this margin. A 10 mm cube's top is 5 x 5 px here, and the
+# smallest part the fine pass still reports (0.35 of the top, about 6 x 6 mm) 3 x 3 px: enough to be found.
+COARSE_PX_PER_MM = 0.5
 ROI_MARGIN_MM = 5.0
 LIGHT_DRIFT_LOG = 0.3  # a channel this far (log) from the calibration's light: ask for a new calibration
 UNEXPLAINED_MIN = 0.6  # of a cube's top face: a smaller unexplained change is ink, noise or an edge
@@ -72,7 +73,7 @@ LIT_MAHALANOBIS2 = 16.3
 # A shadow may tint the print by the room light's colour: log-chroma residual of this width (1 sigma) ...
 SHADOW_CAST_LOG = 0.06
 SHADOW_MARGIN2 = 9.0  # ... and the cube must explain the pixel this much better (squared distance)
-COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
+COARSE_MIN_PX = 16  # mm2: a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
 class BoardDetection:
@@ -564,7 +565,7 @@ class BoardDetection:
         boxes = []
         for cont in contours:
             x, y, w, h = cv2.boundingRect(cont)
-            if w * h < COARSE_MIN_PX:
+            if w * h < COARSE_MIN_PX * COARSE_PX_PER_MM**2:
                 continue
             boxes.append(
                 (
