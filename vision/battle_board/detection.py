@@ -389,12 +389,17 @@ class BoardDetection:
         lo, hi = self._struct_ref
         h, w = lo.shape[:2]
         now = self._board_1mm(image, pose)
-        ln = np.log(now.astype(np.float32) + STRUCT_OFFSET)
+        ln = _LOG_STRUCT.take(now)  # log(v + STRUCT_OFFSET) by table
         hp = cv2.GaussianBlur(ln, (0, 0), STRUCT_FINE_MM) - cv2.GaussianBlur(ln, (0, 0), STRUCT_SIGMA_MM)
-        dev = np.maximum(lo - hp, hp - hi).max(axis=-1)
-        shift = np.abs(
-            cv2.blur(np.where(hp > hi, hp - hi, np.where(hp < lo, hp - lo, 0.0)).mean(axis=-1), (7, 7))
-        )
+        # Per channel plane (numpy's reductions over a last axis of 3 cost several times more): how far
+        # outside the print's range, as the largest channel (an edge) and as the channels' mean (a face).
+        above = cv2.subtract(hp, hi)
+        below = cv2.subtract(lo, hp)
+        dev3 = cv2.max(above, below)
+        dev = cv2.max(cv2.max(dev3[..., 0], dev3[..., 1]), dev3[..., 2])
+        # (lo <= hi: at most one of the two is positive in a channel.)
+        signed = cv2.subtract(cv2.max(above, 0.0), cv2.max(below, 0.0))
+        shift = np.abs(cv2.blur((signed[..., 0] + signed[..., 1] + signed[..., 2]) / 3.0, (7, 7)))
         # Looked at: the board less its edge, the markers, the swatches, and each read cube's surroundings.
         outline, markers = self._board_polys(pose, 0.0)
         look = np.zeros((h, w), np.uint8)
@@ -761,6 +766,7 @@ class BoardDetection:
 
 # log(v + LOG_OFFSET) of every 8-bit value: a table lookup instead of a log per pixel.
 _LOG_U8 = np.log(np.arange(256, dtype=np.float32) + LOG_OFFSET)
+_LOG_STRUCT = np.log(np.arange(256, dtype=np.float32) + STRUCT_OFFSET)  # ... and with STRUCT_OFFSET
 
 
 def _lit_tables(palette: Palette, lut: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
