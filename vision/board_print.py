@@ -135,11 +135,11 @@ class BoardPrint:
         """Boolean image: where `now` is not the reference under this frame's light nor its shadow
         (meaningless where `ok` is 0: the caller decides there without a reference). With `strong`, also
         where it changed beyond doubt (far darker or brighter, or another colour): (changed, strong).
-        Images (h, w, 3) or pixel lists (n, 3) alike. `gloss=False` counts a brighter, paler patch as a
+        Images (h, w, 3), pixel lists (n, 3) or a list of the three channel planes alike. `gloss=False` counts a brighter, paler patch as a
         change (the hand check: a pale hand over a warm print looks like gloss)."""
         # Channel planes: numpy's min/max over a short last axis is many times slower than elementwise.
-        n = [now[..., c].astype(np.float32) + OFFSET for c in range(3)]
-        p = [ref[..., c].astype(np.float32) * float(self.gain[c]) + OFFSET for c in range(3)]
+        n = [v.astype(np.float32) + OFFSET for v in _planes(now)]
+        p = [v.astype(np.float32) * float(self.gain[c]) + OFFSET for c, v in enumerate(_planes(ref))]
         r = [n[c] / p[c] for c in range(3)]
         lo = np.minimum(np.minimum(r[0], r[1]), r[2])
         hi = np.maximum(np.maximum(r[0], r[1]), r[2])
@@ -162,3 +162,10 @@ class BoardPrint:
         if not strong:
             return changed
         return changed, changed & ((lo < STRONG_DARKER) | (hi > STRONG_BRIGHTER) | (chroma > STRONG_CHROMA))
+
+
+def _planes(x: Any) -> list[np.ndarray]:
+    """The three channel planes of an image or pixel list (h, w, 3) / (n, 3), or the planes as given."""
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x[..., c] for c in range(3)]

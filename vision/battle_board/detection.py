@@ -681,9 +681,10 @@ class BoardDetection:
             return out
         flat_out = out.reshape(-1)
         bg = self._lut_bg.take(bins.reshape(-1)[idx])
-        changed, strong = self.print.changed(
-            raw.reshape(-1, 3)[idx], ref.reshape(-1, 3)[idx], None, strong=True
-        )
+        # Gathered per channel plane (several times cheaper than gathering (n, 3) rows), once for both tests.
+        raw_p = [raw.reshape(-1, 3)[:, c][idx] for c in range(3)]
+        ref_p = [ref.reshape(-1, 3)[:, c][idx] for c in range(3)]
+        changed, strong = self.print.changed(raw_p, ref_p, None, strong=True)
         lab_idx = lab.reshape(-1)[idx]
         keep = np.where(changed & (bg > 0), bg, np.where(strong, lab_idx, 0))
         # Colours as distributions: a pixel the print test dropped (it could be the print in a shadow) is
@@ -698,13 +699,13 @@ class BoardDetection:
         if len(sel0):
             pix = idx[sel0]
             # Channel planes throughout: numpy's reductions over a last axis of 3 cost many times more.
-            pn = np.ascontiguousarray(now.reshape(-1, 3)[pix].T)
-            pr = np.ascontiguousarray(ref.reshape(-1, 3)[pix].T)
+            pn = np.stack([now.reshape(-1, 3)[:, c][pix] for c in range(3)])
+            pr = np.stack([v[sel0] for v in ref_p])
             ln = _LOG_U8.take(pn)  # (3, n) log(v + LOG_OFFSET), by table
             d = ln - _LOG_U8.take(pr)
             dm = (d[0] + d[1] + d[2]) / 3.0
             shadow2 = ((d[0] - dm) ** 2 + (d[1] - dm) ** 2 + (d[2] - dm) ** 2) / SHADOW_CAST_LOG**2
-            pw = np.ascontiguousarray(raw.reshape(-1, 3)[pix].T).astype(np.float32)
+            pw = np.stack([v[sel0] for v in raw_p]).astype(np.float32)
             g = self.print.gain
             bright = (pw[0] + pw[1] + pw[2] + 3 * LOG_OFFSET) / (
                 pr[0] * g[0] + pr[1] * g[1] + pr[2] * g[2] + 3 * LOG_OFFSET
