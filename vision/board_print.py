@@ -135,8 +135,9 @@ class BoardPrint:
         """Boolean image: where `now` is not the reference under this frame's light nor its shadow
         (meaningless where `ok` is 0: the caller decides there without a reference). With `strong`, also
         where it changed beyond doubt (far darker or brighter, or another colour): (changed, strong).
-        Images (h, w, 3), pixel lists (n, 3) or a list of the three channel planes alike. `gloss=False` counts a brighter, paler patch as a
-        change (the hand check: a pale hand over a warm print looks like gloss)."""
+        Images (h, w, 3), pixel lists (n, 3) or a list of the three channel planes alike. `gloss=False`
+        counts a brighter, paler patch as a change (the hand check: a pale hand over a warm print looks
+        like gloss)."""
         # Channel planes: numpy's min/max over a short last axis is many times slower than elementwise.
         n = [v.astype(np.float32) + OFFSET for v in _planes(now)]
         p = [v.astype(np.float32) * float(self.gain[c]) + OFFSET for c, v in enumerate(_planes(ref))]
