@@ -159,6 +159,8 @@ def read_cached(work: Path, design_id: int) -> dict[str, Any]:
     cv2.setNumThreads(1)
     layout = load_board_layout(json.loads((work / f"layout-{design_id}.json").read_text()))
     cal = cv2.imread(str(work / f"cal-{design_id}.png"))
+    if cal is None:
+        return {"design": design_id, "error": f"no cached calibration photo in {work}: render it first"}
     questions: list[dict[str, Any]] = []
     try:
         palette = learn_palette(cal, layout, questions=questions)
@@ -178,7 +180,10 @@ def read_cached(work: Path, design_id: int) -> dict[str, Any]:
 
     scenes = []
     for k, truth in enumerate(truths):
-        got = reader.read(cv2.imread(str(work / f"scene-{design_id}-{k}.png"))).to_json()
+        image = cv2.imread(str(work / f"scene-{design_id}-{k}.png"))
+        if image is None:
+            return {"design": design_id, "error": f"scene {k} is not cached in {work}: render it first"}
+        got = reader.read(image).to_json()
         want = multiset(truth["counts"], truth["redrop_colors"])
         have = multiset(got["counts"], [got["cubes"][i]["color"] for i in got["redrop"]])
         exact = want == have and got["status"] != "ambiguous"

@@ -126,8 +126,8 @@ class BoardPrint:
 
     def changed(
         self,
-        now: np.ndarray,
-        ref: np.ndarray,
+        now: np.ndarray | list[np.ndarray],
+        ref: np.ndarray | list[np.ndarray],
         ok: np.ndarray | None,
         strong: bool = False,
         gloss: bool = True,

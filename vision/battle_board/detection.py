@@ -398,7 +398,7 @@ class BoardDetection:
         dev3 = cv2.max(above, below)
         dev = cv2.max(cv2.max(dev3[..., 0], dev3[..., 1]), dev3[..., 2])
         # (lo <= hi: at most one of the two is positive in a channel.)
-        signed = cv2.subtract(cv2.max(above, 0.0), cv2.max(below, 0.0))
+        signed = np.maximum(above, 0.0) - np.maximum(below, 0.0)
         shift = np.abs(cv2.blur((signed[..., 0] + signed[..., 1] + signed[..., 2]) / 3.0, (7, 7)))
         # Looked at: the board less its edge, the markers, the swatches, and each read cube's surroundings.
         outline, markers = self._board_polys(pose, 0.0)
