@@ -4,6 +4,7 @@ by the reader: path-traced bevelled cubes, an area lamp, soft shadows, interrefl
     pip install --target /tmp/bpyenv bpy==4.2.0          # Python 3.11 wheel, ~520 MB, kept out of the project
     PYTHONPATH=/tmp/bpyenv:. nice python bench/vision_cycles.py \
         --design 7300 --scenes 3 --out ~/.cache/st-cycles
+    python bench/vision_cycles.py --design 7300 --out ~/.cache/st-cycles --read   # score the cached images
 
 Boards, print and cube paints come from `vision.synth.randomised` (designs there are layout files); this
 script replaces its renderer only (flat board, rails printed, not raised: `rail_height_mm` is set to 0).
@@ -146,15 +147,74 @@ def render(
     return decoded if decoded is not None else photo
 
 
-def main(argv: list[str] | None = None) -> int:
-    import bpy  # type: ignore[import-not-found]  # the Blender wheel (not a dependency); see the docstring
+def read_cached(work: Path, design_id: int) -> dict[str, Any]:
+    """Calibrate from the cached calibration photo of `design_id` and read its cached scenes: the
+    scoring of `bench/vision_heldout.py` (strict multiset of (colour, zone or rail), exact, silent)."""
+    from collections import Counter
 
+    from calibration.colors import CalibrationError, learn_palette
+    from vision.battle_board.layout import load_board_layout
+    from vision.battle_board.reader import BoardReader
+
+    cv2.setNumThreads(1)
+    layout = load_board_layout(json.loads((work / f"layout-{design_id}.json").read_text()))
+    cal = cv2.imread(str(work / f"cal-{design_id}.png"))
+    if cal is None:
+        return {"design": design_id, "error": f"no cached calibration photo in {work}: render it first"}
+    questions: list[dict[str, Any]] = []
+    try:
+        palette = learn_palette(cal, layout, questions=questions)
+    except CalibrationError as exc:
+        return {"design": design_id, "calibration_refused": str(exc)}
+    reader = BoardReader(layout, palette)
+    truths = json.loads((work / f"truth-{design_id}.json").read_text())
+
+    def multiset(counts: dict[str, dict[str, int]], rail: list[str]) -> Counter[tuple[str, str]]:
+        out: Counter[tuple[str, str]] = Counter()
+        for color, zones in counts.items():
+            for zone, n in zones.items():
+                out[(color, zone)] += n
+        for color in rail:
+            out[(color, "<rail>")] += 1
+        return out
+
+    scenes = []
+    for k, truth in enumerate(truths):
+        image = cv2.imread(str(work / f"scene-{design_id}-{k}.png"))
+        if image is None:
+            return {"design": design_id, "error": f"scene {k} is not cached in {work}: render it first"}
+        got = reader.read(image).to_json()
+        want = multiset(truth["counts"], truth["redrop_colors"])
+        have = multiset(got["counts"], [got["cubes"][i]["color"] for i in got["redrop"]])
+        exact = want == have and got["status"] != "ambiguous"
+        scenes.append(
+            {
+                "scene": k,
+                "status": got["status"],
+                "truth": sum(want.values()),
+                "read": sum(have.values()),
+                "right": sum((want & have).values()),
+                "exact": exact,
+                "silent": not exact and got["status"] != "ambiguous",
+                "reason": got.get("reason", ""),
+            }
+        )
+    return {"design": design_id, "questions": [q["kind"] for q in questions], "scenes": scenes}
+
+
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--design", type=int, required=True)
     ap.add_argument("--scenes", type=int, default=3)
     ap.add_argument("--samples", type=int, default=16)
     ap.add_argument("--out", required=True, help="cache folder for the images (outside the repository)")
+    ap.add_argument("--read", action="store_true", help="read the cached images only (no Blender needed)")
     args = ap.parse_args(argv)
+    if args.read:
+        print(json.dumps(read_cached(Path(args.out).expanduser(), args.design)))
+        return 0
+    import bpy  # type: ignore[import-not-found]  # the Blender wheel (not a dependency); see the docstring
+
     work = Path(args.out).expanduser()
     work.mkdir(parents=True, exist_ok=True)
     design = R.random_design(args.design)

@@ -95,14 +95,20 @@ class BoardPrint:
             ref[::2, ::2],
             ok[::2, ::2],
         )  # a quarter of the pixels: plenty for a median
-        sel = (ok > 0) & (ref.max(axis=-1) > 20) & (ref.max(axis=-1) < 245) & (now.max(axis=-1) < 250)
-        if int(sel.sum()) < 200:
+        # Channel planes: numpy's max and median over a short last axis cost several times more.
+        r = [ref[..., c] for c in range(3)]
+        n = [now[..., c] for c in range(3)]
+        rmax = np.maximum(np.maximum(r[0], r[1]), r[2])
+        nmax = np.maximum(np.maximum(n[0], n[1]), n[2])
+        sel = (ok > 0) & (rmax > 20) & (rmax < 245) & (nmax < 250)
+        if int(np.count_nonzero(sel)) < 200:
             self.gain = np.ones(3, np.float32)
             return
-        a = now[sel].astype(np.float32) + OFFSET
-        b = ref[sel].astype(np.float32) + OFFSET
-        g = np.median(a / b, axis=0)
-        self.gain = np.clip(g, 0.25, 4.0).astype(np.float32)
+        g = [
+            np.median((n[c][sel].astype(np.float32) + OFFSET) / (r[c][sel].astype(np.float32) + OFFSET))
+            for c in range(3)
+        ]
+        self.gain = np.clip(np.array(g, np.float32), 0.25, 4.0).astype(np.float32)
 
     def brightness_ratio(self, now: np.ndarray, ref: np.ndarray) -> Any:
         """How bright `now` is against the reference under this frame's light (sum of channels; pixel
@@ -120,8 +126,8 @@ class BoardPrint:
 
     def changed(
         self,
-        now: np.ndarray,
-        ref: np.ndarray,
+        now: np.ndarray | list[np.ndarray],
+        ref: np.ndarray | list[np.ndarray],
         ok: np.ndarray | None,
         strong: bool = False,
         gloss: bool = True,
@@ -129,11 +135,12 @@ class BoardPrint:
         """Boolean image: where `now` is not the reference under this frame's light nor its shadow
         (meaningless where `ok` is 0: the caller decides there without a reference). With `strong`, also
         where it changed beyond doubt (far darker or brighter, or another colour): (changed, strong).
-        Images (h, w, 3) or pixel lists (n, 3) alike. `gloss=False` counts a brighter, paler patch as a
-        change (the hand check: a pale hand over a warm print looks like gloss)."""
+        Images (h, w, 3), pixel lists (n, 3) or a list of the three channel planes alike. `gloss=False`
+        counts a brighter, paler patch as a change (the hand check: a pale hand over a warm print looks
+        like gloss)."""
         # Channel planes: numpy's min/max over a short last axis is many times slower than elementwise.
-        n = [now[..., c].astype(np.float32) + OFFSET for c in range(3)]
-        p = [ref[..., c].astype(np.float32) * float(self.gain[c]) + OFFSET for c in range(3)]
+        n = [v.astype(np.float32) + OFFSET for v in _planes(now)]
+        p = [v.astype(np.float32) * float(self.gain[c]) + OFFSET for c, v in enumerate(_planes(ref))]
         r = [n[c] / p[c] for c in range(3)]
         lo = np.minimum(np.minimum(r[0], r[1]), r[2])
         hi = np.maximum(np.maximum(r[0], r[1]), r[2])
@@ -156,3 +163,10 @@ class BoardPrint:
         if not strong:
             return changed
         return changed, changed & ((lo < STRONG_DARKER) | (hi > STRONG_BRIGHTER) | (chroma > STRONG_CHROMA))
+
+
+def _planes(x: Any) -> list[np.ndarray]:
+    """The three channel planes of an image or pixel list (h, w, 3) / (n, 3), or the planes as given."""
+    if isinstance(x, (list, tuple)):
+        return list(x)
+    return [x[..., c] for c in range(3)]

@@ -101,6 +101,16 @@ def test_a_green_cube_on_a_forest_print_under_a_bright_lamp_is_never_silently_mi
     _never_silently_wrong(readings)
 
 
+def test_printed_letters_are_not_cube_sized_changes() -> None:
+    """Design 8000 (round 4's tuning set) prints words and icons in its zones. The hand check compared the
+    print, area-averaged to 3 mm, with the frame sampled point-wise every 3 mm: samples on a letter's
+    stroke made a dark cube-sized "change", and empty boards were flagged "something cube-sized ... is
+    no colour the palette knows" (docs/bench/vision.md, round 4). An empty board reads as empty."""
+    _questions, readings = _calibrate_and_read(8000, lambda d: _light(d, 5000, 1.0, None, 1.0), 2, 0)
+    for got, _truth in readings:
+        assert got["status"] == "ok" and got["counts"] == {}, got.get("reason", got["status"])
+
+
 def _warm(design: R.Design) -> R.Light:
     return _light(design, 2700, 1.0, 1.0 / R.kelvin_rgb(2700) ** 0.4, 3.0)
 

@@ -49,9 +49,10 @@ PX_PER_MM = 2.0  # resolution of the rectified board image
 TOUCH_MM = 1.0  # a footprint this deep in a zone touches it; this far outside does not; between: unsure
 MIN_MARKERS = 2
 REF_MM = 3.0  # mm per pixel of the bare-board comparison (a hand is large; this is cheap)
-# Coarse-to-fine: coloured pixels are looked for on the board at this resolution (a cube's top is
-# 10 x 10 px), then only the regions around them are warped at `PX_PER_MM`, with this margin.
-COARSE_PX_PER_MM = 1.0
+# Coarse-to-fine: coloured pixels are looked for on the board at this resolution, then only the regions
+# around them are warped at `PX_PER_MM`, with this margin. A 10 mm cube's top is 5 x 5 px here, and the
+# smallest part the fine pass still reports (0.35 of the top, about 6 x 6 mm) 3 x 3 px: enough to be found.
+COARSE_PX_PER_MM = 0.5
 ROI_MARGIN_MM = 5.0
 LIGHT_DRIFT_LOG = 0.3  # a channel this far (log) from the calibration's light: ask for a new calibration
 UNEXPLAINED_MIN = 0.6  # of a cube's top face: a smaller unexplained change is ink, noise or an edge
@@ -72,7 +73,7 @@ LIT_MAHALANOBIS2 = 16.3
 # A shadow may tint the print by the room light's colour: log-chroma residual of this width (1 sigma) ...
 SHADOW_CAST_LOG = 0.06
 SHADOW_MARGIN2 = 9.0  # ... and the cube must explain the pixel this much better (squared distance)
-COARSE_MIN_PX = 16  # a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
+COARSE_MIN_PX = 16  # mm2: a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
 class BoardDetection:
@@ -122,6 +123,9 @@ class BoardDetection:
         self._ref_chroma: np.ndarray = np.empty(0)
         self._ref_print_small: np.ndarray | None = None
         self._struct_ref: tuple[np.ndarray, np.ndarray] | None = None
+        self._b1: np.ndarray = np.empty(0)  # `_board_1mm`'s last frame, and which frame and pose it was
+        self._b1_of: np.ndarray | None = None
+        self._b1_pose: CameraPose | None = None
         self._struct_keep: np.ndarray = np.empty(0)
         self._disc5: np.ndarray = np.empty(0)
         self._box7: np.ndarray = np.empty(0)
@@ -301,8 +305,9 @@ class BoardDetection:
             self._ref_log = np.log(self._ref_small + 4)
             self._ref_chroma = self._ref_small / (self._ref_small.sum(axis=0, keepdims=True) + 30)
         h, w = self._ref_keep.shape
-        M = pose.plane_homography(0.0) @ np.diag([REF_MM, REF_MM, 1.0])
-        now = cv2.warpPerspective(image, M, (w, h), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP)
+        # Area-averaged from the 1 mm board, as the reference is: sampling every 3 mm point-wise would
+        # hit or miss a printed letter's strokes (dark specks the averaged print does not have).
+        now = cv2.resize(self._board_1mm(image, pose), (w, h), interpolation=cv2.INTER_AREA)
         darker = None
         if self.print is not None:
             changed = self._changed_print(now, w, h)
@@ -383,19 +388,18 @@ class BoardDetection:
             self._struct_ref = self._structure_reference()
         lo, hi = self._struct_ref
         h, w = lo.shape[:2]
-        src, M = image, pose.plane_homography(0.0)
-        if self._small is not None and self._small_of is image and self._small.shape[:2] != image.shape[:2]:
-            sx, sy = self._small.shape[1] / image.shape[1], self._small.shape[0] / image.shape[0]
-            M = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1.0]]) @ M
-            src = self._small
-        M = M @ np.array([[1.0, 0, 0.5], [0, 1.0, 0.5], [0, 0, 1.0]])  # pixel centres at x + 0.5 mm
-        now = cv2.warpPerspective(src, M, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        ln = np.log(now.astype(np.float32) + STRUCT_OFFSET)
+        now = self._board_1mm(image, pose)
+        ln = _LOG_STRUCT.take(now)  # log(v + STRUCT_OFFSET) by table
         hp = cv2.GaussianBlur(ln, (0, 0), STRUCT_FINE_MM) - cv2.GaussianBlur(ln, (0, 0), STRUCT_SIGMA_MM)
-        dev = np.maximum(lo - hp, hp - hi).max(axis=-1)
-        shift = np.abs(
-            cv2.blur(np.where(hp > hi, hp - hi, np.where(hp < lo, hp - lo, 0.0)).mean(axis=-1), (7, 7))
-        )
+        # Per channel plane (numpy's reductions over a last axis of 3 cost several times more): how far
+        # outside the print's range, as the largest channel (an edge) and as the channels' mean (a face).
+        above = cv2.subtract(hp, hi)
+        below = cv2.subtract(lo, hp)
+        dev3 = cv2.max(above, below)
+        dev = cv2.max(cv2.max(dev3[..., 0], dev3[..., 1]), dev3[..., 2])
+        # (lo <= hi: at most one of the two is positive in a channel.)
+        signed = np.maximum(above, 0.0) - np.maximum(below, 0.0)
+        shift = np.abs(cv2.blur((signed[..., 0] + signed[..., 1] + signed[..., 2]) / 3.0, (7, 7)))
         # Looked at: the board less its edge, the markers, the swatches, and each read cube's surroundings.
         outline, markers = self._board_polys(pose, 0.0)
         look = np.zeros((h, w), np.uint8)
@@ -424,6 +428,24 @@ class BoardDetection:
         for j in range(1, n):
             if max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) >= 5:
                 out.append((float(cents[j][0]), float(cents[j][1])))
+
+    def _board_1mm(self, image: np.ndarray, pose: CameraPose) -> np.ndarray:
+        """The board plane at 1 px/mm (the bare print's grid), warped once per frame from the markers'
+        half-size copy (area-averaged: about 1 px/mm at 1080p) and shared by the checks that compare
+        with the print."""
+        if self._b1_of is image and self._b1_pose is pose:
+            return self._b1
+        assert self.print is not None
+        h, w = self.print.ref.shape[:2]
+        src, M = image, pose.plane_homography(0.0)
+        if self._small is not None and self._small_of is image and self._small.shape[:2] != image.shape[:2]:
+            sx, sy = self._small.shape[1] / image.shape[1], self._small.shape[0] / image.shape[0]
+            M = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1.0]]) @ M
+            src = self._small
+        M = M @ np.array([[1.0, 0, 0.5], [0, 1.0, 0.5], [0, 0, 1.0]])  # pixel centres at x + 0.5 mm
+        self._b1 = cv2.warpPerspective(src, M, (w, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        self._b1_of, self._b1_pose = image, pose
+        return self._b1
 
     def _structure_reference(self) -> tuple[np.ndarray, np.ndarray]:
         """The bare print's fine detail, its 3x3 minimum and maximum; sets where it may be compared."""
@@ -548,7 +570,7 @@ class BoardDetection:
         boxes = []
         for cont in contours:
             x, y, w, h = cv2.boundingRect(cont)
-            if w * h < COARSE_MIN_PX:
+            if w * h < COARSE_MIN_PX * COARSE_PX_PER_MM**2:
                 continue
             boxes.append(
                 (
@@ -566,12 +588,11 @@ class BoardDetection:
         pasted: set[tuple[int, int, int, int]] = set()
         for _ in range(4):
             boxes = merge_boxes(boxes)
-            for b in boxes:
-                if b in pasted:
-                    continue
-                pasted.add(b)
+            todo = [b for b in boxes if b not in pasted]
+            pasted.update(todo)
+            rois, refs, oks = [], [], []
+            for x0, y0, x1, y1 in todo:
                 tw = CLOCK()
-                x0, y0, x1, y1 = b
                 Mr = M @ np.array([[1.0, 0.0, x0], [0.0, 1.0, y0], [0.0, 0.0, 1.0]])
                 roi = cv2.warpPerspective(
                     image,
@@ -581,15 +602,25 @@ class BoardDetection:
                     borderMode=cv2.BORDER_CONSTANT,
                     borderValue=(0, 0, 0),
                 )
-                roi = cv2.blur(roi, (3, 3))
+                rois.append(cv2.blur(roi, (3, 3)).reshape(-1, 1, 3))
                 t_warp += CLOCK() - tw
                 if to_mm is not None and self.print is not None:  # (to_mm is only set with a print)
                     ref_r, ok_r = self.print.warp(
                         to_mm @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]]), (x1 - x0, y1 - y0)
                     )
-                    lab = self._with_print(roi, ref_r, ok_r)
-                else:
-                    lab = self._lut.take(_bin_index(roi))
+                    refs.append(ref_r.reshape(-1, 1, 3))
+                    oks.append(ok_r.reshape(-1, 1))
+            if not todo:
+                labs: list[np.ndarray] = []
+            elif refs:
+                # All regions' pixels compared with the print in one call: per region, numpy's fixed cost
+                # per operation was most of the comparison's time.
+                flat = self._with_print(np.concatenate(rois), np.concatenate(refs), np.concatenate(oks))
+                labs = np.split(flat.reshape(-1), np.cumsum([len(r) for r in rois])[:-1])
+            else:
+                labs = [self._lut.take(_bin_index(r)).reshape(-1) for r in rois]
+            for (x0, y0, x1, y1), lab_flat in zip(todo, labs, strict=True):
+                lab = lab_flat.reshape(y1 - y0, x1 - x0)
                 corners = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32) * 16
                 inside = all(
                     cv2.pointPolygonTest(outline_f, (float(px), float(py)), True) > 32 for px, py in corners
@@ -650,9 +681,10 @@ class BoardDetection:
             return out
         flat_out = out.reshape(-1)
         bg = self._lut_bg.take(bins.reshape(-1)[idx])
-        changed, strong = self.print.changed(
-            raw.reshape(-1, 3)[idx], ref.reshape(-1, 3)[idx], None, strong=True
-        )
+        # Gathered per channel plane (several times cheaper than gathering (n, 3) rows), once for both tests.
+        raw_p = [raw.reshape(-1, 3)[:, c][idx] for c in range(3)]
+        ref_p = [ref.reshape(-1, 3)[:, c][idx] for c in range(3)]
+        changed, strong = self.print.changed(raw_p, ref_p, None, strong=True)
         lab_idx = lab.reshape(-1)[idx]
         keep = np.where(changed & (bg > 0), bg, np.where(strong, lab_idx, 0))
         # Colours as distributions: a pixel the print test dropped (it could be the print in a shadow) is
@@ -667,13 +699,13 @@ class BoardDetection:
         if len(sel0):
             pix = idx[sel0]
             # Channel planes throughout: numpy's reductions over a last axis of 3 cost many times more.
-            pn = np.ascontiguousarray(now.reshape(-1, 3)[pix].T)
-            pr = np.ascontiguousarray(ref.reshape(-1, 3)[pix].T)
+            pn = np.stack([now.reshape(-1, 3)[:, c][pix] for c in range(3)])
+            pr = np.stack([v[sel0] for v in ref_p])
             ln = _LOG_U8.take(pn)  # (3, n) log(v + LOG_OFFSET), by table
             d = ln - _LOG_U8.take(pr)
             dm = (d[0] + d[1] + d[2]) / 3.0
             shadow2 = ((d[0] - dm) ** 2 + (d[1] - dm) ** 2 + (d[2] - dm) ** 2) / SHADOW_CAST_LOG**2
-            pw = np.ascontiguousarray(raw.reshape(-1, 3)[pix].T).astype(np.float32)
+            pw = np.stack([v[sel0] for v in raw_p]).astype(np.float32)
             g = self.print.gain
             bright = (pw[0] + pw[1] + pw[2] + 3 * LOG_OFFSET) / (
                 pr[0] * g[0] + pr[1] * g[1] + pr[2] * g[2] + 3 * LOG_OFFSET
@@ -735,6 +767,7 @@ class BoardDetection:
 
 # log(v + LOG_OFFSET) of every 8-bit value: a table lookup instead of a log per pixel.
 _LOG_U8 = np.log(np.arange(256, dtype=np.float32) + LOG_OFFSET)
+_LOG_STRUCT = np.log(np.arange(256, dtype=np.float32) + STRUCT_OFFSET)  # ... and with STRUCT_OFFSET
 
 
 def _lit_tables(palette: Palette, lut: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
