@@ -707,7 +707,9 @@ def publish_view(
     from contracts.topics import MQTT_CAMPAIGN
 
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"campaign-{uuid.uuid4().hex[:8]}")
-    client.username_pw_set(username, password or None)
+    from controller.credentials import resolve_user
+
+    client.username_pw_set(resolve_user(table_id, username), password or None)  # `controller`: this table's
     answers: list[Any] = []
     client.on_connect = lambda _c, _u, _f, reason, _p=None: answers.append(reason)
     try:

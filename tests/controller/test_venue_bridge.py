@@ -17,7 +17,7 @@ import pytest
 
 from contracts.topics import MQTT_PUBLIC, VENUE_REFILL_IN, VENUE_REFILL_OUT
 from controller.broker import DEPLOY, venue_bridge, write_broker_files
-from controller.credentials import ROLES
+from controller.credentials import ROLES, login
 from controller.testing import Broker, Client, free_port
 from tests.support.venue import Venue, make_venue, mosquitto_at, start_venue, wait_for
 
@@ -31,7 +31,7 @@ def venue_and_table() -> Iterator[tuple[Venue, Broker, Path, dict[str, str]]]:
         venue = make_venue(root / "venue", [TABLE, "table-2"])
         venue_users = venue.users
 
-        table_users = {role: secrets.token_urlsafe(9) for role in ROLES}
+        table_users = {login(TABLE, role): secrets.token_urlsafe(9) for role in ROLES}
         table_port, table_ws = free_port(), free_port()
         bridge = venue_bridge(
             TABLE,
@@ -117,9 +117,12 @@ def test_no_venue_means_no_bridge() -> None:
 
 
 def test_the_acls_grant_exactly_the_public_topics_of_the_contract() -> None:
-    table_acl = (DEPLOY / "acl").read_text().splitlines()
-    read = {line.split("table/+/", 1)[1] for line in table_acl if line.startswith("pattern read table/+/")}
-    assert {topic for topic in read if not topic.startswith("player/%u/")} == set(MQTT_PUBLIC)
+    table_acl = (DEPLOY / "acl").read_text().split("\n\n")
+    display = next(block for block in table_acl if block.startswith("user table-1/display\n"))
+    read = {
+        line.split("table/table-1/", 1)[1] for line in display.splitlines() if line.startswith("topic read ")
+    }
+    assert read == set(MQTT_PUBLIC)
     venue_acl = (DEPLOY / "venue-acl").read_text().splitlines()
     writes = {
         line.split("table/%u/", 1)[1] for line in venue_acl if line.startswith("pattern write table/%u/")
