@@ -52,6 +52,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 import psycopg  # noqa: E402
 
 from controller.broker import venue_bridge, write_broker_files  # noqa: E402
+from controller.credentials import login  # noqa: E402
 from controller.gamelog import GameLog  # noqa: E402
 from controller.testing import MOSQUITTO, Broker, _wait_listening, free_port  # noqa: E402
 from venue.refill import TableRefill  # noqa: E402
@@ -293,7 +294,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         # One Mosquitto per table, bridged to the venue.
         for t in tables:
-            users = {"controller": secrets.token_urlsafe(9)}
+            users = {login(t.tid, "controller"): secrets.token_urlsafe(9)}
             port, ws = free_port(), free_port()
             bridge = venue_bridge(
                 t.tid,
@@ -457,7 +458,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def _publisher(t: Table, b: Broker) -> mqtt.Client:
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"controller-{t.tid}", protocol=mqtt.MQTTv311)
-    c.username_pw_set("controller", b.users["controller"])
+    c.username_pw_set(login(t.tid, "controller"), b.users[login(t.tid, "controller")])
     c.max_queued_messages_set(0)
     c.max_inflight_messages_set(1000)
 
