@@ -165,6 +165,10 @@ acl.write_text(render_acl([tid]))
 os.chmod(acl, 0o640)
 users = read_passwd(passwd)
 pw = values.get("mqtt", {}).get("password", "")
+if pw and ctl not in users and any(u.endswith("/controller") and check_password(pw, h) for u, h in users.items()):
+    set_user(passwd, ctl, pw)  # the table was renamed: its controller keeps its password under the new name
+    print(f"install-table: the controller's login is now {ctl} (table.id changed)")
+    users = read_passwd(passwd)
 if not (pw and ctl in users and check_password(pw, users[ctl])):
     pw = secrets.token_urlsafe(18)
     set_user(passwd, ctl, pw)
@@ -187,6 +191,9 @@ if kiosk:
     env = dict(line.split("=", 1) for line in kiosk_env.read_text().splitlines() if "=" in line) if kiosk_env.exists() else {}
     dpw = env.get("SMART_TABLE_DISPLAY_PASSWORD", "")
     users = read_passwd(passwd)
+    if dpw and disp not in users and any(u.endswith("/display") and check_password(dpw, h) for u, h in users.items()):
+        set_user(passwd, disp, dpw)  # the table was renamed: the screen keeps its password
+        users = read_passwd(passwd)
     if not (dpw and disp in users and check_password(dpw, users[disp])):
         dpw = secrets.token_urlsafe(18)
         set_user(passwd, disp, dpw)

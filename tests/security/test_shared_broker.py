@@ -203,3 +203,14 @@ def test_the_acl_names_a_table_in_every_line() -> None:
         assert topic.startswith(f"table/{table}/"), f"{user}: {rule}"
         if "/player/" in topic:
             assert topic.startswith(f"table/{table}/player/{role}/"), f"{user}: {rule}"
+
+
+def test_tablets_acl_prints_the_acl_a_shared_broker_needs() -> None:
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-m", "smart_table", "tablets", "acl"]
+    r = subprocess.run([*run, "--table", ONE, "--table", TWO], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout == render_acl([ONE, TWO])
+    bad = subprocess.run([*run, "--table", "a/b"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "is not a table id" in bad.stderr and "Traceback" not in bad.stderr
