@@ -236,6 +236,13 @@ class CampaignStore:
                 (game_id, row.campaign_id, number),
             )
 
+    def delete(self, name_or_id: str) -> None:
+        """Remove a campaign, its games and journal (a newer copy pulled from the venue replaces it)."""
+        row = self.get(name_or_id)
+        with self._tx() as db:
+            for table in ("campaign_steps", "campaign_games", "campaigns"):
+                db.execute(f"DELETE FROM {table} WHERE campaign_id=?", (row.campaign_id,))  # noqa: S608
+
     # -- export / import -------------------------------------------------------------------------
 
     def export(self, name_or_id: str) -> dict[str, Any]:
