@@ -9,10 +9,8 @@ Campaign Logs the last game left."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,13 +18,13 @@ import pytest
 from controller.campaign import EXPORT_FORMAT, CampaignStore, play
 from controller.gamelog import GameLog
 from rules.dead_reckoning.deep_legends import campaign as cp
+from smart_table.main import main
 from tests.support.postgres import Postgres, empty_database, running_postgres
 from venue.campaigns import VenueCampaignError, campaigns, digest, fetch, pull_into, push
 from venue.store import VenueStore
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 SPECS: list[cp.PlayerSpec] = [
     {"id": "ana", "memoir": "Ana the Bold"},
     {"id": "ben", "memoir": "Ben", "saga_items": ["1.04"]},
@@ -46,15 +44,24 @@ def dsn(postgres: Postgres) -> str:
     return postgres.dsn
 
 
-def _cli(dsn: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "smart_table", "venue", "--dsn", dsn, "campaign", *args],
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], dsn: str) -> Callable[..., Ran]:
+    """`smart-table venue --dsn DSN campaign ...` in this process (a process each is seconds on a loaded
+    machine; tests/smart_table run the command line itself)."""
+
+    def run(*args: str, dsn: str = dsn) -> Ran:
+        code = main(["venue", "--dsn", dsn, "campaign", *args])
+        out = capsys.readouterr()
+        return Ran(code, out.out, out.err)
+
+    return run
 
 
 def _play(db: Path, name: str, seed: int) -> dict:
@@ -68,7 +75,7 @@ def _play(db: Path, name: str, seed: int) -> dict:
         store.close()
 
 
-def test_a_group_continues_its_campaign_at_another_table(dsn: str, tmp_path: Path) -> None:
+def test_a_group_continues_its_campaign_at_another_table(cli: Callable[..., Ran], tmp_path: Path) -> None:
     one, two = tmp_path / "table-1.db", tmp_path / "table-2.db"
     store = CampaignStore(one)
     store.create(cp.new_campaign("autumn", SPECS), {})
@@ -76,43 +83,45 @@ def test_a_group_continues_its_campaign_at_another_table(dsn: str, tmp_path: Pat
     after_1 = _play(one, "autumn", seed=3)
     assert len(after_1["campaign"]["games"]) == 1
 
-    pushed = _cli(dsn, "push", "autumn", "--db", str(one), "--table", "table-1")
+    pushed = cli("push", "autumn", "--db", str(one), "--table", "table-1")
     assert pushed.returncode == 0, pushed.stderr
     assert "1 games recorded" in pushed.stdout and "revision 1" in pushed.stdout
-    again = _cli(dsn, "push", "autumn", "--db", str(one), "--table", "table-1")
+    again = cli("push", "autumn", "--db", str(one), "--table", "table-1")
     assert again.returncode == 0 and "unchanged (revision 1)" in again.stdout
 
-    pulled = _cli(dsn, "pull", "autumn", "--db", str(two), "--table", "table-2")
+    pulled = cli("pull", "autumn", "--db", str(two), "--table", "table-2")
     assert pulled.returncode == 0, pulled.stderr
     assert "imported at table-2" in pulled.stdout
     at_two = CampaignStore(two)
     assert digest(at_two.export("autumn")) == digest(after_1)  # the Campaign Logs, saga and games, all of it
     at_two.close()
-    assert "unchanged" in _cli(dsn, "pull", "autumn", "--db", str(two), "--table", "table-2").stdout
+    assert "unchanged" in cli("pull", "autumn", "--db", str(two), "--table", "table-2").stdout
 
     # Game 2 at table-2, from the Campaign Logs game 1 left; pushed, and pulled back at table-1.
     after_2 = _play(two, "autumn", seed=4)
     assert [g["number"] for g in after_2["campaign"]["games"]] == [1, 2]
     assert after_2["campaign"]["games"][0] == after_1["campaign"]["games"][0]
-    assert _cli(dsn, "push", "autumn", "--db", str(two), "--table", "table-2").returncode == 0
+    assert cli("push", "autumn", "--db", str(two), "--table", "table-2").returncode == 0
     # Table-1 still holds game 1 only: its push would take the venue's campaign back, so it is refused.
-    stale = _cli(dsn, "push", "autumn", "--db", str(one), "--table", "table-1")
+    stale = cli("push", "autumn", "--db", str(one), "--table", "table-1")
     assert stale.returncode == 2 and "Traceback" not in stale.stderr
     assert "has 2 games recorded (pushed from table-2)" in stale.stderr and "pull it here" in stale.stderr
-    back = _cli(dsn, "pull", "autumn", "--db", str(one), "--table", "table-1")
+    back = cli("pull", "autumn", "--db", str(one), "--table", "table-1")
     assert back.returncode == 0 and "replaced at table-1" in back.stdout, back.stderr
     at_one = CampaignStore(one)
     assert digest(at_one.export("autumn")) == digest(after_2)
     at_one.close()
 
-    listed = _cli(dsn, "list", "--json")
+    listed = cli("list", "--json")
     rows = [json.loads(line) for line in listed.stdout.splitlines()]
     assert [(r["name"], r["games"], r["revision"], r["pushed_from"], r["pulled_to"]) for r in rows] == [
         ("autumn", 2, 2, "table-2", "table-1")
     ]
 
 
-def test_pull_to_a_file_is_what_campaign_import_reads(dsn: str, tmp_path: Path) -> None:
+def test_pull_to_a_file_is_what_campaign_import_reads(
+    dsn: str, cli: Callable[..., Ran], tmp_path: Path
+) -> None:
     db = tmp_path / "t.db"
     store = CampaignStore(db)
     store.create(cp.new_campaign("spring", SPECS[:2]), {})
@@ -123,7 +132,7 @@ def test_pull_to_a_file_is_what_campaign_import_reads(dsn: str, tmp_path: Path) 
     assert push(venue, doc, "table-1").changed
     venue.close()
     out = tmp_path / "spring.json"
-    r = _cli(dsn, "pull", "spring", "--out", str(out))
+    r = cli("pull", "spring", "--out", str(out))
     assert r.returncode == 0, r.stderr
     exported = json.loads(out.read_text())
     assert exported["format"] == EXPORT_FORMAT and digest(exported) == digest(doc)
@@ -132,16 +141,16 @@ def test_pull_to_a_file_is_what_campaign_import_reads(dsn: str, tmp_path: Path) 
     other.close()
 
 
-def test_refusals_are_one_sentence(dsn: str, tmp_path: Path) -> None:
+def test_refusals_are_one_sentence(cli: Callable[..., Ran], tmp_path: Path) -> None:
     not_export = tmp_path / "x.json"
     not_export.write_text(json.dumps({"format": "something-else"}))
-    r = _cli(dsn, "push", "--file", str(not_export), "--table", "table-1")
+    r = cli("push", "--file", str(not_export), "--table", "table-1")
     assert r.returncode == 2 and "not a campaign export" in r.stderr and "Traceback" not in r.stderr
-    r = _cli(dsn, "pull", "winter", "--db", str(tmp_path / "t.db"), "--table", "table-1")
+    r = cli("pull", "winter", "--db", str(tmp_path / "t.db"), "--table", "table-1")
     assert r.returncode == 2 and "no campaign 'winter'" in r.stderr and "Traceback" not in r.stderr
-    r = _cli(dsn, "push", "winter", "--db", str(tmp_path / "none.db"), "--table", "table-1")
+    r = cli("push", "winter", "--db", str(tmp_path / "none.db"), "--table", "table-1")
     assert r.returncode == 2 and "does not exist" in r.stderr and "Traceback" not in r.stderr
-    r = _cli("host=127.0.0.1 port=1 dbname=x connect_timeout=2", "list")
+    r = cli("list", dsn="host=127.0.0.1 port=1 dbname=x connect_timeout=2")
     assert r.returncode == 1 and "cannot reach the venue database" in r.stderr and "Traceback" not in r.stderr
 
 
