@@ -298,7 +298,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             port, ws = free_port(), free_port()
             bridge = venue_bridge(
                 t.tid,
-                {"host": "127.0.0.1", "port": venue.port, "username": t.tid, "password": venue.users[t.tid]},
+                {"host": "127.0.0.1", "port": venue.port, "password": venue.users[login(t.tid, "bridge")]},
             )
             conf = write_broker_files(tmp / t.tid, users, "127.0.0.1", port, ws, "127.0.0.1", extra=bridge)
             b = start_mosquitto(conf, tmp / t.tid, port, ws)

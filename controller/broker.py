@@ -110,6 +110,36 @@ def render_acl(tables: Iterable[str]) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+VENUE_ACL_HEADER = """\
+# Access control of the VENUE broker (deploy/mosquitto/venue.conf, docs/venue.md), rendered by
+# controller/broker.py render_venue_acl for the venue's tables; regenerate it when a table joins:
+#   smart-table tablets acl --venue --table table-1 [--table table-2 ...] > /etc/mosquitto/venue/venue-acl
+# A table's bridge logs in as `<table>/bridge` (controller.credentials.login) and may write only its own
+# table's public topics, so one table cannot forge another's state; no login anywhere reads a player's
+# private topics (the tables never send them). `venue` (the venue service) and `spectator` are the venue's
+# own logins, over every table: the service reads everything and asks tables for gaps, spectators only read.
+"""
+
+
+def render_venue_acl(tables: Iterable[str]) -> str:
+    """The venue broker's ACL: the venue service, spectators, and per table its bridge (docs/venue.md)."""
+    public = (*MQTT_PUBLIC, "venue")
+    out = [VENUE_ACL_HEADER, "user venue", "topic read table/#"]
+    out += ["# The gap refill (docs/venue.md): the venue service asks a table for what it lacks."]
+    out += [f"topic write table/+/{VENUE_REFILL_IN}", ""]
+    out += ["# Spectators and the venue screen: read-only, every table's public tree.", "user spectator"]
+    out += [f"topic read table/+/{suffix}" for suffix in public]
+    for tid in dict.fromkeys(tables):
+        out += [
+            "",
+            f"# --- table {tid}: its bridge sends its public tree and the refill, and takes the venue's asks",
+        ]
+        out.append(f"user {login(tid, 'bridge')}")
+        out += [f"topic write table/{tid}/{suffix}" for suffix in (*public, *VENUE_REFILL_OUT)]
+        out.append(f"topic read table/{tid}/{VENUE_REFILL_IN}")
+    return "\n".join(out) + "\n"
+
+
 def tables_of(users: Iterable[str]) -> list[str]:
     """The tables named by these logins (`<table>/<role>`), in order of first appearance."""
     found = (parse_login(u) for u in users)
@@ -129,6 +159,8 @@ def venue_bridge(table_id: str, venue: dict[str, object]) -> list[str]:
     host = str(venue.get("host") or "")
     if not host:
         return []
+    # The table's login at the venue names its table: `<table>/bridge` unless the config names another.
+    username = str(venue.get("username") or login(table_id, "bridge"))
     lines = [
         f"connection venue-{table_id}",
         f"address {host}:{venue.get('port', 8883)}",
@@ -143,8 +175,7 @@ def venue_bridge(table_id: str, venue: dict[str, object]) -> list[str]:
         "notifications true",
         f"notification_topic table/{table_id}/venue",
     ]
-    if venue.get("username"):
-        lines.append(f"remote_username {venue['username']}")
+    lines.append(f"remote_username {username}")
     if venue.get("password"):
         lines.append(f"remote_password {venue['password']}")
     if venue.get("cafile"):

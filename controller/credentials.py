@@ -23,6 +23,8 @@ from urllib.parse import urlencode
 PLAYER_COLOURS = ("red", "blue", "green", "yellow")
 # `spectator`: read-only like the display, but without the display's password, which opens /join.json.
 ROLES = ("controller", "display", "spectator", *PLAYER_COLOURS)
+# A table's login at a VENUE broker (docs/venue.md): its bridge, `table-1/bridge`.
+VENUE_ROLES = ("bridge",)
 # Between a login's table and its role: a table id is one MQTT topic level, so it never holds '/'
 # (config's TOPIC_NAME), and the split at the last '/' is unambiguous.
 LOGIN_SEP = "/"
@@ -31,8 +33,8 @@ LOGIN_SEP = "/"
 def login(table_id: str, role: str) -> str:
     """The broker login of `role` (controller, display, spectator or a seat colour) at `table_id`:
     `table-1/red`. The broker's ACL keys on both parts, so a login is good at its own table only."""
-    if role not in ROLES:
-        raise ValueError(f"{role!r} is not a role at a table: one of {', '.join(ROLES)}")
+    if role not in ROLES and role not in VENUE_ROLES:
+        raise ValueError(f"{role!r} is not a role at a table: one of {', '.join((*ROLES, *VENUE_ROLES))}")
     if not table_id or any(c in table_id for c in "/+#") or any(c.isspace() for c in table_id):
         raise ValueError(f"table id {table_id!r} must be one topic level without '/', '+', '#' or spaces")
     return f"{table_id}{LOGIN_SEP}{role}"
@@ -41,7 +43,7 @@ def login(table_id: str, role: str) -> str:
 def parse_login(user: str) -> tuple[str, str] | None:
     """(table id, role) of a login made by `login`, or None for any other name."""
     table, sep, role = user.rpartition(LOGIN_SEP)
-    if not sep or not table or role not in ROLES or any(c in table for c in "/+#"):
+    if not sep or not table or role not in (*ROLES, *VENUE_ROLES) or any(c in table for c in "/+#"):
         return None
     return table, role
 
@@ -49,7 +51,7 @@ def parse_login(user: str) -> tuple[str, str] | None:
 def resolve_user(table_id: str, user: str) -> str:
     """A bare role (`controller`, `red`: the config's mqtt.username, an old join link) means that role at
     `table_id`; any other name (a full login, a login of the owner's own choice) is used as it is."""
-    return login(table_id, user) if user in ROLES else user
+    return login(table_id, user) if user in ROLES or user in VENUE_ROLES else user
 
 
 def table_logins(table_id: str, passwords: dict[str, str]) -> dict[str, str]:

@@ -79,6 +79,9 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument(
         "--table", action="append", default=[], help="a table the broker serves (repeat; default: table.id)"
     )
+    p.add_argument(
+        "--venue", action="store_true", help="the venue broker's ACL (tables' bridges, docs/venue.md)"
+    )
     p.set_defaults(func=cmd_tablets_acl)
 
     g = groups["tower"]
@@ -281,14 +284,14 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
 
 
 def cmd_tablets_acl(args: argparse.Namespace) -> int:
-    from controller.broker import render_acl
+    from controller.broker import render_acl, render_venue_acl
     from controller.config import TOPIC_NAME
 
     tables = args.table or [_config(args.config)["table"]["id"]]
     bad = [t for t in tables if not TOPIC_NAME.ok(t)]
     if bad:
         raise CliError(f"--table {bad[0]!r} is not a table id: {TOPIC_NAME.describe()}.")
-    sys.stdout.write(render_acl(tables))
+    sys.stdout.write(render_venue_acl(tables) if args.venue else render_acl(tables))
     return 0
 
 

@@ -71,7 +71,9 @@ def test_tablets_add_makes_credentials_mosquitto_accepts(tmp_path):
     password = link.split("pass=")[1].split("&")[0]
     assert "█" in r.stdout or "▀" in r.stdout or "▄" in r.stdout  # the QR code, drawn in the terminal
     st("tablets", "add", "controller", *db, "--password-file", str(pw))  # not a tablet: refused
-    assert set(read_passwd(pw)) == {"table-1/red"} and check_password(password, read_passwd(pw)["table-1/red"])
+    assert set(read_passwd(pw)) == {"table-1/red"} and check_password(
+        password, read_passwd(pw)["table-1/red"]
+    )
     # The same seat again: the same stored login (the printed link and QR code stay valid) ...
     again = st("tablets", "add", "red", *db, "--password-file", str(pw), "--no-qr", check=True)
     assert f"pass={password}&" in again.stdout

@@ -95,7 +95,7 @@ def test_a_table_back_after_more_than_its_queue_fills_the_venue_from_its_log(
             port, ws = free_port(), free_port()
             bridge = venue_bridge(
                 TABLE,
-                {"host": "127.0.0.1", "port": venue.port, "username": TABLE, "password": venue.users[TABLE]},
+                {"host": "127.0.0.1", "port": venue.port, "password": venue.users[login(TABLE, "bridge")]},
             )
             conf = write_broker_files(
                 tmp_path / "table", users, "127.0.0.1", port, ws, "127.0.0.1", extra=bridge
