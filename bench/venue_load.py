@@ -1,7 +1,8 @@
 """The venue at scale: many tables bridged to one venue Mosquitto and PostgreSQL, watched by spectators.
 
     python bench/venue_load.py [--tables 30] [--spectators 200] [--seconds 60] [--speed 20]
-                               [--command-every 3.0] [--outage 5] [--broker-signal TERM|KILL] [--json]
+                               [--command-every 3.0] [--outage 5] [--broker-signal TERM|KILL]
+                               [--controllers 3] [--bot-delay 1.5] [--json]
 
 What runs (all real, all on loopback): a throwaway PostgreSQL cluster (venue.testing), the venue
 Mosquitto (deploy/mosquitto/venue.conf and venue-acl), the venue service (`python -m smart_table venue`,
@@ -12,7 +13,12 @@ the venue broker, each watching one table's state and events, spread over a few 
 The tables are light publishers, not whole controllers: each replays a game recorded at the start from
 the rules engine and random legal bots (its public events and public state per accepted command, as the
 controller publishes them), one command every `--command-every` seconds divided by `--speed` (1: table
-speed; 20: twenty times faster), with the send time in each payload for the latency.
+speed; 20: twenty times faster), with the send time in each payload for the latency. `--controllers N`
+adds N whole tables among them (`whole-1`...): `python -m smart_table run --simulate --demo`, each with its
+own embedded Mosquitto bridged by its `[venue]` config, simulated firmware (the camera as the fast "model"),
+bots playing every seat every `--bot-delay` s, its SQLite log and the gap refill, exactly as a table runs;
+what each had logged when the publishers stop must be at the venue too (`lost` counts both kinds). Their
+payloads carry no send time, so the latency is the light tables'.
 
 In the middle (`--outage` seconds, 0: never) the venue broker is stopped (`--broker-signal`) and
 PostgreSQL is crashed (`pg_ctl -m immediate`), then both are started again. At the end the publishers stop
@@ -235,6 +241,68 @@ def stop_process(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> No
         proc.stderr.close()
 
 
+class Whole:
+    """A whole simulated table (`smart-table run --simulate --demo`) bridged to the venue."""
+
+    def __init__(self, tid: str, tmp: Path, venue: Venue, bot_delay: float, env: dict[str, str]) -> None:
+        self.tid, self.db = tid, tmp / f"{tid}.db"
+        ports = {k: free_port() for k in ("mqtt", "ws", "pub", "cmd", "vis", "shp", "ctl", "cam")}
+        conf = tmp / f"{tid}.toml"
+        conf.write_text(
+            f"""[table]
+id = "{tid}"
+database = "{self.db}"
+bot_delay = {bot_delay}
+[mqtt]
+port = {ports["mqtt"]}
+ws_port = {ports["ws"]}
+[display]
+enabled = false
+[bridge]
+events = "tcp://127.0.0.1:{ports["pub"]}"
+commands = "tcp://127.0.0.1:{ports["cmd"]}"
+[vision]
+events = "tcp://127.0.0.1:{ports["vis"]}"
+ships_events = "tcp://127.0.0.1:{ports["shp"]}"
+[simulate]
+camera = "model"
+tower_control = "tcp://127.0.0.1:{ports["ctl"]}"
+camera_control = "tcp://127.0.0.1:{ports["cam"]}"
+[venue]
+host = "127.0.0.1"
+port = {venue.port}
+password = "{venue.users[login(tid, "bridge")]}"
+"""
+        )
+        conf.chmod(0o600)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "smart_table", "run", "--simulate", "--demo", "--config", str(conf)],
+            cwd=tmp,
+            env=env,
+            stdout=open(tmp / f"{tid}.out", "wb"),  # noqa: SIM115 - the child keeps it
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def pids(self) -> list[int]:
+        family, todo = [], [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            family.append(pid)
+            todo += _children(pid)
+        return family
+
+    def logged(self) -> set[tuple[str, int]]:
+        """(game, seq) of every command with events in the table's log so far."""
+        if not self.db.exists():
+            return set()
+        log = GameLog(self.db)
+        try:
+            return {(g.game_id, seq) for g in log.games(self.tid) for seq, _ in log.events_by_seq(g.game_id)}
+        finally:
+            log.close()
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -246,6 +314,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     games = record_games(args.games, args.seed)
     say(f"recorded {len(games)} bot games")
     tids = [f"table-{n + 1}" for n in range(args.tables)]
+    whole_tids = [f"whole-{n + 1}" for n in range(args.controllers)]
     rng = random.Random(args.seed)
     tables = [
         Table(t, games[n % len(games)], rng.randrange(len(games[n % len(games)]))) for n, t in enumerate(tids)
@@ -258,12 +327,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "speed": args.speed,
         "command_every_s": args.command_every,
         "refill": args.refill,
+        "whole_controllers": args.controllers,
         "recorded_games": [len(g) for g in games],
     }
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="venue-load-")))
         pg: Postgres = stack.enter_context(running_postgres())
-        venue: Venue = make_venue(tmp / "venue", tids)
+        venue: Venue = make_venue(tmp / "venue", tids + whole_tids)
         venue_broker = start_mosquitto(venue.conf, venue.directory, venue.port, venue.ws_port)
         brokers: list[Broker] = []
 
@@ -312,6 +382,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             t.client = _publisher(t, b)
 
         say(f"{len(brokers)} table brokers bridged to the venue")
+        wholes = [Whole(tid, tmp, venue, args.bot_delay, env) for tid in whole_tids]
+        for w in wholes:
+            stack.callback(stop_process, w.proc, signal.SIGINT)
+        meter.watch("whole_controllers", lambda: [pid for w in wholes for pid in w.pids()])
+        if wholes:
+            _wait_rows(
+                pg,
+                lambda n: n >= len(tids) + len(wholes),
+                180,
+                "the whole tables at the venue",
+                "venue_tables",
+            )
+            say(f"{len(wholes)} whole controllers playing")
         # Spectators: each watches one table, spread over worker processes.
         ctx = mp.get_context("spawn")
         stop_spectators, ready, out = ctx.Event(), ctx.Queue(), ctx.Queue()
@@ -383,14 +466,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             _wait_acked(t, 60)
         acked = {t.tid: accepted(t) for t in tables}
         want = sum(len(v) for v in acked.values())
-        caught = _wait_rows(pg, lambda n: n >= want, args.catch_up, "every event to be stored")
-        stored = _stored(pg)
-        lost = sorted(
-            (tid, e, s)
-            for tid, keys in acked.items()
-            for (e, s) in keys
-            if (e, s) not in stored.get(tid, set())
-        )
+        # The whole tables play on; what they had logged by now must reach the venue (by bridge or refill).
+        whole_logged = {w.tid: w.logged() for w in wholes}
+        acked.update(whole_logged)
+        whole_events = sum(len(v) for v in whole_logged.values())
+        deadline = time.time() + args.catch_up
+        while True:
+            # Row counts cannot tell: the whole tables keep adding rows. Every expected key must be there.
+            stored = _stored(pg)
+            lost = sorted(
+                (tid, e, s)
+                for tid, keys in acked.items()
+                for (e, s) in keys
+                if (e, s) not in stored.get(tid, set())
+            )
+            caught = not lost
+            if caught or time.time() > deadline:
+                break
+            time.sleep(0.5)
         caught_at = time.time()
         if lost:
             say("lost messages; the venue service's log ends:\n" + (tmp / "service.log").read_text()[-3000:])
@@ -444,6 +537,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "event_rows_per_s_catching_up": rows.rate(outage[1] if outage else end, caught_at),
             "catch_up_s_after_publishing": round(caught_at - end, 1),
             "event_rows_expected": want,
+            "whole_controller_events_expected": whole_events,
             "event_rows_stored": sum(len(v) for v in stored.values()),
             "caught_up": caught,
             "lost": len(lost),
@@ -599,6 +693,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=4, help="processes the spectators are spread over")
     ap.add_argument("--catch-up", type=float, default=120.0, help="seconds to wait for the venue to catch up")
+    ap.add_argument("--controllers", type=int, default=0, help="whole simulated tables among the light ones")
+    ap.add_argument("--bot-delay", type=float, default=1.5, help="the whole tables' bots: seconds per action")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
     for name in ("tables", "spectators", "workers", "games"):
