@@ -14,9 +14,10 @@ The tables are light publishers, not whole controllers: each replays a game reco
 the rules engine and random legal bots (its public events and public state per accepted command, as the
 controller publishes them), one command every `--command-every` seconds divided by `--speed` (1: table
 speed; 20: twenty times faster), with the send time in each payload for the latency. `--controllers N`
-adds N whole tables among them (`whole-1`...): `python -m smart_table run --simulate --demo`, each with its
-own embedded Mosquitto bridged by its `[venue]` config, simulated firmware (the camera as the fast "model"),
-bots playing every seat every `--bot-delay` s, its SQLite log and the gap refill, exactly as a table runs;
+adds N whole tables among them (`whole-1`...): `python -m smart_table run --simulate` with bots in every
+seat, each with its own embedded Mosquitto bridged by its `[venue]` config, simulated firmware (the camera
+as the fast "model"), a bot action every `--bot-delay` s (default: the light tables' pace,
+--command-every / --speed), its SQLite log and the gap refill, exactly as a table runs;
 what each had logged when the publishers stop must be at the venue too (`lost` counts both kinds). Their
 payloads carry no send time, so the latency is the light tables'.
 
@@ -242,7 +243,7 @@ def stop_process(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> No
 
 
 class Whole:
-    """A whole simulated table (`smart-table run --simulate --demo`) bridged to the venue."""
+    """A whole simulated table (`smart-table run --simulate`, bots in every seat) bridged to the venue."""
 
     def __init__(self, tid: str, tmp: Path, venue: Venue, bot_delay: float, env: dict[str, str]) -> None:
         self.tid, self.db = tid, tmp / f"{tid}.db"
@@ -252,6 +253,7 @@ class Whole:
             f"""[table]
 id = "{tid}"
 database = "{self.db}"
+bots = ["red", "blue", "green", "yellow"]
 bot_delay = {bot_delay}
 [mqtt]
 port = {ports["mqtt"]}
@@ -276,7 +278,7 @@ password = "{venue.users[login(tid, "bridge")]}"
         )
         conf.chmod(0o600)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "smart_table", "run", "--simulate", "--demo", "--config", str(conf)],
+            [sys.executable, "-m", "smart_table", "run", "--simulate", "--config", str(conf)],
             cwd=tmp,
             env=env,
             stdout=open(tmp / f"{tid}.out", "wb"),  # noqa: SIM115 - the child keeps it
@@ -328,6 +330,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "command_every_s": args.command_every,
         "refill": args.refill,
         "whole_controllers": args.controllers,
+        "bot_delay_s": args.bot_delay if args.bot_delay is not None else round(period, 3),
         "recorded_games": [len(g) for g in games],
     }
     with contextlib.ExitStack() as stack:
@@ -382,7 +385,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             t.client = _publisher(t, b)
 
         say(f"{len(brokers)} table brokers bridged to the venue")
-        wholes = [Whole(tid, tmp, venue, args.bot_delay, env) for tid in whole_tids]
+        bot_delay = args.bot_delay if args.bot_delay is not None else period
+        wholes = [Whole(tid, tmp, venue, bot_delay, env) for tid in whole_tids]
         for w in wholes:
             stack.callback(stop_process, w.proc, signal.SIGINT)
         meter.watch("whole_controllers", lambda: [pid for w in wholes for pid in w.pids()])
@@ -694,7 +698,11 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=4, help="processes the spectators are spread over")
     ap.add_argument("--catch-up", type=float, default=120.0, help="seconds to wait for the venue to catch up")
     ap.add_argument("--controllers", type=int, default=0, help="whole simulated tables among the light ones")
-    ap.add_argument("--bot-delay", type=float, default=1.5, help="the whole tables' bots: seconds per action")
+    ap.add_argument(
+        "--bot-delay",
+        type=float,
+        help="the whole tables' bots: seconds per action (default: the tables' pace)",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
     for name in ("tables", "spectators", "workers", "games"):
