@@ -2,7 +2,7 @@
 # Turns a Raspberry Pi 5 (Raspberry Pi OS bookworm) or any Debian 12 machine into the table:
 #   - the code in /opt/smart-table/app, its virtual environment in /opt/smart-table/venv,
 #     `smart-table` linked into /usr/local/bin;
-#   - Mosquitto as a service with deploy/mosquitto/mosquitto.conf and deploy/mosquitto/acl, a password
+#   - Mosquitto as a service with deploy/mosquitto/mosquitto.conf and the ACL rendered for table.id, a password
 #     file holding the controller's and the table screen's logins;
 #   - the controller as the systemd service smart-table.service, user `smart-table` (groups dialout, video),
 #     its config /etc/smart-table/table.toml, the game database under /var/lib/smart-table;
