@@ -136,6 +136,25 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _family(roots: list[int]) -> list[int]:
+    """The roots and every process below them, from one pass over /proc (the meter samples every 0.5 s in
+    the publishers' loop: a pass per process starved the publishers)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry))
+    family, todo = [], list(roots)
+    while todo:
+        pid = todo.pop()
+        family.append(pid)
+        todo += parents.get(pid, [])
+    return family
+
+
 class CpuMeter:
     """CPU seconds per group of processes; a process that exits keeps its last reading, so a broker or
     a database restarted in the middle counts both lives."""
@@ -287,12 +306,7 @@ password = "{venue.users[login(tid, "bridge")]}"
         )
 
     def pids(self) -> list[int]:
-        family, todo = [], [self.proc.pid]
-        while todo:
-            pid = todo.pop()
-            family.append(pid)
-            todo += _children(pid)
-        return family
+        return _family([self.proc.pid])
 
     def logged(self) -> set[tuple[str, int]]:
         """(game, seq) of every command with events in the table's log so far."""
@@ -389,7 +403,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         wholes = [Whole(tid, tmp, venue, bot_delay, env) for tid in whole_tids]
         for w in wholes:
             stack.callback(stop_process, w.proc, signal.SIGINT)
-        meter.watch("whole_controllers", lambda: [pid for w in wholes for pid in w.pids()])
+        meter.watch("whole_controllers", lambda: _family([w.proc.pid for w in wholes]) if wholes else [])
         if wholes:
             _wait_rows(
                 pg,
