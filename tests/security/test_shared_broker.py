@@ -214,3 +214,48 @@ def test_tablets_acl_prints_the_acl_a_shared_broker_needs() -> None:
     assert r.returncode == 0 and r.stdout == render_acl([ONE, TWO])
     bad = subprocess.run([*run, "--table", "a/b"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "is not a table id" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_two_controllers_on_one_broker_serve_only_their_own_table(broker: Broker, tmp_path) -> None:
+    """Two real controllers (TableCore + MqttLink, each with its own table's login) on the one broker: red's
+    tablet at table-1 gets its own private state from table-1's controller and nothing of table-2, and its
+    command on table-2's red topic never reaches table-2's controller, which answers table-2's red."""
+    from controller.core import TableCore
+    from controller.gamelog import GameLog
+    from controller.mqtt import MqttLink
+
+    links, cores, logs = {}, {}, []
+    red1 = red2 = None
+    try:
+        for table, seed in ((ONE, 3), (TWO, 4)):
+            log = GameLog(tmp_path / f"{table}.db")
+            logs.append(log)
+            password = broker.users[login(table, "controller")]
+            links[table] = MqttLink(broker.host, broker.port, "controller", password, table_id=table)
+            cores[table] = TableCore(log, table_id=table, publisher=links[table])
+            cores[table].open_game(["red", "blue"], seed)
+            links[table].start(cores[table])
+        red1, red2 = _as(broker, "red", ONE), _as(broker, "red", TWO)
+        for f in ("#", "table/+/player/red/#"):
+            red1.subscribe(f)
+        red2.subscribe(f"table/{TWO}/player/red/reply")
+        stale = {"seq": -1, "action": {"type": "end_turn"}}
+        red1.publish(f"table/{TWO}/player/red/cmd", json.dumps({"request_id": "from-table-1", **stale}))
+        red2.publish(f"table/{TWO}/player/red/cmd", json.dumps({"request_id": "from-table-2", **stale}))
+        replies = red2.until(lambda m: b"from-table-2" in m.payload)
+        assert not [m for m in replies if b"from-table-1" in m.payload], (
+            "table-2's controller took table-1's red"
+        )
+        red1.publish(f"table/{ONE}/player/red/cmd", json.dumps({"request_id": "own", **stale}))
+        got = red1.until(lambda m: b'"own"' in m.payload)
+        topics = {m.topic for m in got}
+        assert f"table/{ONE}/player/red/state" in topics, "table-1's controller never sent red its state"
+        assert not [t for t in topics if t.startswith(f"table/{TWO}/")], sorted(topics)
+    finally:
+        for c in (red1, red2):
+            if c is not None:
+                c.close()
+        for link in links.values():
+            link.stop()
+        for log in logs:
+            log.close()
