@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
 
     colours = ["red", "blue", "green", "yellow"][: max(2, args.players)]
     state = api.new_game(colours, 11, None)
-    with running_mosquitto() as broker:
+    with running_mosquitto(tables=(TABLE,)) as broker:
         ctl = Client(broker, "controller")
         assert ctl.wait_connected()
         display = serve_display("127.0.0.1", 0, {"table": TABLE, "ws": f"ws://127.0.0.1:{broker.ws_port}"})

@@ -7,7 +7,8 @@ A real broker (Mosquitto with the deploy/ ACL; the embedded amqtt broker is gone
 (rules engine, SQLite log synced per event, battle session) and 8 subscribed tablets (paho clients).
 The bench plays a seeded simulated game; at every battle drop it publishes, over real ZeroMQ, the
 bridge's `cube_dropped` events and then the vision process's settled `vision.board` reading. t0 is
-the moment the reading is sent; t1 is the arrival of the next `state` at each of the 8 tablets.
+the moment the reading is sent; t1 is the arrival of the next `state` at each of the 6 tablets (every
+read-only and seat login of the table: logins name their table, `bench/red`, and the ACL serves no other).
 Then it plays the rest of the game flat out and reports the MQTT messages per second the controller
 published (and the tablets received). Prints numbers; asserts nothing.
 """
@@ -38,7 +39,7 @@ from controller.simplayers import SimPlayers, game_over  # noqa: E402
 from controller.simtable import SimTable  # noqa: E402
 from controller.zmqin import SensorWiring, ZmqInputs  # noqa: E402
 
-TABLETS = ("display", "red", "blue", "green", "yellow", "t6", "t7", "t8")
+TABLETS = ("display", "spectator", "red", "blue", "green", "yellow")
 
 
 class Counting:
@@ -185,21 +186,25 @@ def _battle_latencies(
 
 
 def run(broker_kind: str, drops_wanted: int, seed: int) -> None:
+    from controller.credentials import login
     from controller.testing import running_mosquitto
 
-    users = {u: f"pw-{u}" for u in ("controller", *TABLETS)}
+    users = {login("bench", u): f"pw-{u}" for u in ("controller", *TABLETS)}
     proto = mqtt.MQTTv5
-    with running_mosquitto(users=users) as broker, tempfile.TemporaryDirectory() as tmp_dir:
+    with (
+        running_mosquitto(users=users, tables=("bench",)) as broker,
+        tempfile.TemporaryDirectory() as tmp_dir,
+    ):
         host, port, tmp = broker.host, broker.port, Path(tmp_dir)
         log = GameLog(tmp / "bench.db")
-        link = MqttLink(host, port, "controller", users["controller"], table_id="bench", protocol="5")
+        link = MqttLink(host, port, "controller", users["bench/controller"], table_id="bench", protocol="5")
         counting = Counting(link)
         core = TableCore(log, "bench", publisher=counting)
         core.open_game(COLOURS, seed)
         link.start(core)
         driver = BattleDriver(core)
         driver.sync()
-        tablets = [Tablet(host, port, u, users[u], proto) for u in TABLETS]
+        tablets = [Tablet(host, port, login("bench", u), users[login("bench", u)], proto) for u in TABLETS]
         time.sleep(1.0)
         pub, inputs = _sensors(core, driver, tmp)
 
@@ -248,11 +253,13 @@ def _report(
     lat_ms = sorted(x * 1000 for x in lat)
     p = lambda q: lat_ms[min(len(lat_ms) - 1, int(q * len(lat_ms)))]  # noqa: E731
     print(
-        f"broker: {broker_kind} ({'MQTT 5' if proto == mqtt.MQTTv5 else 'MQTT 3.1.1'}), 8 tablets, "
+        f"broker: {broker_kind} ({'MQTT 5' if proto == mqtt.MQTTv5 else 'MQTT 3.1.1'}), "
+        f"{len(TABLETS)} tablets, "
         f"SQLite synchronous=FULL; 2 shared CPU cores under load from other work"
     )
     print(
-        f"drop accepted -> state at 8 tablets: {len(lat_ms) // len(TABLETS)} drops ({games} games), "
+        f"drop accepted -> state at {len(TABLETS)} tablets: "
+        f"{len(lat_ms) // len(TABLETS)} drops ({games} games), "
         f"{len(lat_ms)} deliveries in {elapsed_battles:.1f} s"
     )
     if lat_ms:
@@ -264,7 +271,7 @@ def _report(
         )
     print(
         f"throughput: {events} events in {dt:.2f} s = {events / dt:.0f} events/s; "
-        f"controller published {published / dt:.0f} MQTT messages/s, 8 tablets received "
+        f"controller published {published / dt:.0f} MQTT messages/s, {len(TABLETS)} tablets received "
         f"{received / dt:.0f} messages/s in all (each sees the public topics and only its own private "
         "ones)"
     )

@@ -1,7 +1,8 @@
 """The venue at scale: many tables bridged to one venue Mosquitto and PostgreSQL, watched by spectators.
 
     python bench/venue_load.py [--tables 30] [--spectators 200] [--seconds 60] [--speed 20]
-                               [--command-every 3.0] [--outage 5] [--broker-signal TERM|KILL] [--json]
+                               [--command-every 3.0] [--outage 5] [--broker-signal TERM|KILL]
+                               [--controllers 3] [--bot-delay 1.5] [--json]
 
 What runs (all real, all on loopback): a throwaway PostgreSQL cluster (venue.testing), the venue
 Mosquitto (deploy/mosquitto/venue.conf and venue-acl), the venue service (`python -m smart_table venue`,
@@ -12,7 +13,13 @@ the venue broker, each watching one table's state and events, spread over a few 
 The tables are light publishers, not whole controllers: each replays a game recorded at the start from
 the rules engine and random legal bots (its public events and public state per accepted command, as the
 controller publishes them), one command every `--command-every` seconds divided by `--speed` (1: table
-speed; 20: twenty times faster), with the send time in each payload for the latency.
+speed; 20: twenty times faster), with the send time in each payload for the latency. `--controllers N`
+adds N whole tables among them (`whole-1`...): `python -m smart_table run --simulate` with bots in every
+seat, each with its own embedded Mosquitto bridged by its `[venue]` config, simulated firmware (the camera
+as the fast "model"), a bot action every `--bot-delay` s (default: the light tables' pace,
+--command-every / --speed), its SQLite log and the gap refill, exactly as a table runs;
+what each had logged when the publishers stop must be at the venue too (`lost` counts both kinds). Their
+payloads carry no send time, so the latency is the light tables'.
 
 In the middle (`--outage` seconds, 0: never) the venue broker is stopped (`--broker-signal`) and
 PostgreSQL is crashed (`pg_ctl -m immediate`), then both are started again. At the end the publishers stop
@@ -52,6 +59,7 @@ import paho.mqtt.client as mqtt  # noqa: E402
 import psycopg  # noqa: E402
 
 from controller.broker import venue_bridge, write_broker_files  # noqa: E402
+from controller.credentials import login  # noqa: E402
 from controller.gamelog import GameLog  # noqa: E402
 from controller.testing import MOSQUITTO, Broker, _wait_listening, free_port  # noqa: E402
 from venue.refill import TableRefill  # noqa: E402
@@ -126,6 +134,25 @@ def _children(pid: int) -> list[int]:
             if int(stat[1]) == pid:
                 found.append(int(entry))
     return found
+
+
+def _family(roots: list[int]) -> list[int]:
+    """The roots and every process below them, from one pass over /proc (the meter samples every 0.5 s in
+    the publishers' loop: a pass per process starved the publishers)."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry))
+    family, todo = [], list(roots)
+    while todo:
+        pid = todo.pop()
+        family.append(pid)
+        todo += parents.get(pid, [])
+    return family
 
 
 class CpuMeter:
@@ -234,6 +261,64 @@ def stop_process(proc: subprocess.Popen[bytes], sig: int = signal.SIGTERM) -> No
         proc.stderr.close()
 
 
+class Whole:
+    """A whole simulated table (`smart-table run --simulate`, bots in every seat) bridged to the venue."""
+
+    def __init__(self, tid: str, tmp: Path, venue: Venue, bot_delay: float, env: dict[str, str]) -> None:
+        self.tid, self.db = tid, tmp / f"{tid}.db"
+        ports = {k: free_port() for k in ("mqtt", "ws", "pub", "cmd", "vis", "shp", "ctl", "cam")}
+        conf = tmp / f"{tid}.toml"
+        conf.write_text(
+            f"""[table]
+id = "{tid}"
+database = "{self.db}"
+bots = ["red", "blue", "green", "yellow"]
+bot_delay = {bot_delay}
+[mqtt]
+port = {ports["mqtt"]}
+ws_port = {ports["ws"]}
+[display]
+enabled = false
+[bridge]
+events = "tcp://127.0.0.1:{ports["pub"]}"
+commands = "tcp://127.0.0.1:{ports["cmd"]}"
+[vision]
+events = "tcp://127.0.0.1:{ports["vis"]}"
+ships_events = "tcp://127.0.0.1:{ports["shp"]}"
+[simulate]
+camera = "model"
+tower_control = "tcp://127.0.0.1:{ports["ctl"]}"
+camera_control = "tcp://127.0.0.1:{ports["cam"]}"
+[venue]
+host = "127.0.0.1"
+port = {venue.port}
+password = "{venue.users[login(tid, "bridge")]}"
+"""
+        )
+        conf.chmod(0o600)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "smart_table", "run", "--simulate", "--config", str(conf)],
+            cwd=tmp,
+            env=env,
+            stdout=open(tmp / f"{tid}.out", "wb"),  # noqa: SIM115 - the child keeps it
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def pids(self) -> list[int]:
+        return _family([self.proc.pid])
+
+    def logged(self) -> set[tuple[str, int]]:
+        """(game, seq) of every command with events in the table's log so far."""
+        if not self.db.exists():
+            return set()
+        log = GameLog(self.db)
+        try:
+            return {(g.game_id, seq) for g in log.games(self.tid) for seq, _ in log.events_by_seq(g.game_id)}
+        finally:
+            log.close()
+
+
 def pct(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -245,6 +330,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     games = record_games(args.games, args.seed)
     say(f"recorded {len(games)} bot games")
     tids = [f"table-{n + 1}" for n in range(args.tables)]
+    whole_tids = [f"whole-{n + 1}" for n in range(args.controllers)]
     rng = random.Random(args.seed)
     tables = [
         Table(t, games[n % len(games)], rng.randrange(len(games[n % len(games)]))) for n, t in enumerate(tids)
@@ -257,12 +343,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "speed": args.speed,
         "command_every_s": args.command_every,
         "refill": args.refill,
+        "whole_controllers": args.controllers,
+        "bot_delay_s": args.bot_delay if args.bot_delay is not None else round(period, 3),
         "recorded_games": [len(g) for g in games],
     }
     with contextlib.ExitStack() as stack:
         tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="venue-load-")))
         pg: Postgres = stack.enter_context(running_postgres())
-        venue: Venue = make_venue(tmp / "venue", tids)
+        venue: Venue = make_venue(tmp / "venue", tids + whole_tids)
         venue_broker = start_mosquitto(venue.conf, venue.directory, venue.port, venue.ws_port)
         brokers: list[Broker] = []
 
@@ -293,11 +381,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         # One Mosquitto per table, bridged to the venue.
         for t in tables:
-            users = {"controller": secrets.token_urlsafe(9)}
+            users = {login(t.tid, "controller"): secrets.token_urlsafe(9)}
             port, ws = free_port(), free_port()
             bridge = venue_bridge(
                 t.tid,
-                {"host": "127.0.0.1", "port": venue.port, "username": t.tid, "password": venue.users[t.tid]},
+                {"host": "127.0.0.1", "port": venue.port, "password": venue.users[login(t.tid, "bridge")]},
             )
             conf = write_broker_files(tmp / t.tid, users, "127.0.0.1", port, ws, "127.0.0.1", extra=bridge)
             b = start_mosquitto(conf, tmp / t.tid, port, ws)
@@ -311,6 +399,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             t.client = _publisher(t, b)
 
         say(f"{len(brokers)} table brokers bridged to the venue")
+        bot_delay = args.bot_delay if args.bot_delay is not None else period
+        wholes = [Whole(tid, tmp, venue, bot_delay, env) for tid in whole_tids]
+        for w in wholes:
+            stack.callback(stop_process, w.proc, signal.SIGINT)
+        meter.watch("whole_controllers", lambda: _family([w.proc.pid for w in wholes]) if wholes else [])
+        if wholes:
+            _wait_rows(
+                pg,
+                lambda n: n >= len(tids) + len(wholes),
+                180,
+                "the whole tables at the venue",
+                "venue_tables",
+            )
+            say(f"{len(wholes)} whole controllers playing")
         # Spectators: each watches one table, spread over worker processes.
         ctx = mp.get_context("spawn")
         stop_spectators, ready, out = ctx.Event(), ctx.Queue(), ctx.Queue()
@@ -382,14 +484,24 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             _wait_acked(t, 60)
         acked = {t.tid: accepted(t) for t in tables}
         want = sum(len(v) for v in acked.values())
-        caught = _wait_rows(pg, lambda n: n >= want, args.catch_up, "every event to be stored")
-        stored = _stored(pg)
-        lost = sorted(
-            (tid, e, s)
-            for tid, keys in acked.items()
-            for (e, s) in keys
-            if (e, s) not in stored.get(tid, set())
-        )
+        # The whole tables play on; what they had logged by now must reach the venue (by bridge or refill).
+        whole_logged = {w.tid: w.logged() for w in wholes}
+        acked.update(whole_logged)
+        whole_events = sum(len(v) for v in whole_logged.values())
+        deadline = time.time() + args.catch_up
+        while True:
+            # Row counts cannot tell: the whole tables keep adding rows. Every expected key must be there.
+            stored = _stored(pg)
+            lost = sorted(
+                (tid, e, s)
+                for tid, keys in acked.items()
+                for (e, s) in keys
+                if (e, s) not in stored.get(tid, set())
+            )
+            caught = not lost
+            if caught or time.time() > deadline:
+                break
+            time.sleep(0.5)
         caught_at = time.time()
         if lost:
             say("lost messages; the venue service's log ends:\n" + (tmp / "service.log").read_text()[-3000:])
@@ -443,6 +555,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "event_rows_per_s_catching_up": rows.rate(outage[1] if outage else end, caught_at),
             "catch_up_s_after_publishing": round(caught_at - end, 1),
             "event_rows_expected": want,
+            "whole_controller_events_expected": whole_events,
             "event_rows_stored": sum(len(v) for v in stored.values()),
             "caught_up": caught,
             "lost": len(lost),
@@ -457,7 +570,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def _publisher(t: Table, b: Broker) -> mqtt.Client:
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"controller-{t.tid}", protocol=mqtt.MQTTv311)
-    c.username_pw_set("controller", b.users["controller"])
+    c.username_pw_set(login(t.tid, "controller"), b.users[login(t.tid, "controller")])
     c.max_queued_messages_set(0)
     c.max_inflight_messages_set(1000)
 
@@ -598,6 +711,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=4, help="processes the spectators are spread over")
     ap.add_argument("--catch-up", type=float, default=120.0, help="seconds to wait for the venue to catch up")
+    ap.add_argument("--controllers", type=int, default=0, help="whole simulated tables among the light ones")
+    ap.add_argument(
+        "--bot-delay",
+        type=float,
+        help="the whole tables' bots: seconds per action (default: the tables' pace)",
+    )
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args()
     for name in ("tables", "spectators", "workers", "games"):

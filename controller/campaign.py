@@ -236,6 +236,13 @@ class CampaignStore:
                 (game_id, row.campaign_id, number),
             )
 
+    def delete(self, name_or_id: str) -> None:
+        """Remove a campaign, its games and journal (a newer copy pulled from the venue replaces it)."""
+        row = self.get(name_or_id)
+        with self._tx() as db:
+            for table in ("campaign_steps", "campaign_games", "campaigns"):
+                db.execute(f"DELETE FROM {table} WHERE campaign_id=?", (row.campaign_id,))  # noqa: S608
+
     # -- export / import -------------------------------------------------------------------------
 
     def export(self, name_or_id: str) -> dict[str, Any]:
@@ -706,7 +713,9 @@ def publish_view(
     from contracts.topics import MQTT_CAMPAIGN
 
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=f"campaign-{uuid.uuid4().hex[:8]}")
-    client.username_pw_set(username, password or None)
+    from controller.credentials import resolve_user
+
+    client.username_pw_set(resolve_user(table_id, username), password or None)  # `controller`: this table's
     answers: list[Any] = []
     client.on_connect = lambda _c, _u, _f, reason, _p=None: answers.append(reason)
     try:

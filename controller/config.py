@@ -63,8 +63,10 @@ PORT = Range(0, 65535)
 POSITIVE = Range(0, None, lo_open=True)
 NOT_NEGATIVE = Range(0, None)
 PROBABILITY = Range(0, 1)
+# A table id is a topic level and half of every broker login (`<table>/<role>`, whitespace-free).
 TOPIC_NAME = Rule(
-    lambda v: bool(v) and not any(c in v for c in "/+#"), "a non-empty name without '/', '+' or '#'"
+    lambda v: bool(v) and not any(c in v for c in "/+#") and not any(c.isspace() for c in v),
+    "a non-empty name without '/', '+', '#' or spaces",
 )
 
 EXPANSIONS = Rule(

@@ -3,8 +3,9 @@
 Owns the password-file format (`user:$7$<iterations>$<salt b64>$<hash b64>`, PBKDF2-SHA512, the same
 as `mosquitto_passwd` writes), the tablet join link and the table's stored credentials
 (`CredentialStore`: one login per role and table in the game database, kept across restarts until
-rotated, so a seat's link and QR code stay valid). It does not touch the ACL: the ACL in
-deploy/mosquitto/acl is pattern-based (`%u`), so a new user needs no ACL change.
+rotated, so a seat's link and QR code stay valid), and the form of every broker login: `<table>/<role>`
+(`login`), one place every part imports. The ACL that keys on these logins is rendered by
+controller.broker.render_acl; a new password needs no ACL change, a new table does.
 """
 
 from __future__ import annotations
@@ -20,7 +21,44 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 PLAYER_COLOURS = ("red", "blue", "green", "yellow")
-ROLES = ("controller", "display", *PLAYER_COLOURS)
+# `spectator`: read-only like the display, but without the display's password, which opens /join.json.
+ROLES = ("controller", "display", "spectator", *PLAYER_COLOURS)
+# A table's login at a VENUE broker (docs/venue.md): its bridge, `table-1/bridge`.
+VENUE_ROLES = ("bridge",)
+# Between a login's table and its role: a table id is one MQTT topic level, so it never holds '/'
+# (config's TOPIC_NAME), and the split at the last '/' is unambiguous.
+LOGIN_SEP = "/"
+
+
+def login(table_id: str, role: str) -> str:
+    """The broker login of `role` (controller, display, spectator or a seat colour) at `table_id`:
+    `table-1/red`. The broker's ACL keys on both parts, so a login is good at its own table only."""
+    if role not in ROLES and role not in VENUE_ROLES:
+        raise ValueError(f"{role!r} is not a role at a table: one of {', '.join((*ROLES, *VENUE_ROLES))}")
+    if not table_id or any(c in table_id for c in "/+#") or any(c.isspace() for c in table_id):
+        raise ValueError(f"table id {table_id!r} must be one topic level without '/', '+', '#' or spaces")
+    return f"{table_id}{LOGIN_SEP}{role}"
+
+
+def parse_login(user: str) -> tuple[str, str] | None:
+    """(table id, role) of a login made by `login`, or None for any other name."""
+    table, sep, role = user.rpartition(LOGIN_SEP)
+    if not sep or not table or role not in (*ROLES, *VENUE_ROLES) or any(c in table for c in "/+#"):
+        return None
+    return table, role
+
+
+def resolve_user(table_id: str, user: str) -> str:
+    """A bare role (`controller`, `red`: the config's mqtt.username, an old join link) means that role at
+    `table_id`; any other name (a full login, a login of the owner's own choice) is used as it is."""
+    return login(table_id, user) if user in ROLES or user in VENUE_ROLES else user
+
+
+def table_logins(table_id: str, passwords: dict[str, str]) -> dict[str, str]:
+    """role -> password (as CredentialStore keeps them) to login -> password (the broker's password file)."""
+    return {login(table_id, role): pw for role, pw in passwords.items() if role in ROLES}
+
+
 _ITERATIONS = 101  # mosquitto_passwd's default for $7$
 
 
@@ -93,7 +131,8 @@ def _private(path: Path) -> None:
 
 
 class CredentialStore:
-    """Logins (user -> clear password) per table, in the game database's `credentials` table.
+    """Passwords per table and role (role -> clear password), in the game database's `credentials` table;
+    the broker login of a role is `login(table_id, role)`.
 
     Clear, not hashed, because `smart-table run` prints every seat's link again after a restart and
     the table view shows each open seat's QR code; the database file is made 0600 for that reason."""
@@ -153,7 +192,9 @@ class CredentialStore:
 def join_link(
     host: str, http_port: int, ws_port: int, table_id: str, player: str | None, user: str, password: str
 ) -> str:
-    """The URL a tablet opens (docs/mqtt.md); `player=None` gives the table display's link."""
+    """The URL a tablet opens (docs/mqtt.md); `player=None` gives the table display's link. `user` is the
+    broker login (`login(table_id, role)`); a bare role is made that role's login at `table_id`."""
+    user = resolve_user(table_id, user)
     params: dict[str, str] = {"table": table_id}
     if player is None:
         params["view"] = "table"

@@ -234,8 +234,12 @@ def check_broker(cfg: Config, timeout: float = 3.0) -> list[Check]:
             )
         ]
     out: list[Check] = []
+    from controller.credentials import resolve_user
+
+    # The controller's login names its table (`table-1/controller`); a bare role in the config means that.
+    user = resolve_user(cfg["table"]["id"], m["username"] or "controller")
     try:
-        rc = mqtt_connect(host, port, m["username"] or None, m["password"] or None, timeout)
+        rc = mqtt_connect(host, port, user, m["password"] or None, timeout)
     except (OSError, ConnectionError) as exc:
         return [
             _fail(
@@ -246,15 +250,15 @@ def check_broker(cfg: Config, timeout: float = 3.0) -> list[Check]:
             )
         ]
     if rc == 0:
-        out.append(_ok("broker", f"{host}:{port} accepts the controller's login (user {m['username']!r})"))
+        out.append(_ok("broker", f"{host}:{port} accepts the controller's login (user {user!r})"))
     elif rc in (4, 5):
         out.append(
             _fail(
                 "broker",
-                f"{host}:{port} refuses the controller's login (user {m['username']!r}, "
+                f"{host}:{port} refuses the controller's login (user {user!r}, "
                 f"CONNACK {rc}: {'bad user name or password' if rc == 4 else 'not authorised'})",
                 "set mqtt.password to the controller's password in the broker's password file "
-                "(`sudo mosquitto_passwd /etc/mosquitto/smart-table/passwd controller`, then reload "
+                f"(`sudo mosquitto_passwd /etc/mosquitto/smart-table/passwd {user}`, then reload "
                 "mosquitto), or rerun `sudo bash deploy/install-table.sh`",
             )
         )
@@ -268,16 +272,16 @@ def check_broker(cfg: Config, timeout: float = 3.0) -> list[Check]:
         )
     # ACLs loaded: with the project's config no one gets in anonymously or with a wrong password.
     leaks = []
-    for who, user, pw in (
+    for who, name, pw in (
         ("anonymous", None, None),
         (
             "a wrong password",
-            m["username"] or "controller",
+            user,
             "wrong-" + base64.b16encode(os.urandom(4)).decode(),
         ),
     ):
         try:
-            if mqtt_connect(host, port, user, pw, timeout) == 0:
+            if mqtt_connect(host, port, name, pw, timeout) == 0:
                 leaks.append(who)
         except (OSError, ConnectionError):
             pass  # a broker that hangs up on a bad login refuses it too

@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 import paho.mqtt.client as mqtt
 
+from controller.credentials import resolve_user
+
 log = logging.getLogger(__name__)
 
 # A seat whose device dropped this recently is still taken: with one connection per login (Mosquitto's
@@ -107,7 +109,9 @@ class MqttLink:
         transport: Transport = "tcp",
     ) -> None:
         self.host, self.port, self.table_id = host, port, table_id
-        self.username, self.password, self.client_id = username, password, client_id
+        # A bare role (the config's default `controller`) is that role's login here (`table-1/controller`).
+        self.username = resolve_user(table_id, username) if username else username
+        self.password, self.client_id = password, client_id
         self.protocol, self.transport = protocol, transport
         self.core: Any = None
         self.client: mqtt.Client | None = None

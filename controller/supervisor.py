@@ -201,9 +201,11 @@ class Supervisor:
         self.embedded_users = self.stored_logins(create=True)
         self.broker_dir = self.tmp / "mosquitto"
         ws_host = "127.0.0.1" if self.simulate else cfg["display"]["host"]
+        from controller.credentials import login, table_logins
+
         conf = write_broker_files(
             self.broker_dir,
-            self.embedded_users,
+            table_logins(cfg["table"]["id"], self.embedded_users),
             cfg["mqtt"]["host"],
             cfg["mqtt"]["port"],
             cfg["mqtt"]["ws_port"],
@@ -212,7 +214,7 @@ class Supervisor:
             + venue_bridge(cfg["table"]["id"], cfg["venue"]),
         )
         self.children.append(Child("broker", [binary, "-c", str(conf)]))
-        cfg.set("mqtt.username", "controller")
+        cfg.set("mqtt.username", login(cfg["table"]["id"], "controller"))
         cfg.set("mqtt.password", self.embedded_users["controller"])
 
     def _plan_tower(self) -> None:
@@ -402,9 +404,10 @@ class Supervisor:
             return
         if users and users != self.embedded_users and "controller" in users:
             from controller.broker import update_passwd
+            from controller.credentials import table_logins
 
             self.embedded_users = users
-            update_passwd(self.broker_dir, users)
+            update_passwd(self.broker_dir, table_logins(self.cfg["table"]["id"], users))
             broker = next((c for c in self.children if c.name == "broker"), None)
             if broker is not None and broker.proc is not None and broker.proc.poll() is None:
                 broker.proc.send_signal(signal.SIGHUP)  # Mosquitto rereads its password file

@@ -14,8 +14,9 @@ or as a pytest fixture (tests/support/broker.py; import it into the test module 
 
 The broker config is deploy/mosquitto/mosquitto.conf with its listeners, password and ACL paths
 rewritten for a temp dir by controller.broker (the same code that writes the embedded broker's files for
-`smart-table run`); the ACL is deploy/mosquitto/acl unchanged. Users: controller, display,
-red, blue, green, yellow, each with a random password. The process is killed at teardown.
+`smart-table run`); the ACL is rendered for `tables` (controller.broker.render_acl; `table-1` by default).
+Users: every role of each table (`table-1/controller`, `table-1/red`, ...), each with a random password;
+`broker.users["red"]` and `Client(broker, "red")` mean the first table's role. Killed at teardown.
 It lives in the project, not in tests/, because the benchmarks (bench/) and controller/web/screenshots.py
 need it too, and production code never imports from tests/.
 """
@@ -34,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.broker import DEPLOY, render_config, write_broker_files
-from controller.credentials import ROLES
+from controller.credentials import ROLES, login
 from controller.mqtt import Transport
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
@@ -43,14 +44,39 @@ MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 DEADLINE = 30.0
 
 
+class Logins(dict[str, str]):
+    """login -> clear password, where a bare role (`red`) means that role at the broker's first table."""
+
+    def __init__(self, users: dict[str, str], table: str) -> None:
+        super().__init__(users)
+        self.table = table
+
+    def __missing__(self, key: str) -> str:
+        if key in ROLES:
+            return dict.__getitem__(self, login(self.table, key))
+        raise KeyError(key)
+
+
 @dataclass
 class Broker:
     host: str
     port: int  # MQTT over TCP
     ws_port: int  # MQTT over WebSockets
-    users: dict[str, str]  # username -> clear password
+    users: dict[str, str]  # login -> clear password (Logins: a bare role is the first table's)
     directory: Path
     process: subprocess.Popen = field(repr=False)
+    tables: tuple[str, ...] = ("table-1",)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.users, Logins):
+            self.users = Logins(self.users, self.tables[0])
+
+    def login(self, who: str, table: str | None = None) -> str:
+        """The login of a role at `table` (the broker's first table by default); a full login, or a name this
+        broker knows as it is (a venue broker's `spectator`), as it is."""
+        if who in ROLES and (table is not None or not dict.__contains__(self.users, who)):
+            return login(table or self.tables[0], who)
+        return who
 
     @property
     def log(self) -> str:
@@ -79,14 +105,20 @@ def _config(text: str, directory: Path, port: int, ws_port: int) -> str:
 
 @contextlib.contextmanager
 def running_mosquitto(
-    users: dict[str, str] | None = None, timeout: float = DEADLINE, passwd_file: Path | None = None
+    users: dict[str, str] | None = None,
+    timeout: float = DEADLINE,
+    passwd_file: Path | None = None,
+    tables: tuple[str, ...] = ("table-1",),
 ) -> Iterator[Broker]:
-    """`passwd_file`: use this mosquitto password file as it is (e.g. one `smart-table tablets add` wrote)."""
-    users = dict(users) if users is not None else {role: secrets.token_urlsafe(9) for role in ROLES}
+    """`passwd_file`: use this mosquitto password file as it is (e.g. one `smart-table tablets add` wrote).
+    `users`: login (or bare role, at the first table) -> password; by default every role of every table."""
+    if users is None:
+        users = {login(t, role): secrets.token_urlsafe(9) for t in tables for role in ROLES}
+    users = Logins({(login(tables[0], u) if u in ROLES else u): pw for u, pw in users.items()}, tables[0])
     with tempfile.TemporaryDirectory(prefix="mosq-") as tmp:
         directory = Path(tmp)
         port, ws_port = free_port(), free_port()
-        conf = write_broker_files(directory, users, "127.0.0.1", port, ws_port, "127.0.0.1")
+        conf = write_broker_files(directory, users, "127.0.0.1", port, ws_port, "127.0.0.1", tables=tables)
         conf.write_text(_config((DEPLOY / "mosquitto.conf").read_text(), directory, port, ws_port))
         if passwd_file is not None:
             shutil.copy(passwd_file, directory / "passwd")
@@ -96,7 +128,7 @@ def running_mosquitto(
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
-        broker = Broker("127.0.0.1", port, ws_port, users, directory, proc)
+        broker = Broker("127.0.0.1", port, ws_port, users, directory, proc, tuple(tables))
         try:
             _wait_listening(broker, timeout)
             yield broker
@@ -146,7 +178,9 @@ class Client:
             mqtt.CallbackAPIVersion.VERSION2, client_id=user or "", protocol=proto, transport=transport
         )
         if user is not None:
-            self.client.username_pw_set(user, password if password is not None else broker.users[user])
+            # A bare role is the broker's first table's login (`red` -> `table-1/red`).
+            name = broker.login(user)
+            self.client.username_pw_set(name, password if password is not None else broker.users[name])
         self.messages: queue.Queue = queue.Queue()
         self.connect_rc: object = None
         self._connected = __import__("threading").Event()

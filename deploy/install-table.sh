@@ -2,7 +2,7 @@
 # Turns a Raspberry Pi 5 (Raspberry Pi OS bookworm) or any Debian 12 machine into the table:
 #   - the code in /opt/smart-table/app, its virtual environment in /opt/smart-table/venv,
 #     `smart-table` linked into /usr/local/bin;
-#   - Mosquitto as a service with deploy/mosquitto/mosquitto.conf and deploy/mosquitto/acl, a password
+#   - Mosquitto as a service with deploy/mosquitto/mosquitto.conf and the ACL rendered for table.id, a password
 #     file holding the controller's and the table screen's logins;
 #   - the controller as the systemd service smart-table.service, user `smart-table` (groups dialout, video),
 #     its config /etc/smart-table/table.toml, the game database under /var/lib/smart-table;
@@ -135,13 +135,15 @@ owner "$USER_NAME:$USER_NAME" "$(r $DATA)" && chmod 750 "$(r $DATA)"
 owner "root:mosquitto" "$(r $MOSQ)" && chmod 2750 "$(r $MOSQ)"
 # Keeps the passwords already in the config / kiosk.env when they still match the password file;
 # otherwise makes new ones. Writes the config from the example on the first run only.
-"$PY" - "$SRC" "$(r $ETC)/table.toml" "$(r $MOSQ)/passwd" "$(r $ETC)/kiosk.env" "$KIOSK" "$MOSQ/passwd" <<'PYEOF'
+"$PY" - "$SRC" "$(r $ETC)/table.toml" "$(r $MOSQ)/passwd" "$(r $ETC)/kiosk.env" "$KIOSK" "$MOSQ/passwd" \
+  "$(r $MOSQ)/acl" <<'PYEOF'
 import os, re, secrets, sys, tomllib
 from pathlib import Path
 src, conf, passwd, kiosk_env = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
-kiosk, passwd_on_target = sys.argv[5] == "1", sys.argv[6]
+kiosk, passwd_on_target, acl = sys.argv[5] == "1", sys.argv[6], Path(sys.argv[7])
 sys.path.insert(0, str(src))
-from controller.credentials import check_password, join_link, read_passwd, set_user  # stdlib only
+from controller.broker import render_acl  # stdlib only
+from controller.credentials import check_password, join_link, login, read_passwd, set_user  # stdlib only
 
 def set_key(text: str, section: str, key: str, value: str) -> str:
     """Replace `key = ...` (commented or not) inside [section] with `key = value`."""
@@ -156,11 +158,20 @@ def set_key(text: str, section: str, key: str, value: str) -> str:
 first = not conf.exists()
 text = conf.read_text() if not first else (src / "deploy" / "smart-table.example.toml").read_text()
 values = tomllib.loads(text)
+# Every login names its table (`table-1/controller`) and the ACL names the table in every line.
+tid = values.get("table", {}).get("id", "table-1")
+ctl, disp = login(tid, "controller"), login(tid, "display")
+acl.write_text(render_acl([tid]))
+os.chmod(acl, 0o640)
 users = read_passwd(passwd)
 pw = values.get("mqtt", {}).get("password", "")
-if not (pw and "controller" in users and check_password(pw, users["controller"])):
+if pw and ctl not in users and any(u.endswith("/controller") and check_password(pw, h) for u, h in users.items()):
+    set_user(passwd, ctl, pw)  # the table was renamed: its controller keeps its password under the new name
+    print(f"install-table: the controller's login is now {ctl} (table.id changed)")
+    users = read_passwd(passwd)
+if not (pw and ctl in users and check_password(pw, users[ctl])):
     pw = secrets.token_urlsafe(18)
-    set_user(passwd, "controller", pw)
+    set_user(passwd, ctl, pw)
     print(f"install-table: new MQTT password for the controller (in {conf} and {passwd})")
     text = set_key(text, "mqtt", "password", f'"{pw}"')
 if first:
@@ -180,13 +191,16 @@ if kiosk:
     env = dict(line.split("=", 1) for line in kiosk_env.read_text().splitlines() if "=" in line) if kiosk_env.exists() else {}
     dpw = env.get("SMART_TABLE_DISPLAY_PASSWORD", "")
     users = read_passwd(passwd)
-    if not (dpw and "display" in users and check_password(dpw, users["display"])):
+    if dpw and disp not in users and any(u.endswith("/display") and check_password(dpw, h) for u, h in users.items()):
+        set_user(passwd, disp, dpw)  # the table was renamed: the screen keeps its password
+        users = read_passwd(passwd)
+    if not (dpw and disp in users and check_password(dpw, users[disp])):
         dpw = secrets.token_urlsafe(18)
-        set_user(passwd, "display", dpw)
-        print(f"install-table: new MQTT password for the table screen (user display, in {kiosk_env})")
+        set_user(passwd, disp, dpw)
+        print(f"install-table: new MQTT password for the table screen (user {disp}, in {kiosk_env})")
     d, m, t = values.get("display", {}), values.get("mqtt", {}), values.get("table", {})
     port, ws = d.get("port", 8080), m.get("ws_port", 9001)
-    url = join_link("127.0.0.1", port, ws, t.get("id", "table-1"), None, "display", dpw)
+    url = join_link("127.0.0.1", port, ws, t.get("id", "table-1"), None, disp, dpw)
     kiosk_env.write_text(f"SMART_TABLE_DISPLAY_PASSWORD={dpw}\nSMART_TABLE_DISPLAY_PORT={port}\n"
                          f"SMART_TABLE_KIOSK_URL={url}\n")
     os.chmod(kiosk_env, 0o640)
@@ -199,7 +213,7 @@ owner "root:mosquitto" "$(r $MOSQ)/passwd"
 # -- Mosquitto -----------------------------------------------------------------------------------------------------
 mkdir -p "$(r /etc/mosquitto/conf.d)"
 install -m 0644 "$SRC/deploy/mosquitto/mosquitto.conf" "$(r /etc/mosquitto/conf.d/smart-table.conf)"
-install -m 0640 "$SRC/deploy/mosquitto/acl" "$(r $MOSQ)/acl"
+# The ACL was rendered above for this table's id (controller.broker.render_acl; deploy/mosquitto/acl is table-1's).
 owner "root:mosquitto" "$(r $MOSQ)/acl"
 if [ -n "$ROOT" ]; then
   # Under --root the config must name the rendered files, so it can be started as it is for a check.

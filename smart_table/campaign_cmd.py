@@ -454,7 +454,7 @@ def cmd_publish(args: argparse.Namespace) -> int:
     """Publish the campaign view (docs/deep-legends.md, "On the tablets") with the controller's login: the
     password given, else the config's mqtt.password, else the one the table stored in its database."""
     from controller import campaign, config
-    from controller.credentials import CredentialStore
+    from controller.credentials import CredentialStore, parse_login
 
     if not args.clear and not args.name:
         raise CliError("name the campaign to show (`smart-table campaign list`), or give --clear.")
@@ -466,8 +466,10 @@ def cmd_publish(args: argparse.Namespace) -> int:
     user = args.username or cfg["mqtt"]["username"]
     password = args.password or cfg["mqtt"]["password"]
     if not password:
+        named = parse_login(user)  # `table-1/controller` is kept as the role `controller` of its table
         with CredentialStore(_db_path(args)) as creds:
-            password = creds.get(table, user) or ""
+            password = creds.get(named[0], named[1]) if named else creds.get(table, user)
+            password = password or ""
     view = None
     if not args.clear:
         store = _store(args)

@@ -71,6 +71,18 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("--password", help="use this password instead of the stored or a random one")
     p.add_argument("--no-qr", action="store_true", help="print the link only")
     p.set_defaults(func=cmd_tablets_add)
+    p = g.add_parser(
+        "acl",
+        help="print the Mosquitto ACL for these tables (a system broker, or one shared by several tables)",
+    )
+    p.add_argument("--config", help="TOML config (table.id, when no --table is given)")
+    p.add_argument(
+        "--table", action="append", default=[], help="a table the broker serves (repeat; default: table.id)"
+    )
+    p.add_argument(
+        "--venue", action="store_true", help="the venue broker's ACL (tables' bridges, docs/venue.md)"
+    )
+    p.set_defaults(func=cmd_tablets_acl)
 
     g = groups["tower"]
     p = g.add_parser("stats", help="battle tower health: landings per zone and colour, jams, chi-square test")
@@ -208,8 +220,8 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
 
     cfg = _config(args.config)
     who = args.player
-    if who not in (*credentials.PLAYER_COLOURS, "display"):
-        raise CliError(f"{who!r} is not a tablet: use red, blue, green, yellow or display.")
+    if who not in (*credentials.PLAYER_COLOURS, "display", "spectator"):
+        raise CliError(f"{who!r} is not a tablet: use red, blue, green, yellow, display or spectator.")
     if args.rotate and args.password:
         raise CliError("give either --rotate (a new random password) or --password, not both.")
     db = Path(args.db) if args.db else cfg.database_path()
@@ -227,8 +239,9 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001 - sqlite3 errors on a file that is not a database
         raise CliError(f"cannot keep the login in the game database {db} ({exc}); give --db.") from None
     path = Path(args.password_file) if args.password_file else cfg.password_file()
+    user = credentials.login(table, who)  # `table-1/red`: the ACL keys on the table and the seat
     try:
-        credentials.set_user(path, who, password)
+        credentials.set_user(path, user, password)
     except (OSError, ValueError) as exc:
         raise CliError(f"cannot write the password file {path} ({exc}); give --password-file.") from None
     host = args.host or cfg["display"]["public_host"] or cfg["display"]["host"]
@@ -237,8 +250,8 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
         cfg["display"]["port"],
         cfg["mqtt"]["ws_port"],
         table,
-        None if who == "display" else who,
-        who,
+        None if who in ("display", "spectator") else who,
+        user,
         password,
     )
     if host in ("127.0.0.1", "localhost", "0.0.0.0", ""):
@@ -248,7 +261,7 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     print(
-        f"{who}: user {who}, password {password} ({'new, ' if args.rotate else ''}kept in {db}; added to "
+        f"{who}: user {user}, password {password} ({'new, ' if args.rotate else ''}kept in {db}; added to "
         f"{path})"
     )
     print(f"join link: {link}")
@@ -267,6 +280,18 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
         "Mosquitto rereads the password file on `systemctl reload mosquitto` (or SIGHUP).",
         file=sys.stderr,
     )
+    return 0
+
+
+def cmd_tablets_acl(args: argparse.Namespace) -> int:
+    from controller.broker import render_acl, render_venue_acl
+    from controller.config import TOPIC_NAME
+
+    tables = args.table or [_config(args.config)["table"]["id"]]
+    bad = [t for t in tables if not TOPIC_NAME.ok(t)]
+    if bad:
+        raise CliError(f"--table {bad[0]!r} is not a table id: {TOPIC_NAME.describe()}.")
+    sys.stdout.write(render_venue_acl(tables) if args.venue else render_acl(tables))
     return 0
 
 

@@ -1,4 +1,5 @@
-"""`smart-table venue`: the venue service (venue/), storing every bridged table in PostgreSQL."""
+"""`smart-table venue`: the venue service (venue/), storing every bridged table in PostgreSQL; `venue league`
+(leagues across tables) and `venue campaign` (Deep Legends campaigns moving between tables)."""
 
 from __future__ import annotations
 
@@ -39,18 +40,48 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     )
     p.add_argument("--tables", action="store_true", help="print the tables the venue knows (JSON) and exit")
     p.set_defaults(func=cmd_venue)
-    _register_leagues(p)
+    sub = p.add_subparsers(dest="venue_command", metavar="league|campaign")
+    _register_leagues(sub)
+    _register_campaigns(sub)
 
 
-def _register_leagues(venue: argparse.ArgumentParser) -> None:
+def dsn(p: argparse.ArgumentParser) -> None:
+    # SUPPRESS: `smart-table venue --dsn X league ...` keeps X (a subparser's default would replace it).
+    p.add_argument("--dsn", default=argparse.SUPPRESS, help="PostgreSQL connection string (as for venue)")
+
+
+def _register_campaigns(sub: argparse._SubParsersAction) -> None:
+    """`smart-table venue campaign ...`: Deep Legends campaigns kept at the venue (venue/campaigns.py)."""
+    campaign = sub.add_parser("campaign", help="Deep Legends campaigns a group continues at another table")
+    g = campaign.add_subparsers(dest="campaign_command", metavar="SUBCOMMAND", required=True)
+
+    def table_db(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--config", help="the table's TOML config (table.id, table.database)")
+        p.add_argument("--db", help="the table's database file (overrides table.database)")
+        p.add_argument("--table", help="this table's id (default: table.id)")
+        p.add_argument("--force", action="store_true", help="replace a copy with more games recorded")
+        dsn(p)
+
+    p = g.add_parser("push", help="keep this table's campaign at the venue (as `campaign export` writes it)")
+    p.add_argument("name", nargs="?", help="the campaign's name (`smart-table campaign list`)")
+    p.add_argument("--file", help="push this export file instead of the table's database")
+    table_db(p)
+    p.set_defaults(func=cmd_campaign_push)
+    p = g.add_parser("pull", help="bring the venue's copy of a campaign to this table, to play on")
+    p.add_argument("name")
+    p.add_argument("--out", help="write the export to this file (for `campaign import`) instead")
+    table_db(p)
+    p.set_defaults(func=cmd_campaign_pull)
+    p = g.add_parser("list", help="the campaigns the venue keeps")
+    p.add_argument("--json", action="store_true", help="one JSON object a line")
+    dsn(p)
+    p.set_defaults(func=cmd_campaign_list)
+
+
+def _register_leagues(sub: argparse._SubParsersAction) -> None:
     """`smart-table venue league ...`: leagues played across the venue's tables (venue/leagues.py)."""
-    sub = venue.add_subparsers(dest="venue_command", metavar="league")
     league = sub.add_parser("league", help="leagues whose games are played at the venue's tables")
     g = league.add_subparsers(dest="league_command", metavar="SUBCOMMAND", required=True)
-
-    def dsn(p: argparse.ArgumentParser) -> None:
-        # SUPPRESS: `smart-table venue --dsn X league ...` keeps X (a subparser's default would replace it).
-        p.add_argument("--dsn", default=argparse.SUPPRESS, help="PostgreSQL connection string (as for venue)")
 
     p = g.add_parser("new", help="make a league")
     p.add_argument("name")
@@ -96,6 +127,127 @@ def _league_call(args: argparse.Namespace, fn: Any) -> Any:
         raise CliError(str(exc)) from None
     finally:
         store.close()
+
+
+def _campaign_call(args: argparse.Namespace, fn: Any) -> Any:
+    from venue.campaigns import VenueCampaignError
+
+    store = _league_store(args)
+    try:
+        return fn(store)
+    except VenueCampaignError as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        store.close()
+
+
+def _table(args: argparse.Namespace) -> tuple[str, Any]:
+    """This table's id and its database path (from --table/--db, else the config)."""
+    from pathlib import Path
+
+    from controller import config
+
+    try:
+        cfg = config.load(args.config)
+    except config.ConfigError as exc:
+        raise CliError(str(exc)) from None
+    return args.table or cfg["table"]["id"], Path(args.db) if args.db else cfg.database_path()
+
+
+def _local_campaigns(db: Any) -> Any:
+    from controller.campaign import CampaignStore
+
+    if not db.exists():
+        raise CliError(f"the table's database {db} does not exist; give --db or --config.")
+    try:
+        return CampaignStore(db)
+    except Exception as exc:  # noqa: BLE001 - sqlite3 errors on a file that is not a database
+        raise CliError(f"{db} cannot be opened as the table's database ({exc}); give --db.") from None
+
+
+def cmd_campaign_push(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from controller.campaign import CampaignError
+    from venue.campaigns import push
+
+    table, db = _table(args)
+    if args.file:
+        try:
+            doc = json.loads(Path(args.file).read_text())
+        except OSError as exc:
+            raise CliError(f"{args.file} cannot be read ({exc.strerror}); check the path.") from None
+        except json.JSONDecodeError as exc:
+            raise CliError(f"{args.file} is not JSON (line {exc.lineno}: {exc.msg}).") from None
+    elif not args.name:
+        raise CliError("name the campaign to push (`smart-table campaign list`), or give --file.")
+    else:
+        local = _local_campaigns(db)
+        try:
+            doc = local.export(args.name)
+        except CampaignError as exc:
+            raise CliError(str(exc)) from None
+        finally:
+            local.close()
+    done = _campaign_call(args, lambda store: push(store, doc, table, args.force))
+    if done.changed:
+        print(
+            f"campaign {done.name!r} ({done.games} games recorded) is at the venue, "
+            f"revision {done.revision}; "
+            f"pull it at any table with `smart-table venue campaign pull {done.name!r}`."
+        )
+    else:
+        print(f"campaign {done.name!r} is at the venue already, unchanged (revision {done.revision}).")
+    return 0
+
+
+def cmd_campaign_pull(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from venue.campaigns import VenueCampaignError, fetch, note_pull, pull_into
+
+    doc, revision = _campaign_call(args, lambda store: fetch(store, args.name))
+    if args.out:
+        Path(args.out).write_text(json.dumps(doc, sort_keys=True, indent=1) + "\n")
+        print(f"campaign {args.name!r} (revision {revision}) written to {args.out}")
+        return 0
+    table, db = _table(args)
+    local = _local_campaigns(db) if db.exists() else None
+    if local is None:
+        from controller.campaign import CampaignStore
+
+        local = CampaignStore(db)  # a table that never kept a campaign: its database starts here
+    try:
+        outcome = pull_into(local, doc, args.force)
+    except VenueCampaignError as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        local.close()
+    if outcome != "unchanged":
+        _campaign_call(args, lambda store: note_pull(store, args.name, table, revision))
+    games = len(doc["campaign"].get("games") or [])
+    print(
+        f"campaign {args.name!r} ({games} games recorded, revision {revision}) {outcome} at {table}"
+        + ("" if outcome == "unchanged" else f"; play on with `smart-table campaign show {args.name!r}`")
+        + "."
+    )
+    return 0
+
+
+def cmd_campaign_list(args: argparse.Namespace) -> int:
+    from venue.campaigns import campaigns
+
+    rows = _campaign_call(args, campaigns)
+    for c in rows:
+        if args.json:
+            print(json.dumps(c, sort_keys=True))
+        else:
+            pulled = f", last pulled to {c['pulled_to']}" if c["pulled_to"] else ""
+            where = f"from {c['pushed_from']}{pulled}"
+            print(f"{c['name']}: {c['games']} games, revision {c['revision']}, {where}")
+    if not rows and not args.json:
+        print("no campaigns at the venue yet; push one with `smart-table venue campaign push NAME`.")
+    return 0
 
 
 def cmd_league_new(args: argparse.Namespace) -> int:

@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.broker import DEPLOY, render_config
-from controller.credentials import write_passwd
+from controller.broker import DEPLOY, render_config, render_venue_acl
+from controller.credentials import login, write_passwd
 from controller.testing import MOSQUITTO, Broker, Client, _wait_listening, free_port
 
 
@@ -142,10 +142,11 @@ def mosquitto_at(
             proc.stderr.close()
 
 
-def venue_conf(directory: Path, port: int, ws_port: int) -> Path:
-    """deploy/mosquitto/venue.conf and venue-acl for a test: loopback listeners, a persistence folder."""
+def venue_conf(directory: Path, port: int, ws_port: int, tables: list[str]) -> Path:
+    """deploy/mosquitto/venue.conf and the venue ACL rendered for `tables` (broker.render_venue_acl) for a
+    test: loopback listeners, a persistence folder."""
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "acl").write_text((DEPLOY / "venue-acl").read_text())
+    (directory / "acl").write_text(render_venue_acl(tables))
     text = (DEPLOY / "venue.conf").read_text()
     text = text.replace("acl_file /etc/mosquitto/venue/venue-acl", "acl_file /etc/mosquitto/venue/acl")
     text = text.replace("persistence_location /var/lib/mosquitto/", f"persistence_location {directory}/")
@@ -159,10 +160,13 @@ def venue_conf(directory: Path, port: int, ws_port: int) -> Path:
 
 
 def make_venue(directory: Path, tables: list[str]) -> Venue:
-    """A venue broker's files with a login per table (named as the table), `venue` and `spectator`."""
-    users = {name: secrets.token_urlsafe(9) for name in [*tables, "venue", "spectator"]}
+    """A venue broker's files with a login per table's bridge (`table-1/bridge`), `venue` and `spectator`."""
+    users = {
+        name: secrets.token_urlsafe(9)
+        for name in [*(login(t, "bridge") for t in tables), "venue", "spectator"]
+    }
     port, ws_port = free_port(), free_port()
-    conf = venue_conf(directory, port, ws_port)
+    conf = venue_conf(directory, port, ws_port, tables)
     write_passwd(directory / "passwd", users)
     return Venue(conf, directory, port, ws_port, users)
 

@@ -107,8 +107,10 @@ def test_a_client_id_is_its_username_so_no_login_takes_over_another(broker):
     lost: list = []
     ctl.client.on_disconnect = lambda *a: lost.append(a)
     for proto in (mqtt.MQTTv5, mqtt.MQTTv311):
-        c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="controller", protocol=proto)
-        c.username_pw_set("red", broker.users["red"])
+        c = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2, client_id=broker.login("controller"), protocol=proto
+        )
+        c.username_pw_set(broker.login("red"), broker.users["red"])
         connected = threading.Event()
         c.on_connect = lambda *a, done=connected: done.set()
         c.connect(broker.host, broker.port)

@@ -62,7 +62,7 @@ def _config(broker, db: Path, delay: float) -> str:
 def test_sigkill_twenty_times_loses_nothing(tmp_path):
     db = tmp_path / "crash.db"
     rng = random.Random(2026)
-    with running_mosquitto() as broker:
+    with running_mosquitto(tables=("crash",)) as broker:
         watcher = Client(broker, "display")
         assert watcher.wait_connected()
         watcher.subscribe("table/crash/state")

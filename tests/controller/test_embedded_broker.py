@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from controller.broker import DEPLOY, mosquitto_binary, render_config, write_broker_files, ws_bind
-from controller.credentials import CredentialStore, set_user
+from controller.credentials import CredentialStore, set_user, table_logins
 from controller.mqtt import SEAT_GRACE_S, Seats
 from controller.testing import Broker, Client, _wait_listening, free_port, running_mosquitto
 
@@ -34,17 +34,18 @@ def test_embedded_and_system_mosquitto_accept_the_same_stored_logins(tmp_path: P
     assert oct((tmp_path / "game.db").stat().st_mode & 0o777) == "0o600"
     # The system broker's password file, as `smart-table tablets add red` writes it.
     system = tmp_path / "system.passwd"
-    set_user(system, "red", users["red"])
+    set_user(system, "table-1/red", users["red"])
     # The embedded broker's files, as `smart-table run` writes them.
     port, ws = free_port(), free_port()
-    conf = write_broker_files(tmp_path / "embedded", users, "127.0.0.1", port, ws, "127.0.0.1")
+    logins = table_logins("table-1", users)
+    conf = write_broker_files(tmp_path / "embedded", logins, "127.0.0.1", port, ws, "127.0.0.1")
     assert (tmp_path / "embedded").stat().st_mode & 0o077 == 0
     assert all(f.stat().st_mode & 0o077 == 0 for f in (tmp_path / "embedded").iterdir())
     binary = mosquitto_binary()
     assert binary is not None
     proc = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        embedded = Broker("127.0.0.1", port, ws, users, tmp_path / "embedded", proc)
+        embedded = Broker("127.0.0.1", port, ws, logins, tmp_path / "embedded", proc)
         _wait_listening(embedded, 10)
         with running_mosquitto(passwd_file=system) as system_broker:
             for b in (embedded, system_broker):

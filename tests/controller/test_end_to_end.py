@@ -42,7 +42,7 @@ def fast_dir(tmp_path):
 
 
 def test_simulated_game_with_battles_over_real_mosquitto(tmp_path, fast_dir):
-    with running_mosquitto() as broker:
+    with running_mosquitto(tables=("e2e",)) as broker:
         watchers = {who: Client(broker, who) for who in ("display", "red", "blue")}
         for c in watchers.values():
             assert c.wait_connected()

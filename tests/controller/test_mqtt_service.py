@@ -49,7 +49,7 @@ def _payload(msg):
 
 @pytest.fixture
 def table(tmp_path):
-    with running_mosquitto() as broker:
+    with running_mosquitto(tables=("mq",)) as broker:
         proc = _start(broker, tmp_path / "mq.db")
         try:
             yield broker, proc, tmp_path / "mq.db"
@@ -179,7 +179,7 @@ def test_mqtt5_reply_carries_correlation_data_and_expiry(table):
 
 
 def test_controller_with_a_wrong_password_says_which_keys_to_check(tmp_path):
-    with running_mosquitto() as broker:
+    with running_mosquitto(tables=("mq",)) as broker:
         cfg = json.dumps(
             {
                 "table": {"id": "mq", "database": str(tmp_path / "x.db"), "players": ["red", "blue"]},

@@ -122,9 +122,9 @@ def test_run_simulate_embedded_broker_restart_and_clean_stop(tmp_path):
         # Each printed link carries its own login (stored in the game database).
         view = wait_line(r"table view (http://\S+)")
         query = parse_qs(urlsplit(view.group(1)).query)
-        assert query["user"] == ["display"] and query["pass"][0]
+        assert query["user"] == ["table-1/display"] and query["pass"][0]  # a login names its table
         red = parse_qs(urlsplit(wait_line(r"red\s+(http://\S+)").group(1)).query)
-        assert red["user"] == ["red"] and red["pass"][0] != query["pass"][0]
+        assert red["user"] == ["table-1/red"] and red["pass"][0] != query["pass"][0]
         for _ in range(5):
             m = wait_line(r"started (\S+) \(pid (\d+)\)")
             pids[m.group(1)] = int(m.group(2))
@@ -135,7 +135,7 @@ def test_run_simulate_embedded_broker_restart_and_clean_stop(tmp_path):
         got: queue.Queue = queue.Queue()
         connacks: queue.Queue = queue.Queue()
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, protocol=mqtt.MQTTv311)
-        client.username_pw_set("display", query["pass"][0])
+        client.username_pw_set(query["user"][0], query["pass"][0])
         client.on_message = lambda _c, _u, msg: got.put(msg)
         client.on_connect = lambda c, *_a: c.subscribe("table/table-1/state", qos=1)
         deadline = time.monotonic() + 30
@@ -234,7 +234,7 @@ def test_seat_links_survive_a_restart_until_rotated(tmp_path):
             }
             links.append(got)
             red = parse_qs(urlsplit(got["red"]).query)
-            assert _connack(ports["mqtt"], "red", red["pass"][0])
+            assert _connack(ports["mqtt"], "table-1/red", red["pass"][0])
             if _run == 1:
                 # Rotate red's login while the table runs: the old link stops working, the new one works.
                 r = subprocess.run(
@@ -262,8 +262,8 @@ def test_seat_links_survive_a_restart_until_rotated(tmp_path):
                 new = parse_qs(urlsplit(r.stdout.split("join link: ", 1)[1].split()[0]).query)["pass"][0]
                 assert new != red["pass"][0]
                 wait_line(r"logins changed")
-                assert _connack(ports["mqtt"], "red", new)
-                assert not _connack(ports["mqtt"], "red", red["pass"][0])
+                assert _connack(ports["mqtt"], "table-1/red", new)
+                assert not _connack(ports["mqtt"], "table-1/red", red["pass"][0])
         finally:
             proc.send_signal(signal.SIGINT)
             assert proc.wait(timeout=30) == 0

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from contracts.topics import MQTT_PUBLIC, VENUE_REFILL_IN, VENUE_REFILL_OUT
-from controller.broker import DEPLOY, venue_bridge, write_broker_files
-from controller.credentials import ROLES
+from controller.broker import DEPLOY, render_acl, render_venue_acl, venue_bridge, write_broker_files
+from controller.credentials import ROLES, login
 from controller.testing import Broker, Client, free_port
 from tests.support.venue import Venue, make_venue, mosquitto_at, start_venue, wait_for
 
@@ -31,11 +31,11 @@ def venue_and_table() -> Iterator[tuple[Venue, Broker, Path, dict[str, str]]]:
         venue = make_venue(root / "venue", [TABLE, "table-2"])
         venue_users = venue.users
 
-        table_users = {role: secrets.token_urlsafe(9) for role in ROLES}
+        table_users = {login(TABLE, role): secrets.token_urlsafe(9) for role in ROLES}
         table_port, table_ws = free_port(), free_port()
         bridge = venue_bridge(
             TABLE,
-            {"host": "127.0.0.1", "port": venue.port, "username": TABLE, "password": venue_users[TABLE]},
+            {"host": "127.0.0.1", "port": venue.port, "password": venue_users[login(TABLE, "bridge")]},
         )
         table_conf = write_broker_files(
             root / "table", table_users, "127.0.0.1", table_port, table_ws, "127.0.0.1", extra=bridge
@@ -97,7 +97,7 @@ def test_one_tables_login_cannot_write_another_tables_topics_and_spectators_only
         watcher = Client(venue, "venue", venue_users["venue"], protocol="3.1.1")
         assert watcher.wait_connected()
         watcher.subscribe("table/#")
-        other = Client(venue, "table-2", venue_users["table-2"], protocol="3.1.1")
+        other = Client(venue, "table-2/bridge", venue_users["table-2/bridge"], protocol="3.1.1")
         assert other.wait_connected()
         spectator = Client(venue, "spectator", venue_users["spectator"], protocol="3.1.1")
         assert spectator.wait_connected()
@@ -117,14 +117,19 @@ def test_no_venue_means_no_bridge() -> None:
 
 
 def test_the_acls_grant_exactly_the_public_topics_of_the_contract() -> None:
-    table_acl = (DEPLOY / "acl").read_text().splitlines()
-    read = {line.split("table/+/", 1)[1] for line in table_acl if line.startswith("pattern read table/+/")}
-    assert {topic for topic in read if not topic.startswith("player/%u/")} == set(MQTT_PUBLIC)
-    venue_acl = (DEPLOY / "venue-acl").read_text().splitlines()
-    writes = {
-        line.split("table/%u/", 1)[1] for line in venue_acl if line.startswith("pattern write table/%u/")
+    table_acl = (DEPLOY / "acl").read_text().split("\n\n")
+    display = next(block for block in table_acl if block.startswith("user table-1/display\n"))
+    read = {
+        line.split("table/table-1/", 1)[1] for line in display.splitlines() if line.startswith("topic read ")
     }
+    assert read == set(MQTT_PUBLIC)
+    venue_acl = (DEPLOY / "venue-acl").read_text()
+    assert venue_acl == render_venue_acl(["table-1"]) and (DEPLOY / "acl").read_text() == render_acl(
+        ["table-1"]
+    )
+    bridge = venue_acl.split("user table-1/bridge\n", 1)[1].splitlines()
+    writes = {line.split("table/table-1/", 1)[1] for line in bridge if line.startswith("topic write ")}
     assert writes == set(MQTT_PUBLIC) | {"venue"} | set(VENUE_REFILL_OUT)
-    # The refill's answers and index never reach a tablet or spectator: no read pattern but the table's own.
-    reads = [line for line in venue_acl if line.startswith("pattern read") and "refill" in line]
-    assert reads == [f"pattern read table/%u/{VENUE_REFILL_IN}"]
+    # The refill's answers and index never reach a tablet or spectator: no read but the table's own ask.
+    reads = [line for line in venue_acl.splitlines() if line.startswith("topic read") and "refill" in line]
+    assert reads == [f"topic read table/table-1/{VENUE_REFILL_IN}"]

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from controller import config, credentials, doctor
+from controller.broker import render_acl
 from controller.testing import MOSQUITTO, free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -88,11 +89,13 @@ def test_the_table_config_is_valid_and_points_at_the_appliance_paths(root):
     kiosk = dict(ln.split("=", 1) for ln in (root / "etc/smart-table/kiosk.env").read_text().splitlines())
     assert kiosk["SMART_TABLE_DISPLAY_PORT"] == "8080"
     assert kiosk["SMART_TABLE_KIOSK_URL"].startswith(
-        "http://127.0.0.1:8080/?table=table-1&view=table&user=display"
+        "http://127.0.0.1:8080/?table=table-1&view=table&user=table-1/display"
     )
+    # Every login names its table, and so does every line of the ACL rendered for it.
     users = credentials.read_passwd(root / "etc/mosquitto/smart-table/passwd")
-    assert credentials.check_password(cfg["mqtt"]["password"], users["controller"])
-    assert credentials.check_password(kiosk["SMART_TABLE_DISPLAY_PASSWORD"], users["display"])
+    assert credentials.check_password(cfg["mqtt"]["password"], users["table-1/controller"])
+    assert credentials.check_password(kiosk["SMART_TABLE_DISPLAY_PASSWORD"], users["table-1/display"])
+    assert (root / "etc/mosquitto/smart-table/acl").read_text() == render_acl(["table-1"])
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed here")
@@ -160,7 +163,9 @@ def test_rendered_mosquitto_config_runs_and_passes_doctor(root, tmp_path):
         cfg.set("mqtt.ws_port", ws)
         checks = {c.name: c for c in doctor.check_broker(cfg)}
         kiosk = dict(ln.split("=", 1) for ln in (root / "etc/smart-table/kiosk.env").read_text().splitlines())
-        screen = doctor.mqtt_connect("127.0.0.1", port, "display", kiosk["SMART_TABLE_DISPLAY_PASSWORD"])
+        screen = doctor.mqtt_connect(
+            "127.0.0.1", port, "table-1/display", kiosk["SMART_TABLE_DISPLAY_PASSWORD"]
+        )
     finally:
         proc.terminate()
         proc.wait(10)
@@ -175,7 +180,7 @@ def test_rerun_upgrades_in_place_and_keeps_games_config_and_credentials(tmp_path
     passwd = root / "etc/mosquitto/smart-table/passwd"
     kiosk = root / "etc/smart-table/kiosk.env"
     (root / "var/lib/smart-table/smart-table.db").write_bytes(b"games")
-    credentials.set_user(passwd, "red", "red-tablet")  # a tablet joined with `smart-table tablets add red`
+    credentials.set_user(passwd, "table-1/red", "red-tablet")  # joined with `smart-table tablets add red`
     toml.write_text(toml.read_text().replace('id = "table-1"', 'id = "kitchen"'))  # the owner's edit
     (root / "opt/smart-table/app/stale.py").write_text("# dropped by the new version\n")
     web = root / "opt/smart-table/app/controller/web/node_modules/mqtt"
@@ -183,9 +188,17 @@ def test_rerun_upgrades_in_place_and_keeps_games_config_and_credentials(tmp_path
     before = {p: p.read_text() for p in (toml, passwd)}
     render(root)
     assert (root / "var/lib/smart-table/smart-table.db").read_bytes() == b"games"
-    assert toml.read_text() == before[toml] and passwd.read_text() == before[passwd]
-    assert credentials.check_password("red-tablet", credentials.read_passwd(passwd)["red"])
-    assert "table=kitchen" in kiosk.read_text()  # the screen's link follows the config
+    assert toml.read_text() == before[toml]
+    # The renamed table's logins name it; the controller and the screen keep their passwords, nothing is
+    # dropped (red's tablet needs `smart-table tablets add red` again: the ACL serves `kitchen` now).
+    users = credentials.read_passwd(passwd)
+    assert credentials.check_password(config.load(toml)["mqtt"]["password"], users["kitchen/controller"])
+    assert credentials.check_password("red-tablet", users["table-1/red"])
+    assert "user kitchen/red\n" in (root / "etc/mosquitto/smart-table/acl").read_text()
+    assert "table=kitchen" in kiosk.read_text() and "user=kitchen/display" in kiosk.read_text()
+    settled = passwd.read_text()
+    render(root)  # and the next run changes nothing
+    assert passwd.read_text() == settled and toml.read_text() == before[toml]
     assert not (root / "opt/smart-table/app/stale.py").exists() and web.is_dir()
     # A controller password that no longer matches the password file is replaced in both.
     toml.write_text(re.sub(r'^password = ".*"$', 'password = "forgotten"', toml.read_text(), flags=re.M))
@@ -193,7 +206,9 @@ def test_rerun_upgrades_in_place_and_keeps_games_config_and_credentials(tmp_path
     assert "new MQTT password for the controller" in out
     cfg = config.load(toml)
     assert cfg["table"]["id"] == "kitchen"
-    assert credentials.check_password(cfg["mqtt"]["password"], credentials.read_passwd(passwd)["controller"])
+    assert credentials.check_password(
+        cfg["mqtt"]["password"], credentials.read_passwd(passwd)["kitchen/controller"]
+    )
 
 
 def test_no_kiosk_and_bad_options(tmp_path):

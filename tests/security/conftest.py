@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 import paho.mqtt.client as mqtt
 import pytest
 
-from controller.credentials import CredentialStore
+from controller.credentials import ROLES, CredentialStore, login, parse_login
 from controller.testing import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,9 +37,9 @@ PLAYERS = ("red", "blue", "green", "yellow")  # the default table.players
 class Table:
     proc: subprocess.Popen
     ports: dict[str, int]
-    users: dict[
-        str, str
-    ]  # login -> password (display and seats from the printed links, controller from the db)
+    # role -> password (display and seats from the printed links, controller from the db); the broker login
+    # is `table-1/<role>` (Login makes it)
+    users: dict[str, str]
     pids: dict[str, int]  # child name -> pid, as printed
     db: Path
     tmp: Path
@@ -130,7 +130,9 @@ def table(tmp_path_factory) -> Iterator[Table]:
             link = re.search(r"(http://\S+\?\S+)", line)
             if link:
                 q = parse_qs(urlsplit(link.group(1)).query)
-                users[q["user"][0]] = q["pass"][0]
+                named = parse_login(q["user"][0])
+                assert named and named[0] == TABLE, f"a link's login does not name its table: {line}"
+                users[named[1]] = q["pass"][0]
             started = re.search(r"started (\S+) \(pid (\d+)\)", line)
             if started:
                 pids[started.group(1)] = int(started.group(2))
@@ -162,7 +164,8 @@ def _wait_online(t: Table, timeout: float = 60) -> None:
 
 
 class Login:
-    """A paho client logged in as one user of the table (or none), collecting what it receives."""
+    """A paho client logged in as one user of the table (or none), collecting what it receives. A role
+    (`red`, also as the client id) is that role's login at the table, `table-1/red`, unless `exact`."""
 
     def __init__(
         self,
@@ -172,10 +175,16 @@ class Login:
         client_id: str = "",
         protocol: mqtt.MQTTProtocolVersion = mqtt.MQTTv5,
         port: int | None = None,
+        exact: bool = False,
     ) -> None:
-        self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=protocol)
+        def named(who: str) -> str:
+            return login(TABLE, who) if who in ROLES and not exact else who
+
+        self.client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2, client_id=named(client_id), protocol=protocol
+        )
         if user is not None:
-            self.client.username_pw_set(user, password if password is not None else t.users[user])
+            self.client.username_pw_set(named(user), password if password is not None else t.users[user])
         self.messages: queue.Queue = queue.Queue()
         self.history: list[mqtt.MQTTMessage] = []
         self.rc: object = None

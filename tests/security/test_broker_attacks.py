@@ -97,6 +97,13 @@ def test_anonymous_and_wrong_password_logins_are_refused(table: Table) -> None:
             assert c.wait_connected() is False, f"login {user!r}/{password!r} was accepted"
         finally:
             c.close()
+    # A login names its table: the bare role with its right password is no login at all.
+    for user in ("red", "controller", "display"):
+        c = Login(table, user, table.users[user], exact=True)
+        try:
+            assert c.wait_connected() is False, f"the bare name {user!r} was accepted"
+        finally:
+            c.close()
 
 
 def test_no_login_can_take_over_the_controller_or_another_seat(table: Table) -> None:

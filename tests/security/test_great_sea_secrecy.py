@@ -29,7 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from controller.core import TableCore
-from controller.credentials import CredentialStore
+from controller.credentials import CredentialStore, parse_login
 from controller.gamelog import GameLog
 from controller.testing import free_port
 from rules import api
@@ -99,7 +99,9 @@ def sea_table(tmp_path_factory) -> Iterator[tuple[Table, str, str]]:
             link = re.search(r"(http://\S+\?\S+)", line)
             if link:
                 q = parse_qs(urlsplit(link.group(1)).query)
-                users[q["user"][0]] = q["pass"][0]
+                named = parse_login(q["user"][0])
+                assert named and named[0] == TABLE, f"a link's login does not name its table: {line}"
+                users[named[1]] = q["pass"][0]
             started = started or bool(re.search(r"started controller \(pid \d+\)", line))
         assert started and len(users) == 1 + len(PLAYERS), "".join(output)
         with CredentialStore(tmp / "table.db") as store:

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
+from controller.credentials import login
 from tests.security.conftest import TABLE, Table
 
 pytestmark = pytest.mark.integration
@@ -58,7 +59,7 @@ def _url(table: Table, user: str, password: str | None = None) -> str:
     params = {
         "table": TABLE,
         **({"view": "table"} if user == "display" else {"player": user}),
-        "user": user,
+        "user": login(TABLE, user),
         "pass": password if password is not None else table.users[user],
         "ws": f"ws://127.0.0.1:{table.ports['ws']}",
     }

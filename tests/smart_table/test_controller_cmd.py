@@ -65,19 +65,22 @@ def test_tablets_add_makes_credentials_mosquitto_accepts(tmp_path):
     db = ("--db", str(tmp_path / "t.db"))
     r = st("tablets", "add", "red", *db, "--password-file", str(pw), "--host", "10.0.0.5", check=True)
     link = next(line.split(": ", 1)[1] for line in r.stdout.splitlines() if line.startswith("join link"))
-    assert link.startswith("http://10.0.0.5:8080/?table=table-1&player=red&user=red&pass=")
+    # The login names its table (`table-1/red`): the broker's ACL keys on the table and the seat.
+    assert link.startswith("http://10.0.0.5:8080/?table=table-1&player=red&user=table-1/red&pass=")
     assert link.endswith("&ws=ws://10.0.0.5:9001")
     password = link.split("pass=")[1].split("&")[0]
     assert "█" in r.stdout or "▀" in r.stdout or "▄" in r.stdout  # the QR code, drawn in the terminal
     st("tablets", "add", "controller", *db, "--password-file", str(pw))  # not a tablet: refused
-    assert set(read_passwd(pw)) == {"red"} and check_password(password, read_passwd(pw)["red"])
+    assert set(read_passwd(pw)) == {"table-1/red"} and check_password(
+        password, read_passwd(pw)["table-1/red"]
+    )
     # The same seat again: the same stored login (the printed link and QR code stay valid) ...
     again = st("tablets", "add", "red", *db, "--password-file", str(pw), "--no-qr", check=True)
     assert f"pass={password}&" in again.stdout
     # ... until --rotate makes a new one.
     rotated = st("tablets", "add", "red", *db, "--password-file", str(pw), "--no-qr", "--rotate", check=True)
     assert f"pass={password}&" not in rotated.stdout and "join link" in rotated.stdout
-    assert not check_password(password, read_passwd(pw)["red"])
+    assert not check_password(password, read_passwd(pw)["table-1/red"])
     password = rotated.stdout.split("pass=")[1].split("&")[0]
     st(
         "tablets",

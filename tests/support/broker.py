@@ -2,6 +2,9 @@
 
 from tests.support.broker import mosquitto  # noqa: F401
 def test_x(mosquitto): ...
+
+The broker serves the test module's `TABLE` (`table-1` when it has none): every login and ACL line names
+its table (controller.broker.render_acl), so a broker serves the tables it is told of and no other.
 """
 
 from __future__ import annotations
@@ -14,6 +17,6 @@ from controller.testing import Broker, running_mosquitto
 
 
 @pytest.fixture
-def mosquitto() -> Iterator[Broker]:
-    with running_mosquitto() as broker:
+def mosquitto(request: pytest.FixtureRequest) -> Iterator[Broker]:
+    with running_mosquitto(tables=(getattr(request.module, "TABLE", "table-1"),)) as broker:
         yield broker

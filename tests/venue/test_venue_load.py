@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -35,3 +37,27 @@ def test_nothing_is_lost_when_the_venue_broker_and_database_stop_mid_run() -> No
     assert result["latency_samples"] > 0 and result["latency_ms_median"] > 0
     assert result["per_table_median_ms_min_max"] is not None
     assert set(result["cpu_percent_of_one_core"]) >= {"venue_broker", "postgres", "venue_service"}
+
+
+@pytest.mark.wholegame
+def test_whole_controllers_among_the_light_tables_lose_nothing_through_the_outage() -> None:
+    """Two whole simulated tables (`smart-table run --simulate`, bots in every seat, bridged by their [venue]
+    config, the gap refill on) beside the light publishers: every event they logged reaches PostgreSQL
+    although the venue broker and the database stop mid-way. ~90-120 s on the loaded machine, so behind
+    `wholegame`."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    run = subprocess.run(
+        [sys.executable, "bench/venue_load.py", "--tables", "3", "--spectators", "10", "--seconds", "30"]
+        + ["--outage", "4", "--speed", "1", "--refill", "--controllers", "2", "--workers", "2", "--json"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode in (0, 1), run.stderr[-2000:]
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["outage_s"] >= 4 and result["whole_controllers"] == 2
+    assert result["whole_controller_events_expected"] > 20, "the whole tables hardly played"
+    assert result["lost"] == 0, result["lost_examples"]
+    assert result["cpu_percent_of_one_core"]["whole_controllers"] > 0

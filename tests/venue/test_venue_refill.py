@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from controller.broker import venue_bridge, write_broker_files
+from controller.credentials import login
 from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from controller.testing import Client, free_port
@@ -90,11 +91,11 @@ def test_a_table_back_after_more_than_its_queue_fills_the_venue_from_its_log(
             asks.subscribe(f"table/{TABLE}/refill/ask")
 
             # The table comes back: its broker bridges to the venue, its controller answers from the log.
-            users = {"controller": "c-secret"}
+            users = {login(TABLE, "controller"): "c-secret"}
             port, ws = free_port(), free_port()
             bridge = venue_bridge(
                 TABLE,
-                {"host": "127.0.0.1", "port": venue.port, "username": TABLE, "password": venue.users[TABLE]},
+                {"host": "127.0.0.1", "port": venue.port, "password": venue.users[login(TABLE, "bridge")]},
             )
             conf = write_broker_files(
                 tmp_path / "table", users, "127.0.0.1", port, ws, "127.0.0.1", extra=bridge

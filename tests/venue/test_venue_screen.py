@@ -33,12 +33,12 @@ def test_a_spectator_sees_every_table_and_watches_one(venue: Broker, browser: An
     from playwright.sync_api import expect
 
     for table, players, turn in (("table-1", ["red", "blue"], 4), ("table-2", ["green", "yellow", "red"], 9)):
-        t = Client(venue, table, protocol="3.1.1")
+        t = Client(venue, f"{table}/bridge", protocol="3.1.1")  # the table's bridge login
         assert t.wait_connected()
         t.publish(f"table/{table}/state", _state(players, turn), retain=True)
         t.publish(f"table/{table}/venue", "1", retain=True)
     # table-2's bridge dropped: its Last Will at the venue says so.
-    Client(venue, "table-2", protocol="3.1.1").publish("table/table-2/venue", "0", retain=True)
+    Client(venue, "table-2/bridge", protocol="3.1.1").publish("table/table-2/venue", "0", retain=True)
 
     screen = serve_display("127.0.0.1", 0, {"ws": f"ws://127.0.0.1:{venue.ws_port}"})
     page = browser.new_page()

@@ -92,7 +92,7 @@ def test_nothing_is_lost_when_the_database_goes_away_in_the_middle(
             runner.start()
             try:
                 assert service.wait_connected(30)
-                table = Client(venue, "table-1", protocol="3.1.1")
+                table = Client(venue, "table-1/bridge", protocol="3.1.1")
                 assert table.wait_connected()
                 for seq in range(1, 6):
                     table.publish("table/table-1/events", _events(seq))

@@ -37,7 +37,9 @@ async function main() {
   const player = (params.get("player") || "").toLowerCase() || null;
   const view = player ? "player" : "table";
   const ws = params.get("ws") || settings.ws || `ws://${location.hostname}:9001`;
-  const user = params.get("user") || (player ? player : "display");
+  // Broker logins name their table (`table-1/red`, docs/mqtt.md); a link printed before that says `red`.
+  const given = params.get("user") || (player ? player : "display");
+  const user = given === "display" || COLOURS.includes(given) ? `${table}/${given}` : given;
   const pass = params.get("pass") || "";
   document.body.dataset.view = view;
   if (player) document.body.dataset.player = player;

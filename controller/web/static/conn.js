@@ -39,7 +39,8 @@ export class Link {
     this.error = null;
     this.status = { code: "connecting", text: "connecting…" };
     this.base = (opts.topics[0] || "").split("/").slice(0, 2).join("/"); // table/<tid>
-    this.player = COLOURS.includes(opts.username) ? opts.username : null;
+    const role = (opts.username || "").split("/").pop(); // a login is `<table>/<role>`
+    this.player = COLOURS.includes(role) ? role : null;
     this.device = deviceId();
     this.seat = this.player ? "asking" : "none"; // asking | granted | taken | none (the table view)
     this.takeOver = false;

@@ -29,7 +29,7 @@ PHONE = {"width": 390, "height": 844}
 
 @pytest.fixture
 def broker() -> Iterator[Broker]:
-    with running_mosquitto() as b:
+    with running_mosquitto(tables=(TABLE,)) as b:
         yield b
         # a broker a test restarted is a new process: kill it too
         proc = getattr(b, "restarted", None)
