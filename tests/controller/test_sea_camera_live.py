@@ -36,7 +36,7 @@ def test_a_move_on_the_table_reaches_the_tablet_and_is_played_when_confirmed(tmp
         cv2.imwrite(str(frames / f"{i:03d}.png"), image)
     layout.write_text(json.dumps(shots[0][2]))
     endpoint = f"tcp://127.0.0.1:{free_port()}"
-    with running_mosquitto() as broker:
+    with running_mosquitto(tables=("gs",)) as broker:
         link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id="gs")
         core.publisher = link
         link.start(core)

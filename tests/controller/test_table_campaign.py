@@ -141,7 +141,7 @@ def test_a_game_ended_before_a_sigkill_is_recorded_and_published_when_the_contro
     first = core.game_id
     table.close()
     log.close()
-    with running_mosquitto() as broker:
+    with running_mosquitto(tables=("mq",)) as broker:
         tablet = Client(broker, "red")
         assert tablet.wait_connected()
         tablet.subscribe("table/mq/#")
