@@ -59,7 +59,8 @@ def apply(
     act = game.actions.get(atype)
     if act is None:
         raise Invalid(f"unknown action type {atype!r}; see docs/rules-engine.md for the list.")
-    normalized = state.offers.take(d["seq"], player, action)
+    offers = state.offers  # the checks `legal_actions` kept (abilities, battles); most states keep none
+    normalized = offers.take(d["seq"], player, action) if offers.kept else None
     if normalized is None:
         normalized = act.check(d, player, action)
     event = {"seq": d["seq"], "type": atype, "player": player, "action": normalized}

@@ -134,7 +134,7 @@ def snapshot_base(d: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
 # full snapshot was an eighth of a playout's work, and the base is read only on an undo or a save.
 # Every REPLAY_DEPTH-th turn takes a full snapshot, so reading one folds at most that many turns.
 REPLAY_TAG = "replay"
-REPLAY_DEPTH = 8
+REPLAY_DEPTH = 16
 
 
 Refold = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]
