@@ -188,14 +188,11 @@ def _ability_args(d: State, player: str, ab: dict[str, Any]) -> dict[str, Any]:
                 if "builds" in args:
                     break
         elif do == "upgrade":
-            cat = catalog(d)
-            tiles = [
-                t
-                for t, s in cat.upgrades.items()
-                if s["category"] == e["category"] and d["upgrade_supply"][t] > 0
-            ]
-            if tiles:
-                args["tile"] = tiles[0]
+            supply = d["upgrade_supply"]
+            for t, s in catalog(d).upgrades.items():  # the first tile of the category left in the supply
+                if s["category"] == e["category"] and supply[t] > 0:
+                    args["tile"] = t
+                    break
             if all(d["p"][player]["ship"]["hull"][i] for i in (1, 2)):
                 args["space"] = 1
         elif do == "influence":
