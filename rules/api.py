@@ -109,7 +109,10 @@ def apply(
 
 
 def _game(state: GameState) -> Game[Any]:
-    return _game_for(state.data["options"])
+    game = state.game  # looked up once per state object: apply and legal_actions run for every action
+    if game is None:
+        game = state.game = _game_for(state.data["options"])
+    return game
 
 
 def _game_for(options: dict[str, Any]) -> Game[Any]:
@@ -143,7 +146,7 @@ def private_view(state: GameState, player: str) -> dict[str, Any]:
 
 
 def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
-    if _sea(state.data["options"]):
+    if _game(state) is great_sea.GAME:
         return great_sea_legal.legal_actions(state, player)
     return dr_legal_actions(state, player)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from rules.core.actions import Data, Game, Notices
+from rules.core.actions import Action, Data, Game, Notices
 from rules.core.errors import Illegal, Invalid
 from rules.core.state import GameState, from_saved, next_base, restore_base
 
@@ -59,13 +59,14 @@ def apply(
     act = game.actions.get(atype)
     if act is None:
         raise Invalid(f"unknown action type {atype!r}; see docs/rules-engine.md for the list.")
-    normalized = state.offers.take(d["seq"], player, action)
+    offers = state.offers  # the checks `legal_actions` kept (abilities, battles); most states keep none
+    normalized = offers.take(d["seq"], player, action) if offers.kept else None
     if normalized is None:
         normalized = act.check(d, player, action)
     event = {"seq": d["seq"], "type": atype, "player": player, "action": normalized}
     new = state if inplace else state.copy()
     out: Notices = []
-    fold_into(game, new.data, event, out)
+    fold_action(game, act, new.data, event, out)
     return auto_chance(game, new, [event, *out])
 
 
@@ -88,7 +89,7 @@ def auto_chance(
             "rng": d["rng"],
         }
         out: Notices = []
-        fold_into(game, d, event, out)
+        fold_action(game, game.actions[action["type"]], d, event, out)
         events.append(event)
         events.extend(out)
         req = game.next_chance(d)
@@ -147,6 +148,14 @@ def fold_into(game: Game[Any], d: Data, event: dict[str, Any], out: Notices, rep
         raise Invalid(
             f"event {event.get('seq')} has an unknown type {etype!r}; this log is not of this game."
         )
+    fold_action(game, act, d, event, out, replaying)
+
+
+def fold_action(
+    game: Game[Any], act: Action[Any], d: Data, event: dict[str, Any], out: Notices, replaying: bool = False
+) -> None:
+    """`fold_into` for an event of a game action (`act`) that follows `d`: the core's own events (`apply`,
+    `auto_chance`) come here directly, having been built in order, rather than through the log's checks."""
     d["seq"] += 1
     if d["phase"] == "main":
         d["turn_log"].append(dict(event))  # the turn so far, for undo (refolded over turn_base)
@@ -156,6 +165,8 @@ def fold_into(game: Game[Any], d: Data, event: dict[str, Any], out: Notices, rep
     act.effect(d, event["player"], event["action"], out)
     if act.chance:
         game.after_chance(d, out)
+    if len(out) == mark:
+        return
     turn_notice = game.turn_notice
     for i in range(mark, len(out)):
         if out[i]["type"] == turn_notice:

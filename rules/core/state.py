@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from rules.core.actions import Game
+
 MASK = (1 << 64) - 1
 _SHARED = ("turn_base", "created", "turn_log")
 
@@ -26,6 +28,9 @@ class GameState:
     data: dict[str, Any]
     # checks `legal_actions` already ran on this very state (see `Offers` below); not game data
     offers: Offers = field(default_factory=lambda: Offers(), compare=False, repr=False)
+    # the game these data play (a `rules.core.actions.Game`), remembered by the facade that looked it up from
+    # the options (which never change it during a game); not game data: None until looked up
+    game: Game[Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def seq(self) -> int:
@@ -59,7 +64,7 @@ class GameState:
                 new[k] = d[k]
         if "turn_log" in d:
             new["turn_log"] = list(d["turn_log"])
-        return GameState(new)
+        return GameState(new, game=self.game)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, GameState):
@@ -129,7 +134,7 @@ def snapshot_base(d: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
 # full snapshot was an eighth of a playout's work, and the base is read only on an undo or a save.
 # Every REPLAY_DEPTH-th turn takes a full snapshot, so reading one folds at most that many turns.
 REPLAY_TAG = "replay"
-REPLAY_DEPTH = 8
+REPLAY_DEPTH = 16
 
 
 Refold = Callable[[dict[str, Any], list[dict[str, Any]]], dict[str, Any]]

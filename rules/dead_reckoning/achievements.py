@@ -120,9 +120,10 @@ def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
     if color not in achs["elite_vessel"] and sum(map(len, p["ship"]["hull"])) >= 4:
         place_marker(d, color, "elite_vessel", out)
     grid = d["grid"]
-    if color not in achs["explorer"]:
+    mine = cubes["explorer"].get(color, 0)
+    # without an Explorer cube, placed or owed, there is nothing to mark and nothing to give back
+    if color not in achs["explorer"] and (mine or "cubes_owed" in p):
         need = catalog(d).explorer_needed[str(len(d["players"]))]
-        mine = cubes["explorer"].get(color, 0)
         if mine >= need:
             place_marker(d, color, "explorer", out)
         elif _explorer_out_of_reach(

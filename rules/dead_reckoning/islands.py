@@ -143,6 +143,8 @@ def check_take_from(d: State, player: str, avoid: str | None, take_from: Any) ->
             "'take_from' must list island squares (e.g. [\"r1c2\"]), one per cube taken back when your "
             "supply runs out."
         )
+    if not take_from:
+        return []  # (most placements: the supply has the cubes, so no island is named)
     left = cube_sources(d, player, avoid)
     for sq in take_from:
         if sq not in left:

@@ -188,14 +188,11 @@ def _ability_args(d: State, player: str, ab: dict[str, Any]) -> dict[str, Any]:
                 if "builds" in args:
                     break
         elif do == "upgrade":
-            cat = catalog(d)
-            tiles = [
-                t
-                for t, s in cat.upgrades.items()
-                if s["category"] == e["category"] and d["upgrade_supply"][t] > 0
-            ]
-            if tiles:
-                args["tile"] = tiles[0]
+            supply = d["upgrade_supply"]
+            for t, s in catalog(d).upgrades.items():  # the first tile of the category left in the supply
+                if s["category"] == e["category"] and supply[t] > 0:
+                    args["tile"] = t
+                    break
             if all(d["p"][player]["ship"]["hull"][i] for i in (1, 2)):
                 args["space"] = 1
         elif do == "influence":
@@ -484,18 +481,23 @@ def _legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     offers.start(d["seq"])
     if d["pending"]:
         return chance_actions(d)
-    # the player's own pending choices (plunder to place, a gain owed, Battle cubes from islands)
-    mine = choice_actions(d, player) if player in d["players"] else []
+    # the player's own pending choices (plunder to place, a gain owed, an achievement cube, Battle cubes from
+    # islands): each kept on the player's board or, for Battle cubes, in the battle; most states have none
+    mine: list[dict[str, Any]] = []
+    if player in d["players"]:
+        p = d["p"][player]
+        if d["battle"] or "plunder" in p or "owed" in p or "cubes_owed" in p:
+            mine = choice_actions(d, player)
     if d["battle"] or player == d["active"]:
         acts = battle_actions(d, player, offers) if d["battle"] else main_actions(d, player, offers)
-        if "expansions" in d["options"]:
-            for name in expansions_of(d["options"]):
+        names = d["options"].get("expansions")
+        if names:
+            for name in names:
                 more = expansion(name).legal
                 if more is not None:
                     acts = more(d, player, acts)
-        return acts + mine
+        return acts + mine if mine else acts
     if player in d["players"]:
-        p = d["p"][player]
         out: list[dict[str, Any]] = mine
         if p["level_up"]:
             out += [{"type": "level_up", "card": c} for c in p["hand"] if p["cards"][c]["level"] < 4]

@@ -51,17 +51,21 @@ def ship_icon(cat: Catalog, d: State, color: str, icon: str, setting_sails: bool
     """Icons on the Ship board: a hull space with a hold gives its benefit only while that hold is empty
     (except when setting Sails in Harbor or at an island you control)."""
     p = d["p"][color]
-    free = setting_sails and (p["ship"]["at"] == HARBOR or controlled_by(d, p["ship"]["at"]) == color)
+    ship = p["ship"]
+    free = setting_sails and (ship["at"] == HARBOR or controlled_by(d, ship["at"]) == color)
     n = 1 if icon == "cannon" else 0  # the Cannon printed on the Ship board
     if "extra_icons" in p:
         n += p["extra_icons"].get(icon, 0)
-    other = p["ship"].get("other")
-    for space in range(4):
+    other = ship.get("other")
+    holds, hull, tiles_of = ship["holds"], ship["hull"], cat.upgrades
+    for space in range(4):  # (`hull_icons` and `hold_load` inline: this runs for every Sails, Cannon count)
         if space in HOLD_SPACE and not free:
             h = HOLD_SPACE.index(space)
-            if hold_load(p["ship"]["holds"][h]) or (other and other[h]):
+            hold = holds[h]
+            if hold[0] + hold[1] or (other and other[h]):
                 continue
-        n += hull_icons(cat, p, space).get(icon, 0)
+        tiles = hull[space]
+        n += (tiles_of[tiles[-1]]["icons"] if tiles else BASE_HULL[space]).get(icon, 0)
     return n
 
 

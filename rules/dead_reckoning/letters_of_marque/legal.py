@@ -69,11 +69,10 @@ LANTERN = "lom-lantern"  # the expansion's basic tile listed just before the Hal
 
 
 def _gun_offered(d: State) -> bool:
-    """Whether base offers may name the Hallowed Gun: the base game's generator offers the first basic tile
-    left in the supply, in catalogue order (`legal._ability_args`)."""
+    """Whether base offers may name the Hallowed Gun once the Lantern (listed just before it) is gone from the
+    supply: the base game's generator offers the first basic tile left in the supply, in catalogue order
+    (`legal._ability_args`)."""
     supply = d["upgrade_supply"]
-    if supply.get(LANTERN):  # a basic tile listed before it is left: the generator offers that one
-        return False
     for t, spec in catalog(d).upgrades.items():
         if spec["category"] == "basic" and supply[t] > 0:
             return t == HALLOWED_GUN
@@ -107,7 +106,8 @@ def legal(d: State, player: str, offered: list[dict[str, Any]]) -> list[dict[str
                 salt = True
                 break
     out = offered
-    if not salt_aboard and _gun_offered(d):
+    # while the Lantern is left the generator offers it, not the Gun (tested here: it is most states' answer)
+    if not salt_aboard and not d["upgrade_supply"].get(LANTERN) and _gun_offered(d):
         out = []  # the Hallowed Gun's extra cost (upgrades.py), which the base offers know nothing of
         for a in offered:
             if a["type"] != "use_ability" or a["args"].get("tile") != HALLOWED_GUN:
