@@ -47,13 +47,18 @@ def add(into: Stats, more: Stats, k: int = 1) -> None:
 def ship_stats(p: Player, cls: str) -> Stats:
     """All icons of one Ship of class `cls`: its three parts (tile or printed) and its Class Tile's
     Strength (a shared mapping: read it, never write to it)."""
-    parts = p["ship_tiles"][cls]
-    key = tuple((t["tile"], t["flipped"]) if t else None for t in parts.values())
-    return _ship_stats(cls, p["classes"][cls], key)
+    stern, hull, bow = p["ship_tiles"][cls].values()  # in PARTS order (setup)
+    return _ship_stats(
+        cls,
+        p["classes"][cls],
+        (stern["tile"], stern["flipped"]) if stern else None,
+        (hull["tile"], hull["flipped"]) if hull else None,
+        (bow["tile"], bow["flipped"]) if bow else None,
+    )
 
 
 @lru_cache(maxsize=4096)
-def _ship_stats(cls: str, stage: int, tiles: tuple[tuple[str, bool] | None, ...]) -> Stats:
+def _ship_stats(cls: str, stage: int, *tiles: tuple[str, bool] | None) -> Stats:
     # cached: a Ship class changes a few times a game and its stats are read for every move and Combat
     spec = board()["ship_classes"][cls]
     out: Stats = {}
@@ -143,6 +148,14 @@ def fort_places_for(p: Player, cls: str, tile: str) -> list[list[int]]:
     lowest, then in reading order): the first is the engine's default when the player names none."""
     places = _places(len(halves(tile)), tuple(p["fort_tiles"][cls]), tuple(map(tuple, p["fort_places"][cls])))
     return [list(pl) for pl in places]
+
+
+def fort_room(p: Player, cls: str, n: int) -> bool:
+    """Whether the `cls` grid has a place left for a tile of `n` spaces (`fort_places_for` is not empty)."""
+    tiles = p["fort_tiles"][cls]
+    if not tiles:
+        return bool(_places(n, (), ()))
+    return bool(_places(n, tuple(tiles), tuple(map(tuple, p["fort_places"][cls]))))
 
 
 @lru_cache(maxsize=1024)
@@ -236,17 +249,37 @@ def shipyards(d: State, color: str, cls: str) -> list[str]:
     return [r for r, reg in d["regions"].items() if is_shipyard(reg, p, color, cls)]
 
 
+@cache
+def pile_table() -> dict[str, tuple[str, int]]:
+    """Each Pile's grid row and how many grid spaces its tiles cover (2 Large, 1 Small; 0: a Ship tile)."""
+    return {
+        t: (v["row"], len(v["tiles"][0].get("halves", ())) if v["row"] in ("fort", "small_fort") else 0)
+        for t, v in tile_types().items()
+    }
+
+
+@cache
+def shipyard_tiles() -> frozenset[str]:
+    """The tiles showing a Shipyard icon faceup (they cost 1 Coin less)."""
+    return frozenset(
+        f"{t}:{i}"
+        for t, v in tile_types().items()
+        for i, x in enumerate(v["tiles"])
+        if x["icons"].get("shipyard")
+    )
+
+
 def tile_cost(d: State, pile: str) -> int:
     """The column's Coin cost (5, 4, 3 from the left; 2 for the Small Fort Pile), 1 fewer for a tile with a
     Shipyard icon."""
     b = board()
-    tiles = d["piles"][pile]
-    row: str = tile_types()[pile]["row"]
+    row = pile_table()[pile][0]
     if row == "small_fort":
         cost: int = b["small_fort_cost"]
     else:
         cost = b["upgrade_columns"][d["rows"][row].index(pile)]
-    if tiles and icons(tiles[0]).get("shipyard", 0):
+    tiles = d["piles"][pile]
+    if tiles and tiles[0] in shipyard_tiles():
         cost -= 1
     return cost
 
