@@ -327,10 +327,20 @@ def combat_offers(d: State, player: str, out: list[dict[str, Any]]) -> None:
     """mobilise.check_initiate's tests: both players present in the region."""
     order = d["players"]
     for r, reg in d["regions"].items():
-        if not reg["ships"] and not reg["forts"]:
+        mine = False
+        for s in reg["ships"]:
+            if s["owner"] == player:
+                mine = True
+                break
+        else:
+            for f in reg["forts"]:
+                if f[0] == player:
+                    mine = True
+                    break
+        if not mine:
             continue
         there = players_present(reg)
-        if player in there and len(there) > 1:
+        if len(there) > 1:
             for opp in order:
                 if opp != player and opp in there:
                     out.append({"type": "initiate_combat", "region": r, "opponent": opp})
@@ -436,9 +446,10 @@ def move_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
     side = d["map"]
     block = blocked(d, player)
     room = Room(d, p, player)
+    known = room.left
     table, stage = sizes(), p["classes"]
-    size_of = {c: table[c][stage[c]] for c in CLASSES}
-    base = {c: ship_stats(p, c).get("speed", 0) for c in CLASSES}
+    size_of: dict[str, int] = {}
+    base: dict[str, int] = {}
     fort_speed: dict[str, int] = {}
     extra: dict[str, int] = {}
     into: dict[str, list[tuple[str, str, int]]] = {}  # destination -> (from, class, count) that fit alone
@@ -452,27 +463,33 @@ def move_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
                         fort_speed[fc] = fort_stats(p, fc).get("speed", 0)
                     e += fort_speed[fc]
             extra[r] = e
+        if cls not in base:
+            base[cls] = ship_stats(p, cls).get("speed", 0)
+            size_of[cls] = table[cls][stage[cls]]
         need = size_of[cls]
         for dest in reachable(side, r, base[cls] + extra[r], block):
             if dest == r:
                 continue
-            left = room(dest)
+            left = known[dest] if dest in known else room(dest)
             if left is None or need <= left:
                 out.append({"type": "move", "region": dest, "moves": [[r, dest, cls]]})
-                if dest in into:
-                    into[dest].append((r, cls, n))
-                else:
+                group = into.get(dest)
+                if group is None:
                     into[dest] = [(r, cls, n)]
+                else:
+                    group.append((r, cls, n))
 
     def fill(dest: str, group: list[tuple[str, str, int]]) -> list[list[str]]:
-        left = room(dest)
+        left = known[dest]
         moves = []
         for r, cls, n in group:
+            need = size_of[cls]
             for _ in range(n):
-                if left is not None and size_of[cls] > left:
-                    break
+                if left is not None:
+                    if need > left:
+                        break
+                    left -= need
                 moves.append([r, dest, cls])
-                left = None if left is None else left - size_of[cls]
         return moves
 
     for dest, group in into.items():
@@ -481,11 +498,15 @@ def move_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
         moves = fill(dest, group)
         if len(moves) > 1:
             out.append({"type": "move", "region": dest, "moves": moves})
-        sources = dict.fromkeys(g[0] for g in group)
-        if len(sources) == 1:
+        by_source: dict[str, list[tuple[str, str, int]]] = {}
+        for g in group:
+            if g[0] in by_source:
+                by_source[g[0]].append(g)
+            else:
+                by_source[g[0]] = [g]
+        if len(by_source) == 1:
             continue  # sending them out of their one region is the same move
-        for src in sources:
-            mine = [g for g in group if g[0] == src]
+        for src, mine in by_source.items():
             if len(mine) > 1 or mine[0][2] > 1:
                 moves = fill(dest, mine)
                 if len(moves) > 1:

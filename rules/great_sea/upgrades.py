@@ -223,20 +223,38 @@ def is_shipyard(reg: Region, p: Player, color: str, cls: str) -> bool:
 
 
 def shipyard_regions(d: State, color: str) -> dict[str, set[str]]:
-    """`is_shipyard` for every region and class at once: class -> the regions with the player's Shipyard."""
+    """`is_shipyard` for every region and class at once: class -> the regions with the player's Shipyard.
+    The classes' Shipyard icons are read only once a region with the player's Fort is found."""
     p = d["p"][color]
-    ship_yard = tuple(c for c in CLASSES if ship_stats(p, c).get("shipyard", 0))
-    fort_yard = {f for f in FORTS if fort_stats(p, f).get("shipyard", 0)}
     out: dict[str, set[str]] = {c: set() for c in CLASSES}
+    fort_yard: set[str] | None = None
+    ship_yard: tuple[str, ...] | None = None
     for r, reg in d["regions"].items():
         if reg["home"] == color:
+            for c in CLASSES:
+                out[c].add(r)
+            continue
+        forts = reg["forts"]
+        if not forts:
+            continue
+        mine = yard = stronghold = False
+        for owner, cls in forts:
+            if owner == color:
+                mine = True
+                if fort_yard is None:
+                    fort_yard = {f for f in FORTS if fort_stats(p, f).get("shipyard", 0)}
+                if cls in fort_yard:
+                    yard = True
+                if cls == "stronghold":
+                    stronghold = True
+        if not mine:
+            continue
+        if yard:
             classes: tuple[str, ...] = CLASSES
-        elif reg["forts"]:
-            mine = [f[1] for f in reg["forts"] if f[0] == color]
-            if not mine:
-                continue
-            yard = any(f in fort_yard for f in mine)
-            classes = CLASSES if yard else ship_yard if "stronghold" in mine else ()
+        elif stronghold:
+            if ship_yard is None:
+                ship_yard = tuple(c for c in CLASSES if ship_stats(p, c).get("shipyard", 0))
+            classes = ship_yard
         else:
             continue
         for c in classes:
