@@ -45,8 +45,13 @@ def raisable(p: Player) -> list[str]:
     return out
 
 
+_INDEX = {name: i for i, name in enumerate(DICE)}
+
+
 def check_pip(p: Player, die: object) -> str:
-    i = die_index(die)
+    i = _INDEX.get(die) if isinstance(die, str) else None
+    if i is None:
+        i = die_index(die)  # raises with the reason
     if not may_raise(p, i):
         cap = 6 if i == DEVELOP or p["dice"][DEVELOP] >= 6 else p["dice"][DEVELOP]
         raise Illegal(

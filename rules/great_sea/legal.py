@@ -20,7 +20,7 @@ from rules.great_sea.construct import pip_step, ship_cost
 from rules.great_sea.control import controls, players_present, refreshed_posts
 from rules.great_sea.data import CLASSES, DICE, FORTS, board
 from rules.great_sea.develop import IMPROVABLE, fleet_used, improve_costs, sizes
-from rules.great_sea.dice import may_raise, raisable, value
+from rules.great_sea.dice import raisable, value
 from rules.great_sea.fortify import fort_requirement
 from rules.great_sea.game import GAME
 from rules.great_sea.map import adjacency, foundation_regions, reachable
@@ -56,9 +56,30 @@ def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     rest (setup, chance, Combat: a few offers each) go through their checks. Results are not kept in
     `state.offers`: a check here costs less than keeping it (docs/bench/rules.md)."""
     d = cast(State, state.data)
-    if d["phase"] == "main" and not d["pending"] and d["combat"] is None:
-        return turn_offers(d, player) if player == d["turn_player"] else []
+    if not d["pending"]:
+        phase = d["phase"]
+        if phase == "main":
+            c = d["combat"]
+            if c is None:
+                return turn_offers(d, player) if player == d["turn_player"] else []
+            if c["stage"] == "consolation" and player == c["loser"]:
+                return consolation_offers(d, player)
+        elif phase == "setup" and d["stage"] == "pips":
+            # setup.check_setup_pips' tests: the player whose turn it is to gain them, the pips owed, the
+            # first on the Develop Die, every Die allowed to rise (pip_sequences walks only those)
+            if player != d["active"]:
+                return []
+            return [
+                {"type": "setup_pips", "dice": s} for s in pip_sequences(d["p"][player], pips_owed(d, player))
+            ]
     return [a for a in candidates(d, player) if passes(d, player, a)]
+
+
+def consolation_offers(d: State, player: str) -> list[dict[str, Any]]:
+    """combat.check_consolation's tests: one of `consolations` (the loser's), and a Small Fort tile only
+    where its grid has room (`upgrades.check_fort_tile` places it at the first place)."""
+    p = d["p"][player]
+    return [a for a in consolations(d, player) if a["choice"] != "small_fort" or fort_room(p, a["fort"], 1)]
 
 
 def candidates(d: State, player: str) -> list[dict[str, Any]]:
@@ -89,6 +110,8 @@ def candidates(d: State, player: str) -> list[dict[str, Any]]:
 
 
 def pip_sequences(p: Player, n: int) -> list[list[str]]:
+    """Every way to place `n` setup pips, the first on the Develop Die, each on a Die that may rise then
+    (dice.may_raise), once per multiset of Dice."""
     seen: set[tuple[str, ...]] = set()
     out: list[list[str]] = []
 
@@ -99,11 +122,12 @@ def pip_sequences(p: Player, n: int) -> list[list[str]]:
                 seen.add(key)
                 out.append(list(seq))
             return
-        trial = cast(Player, {**p, "dice": dice})
+        dev = dice[0]
         for i in range(6) if seq else (0,):
-            if may_raise(trial, i):
+            v = dice[i] + 1
+            if v <= 6 and (i == 0 or v <= dev):
                 nd = list(dice)
-                nd[i] += 1
+                nd[i] = v
                 walk(nd, [*seq, DICE[i]])
 
     walk(list(p["dice"]), [])
@@ -264,15 +288,14 @@ def fortify_offers(d: State, player: str, p: Player, out: list[dict[str, Any]]) 
 
 
 def trade_offers(d: State, player: str, p: Player, out: list[dict[str, Any]]) -> None:
-    """trade.check_trade's tests: incomes always; a Trade Post with Control, not already owned there, the next
-    post's column within the Die. A card's variants (an income twice, all three gains) run the check."""
+    """trade.check_trade's tests: incomes always (a card's "twice" variant too); a Trade Post (with both
+    incomes on the "all" card) with Control, not owned there already, the next post's column within the
+    Die."""
     out.append({"type": "trade", "gains": ["coins", "wood"]})
     variant = card_effect(p["cards"]["3"]["id"]).get("trade_gains")
-    if variant == "twice":
-        for g in ("coins", "wood"):
-            a = {"type": "trade", "gains": [g, g]}
-            if passes(d, player, a):
-                out.append(a)
+    if variant == "twice":  # an income twice: nothing more to test
+        out.append({"type": "trade", "gains": ["coins", "coins"]})
+        out.append({"type": "trade", "gains": ["wood", "wood"]})
     need = post_requirement(p)
     if need is None or value(p, 3) < need:
         return
@@ -281,10 +304,8 @@ def trade_offers(d: State, player: str, p: Player, out: list[dict[str, Any]]) ->
         if (post is None or post[0] != player) and controls(reg, player):
             out.append({"type": "trade", "gains": ["coins", "post"], "region": r})
             out.append({"type": "trade", "gains": ["wood", "post"], "region": r})
-            if variant == "all":
-                a = {"type": "trade", "gains": ["coins", "wood", "post"], "region": r}
-                if passes(d, player, a):
-                    out.append(a)
+            if variant == "all":  # both incomes and the Trade Post: the same tests
+                out.append({"type": "trade", "gains": ["coins", "wood", "post"], "region": r})
 
 
 def research_offers(d: State, p: Player, op: Open, out: list[dict[str, Any]]) -> None:
@@ -360,13 +381,17 @@ def start_offers(d: State, player: str, p: Player, out: list[dict[str, Any]]) ->
     posts = 0
     damaged: dict[tuple[str, str], None] = {}
     ships: Fleet = {}
+    used: dict[str, int] = {}
+    table, stage = sizes(), p["classes"]
     for r, reg in d["regions"].items():
         post = reg["post"]
         if post is not None and not post[1] and post[0] == player:
             posts += 1
         for s in reg["ships"]:
             if s["owner"] == player:
-                k = (r, s["cls"])
+                cls = s["cls"]
+                used[r] = used.get(r, 0) + table[cls][stage[cls]]
+                k = (r, cls)
                 if s["damaged"]:
                     damaged[k] = None
                 else:
@@ -379,7 +404,7 @@ def start_offers(d: State, player: str, p: Player, out: list[dict[str, Any]]) ->
     if posts >= 3:
         out.append({"type": "start_worker"})
     if posts >= 1:
-        for m in shipyard_moves(d, player, p, ships):
+        for m in shipyard_moves(d, player, p, (ships, used)):
             out.append({"type": "start_move", **m})
     repays = [x for x, ok in (("post", posts >= 1), ("wood", p["wood"] >= 2)) if ok]
     for r, cls in damaged:
@@ -392,12 +417,13 @@ Fleet = dict[tuple[str, str], int]  # (region, class) -> how many of the player'
 
 class Room:
     """The room left under the player's Fleet Limit in each region (None: a home region), read lazily; the
-    limit's parts (the Fleet Tile, each Fort class's Fleet icons) are read once."""
+    limit's parts (the Fleet Tile, each Fort class's Fleet icons) are read once, and the space the player's
+    Ships take in each region too when the caller has counted it (`used`)."""
 
-    __slots__ = ("regions", "p", "player", "left", "limit", "bonus")
+    __slots__ = ("regions", "p", "player", "left", "limit", "bonus", "used")
 
-    def __init__(self, d: State, p: Player, player: str) -> None:
-        self.regions, self.p, self.player = d["regions"], p, player
+    def __init__(self, d: State, p: Player, player: str, used: dict[str, int] | None = None) -> None:
+        self.regions, self.p, self.player, self.used = d["regions"], p, player, used
         self.left: dict[str, int | None] = {}
         self.limit: int = board()["fleet"]["limits"][p["fleet"]]
         self.bonus: dict[str, int] = {}
@@ -417,20 +443,28 @@ class Room:
                 if cls not in self.bonus:
                     self.bonus[cls] = fort_stats(self.p, cls).get("fleet", 0)
                 lim += self.bonus[cls]
-        left = lim - fleet_used(reg, self.p, player)
+        used = self.used
+        left = lim - (fleet_used(reg, self.p, player) if used is None else used.get(r, 0))
         self.left[r] = left
         return left
 
 
-def fleets(d: State, player: str, movable: bool) -> Fleet:
-    """The player's undamaged Ships by region and class (`movable`: also not moved this action)."""
-    out: Fleet = {}
+def scan(d: State, player: str, p: Player, movable: bool) -> tuple[Fleet, dict[str, int]]:
+    """One pass over the map: the player's undamaged Ships by region and class (`movable`: also not moved
+    this action), and the space all their Ships take in each region (develop.fleet_used)."""
+    table, stage = sizes(), p["classes"]
+    size_of = {c: table[c][stage[c]] for c in CLASSES}
+    ships: Fleet = {}
+    used: dict[str, int] = {}
     for r, reg in d["regions"].items():
         for s in reg["ships"]:
-            if s["owner"] == player and not s["damaged"] and not (movable and s["moved"]):
-                k = (r, s["cls"])
-                out[k] = out.get(k, 0) + 1
-    return out
+            if s["owner"] == player:
+                cls = s["cls"]
+                used[r] = used.get(r, 0) + size_of[cls]
+                if not s["damaged"] and not (movable and s["moved"]):
+                    k = (r, cls)
+                    ships[k] = ships.get(k, 0) + 1
+    return ships, used
 
 
 def move_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
@@ -439,13 +473,13 @@ def move_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
     every single-Ship move, and for each region the Ships that can reach it gathered there and the Ships of
     each region sent there together (as many as fit, in map order). Other groups may be sent."""
     out: list[dict[str, Any]] = []
-    ships = fleets(d, player, movable=True)
+    ships, used = scan(d, player, p, movable=True)
     if not ships:
         return out
     regions = d["regions"]
     side = d["map"]
     block = blocked(d, player)
-    room = Room(d, p, player)
+    room = Room(d, p, player, used)
     known = room.left
     table, stage = sizes(), p["classes"]
     size_of: dict[str, int] = {}
@@ -514,17 +548,19 @@ def move_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
     return out
 
 
-def shipyard_moves(d: State, player: str, p: Player, ships: Fleet | None = None) -> list[dict[str, str]]:
+def shipyard_moves(
+    d: State, player: str, p: Player, scanned: tuple[Fleet, dict[str, int]] | None = None
+) -> list[dict[str, str]]:
     """`start_of_turn.check_shipyard_move`'s moves: 1 undamaged Ship across 1 border, to or from a region
-    where the player has a Shipyard for its class, never into an opponent's home, within the Fleet Limit."""
-    if ships is None:
-        ships = fleets(d, player, movable=False)
+    where the player has a Shipyard for its class, never into an opponent's home, within the Fleet Limit.
+    `scanned`: the caller's `scan` of the map (undamaged Ships, moved or not)."""
+    ships, used = scan(d, player, p, movable=False) if scanned is None else scanned
     if not ships:
         return []
     regions = d["regions"]
     adj = adjacency(d["map"])
     yards = shipyard_regions(d, player)
-    room = Room(d, p, player)
+    room = Room(d, p, player, used)
     table, stage = sizes(), p["classes"]
     out: list[dict[str, str]] = []
     for r, cls in ships:
@@ -569,37 +605,44 @@ def construct_candidates(
 def special_candidates(
     d: State, player: str, p: Player, third: dict[str, Any], dice: list[str], out: list[dict[str, Any]]
 ) -> None:
-    """The effect a Special Action Card adds, as `special_effects.check_special_effect` reads it (improving,
-    placing a Fort and flipping a tile run the check)."""
+    """The effect a Special Action Card adds, built from `special_effects.check_special_effect`'s tests."""
     if "pip" in third:
-        for res, n in third["pay"].items():
-            if resource(p, res) < n:
-                return
+        if not all_affordable(p, third["pay"]):
+            return
         for x in dice:
             out.append({"type": "special_effect", "die": x})
         return
+    pay: dict[str, int] = third.get("pay", {})
     if "improve" in third:
+        # develop.improve_cost: the tile not yet removed; the card's payment and the improvement affordable
+        costs = improve_costs()
         for x in IMPROVABLE:
-            a: dict[str, Any] = {"type": "special_effect", "tiles": [x]}
-            if passes(d, player, a):
-                out.append(a)
+            res, table = costs[x]
+            stage = p["fleet"] if x == "fleet" else p["classes"][x]
+            if stage >= len(table):
+                continue
+            need = dict(pay)
+            need[res] = need.get(res, 0) + table[stage]
+            if all_affordable(p, need):
+                out.append({"type": "special_effect", "tiles": [x]})
         return
     if "place_fort" in third:
+        # fortify.check_place's tests for the card's Fort class, after its payment
+        need_die = fort_requirement(p, third["place_fort"])
+        if not all_affordable(p, pay) or need_die is None or value(p, 2) < need_die:
+            return
         regions = d["regions"]
         for r in foundation_regions(d["map"]):
             reg = regions[r]
             if reg["foundations"] and controls(reg, player):
-                a = {"type": "special_effect", "region": r}
-                if passes(d, player, a):
-                    out.append(a)
+                out.append({"type": "special_effect", "region": r})
         return
     if "flip_tile" in third:
-        for c, parts in p["ship_tiles"].items():
-            for part, t in parts.items():
-                if t is not None:
-                    a = {"type": "special_effect", "cls": c, "part": part}
-                    if passes(d, player, a):
-                        out.append(a)
+        if all_affordable(p, pay):
+            for c, parts in p["ship_tiles"].items():
+                for part, t in parts.items():
+                    if t is not None:
+                        out.append({"type": "special_effect", "cls": c, "part": part})
         return
     if "tile" in third:
         if third.get("exhaust") and not refreshed_posts(d, player):
@@ -636,6 +679,14 @@ def special_candidates(
         op = d["turn"]["open"]
         if op is not None and op["pips"] >= third["worker"]:
             out.append({"type": "special_effect"})
+
+
+def all_affordable(p: Player, pay: dict[str, int]) -> bool:
+    """special_effects.check_special_effect's payment test: the Wood and Coins it names."""
+    for res, n in pay.items():
+        if resource(p, res) < n:
+            return False
+    return True
 
 
 def reinforce_candidates(d: State, c: dict[str, Any], player: str) -> list[dict[str, Any]]:
