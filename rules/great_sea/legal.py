@@ -221,10 +221,11 @@ def turn_offers(d: State, player: str) -> list[dict[str, Any]]:
             for x in dice:
                 out.append({"type": "construct_pip", "die": x})
     elif op["pips"] > 0:  # card 6
-        if step == 0:
-            out += move_candidates(d, player, p)
+        scanned = scan(d, player, p, movable=True) if step == 0 else None
+        if scanned is not None:
+            out += move_candidates(d, player, p, scanned)
         if step <= 1:
-            combat_offers(d, player, out)
+            combat_offers(d, player, out, None if scanned is None else scanned[1])
     eff = card_effect(p["cards"][str(card)]["id"])
     if eff:
         for key, at in PLACES.items():
@@ -344,16 +345,22 @@ def research_offers(d: State, p: Player, op: Open, out: list[dict[str, Any]]) ->
         out.append({"type": "research_remove", "pile": pile})
 
 
-def combat_offers(d: State, player: str, out: list[dict[str, Any]]) -> None:
-    """mobilise.check_initiate's tests: both players present in the region."""
+def combat_offers(
+    d: State, player: str, out: list[dict[str, Any]], ships_in: dict[str, int] | None = None
+) -> None:
+    """mobilise.check_initiate's tests: both players present in the region. `ships_in`: the regions with the
+    player's Ships, when the caller's `scan` has them."""
     order = d["players"]
     for r, reg in d["regions"].items():
         mine = False
-        for s in reg["ships"]:
-            if s["owner"] == player:
-                mine = True
-                break
+        if ships_in is not None:
+            mine = r in ships_in
         else:
+            for s in reg["ships"]:
+                if s["owner"] == player:
+                    mine = True
+                    break
+        if not mine:
             for f in reg["forts"]:
                 if f[0] == player:
                     mine = True
@@ -467,13 +474,16 @@ def scan(d: State, player: str, p: Player, movable: bool) -> tuple[Fleet, dict[s
     return ships, used
 
 
-def move_candidates(d: State, player: str, p: Player) -> list[dict[str, Any]]:
+def move_candidates(
+    d: State, player: str, p: Player, scanned: tuple[Fleet, dict[str, int]] | None = None
+) -> list[dict[str, Any]]:
     """One pip's moves, built from `mobilise.check_moves`' own tests (an undamaged Ship not yet moved this
     action, a destination within its Speed that is not an opponent's home region, the Fleet Limit there):
     every single-Ship move, and for each region the Ships that can reach it gathered there and the Ships of
-    each region sent there together (as many as fit, in map order). Other groups may be sent."""
+    each region sent there together (as many as fit, in map order). Other groups may be sent. `scanned`:
+    the caller's `scan` of the map (movable Ships)."""
     out: list[dict[str, Any]] = []
-    ships, used = scan(d, player, p, movable=True)
+    ships, used = scan(d, player, p, movable=True) if scanned is None else scanned
     if not ships:
         return out
     regions = d["regions"]
