@@ -11,22 +11,45 @@ from rules.great_sea.model import Region, State
 
 
 def present(reg: Region, color: str) -> bool:
-    return any(s["owner"] == color for s in reg["ships"]) or any(f[0] == color for f in reg["forts"])
+    # plain loops: this is read for every region on most offers and checks (a generator is a call each)
+    for s in reg["ships"]:
+        if s["owner"] == color:
+            return True
+    for f in reg["forts"]:
+        if f[0] == color:
+            return True
+    return False
 
 
 def players_present(reg: Region) -> set[str]:
-    return {s["owner"] for s in reg["ships"]} | {f[0] for f in reg["forts"]}
+    there = set()
+    for s in reg["ships"]:
+        there.add(s["owner"])
+    for f in reg["forts"]:
+        there.add(f[0])
+    return there
 
 
 def controls(reg: Region, color: str) -> bool:
     if reg["home"] == color:
         return True
-    if not present(reg, color):
+    mine = other = False
+    for s in reg["ships"]:
+        if s["owner"] == color:
+            mine = True
+        else:
+            other = True
+    for f in reg["forts"]:
+        if f[0] == color:
+            mine = True
+        else:
+            other = True
+    if not mine:
         return False
     post = reg["post"]
     if post is not None and post[0] == color:
         return True
-    return players_present(reg) == {color}
+    return not other  # the only player present
 
 
 def controlled(d: State, color: str) -> list[str]:

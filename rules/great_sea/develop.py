@@ -7,6 +7,7 @@ Tiles). When flipped, the 1st Effect also gains 1 Coin or 1 Wood."
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from rules.core.actions import Action
@@ -21,9 +22,14 @@ from rules.great_sea.worker import open_step, step_done
 IMPROVABLE = (*CLASSES, "fleet")
 
 
+@cache
+def sizes() -> dict[str, tuple[int, ...]]:
+    """Each Ship class's size by its Class Tile's stage."""
+    return {c: tuple(st["size"] for st in board()["ship_classes"][c]["stages"]) for c in CLASSES}
+
+
 def size(p: Player, cls: str) -> int:
-    s: int = board()["ship_classes"][cls]["stages"][p["classes"][cls]]["size"]
-    return s
+    return sizes()[cls][p["classes"][cls]]
 
 
 def fleet_limit(reg: Region, p: Player, color: str) -> int | None:
@@ -39,7 +45,13 @@ def fleet_limit(reg: Region, p: Player, color: str) -> int | None:
 
 
 def fleet_used(reg: Region, p: Player, color: str) -> int:
-    return sum(size(p, s["cls"]) for s in reg["ships"] if s["owner"] == color)
+    table, stage = sizes(), p["classes"]
+    n = 0
+    for s in reg["ships"]:
+        if s["owner"] == color:
+            cls = s["cls"]
+            n += table[cls][stage[cls]]
+    return n
 
 
 def improve_cost(p: Player, tile: str) -> tuple[str, int]:
@@ -55,6 +67,15 @@ def improve_cost(p: Player, tile: str) -> tuple[str, int]:
     if stage >= len(costs):
         raise Illegal(f"the {tile} tile is already removed: it cannot be improved further.")
     return res, int(costs[stage])
+
+
+@cache
+def improve_costs() -> dict[str, tuple[str, tuple[int, ...]]]:
+    """Each improvable tile's resource and its cost at each stage (`improve_cost` reads one)."""
+    b = board()
+    out = {c: ("coins", tuple(b["ship_classes"][c]["improve_coins"])) for c in CLASSES}
+    out["fleet"] = ("wood", tuple(b["fleet"]["improve_wood"]))
+    return out
 
 
 def check_develop_pip(d: State, player: str, action: dict[str, Any]) -> dict[str, Any]:

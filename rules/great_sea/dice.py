@@ -34,11 +34,24 @@ def may_raise_twice(p: Player, i: int) -> bool:
 
 
 def raisable(p: Player) -> list[str]:
-    return [DICE[i] for i in range(6) if may_raise(p, i)]
+    """The Dice a pip may go on (`may_raise`), in Action Card order."""
+    dv = p["dice"]
+    dev = dv[DEVELOP]
+    out = ["develop"] if dev < 6 else []
+    cap = dev if dev < 6 else 6
+    for i in range(1, 6):
+        if dv[i] < cap:
+            out.append(DICE[i])
+    return out
+
+
+_INDEX = {name: i for i, name in enumerate(DICE)}
 
 
 def check_pip(p: Player, die: object) -> str:
-    i = die_index(die)
+    i = _INDEX.get(die) if isinstance(die, str) else None
+    if i is None:
+        i = die_index(die)  # raises with the reason
     if not may_raise(p, i):
         cap = 6 if i == DEVELOP or p["dice"][DEVELOP] >= 6 else p["dice"][DEVELOP]
         raise Illegal(

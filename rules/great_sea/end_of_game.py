@@ -33,8 +33,11 @@ def check_end(d: State, out: list[dict[str, Any]]) -> bool:
     if d["phase"] == "over":
         return True
     start: int = board()["tracks"]["temple_start"]
-    ps = d["p"]
-    if all(start - q["temple"] > q["combat"] and start - q["temple"] > q["trade"] for q in ps.values()):
+    for q in d["p"].values():
+        space = start - q["temple"]
+        if space <= q["combat"] or space <= q["trade"]:
+            break
+    else:
         return False  # the common case, checked after every action: nobody has reached it
     order = d["players"]
     start = order.index(d["turn_player"]) if d["turn_player"] in order else 0

@@ -1,10 +1,12 @@
 """The legal-action generator of The Great Sea: concrete actions a seat may take now.
 
-Owns the enumeration only; every offered action passes its action's check (kept in `state.offers` for
-`apply`). It offers a representative set where the choices are combinatorial: single-Ship moves plus the
-Ships gathered into a region and sent together out of one (other groups may be sent), Damage placed filling
-one unit first, discounts of 0 or the most that helps, one place per Fort tile (the engine's default), the
-loser's retreat home or filling one other Shipyard, and the pip sequences of setup once per multiset.
+Owns the enumeration only; every offered action passes its action's check. A turn's offers are built from
+the checks' own tests, not by running them (docs/great-sea.md "Performance"; the map's Ships are read in
+`fleet_offers`); tests/rules/great_sea/test_legal.py holds both directions. It offers a representative set
+where the choices are combinatorial: single-Ship moves plus the Ships gathered into a region and sent
+together out of one (other groups may be sent), Damage placed filling one unit first, discounts of 0 or the
+most that helps, one place per Fort tile (the engine's default), the loser's retreat home or filling one
+other Shipyard, and the pip sequences of setup once per multiset.
 """
 
 from __future__ import annotations
@@ -18,32 +20,26 @@ from rules.great_sea.combat import consolations, retreats
 from rules.great_sea.combat_cards import is_basic
 from rules.great_sea.construct import pip_step, ship_cost
 from rules.great_sea.control import controls, players_present, refreshed_posts
-from rules.great_sea.data import CLASSES, DICE, FORTS, PARTS, board
-from rules.great_sea.develop import IMPROVABLE, fleet_limit, fleet_used, size
-from rules.great_sea.dice import may_raise, may_raise_twice, raisable, value
+from rules.great_sea.data import CLASSES, DICE, FORTS, board
+from rules.great_sea.develop import IMPROVABLE, improve_costs, sizes
+from rules.great_sea.dice import raisable, value
+from rules.great_sea.fleet_offers import Fleet, Room, move_candidates, scan, shipyard_moves
 from rules.great_sea.fortify import fort_requirement
 from rules.great_sea.game import GAME
-from rules.great_sea.map import adjacency, reachable
-from rules.great_sea.mobilise import blocked
-from rules.great_sea.model import Player, State, resource
+from rules.great_sea.map import adjacency, foundation_regions
+from rules.great_sea.model import Open, Player, State, resource
 from rules.great_sea.setup import draw_chance, pips_owed
 from rules.great_sea.special_actions import card_effect
 from rules.great_sea.special_effects import PLACES
 from rules.great_sea.trade import post_requirement
 from rules.great_sea.upgrades import (
-    fort_places_for,
-    fort_stats,
-    ship_stats,
+    fort_room,
+    pile_table,
     shipyard_regions,
+    shipyard_tiles,
     tile_cost,
     tile_types,
 )
-from rules.great_sea.worker import workers_left
-
-
-class Checked(list[dict[str, Any]]):
-    """Candidates the generator built from exactly the tests of their check (no need to run it again);
-    tests/rules/great_sea/test_legal.py checks every offered action against its check."""
 
 
 def passes(d: State, player: str, action: dict[str, Any]) -> bool:
@@ -55,23 +51,39 @@ def passes(d: State, player: str, action: dict[str, Any]) -> bool:
 
 
 def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
-    """Every candidate that passes its action's check. Families whose members differ only in a field the
-    check treats alike (the Ship class a Research tile goes on, the Fort grid) are checked once. Results are
-    not kept in `state.offers`: a check here costs less than keeping it (docs/bench/rules.md)."""
+    """Every action `player` may take now. A turn's offers (all but setup, chance and Combat) are built
+    straight from their checks' own tests, in one pass each, and only the few noted run their check; the
+    rest (setup, chance, Combat: a few offers each) go through their checks. Results are not kept in
+    `state.offers`: a check here costs less than keeping it (docs/bench/rules.md)."""
     d = cast(State, state.data)
-    out: list[dict[str, Any]] = []
-    for family in candidates(d, player):
-        if isinstance(family, Checked) or passes(d, player, family[0]):
-            out += family
-    return out
+    if not d["pending"]:
+        phase = d["phase"]
+        if phase == "main":
+            c = d["combat"]
+            if c is None:
+                return turn_offers(d, player) if player == d["turn_player"] else []
+            if c["stage"] == "consolation" and player == c["loser"]:
+                return consolation_offers(d, player)
+        elif phase == "setup" and d["stage"] == "pips":
+            # setup.check_setup_pips' tests: the player whose turn it is to gain them, the pips owed, the
+            # first on the Develop Die, every Die allowed to rise (pip_sequences walks only those)
+            if player != d["active"]:
+                return []
+            return [
+                {"type": "setup_pips", "dice": s} for s in pip_sequences(d["p"][player], pips_owed(d, player))
+            ]
+    return [a for a in candidates(d, player) if passes(d, player, a)]
 
 
-def candidates(d: State, player: str) -> list[list[dict[str, Any]]]:
-    fams = families(d, player)
-    return [f if isinstance(f, list) else [f] for f in fams]  # a Checked family stays Checked
+def consolation_offers(d: State, player: str) -> list[dict[str, Any]]:
+    """combat.check_consolation's tests: one of `consolations` (the loser's), and a Small Fort tile only
+    where its grid has room (`upgrades.check_fort_tile` places it at the first place)."""
+    p = d["p"][player]
+    return [a for a in consolations(d, player) if a["choice"] != "small_fort" or fort_room(p, a["fort"], 1)]
 
 
-def families(d: State, player: str) -> list[Any]:
+def candidates(d: State, player: str) -> list[dict[str, Any]]:
+    """Setup's, chance's and Combat's candidates (each still to pass its check)."""
     if d["phase"] == "over":
         return []
     if d["pending"]:
@@ -94,12 +106,12 @@ def families(d: State, player: str) -> list[Any]:
         ]
     if d["combat"] is not None:
         return combat_candidates(d, player)
-    if player != d["turn_player"]:
-        return []
-    return turn_candidates(d, player)
+    return []
 
 
 def pip_sequences(p: Player, n: int) -> list[list[str]]:
+    """Every way to place `n` setup pips, the first on the Develop Die, each on a Die that may rise then
+    (dice.may_raise), once per multiset of Dice."""
     seen: set[tuple[str, ...]] = set()
     out: list[list[str]] = []
 
@@ -110,11 +122,12 @@ def pip_sequences(p: Player, n: int) -> list[list[str]]:
                 seen.add(key)
                 out.append(list(seq))
             return
-        trial = cast(Player, {**p, "dice": dice})
+        dev = dice[0]
         for i in range(6) if seq else (0,):
-            if may_raise(trial, i):
+            v = dice[i] + 1
+            if v <= 6 and (i == 0 or v <= dev):
                 nd = list(dice)
-                nd[i] += 1
+                nd[i] = v
                 walk(nd, [*seq, DICE[i]])
 
     walk(list(p["dice"]), [])
@@ -164,340 +177,358 @@ def combat_candidates(d: State, player: str) -> list[dict[str, Any]]:
     return []
 
 
-def turn_candidates(d: State, player: str) -> list[Any]:
+def turn_offers(d: State, player: str) -> list[dict[str, Any]]:
+    """The turn player's offers, each family built from its check's own tests (noted where a check runs)."""
     p = d["p"][player]
     t = d["turn"]
     op = t["open"]
-    out: list[Any] = []
+    out: list[dict[str, Any]] = []
     if op is None:
-        if workers_left(d, player) > 0:
-            out.append(Checked({"type": "take_action", "card": n} for n in range(1, 7) if n not in t["used"]))
+        if 2 + p["neutral"] - t["placed"] > 0:  # worker.workers_left
+            used = t["used"]
+            for n in range(1, 7):
+                if n not in used:
+                    out.append({"type": "take_action", "card": n})
         if not t["start_done"]:
-            out += start_candidates(d, player, p)
-        out.append(Checked([{"type": "end_turn"}]))
+            start_offers(d, player, p, out)
+        out.append({"type": "end_turn"})
         return out
-    out.append(Checked([{"type": "finish_action"}]))
+    out.append({"type": "finish_action"})
     card, step = op["card"], op["step"]
-    dice = raisable(p) if card in (1, 5) else []
+    dice = raisable(p) if card == 1 or card == 5 else []
     if card == 1:
-        if step == 0:
-            gains = ("coins", "wood") if p["cards"]["1"]["flipped"] else ("coins",)
-            out.append(Checked({"type": "develop_pip", "die": x, "gain": g} for x in dice for g in gains))
         if step <= 1:
-            out.append(Checked({"type": "develop_second", "choice": "pip", "die": x} for x in dice))
-            if p["wood"] >= 2:  # check_develop_second's tests: 2 Wood, the Die may rise twice
-                out.append(
-                    Checked(
-                        {"type": "develop_second", "choice": "wood_pips", "dice": [x, x]}
-                        for x in dice
-                        if may_raise_twice(p, DICE.index(x))
-                    )
-                )
-            for tiles in [[x] for x in IMPROVABLE] + [list(x) for x in combinations(IMPROVABLE, 2)]:
-                if affordable(p, tiles):
-                    out.append(Checked([{"type": "develop_second", "choice": "improve", "tiles": tiles}]))
-    elif card == 2 and step == 0:
-        # fortify.check_fortify's tests: Control, a free Foundation, the next Fort's column within the Die
-        have = value(p, 2)
-        forts = [f for f in FORTS if (need := fort_requirement(p, f)) is not None and need <= have]
-        if forts:
-            for r, reg in d["regions"].items():
-                if reg["foundations"] and controls(reg, player):
-                    out.append(Checked({"type": "fortify", "region": r, "fort": f} for f in forts))
-    elif card == 3 and step == 0:
-        # trade.check_trade's tests: incomes always; a Trade Post with Control, not already owned there, the
-        # next post's column within the Die
-        out.append(Checked([{"type": "trade", "gains": ["coins", "wood"]}]))
-        variant = card_effect(p["cards"]["3"]["id"]).get("trade_gains")
-        if variant == "twice":
-            out += [{"type": "trade", "gains": [g, g]} for g in ("coins", "wood")]
-        need = post_requirement(p)
-        if need is not None and value(p, 3) >= need:
-            for r, reg in d["regions"].items():
-                if (reg["post"] is None or reg["post"][0] != player) and controls(reg, player):
-                    out.append(
-                        Checked(
-                            {"type": "trade", "gains": [g, "post"], "region": r} for g in ("coins", "wood")
-                        )
-                    )
-                    if variant == "all":
-                        out.append({"type": "trade", "gains": ["coins", "wood", "post"], "region": r})
+            develop_offers(p, step, dice, out)
+    elif card == 2:
+        if step == 0:
+            fortify_offers(d, player, p, out)
+    elif card == 3:
+        if step == 0:
+            trade_offers(d, player, p, out)
     elif card == 4:
         if step == 0 and op["pips"] > 0:
-            for pile, spec in tile_types().items():
-                if pile in op["piles"] or not d["piles"][pile]:
-                    continue
-                # built from research.check_gain's tests: a Pile not gained from this turn with a tile on top,
-                # 1 + discount pips left, Coins for the discounted cost; check_remove's: a tile, a pip
-                cost = tile_cost(d, pile)
-                most = max(0, min(op["pips"] - 1, cost))
-                targets = (
-                    [{"cls": c} for c in CLASSES]
-                    if spec["row"] in PARTS
-                    else [{"fort": f} for f in FORTS if fort_places_for(p, f, pile + ":0")]  # room for it
-                )
-                for disc in sorted({0, most}):
-                    if p["coins"] >= max(0, cost - disc):
-                        out.append(
-                            Checked(
-                                {"type": "research_gain", "pile": pile, "discount": disc, **tg}
-                                for tg in targets
-                            )
-                        )
-                out.append(Checked([{"type": "research_remove", "pile": pile}]))
-        if step <= 1:
+            research_offers(d, p, op, out)
+        # research.check_refresh's tests: an exhausted Trade Post to refresh, or the card's own gain
+        if step <= 1 and (
+            has_exhausted_post(d, player) or card_effect(p["cards"]["4"]["id"]).get("second_gain")
+        ):
             out.append({"type": "research_refresh"})
     elif card == 5:
         if step == 0 and op["pips"] > 0:
-            out.append(construct_candidates(d, player, p, op["pips"]))
+            for a in construct_candidates(d, player, p, op["pips"]):
+                out.append(a)
         if step <= pip_step(p):
-            out.append(Checked({"type": "construct_pip", "die": x} for x in dice))
-    elif card == 6:
-        if step == 0 and op["pips"] > 0:
-            out.append(move_candidates(d, player, p))
-        if step <= 1 and op["pips"] > 0:
-            for r, reg in d["regions"].items():
-                if not reg["ships"] and not reg["forts"]:
-                    continue
-                there = players_present(reg)
-                if player in there and len(there) > 1:
-                    out.append(
-                        Checked(
-                            {"type": "initiate_combat", "region": r, "opponent": opp}
-                            for opp in d["players"]
-                            if opp != player and opp in there
-                        )
-                    )
+            for x in dice:
+                out.append({"type": "construct_pip", "die": x})
+    elif op["pips"] > 0:  # card 6
+        scanned = scan(d, player, p, movable=True) if step == 0 else None
+        if scanned is not None:
+            out += move_candidates(d, player, p, scanned)
+        if step <= 1:
+            combat_offers(d, player, out, None if scanned is None else scanned[1])
     eff = card_effect(p["cards"][str(card)]["id"])
-    for key, at in PLACES.items():
-        if key in eff and step <= at:
-            out += special_candidates(d, player, p, eff[key], dice or raisable(p))
+    if eff:
+        for key, at in PLACES.items():
+            if key in eff and step <= at:
+                special_candidates(d, player, p, eff[key], dice or raisable(p), out)
     return out
 
 
-def start_candidates(d: State, player: str, p: Player) -> list[Any]:
-    """The start-of-turn actions, built from their checks' own tests (the turn has not used one yet)."""
-    posts = len(refreshed_posts(d, player))
+def develop_offers(p: Player, step: int, dice: list[str], out: list[dict[str, Any]]) -> None:
+    """develop.check_develop_pip's and check_develop_second's tests: a Die that may rise (twice for 2 Wood's
+    pips), the Wood and Coins for each improvement."""
+    if step == 0:
+        gains = ("coins", "wood") if p["cards"]["1"]["flipped"] else ("coins",)
+        for x in dice:
+            for g in gains:
+                out.append({"type": "develop_pip", "die": x, "gain": g})
+    for x in dice:
+        out.append({"type": "develop_second", "choice": "pip", "die": x})
+    if p["wood"] >= 2:
+        dv = p["dice"]
+        for x in dice:
+            i = DICE.index(x)
+            v = dv[i] + 2
+            if v <= 6 and (i == 0 or v <= dv[0]):  # dice.may_raise_twice
+                out.append({"type": "develop_second", "choice": "wood_pips", "dice": [x, x]})
+    # each tile's next improvement (resource, cost), None once removed (develop.improve_cost)
+    costs = improve_costs()
+    nxt: dict[str, tuple[str, int] | None] = {}
+    for tile in IMPROVABLE:
+        res, table = costs[tile]
+        stage = p["fleet"] if tile == "fleet" else p["classes"][tile]
+        nxt[tile] = (res, table[stage]) if stage < len(table) else None
+    wood, coins = p["wood"], p["coins"]
+    for tiles in IMPROVE_SETS:
+        spend = {"wood": 0, "coins": 0}
+        for tile in tiles:
+            c = nxt[tile]
+            if c is None:
+                break
+            spend[c[0]] += c[1]
+        else:
+            if spend["wood"] <= wood and spend["coins"] <= coins:
+                out.append({"type": "develop_second", "choice": "improve", "tiles": list(tiles)})
+
+
+IMPROVE_SETS = tuple((x,) for x in IMPROVABLE) + tuple(combinations(IMPROVABLE, 2))
+
+
+def fortify_offers(d: State, player: str, p: Player, out: list[dict[str, Any]]) -> None:
+    """fortify.check_fortify's tests: Control, a free Foundation, the next Fort's column within the Die."""
+    have = value(p, 2)
+    forts = [f for f in FORTS if (need := fort_requirement(p, f)) is not None and need <= have]
+    if not forts:
+        return
+    regions = d["regions"]
+    for r in foundation_regions(d["map"]):
+        reg = regions[r]
+        if reg["foundations"] and controls(reg, player):
+            for f in forts:
+                out.append({"type": "fortify", "region": r, "fort": f})
+
+
+def trade_offers(d: State, player: str, p: Player, out: list[dict[str, Any]]) -> None:
+    """trade.check_trade's tests: incomes always (a card's "twice" variant too); a Trade Post (with both
+    incomes on the "all" card) with Control, not owned there already, the next post's column within the
+    Die."""
+    out.append({"type": "trade", "gains": ["coins", "wood"]})
+    variant = card_effect(p["cards"]["3"]["id"]).get("trade_gains")
+    if variant == "twice":  # an income twice: nothing more to test
+        out.append({"type": "trade", "gains": ["coins", "coins"]})
+        out.append({"type": "trade", "gains": ["wood", "wood"]})
+    need = post_requirement(p)
+    if need is None or value(p, 3) < need:
+        return
+    for r, reg in d["regions"].items():
+        post = reg["post"]
+        if (post is None or post[0] != player) and controls(reg, player):
+            out.append({"type": "trade", "gains": ["coins", "post"], "region": r})
+            out.append({"type": "trade", "gains": ["wood", "post"], "region": r})
+            if variant == "all":  # both incomes and the Trade Post: the same tests
+                out.append({"type": "trade", "gains": ["coins", "wood", "post"], "region": r})
+
+
+def research_offers(d: State, p: Player, op: Open, out: list[dict[str, Any]]) -> None:
+    """research.check_gain's tests: a Pile not gained from this turn with a tile on top, 1 + discount pips
+    left, Coins for the discounted cost (upgrades.tile_cost), room on the Fort grid; check_remove's: a tile,
+    a pip. Discounts offered: none, and the most that helps."""
+    pips, coins, gained, piles = op["pips"], p["coins"], op["piles"], d["piles"]
+    b = board()
+    columns, small, yards = b["upgrade_columns"], b["small_fort_cost"], shipyard_tiles()
+    col: dict[str, int] = {}
+    for in_row in d["rows"].values():
+        for i, pile in enumerate(in_row):
+            col[pile] = i
+    room: dict[tuple[str, int], bool] = {}
+    for pile, (row, n) in pile_table().items():
+        tiles = piles[pile]
+        if not tiles or pile in gained:
+            continue
+        cost = small if row == "small_fort" else columns[col[pile]]
+        if tiles[0] in yards:
+            cost -= 1
+        most = max(0, min(pips - 1, cost))
+        if n:
+            key, targets = "fort", []
+            for f in FORTS:
+                if (f, n) not in room:
+                    room[f, n] = fort_room(p, f, n)
+                if room[f, n]:
+                    targets.append(f)
+        else:
+            key, targets = "cls", list(CLASSES)
+        for disc in (0, most) if most else (0,):
+            if coins >= cost - disc:
+                for tg in targets:
+                    out.append({"type": "research_gain", "pile": pile, "discount": disc, key: tg})
+        out.append({"type": "research_remove", "pile": pile})
+
+
+def combat_offers(
+    d: State, player: str, out: list[dict[str, Any]], ships_in: dict[str, int] | None = None
+) -> None:
+    """mobilise.check_initiate's tests: both players present in the region. `ships_in`: the regions with the
+    player's Ships, when the caller's `scan` has them."""
+    order = d["players"]
+    for r, reg in d["regions"].items():
+        mine = False
+        if ships_in is not None:
+            mine = r in ships_in
+        else:
+            for s in reg["ships"]:
+                if s["owner"] == player:
+                    mine = True
+                    break
+        if not mine:
+            for f in reg["forts"]:
+                if f[0] == player:
+                    mine = True
+                    break
+        if not mine:
+            continue
+        there = players_present(reg)
+        if len(there) > 1:
+            for opp in order:
+                if opp != player and opp in there:
+                    out.append({"type": "initiate_combat", "region": r, "opponent": opp})
+
+
+def has_exhausted_post(d: State, player: str) -> bool:
+    for reg in d["regions"].values():
+        post = reg["post"]
+        if post is not None and post[1] and post[0] == player:
+            return True
+    return False
+
+
+def start_offers(d: State, player: str, p: Player, out: list[dict[str, Any]]) -> None:
+    """The start-of-turn actions, built from their checks' own tests (the turn has not used one yet), from
+    one pass over the map: the refreshed Trade Posts, the Damaged Ships, the undamaged ones."""
+    posts = 0
+    damaged: dict[tuple[str, str], None] = {}
+    ships: Fleet = {}
+    used: dict[str, int] = {}
+    table, stage = sizes(), p["classes"]
+    for r, reg in d["regions"].items():
+        post = reg["post"]
+        if post is not None and not post[1] and post[0] == player:
+            posts += 1
+        for s in reg["ships"]:
+            if s["owner"] == player:
+                cls = s["cls"]
+                used[r] = used.get(r, 0) + table[cls][stage[cls]]
+                k = (r, cls)
+                if s["damaged"]:
+                    damaged[k] = None
+                else:
+                    ships[k] = ships.get(k, 0) + 1
     pays = [x for x, ok in (("posts", posts >= 2), ("coins", p["coins"] >= 4)) if ok]
-    out = Checked({"type": "start_pip", "die": x, "pay": pay} for x in raisable(p) for pay in pays)
+    if pays:
+        for x in raisable(p):
+            for pay in pays:
+                out.append({"type": "start_pip", "die": x, "pay": pay})
     if posts >= 3:
         out.append({"type": "start_worker"})
     if posts >= 1:
-        out += [{"type": "start_move", **m} for m in shipyard_moves(d, player, p)]  # the same tests
+        for m in shipyard_moves(d, player, p, (ships, used)):
+            out.append({"type": "start_move", **m})
     repays = [x for x, ok in (("post", posts >= 1), ("wood", p["wood"] >= 2)) if ok]
-    seen: set[tuple[str, str]] = set()
-    for r, reg in d["regions"].items():
-        for s in reg["ships"]:
-            if s["owner"] == player and s["damaged"] and (r, s["cls"]) not in seen:
-                seen.add((r, s["cls"]))
-                out += [{"type": "start_repair", "region": r, "cls": s["cls"], "pay": x} for x in repays]
-    return [out]
-
-
-Fleet = dict[tuple[str, str], int]  # (region, class) -> how many of the player's Ships
-
-
-class Room:
-    """The room left under the player's Fleet Limit in each region (None: a home region), read lazily."""
-
-    __slots__ = ("d", "p", "player", "left")
-
-    def __init__(self, d: State, p: Player, player: str) -> None:
-        self.d, self.p, self.player = d, p, player
-        self.left: dict[str, int | None] = {}
-
-    def __call__(self, r: str) -> int | None:
-        if r not in self.left:
-            reg = self.d["regions"][r]
-            lim = fleet_limit(reg, self.p, self.player)
-            self.left[r] = None if lim is None else lim - fleet_used(reg, self.p, self.player)
-        return self.left[r]
-
-
-def fleets(d: State, player: str, movable: bool) -> Fleet:
-    """The player's undamaged Ships by region and class (`movable`: also not moved this action)."""
-    out: Fleet = {}
-    for r, reg in d["regions"].items():
-        for s in reg["ships"]:
-            if s["owner"] == player and not s["damaged"] and not (movable and s["moved"]):
-                k = (r, s["cls"])
-                out[k] = out.get(k, 0) + 1
-    return out
-
-
-def move_candidates(d: State, player: str, p: Player) -> Checked:
-    """One pip's moves, built from `mobilise.check_moves`' own tests (an undamaged Ship not yet moved this
-    action, a destination within its Speed that is not an opponent's home region, the Fleet Limit there):
-    every single-Ship move, and for each region the Ships that can reach it gathered there and the Ships of
-    each region sent there together (as many as fit, in map order). Other groups may be sent."""
-    out = Checked()
-    ships = fleets(d, player, movable=True)
-    if not ships:
-        return out
-    regions = d["regions"]
-    block = blocked(d, player)
-    room = Room(d, p, player)
-    sizes = {c: size(p, c) for c in CLASSES}
-    base = {c: ship_stats(p, c).get("speed", 0) for c in CLASSES}
-    extra: dict[str, int] = {}
-    into: dict[str, list[tuple[str, str, int]]] = {}  # destination -> (from, class, count) that fit alone
-    for (r, cls), n in ships.items():
-        if r not in extra:
-            extra[r] = sum(fort_stats(p, f[1]).get("speed", 0) for f in regions[r]["forts"] if f[0] == player)
-        for dest in reachable(d["map"], r, base[cls] + extra[r], block):
-            if dest == r:
-                continue
-            left = room(dest)
-            if left is None or sizes[cls] <= left:
-                out.append({"type": "move", "region": dest, "moves": [[r, dest, cls]]})
-                into.setdefault(dest, []).append((r, cls, n))
-
-    def fill(dest: str, group: list[tuple[str, str, int]]) -> list[list[str]]:
-        left = room(dest)
-        moves = []
-        for r, cls, n in group:
-            for _ in range(n):
-                if left is not None and sizes[cls] > left:
-                    break
-                moves.append([r, dest, cls])
-                left = None if left is None else left - sizes[cls]
-        return moves
-
-    for dest, group in into.items():
-        if len(group) == 1 and group[0][2] == 1:
-            continue
-        moves = fill(dest, group)
-        if len(moves) > 1:
-            out.append({"type": "move", "region": dest, "moves": moves})
-        sources = dict.fromkeys(g[0] for g in group)
-        if len(sources) == 1:
-            continue  # sending them out of their one region is the same move
-        for src in sources:
-            mine = [g for g in group if g[0] == src]
-            if len(mine) > 1 or mine[0][2] > 1:
-                moves = fill(dest, mine)
-                if len(moves) > 1:
-                    out.append({"type": "move", "region": src, "moves": moves})
-    return out
-
-
-def shipyard_moves(d: State, player: str, p: Player) -> list[dict[str, str]]:
-    """`start_of_turn.check_shipyard_move`'s moves: 1 undamaged Ship across 1 border, to or from a region
-    where the player has a Shipyard for its class, never into an opponent's home, within the Fleet Limit."""
-    ships = fleets(d, player, movable=False)
-    if not ships:
-        return []
-    regions = d["regions"]
-    adj = adjacency(d["map"])
-    yards = shipyard_regions(d, player)
-    room = Room(d, p, player)
-    out: list[dict[str, str]] = []
-    for r, cls in ships:
-        here = r in yards[cls]
-        n = size(p, cls)
-        for b in adj[r]:
-            if regions[b]["home"] not in (None, player) or not (here or b in yards[cls]):
-                continue
-            left = room(b)
-            if left is None or n <= left:
-                out.append({"from": r, "to": b, "cls": cls})
-    return out
-
-
-def affordable(p: Player, tiles: list[str]) -> bool:
-    """develop.check_develop_second's test of an improvement: every tile still improvable, the Wood and Coins
-    for all of them."""
-    spend = {"wood": 0, "coins": 0}
-    stages = {t: p["fleet"] if t == "fleet" else p["classes"][t] for t in tiles}
-    b = board()
-    for t in tiles:
-        costs = b["fleet"]["improve_wood"] if t == "fleet" else b["ship_classes"][t]["improve_coins"]
-        if stages[t] >= len(costs):
-            return False
-        spend["wood" if t == "fleet" else "coins"] += costs[stages[t]]
-        stages[t] += 1
-    return spend["wood"] <= p["wood"] and spend["coins"] <= p["coins"]
+    for r, cls in damaged:
+        for x in repays:
+            out.append({"type": "start_repair", "region": r, "cls": cls, "pay": x})
 
 
 def construct_candidates(
     d: State, player: str, p: Player, pips: int, classes: tuple[str, ...] | list[str] = CLASSES, less: int = 0
-) -> Checked:
+) -> list[dict[str, Any]]:
     """construct.check_construct's tests: a Ship left, a Shipyard of the player for that class, room under
     the Fleet Limit, 1 + discount pips, the Wood for the discounted cost."""
-    out = Checked()
-    yards = shipyard_regions(d, player)
+    out: list[dict[str, Any]] = []
+    yards: dict[str, set[str]] | None = None
     room = Room(d, p, player)
+    table, stage = sizes(), p["classes"]
     for cls in classes:
         if p["ships"][cls] <= 0:
             continue
-        need, cost = size(p, cls), max(0, ship_cost(p, cls) - less)
+        if yards is None:
+            yards = shipyard_regions(d, player)
+        need, cost = table[cls][stage[cls]], max(0, ship_cost(p, cls) - less)
         for r in sorted(yards[cls]):
             left = room(r)
             if left is not None and need > left:
                 continue
-            for x in sorted({0, pips - 1}):
+            for x in (0, pips - 1) if pips > 1 else (0,):  # sorted({0, pips - 1}): pips >= 1
                 if p["wood"] >= max(0, cost - x):
                     out.append({"type": "construct", "cls": cls, "region": r, "discount": x})
     return out
 
 
-def special_candidates(d: State, player: str, p: Player, third: dict[str, Any], dice: list[str]) -> list[Any]:
-    """The effect a Special Action Card adds, as `special_effects.check_special_effect` reads it."""
+def special_candidates(
+    d: State, player: str, p: Player, third: dict[str, Any], dice: list[str], out: list[dict[str, Any]]
+) -> None:
+    """The effect a Special Action Card adds, built from `special_effects.check_special_effect`'s tests."""
     if "pip" in third:
-        if any(resource(p, res) < n for res, n in third["pay"].items()):
-            return []
-        return [Checked({"type": "special_effect", "die": x} for x in dice)]
+        if not all_affordable(p, third["pay"]):
+            return
+        for x in dice:
+            out.append({"type": "special_effect", "die": x})
+        return
+    pay: dict[str, int] = third.get("pay", {})
     if "improve" in third:
-        return [{"type": "special_effect", "tiles": [x]} for x in IMPROVABLE]
+        # develop.improve_cost: the tile not yet removed; the card's payment and the improvement affordable
+        costs = improve_costs()
+        for x in IMPROVABLE:
+            res, table = costs[x]
+            stage = p["fleet"] if x == "fleet" else p["classes"][x]
+            if stage >= len(table):
+                continue
+            need = dict(pay)
+            need[res] = need.get(res, 0) + table[stage]
+            if all_affordable(p, need):
+                out.append({"type": "special_effect", "tiles": [x]})
+        return
     if "place_fort" in third:
-        return [
-            {"type": "special_effect", "region": r}
-            for r, reg in d["regions"].items()
-            if reg["foundations"] and controls(reg, player)
-        ]
+        # fortify.check_place's tests for the card's Fort class, after its payment
+        need_die = fort_requirement(p, third["place_fort"])
+        if not all_affordable(p, pay) or need_die is None or value(p, 2) < need_die:
+            return
+        regions = d["regions"]
+        for r in foundation_regions(d["map"]):
+            reg = regions[r]
+            if reg["foundations"] and controls(reg, player):
+                out.append({"type": "special_effect", "region": r})
+        return
     if "flip_tile" in third:
-        return [
-            {"type": "special_effect", "cls": c, "part": part}
-            for c, parts in p["ship_tiles"].items()
-            for part, t in parts.items()
-            if t is not None
-        ]
+        if all_affordable(p, pay):
+            for c, parts in p["ship_tiles"].items():
+                for part, t in parts.items():
+                    if t is not None:
+                        out.append({"type": "special_effect", "cls": c, "part": part})
+        return
     if "tile" in third:
         if third.get("exhaust") and not refreshed_posts(d, player):
-            return []
+            return
         # research.check_tile's tests: a tile or discards, the Coins, room on the Fort grid
-        out = Checked()
         for pile, spec in tile_types().items():
             if spec["row"] not in third["tile"] or not (d["piles"][pile] or d["discards"].get(pile)):
                 continue
             if p["coins"] < max(0, tile_cost(d, pile) - third["less"]):
                 continue
-            targets = (
-                [{"cls": c} for c in CLASSES]
-                if spec["row"] in PARTS
-                else [{"fort": f} for f in FORTS if fort_places_for(p, f, pile + ":0")]
-            )
-            out += [{"type": "special_effect", "pile": pile, **tg} for tg in targets]
-        return [out]
+            n = pile_table()[pile][1]
+            if n:
+                for f in FORTS:
+                    if fort_room(p, f, n):
+                        out.append({"type": "special_effect", "pile": pile, "fort": f})
+            else:
+                for c in CLASSES:
+                    out.append({"type": "special_effect", "pile": pile, "cls": c})
+        return
     # the families below are built from their checks' own tests (construct, move, start-of-turn move)
     if "construct" in third:
-        builds = construct_candidates(d, player, p, 1, third["construct"], third["less"])
-        return [Checked({"type": "special_effect", "cls": a["cls"], "region": a["region"]} for a in builds)]
+        for a in construct_candidates(d, player, p, 1, third["construct"], third["less"]):
+            out.append({"type": "special_effect", "cls": a["cls"], "region": a["region"]})
+        return
     if third.get("move") == "region":
-        moves = move_candidates(d, player, p)
-        return [
-            Checked({"type": "special_effect", "region": m["region"], "moves": m["moves"]} for m in moves)
-        ]
+        for m in move_candidates(d, player, p):
+            out.append({"type": "special_effect", "region": m["region"], "moves": m["moves"]})
+        return
     if third.get("move") == "shipyard":
-        return [Checked({"type": "special_effect", **m} for m in shipyard_moves(d, player, p))]
+        for m in shipyard_moves(d, player, p):
+            out.append({"type": "special_effect", **m})
+        return
     if "worker" in third:
         op = d["turn"]["open"]
-        return (
-            [Checked([{"type": "special_effect"}])]
-            if op is not None and op["pips"] >= third["worker"]
-            else []
-        )
-    return []
+        if op is not None and op["pips"] >= third["worker"]:
+            out.append({"type": "special_effect"})
+
+
+def all_affordable(p: Player, pay: dict[str, int]) -> bool:
+    """special_effects.check_special_effect's payment test: the Wood and Coins it names."""
+    for res, n in pay.items():
+        if resource(p, res) < n:
+            return False
+    return True
 
 
 def reinforce_candidates(d: State, c: dict[str, Any], player: str) -> list[dict[str, Any]]:

@@ -49,3 +49,15 @@ def reachable(side: str, start: str, speed: int, blocked: frozenset[str]) -> dic
                 dist[n] = dist[r] + 1
                 todo.append(n)
     return dist
+
+
+@cache
+def temple_spaces(side: str) -> tuple[str, ...]:
+    """The regions with a Temple space, in map order: the only ones a Temple can lie on (setup)."""
+    return tuple(r for r, v in spec(side)["regions"].items() if v["temple_space"])
+
+
+@cache
+def foundation_regions(side: str) -> tuple[str, ...]:
+    """The regions printed with Foundations, in map order (a Fort only ever takes Foundations away)."""
+    return tuple(r for r, v in spec(side)["regions"].items() if v["foundations"])

@@ -64,9 +64,16 @@ def check_moves(d: State, player: str, p: Player, action: dict[str, Any]) -> tup
         if not isinstance(m, list) or len(m) != 3:
             raise Invalid("each move is [from, to, class], e.g. ['r0c1', 'r1c1', 'small'].")
         norm.append([region(d, m[0]), region(d, m[1]), ship_class(m[2])])
-    if not (all(m[1] == target for m in norm) or all(m[0] == target for m in norm)):
+    into = out_of = True
+    for m in norm:
+        if m[1] != target:
+            into = False
+        if m[0] != target:
+            out_of = False
+    if not (into or out_of):
         raise Illegal(f"one pip moves Ships either into {target} or out of {target}, not both ways.")
     block = blocked(d, player)
+    regions = d["regions"]
     avail: dict[tuple[str, str], int] = {}
     added: dict[str, int] = {}
     for a, b, cls in norm:
@@ -74,11 +81,11 @@ def check_moves(d: State, player: str, p: Player, action: dict[str, Any]) -> tup
             raise Illegal("a move must change region.")
         key = (a, cls)
         if key not in avail:
-            avail[key] = sum(
-                1
-                for s in d["regions"][a]["ships"]
-                if s["owner"] == player and s["cls"] == cls and not s["damaged"] and not s["moved"]
-            )
+            n = 0
+            for s in regions[a]["ships"]:
+                if s["owner"] == player and s["cls"] == cls and not s["damaged"] and not s["moved"]:
+                    n += 1
+            avail[key] = n
         avail[key] -= 1
         if avail[key] < 0:
             raise Illegal(
@@ -87,15 +94,18 @@ def check_moves(d: State, player: str, p: Player, action: dict[str, Any]) -> tup
             )
         if b in block:
             raise Illegal("players may never move Ships into an opponent's home region.")
-        sp = speed(d["regions"][a], p, player, cls)
+        sp = speed(regions[a], p, player, cls)
         if b not in reachable(d["map"], a, sp, block):
             raise Illegal(f"a {cls} Ship in {a} has Speed {sp}: {b} is out of its reach.")
-        added[b] = added.get(b, 0) + size(p, cls)
-        added[a] = added.get(a, 0) - size(p, cls)
+        n = size(p, cls)
+        added[b] = added.get(b, 0) + n
+        added[a] = added.get(a, 0) - n
     for b, n in added.items():
-        reg = d["regions"][b]
+        if n <= 0:
+            continue  # fewer or as many Ships there as before
+        reg = regions[b]
         lim = fleet_limit(reg, p, player)
-        if n > 0 and lim is not None and fleet_used(reg, p, player) + n > lim:
+        if lim is not None and fleet_used(reg, p, player) + n > lim:
             raise Illegal(f"your Ships in {b} would exceed your Fleet Limit of {lim}.")
     return target, norm
 

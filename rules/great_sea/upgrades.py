@@ -47,13 +47,18 @@ def add(into: Stats, more: Stats, k: int = 1) -> None:
 def ship_stats(p: Player, cls: str) -> Stats:
     """All icons of one Ship of class `cls`: its three parts (tile or printed) and its Class Tile's
     Strength (a shared mapping: read it, never write to it)."""
-    parts = p["ship_tiles"][cls]
-    key = tuple((t["tile"], t["flipped"]) if t else None for t in parts.values())
-    return _ship_stats(cls, p["classes"][cls], key)
+    stern, hull, bow = p["ship_tiles"][cls].values()  # in PARTS order (setup)
+    return _ship_stats(
+        cls,
+        p["classes"][cls],
+        (stern["tile"], stern["flipped"]) if stern else None,
+        (hull["tile"], hull["flipped"]) if hull else None,
+        (bow["tile"], bow["flipped"]) if bow else None,
+    )
 
 
 @lru_cache(maxsize=4096)
-def _ship_stats(cls: str, stage: int, tiles: tuple[tuple[str, bool] | None, ...]) -> Stats:
+def _ship_stats(cls: str, stage: int, *tiles: tuple[str, bool] | None) -> Stats:
     # cached: a Ship class changes a few times a game and its stats are read for every move and Combat
     spec = board()["ship_classes"][cls]
     out: Stats = {}
@@ -145,6 +150,14 @@ def fort_places_for(p: Player, cls: str, tile: str) -> list[list[int]]:
     return [list(pl) for pl in places]
 
 
+def fort_room(p: Player, cls: str, n: int) -> bool:
+    """Whether the `cls` grid has a place left for a tile of `n` spaces (`fort_places_for` is not empty)."""
+    tiles = p["fort_tiles"][cls]
+    if not tiles:
+        return bool(_places(n, (), ()))
+    return bool(_places(n, tuple(tiles), tuple(map(tuple, p["fort_places"][cls]))))
+
+
 @lru_cache(maxsize=1024)
 def _places(n: int, tiles: tuple[str, ...], placed: tuple[Place, ...]) -> tuple[Place, ...]:
     # cached like `_grid_stats`: the same grid is asked about at every Research offer
@@ -210,20 +223,38 @@ def is_shipyard(reg: Region, p: Player, color: str, cls: str) -> bool:
 
 
 def shipyard_regions(d: State, color: str) -> dict[str, set[str]]:
-    """`is_shipyard` for every region and class at once: class -> the regions with the player's Shipyard."""
+    """`is_shipyard` for every region and class at once: class -> the regions with the player's Shipyard.
+    The classes' Shipyard icons are read only once a region with the player's Fort is found."""
     p = d["p"][color]
-    ship_yard = tuple(c for c in CLASSES if ship_stats(p, c).get("shipyard", 0))
-    fort_yard = {f for f in FORTS if fort_stats(p, f).get("shipyard", 0)}
     out: dict[str, set[str]] = {c: set() for c in CLASSES}
+    fort_yard: set[str] | None = None
+    ship_yard: tuple[str, ...] | None = None
     for r, reg in d["regions"].items():
         if reg["home"] == color:
+            for c in CLASSES:
+                out[c].add(r)
+            continue
+        forts = reg["forts"]
+        if not forts:
+            continue
+        mine = yard = stronghold = False
+        for owner, cls in forts:
+            if owner == color:
+                mine = True
+                if fort_yard is None:
+                    fort_yard = {f for f in FORTS if fort_stats(p, f).get("shipyard", 0)}
+                if cls in fort_yard:
+                    yard = True
+                if cls == "stronghold":
+                    stronghold = True
+        if not mine:
+            continue
+        if yard:
             classes: tuple[str, ...] = CLASSES
-        elif reg["forts"]:
-            mine = [f[1] for f in reg["forts"] if f[0] == color]
-            if not mine:
-                continue
-            yard = any(f in fort_yard for f in mine)
-            classes = CLASSES if yard else ship_yard if "stronghold" in mine else ()
+        elif stronghold:
+            if ship_yard is None:
+                ship_yard = tuple(c for c in CLASSES if ship_stats(p, c).get("shipyard", 0))
+            classes = ship_yard
         else:
             continue
         for c in classes:
@@ -236,17 +267,37 @@ def shipyards(d: State, color: str, cls: str) -> list[str]:
     return [r for r, reg in d["regions"].items() if is_shipyard(reg, p, color, cls)]
 
 
+@cache
+def pile_table() -> dict[str, tuple[str, int]]:
+    """Each Pile's grid row and how many grid spaces its tiles cover (2 Large, 1 Small; 0: a Ship tile)."""
+    return {
+        t: (v["row"], len(v["tiles"][0].get("halves", ())) if v["row"] in ("fort", "small_fort") else 0)
+        for t, v in tile_types().items()
+    }
+
+
+@cache
+def shipyard_tiles() -> frozenset[str]:
+    """The tiles showing a Shipyard icon faceup (they cost 1 Coin less)."""
+    return frozenset(
+        f"{t}:{i}"
+        for t, v in tile_types().items()
+        for i, x in enumerate(v["tiles"])
+        if x["icons"].get("shipyard")
+    )
+
+
 def tile_cost(d: State, pile: str) -> int:
     """The column's Coin cost (5, 4, 3 from the left; 2 for the Small Fort Pile), 1 fewer for a tile with a
     Shipyard icon."""
     b = board()
-    tiles = d["piles"][pile]
-    row: str = tile_types()[pile]["row"]
+    row = pile_table()[pile][0]
     if row == "small_fort":
         cost: int = b["small_fort_cost"]
     else:
         cost = b["upgrade_columns"][d["rows"][row].index(pile)]
-    if tiles and icons(tiles[0]).get("shipyard", 0):
+    tiles = d["piles"][pile]
+    if tiles and tiles[0] in shipyard_tiles():
         cost -= 1
     return cost
 
