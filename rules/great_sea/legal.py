@@ -20,7 +20,7 @@ from rules.great_sea.combat import consolations, retreats
 from rules.great_sea.combat_cards import is_basic
 from rules.great_sea.construct import pip_step, ship_cost
 from rules.great_sea.control import controls, players_present, refreshed_posts
-from rules.great_sea.data import CLASSES, DICE, FORTS, board
+from rules.great_sea.data import CLASSES, DICE, FORTS, PARTS, board
 from rules.great_sea.develop import IMPROVABLE, improve_costs, sizes
 from rules.great_sea.dice import raisable, value
 from rules.great_sea.fleet_offers import Fleet, Room, move_candidates, scan, shipyard_moves
@@ -481,9 +481,9 @@ def special_candidates(
         return
     if "flip_tile" in third:
         if all_affordable(p, pay):
-            for c, parts in p["ship_tiles"].items():
-                for part, t in parts.items():
-                    if t is not None:
+            for c in CLASSES:  # in the rulebook's order, not the dict's (a loaded state's keys are sorted)
+                for part in PARTS:
+                    if p["ship_tiles"][c][part] is not None:
                         out.append({"type": "special_effect", "cls": c, "part": part})
         return
     if "tile" in third:

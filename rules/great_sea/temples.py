@@ -73,7 +73,9 @@ _NONE: frozenset[int] = frozenset()
 
 def recheck(d: State, out: list[dict[str, Any]]) -> None:
     every, flipped = _count(d)
-    for color, p in d["p"].items():
+    # in seat order, never the dict's (a state loaded from the game log has its keys sorted)
+    for color in d["created"]["players"]:
+        p = d["p"][color]
         pts = every[color]
         if pts != p["temple"]:
             notice(out, "temple_points", player=color, points=pts, was=p["temple"])

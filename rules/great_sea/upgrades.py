@@ -47,7 +47,9 @@ def add(into: Stats, more: Stats, k: int = 1) -> None:
 def ship_stats(p: Player, cls: str) -> Stats:
     """All icons of one Ship of class `cls`: its three parts (tile or printed) and its Class Tile's
     Strength (a shared mapping: read it, never write to it)."""
-    stern, hull, bow = p["ship_tiles"][cls].values()  # in PARTS order (setup)
+    # by name, never in the dict's order: a state loaded from the game log has its keys sorted
+    tiles = p["ship_tiles"][cls]
+    stern, hull, bow = (tiles[part] for part in PARTS)
     return _ship_stats(
         cls,
         p["classes"][cls],
