@@ -86,12 +86,12 @@ Place = tuple[int, ...]  # (row, col) of a Small tile; (row, col, row2, col2) of
 def _grid_stats(cls: str, tiles: tuple[str, ...], places: tuple[Place, ...]) -> Stats:
     # cached: a grid changes a few times a game and its stats are read on every move and Combat
     out: Stats = dict(board()["forts"][cls]["base"])
-    for cell in _visible(tiles, places).values():
+    for cell in visible_icons(tiles, places).values():
         add(out, cell)
     return out
 
 
-def _visible(tiles: tuple[str, ...], places: tuple[Place, ...]) -> dict[tuple[int, int], Stats]:
+def visible_icons(tiles: tuple[str, ...], places: tuple[Place, ...]) -> dict[tuple[int, int], Stats]:
     """The icons showing on each grid space: the printed ones, covered by each tile in the order placed."""
     grid = board()["fort_grid"]
     top: dict[tuple[int, int], Stats] = {
@@ -170,7 +170,7 @@ def _places(n: int, tiles: tuple[str, ...], placed: tuple[Place, ...]) -> tuple[
     for place in placed:
         for cell in cells(place):
             h[cell] = h.get(cell, 0) + 1
-    vis = _visible(tiles, placed)
+    vis = visible_icons(tiles, placed)
     ok: list[Place] = []
     for r in range(rows):
         for c in range(cols):

@@ -16,7 +16,7 @@ from rules.great_sea.dice import value
 from rules.great_sea.end_of_game import temple_space
 from rules.great_sea.map import spec
 from rules.great_sea.model import Player, State
-from rules.great_sea.upgrades import _visible, cells, tile_cost
+from rules.great_sea.upgrades import cells, tile_cost, visible_icons
 
 
 def _fort_grids(p: Player) -> dict[str, list[list[dict[str, Any]]]]:
@@ -26,7 +26,7 @@ def _fort_grids(p: Player) -> dict[str, list[list[dict[str, Any]]]]:
     out: dict[str, list[list[dict[str, Any]]]] = {}
     for cls in FORTS:
         tiles, places = p["fort_tiles"][cls], p["fort_places"][cls]
-        shown = _visible(tuple(tiles), tuple(map(tuple, places)))  # the engine's own reading of the grid
+        shown = visible_icons(tuple(tiles), tuple(map(tuple, places)))  # the engine's own reading of the grid
         rows: list[list[dict[str, Any]]] = [
             [{"icons": dict(shown[(r, c)]), "height": 0, "tile": None} for c in range(grid["cols"])]
             for r in range(grid["rows"])
