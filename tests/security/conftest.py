@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -93,13 +94,17 @@ camera_control = "tcp://127.0.0.1:{ports["cam"]}"
     return path
 
 
-@pytest.fixture(scope="package")
-def table(tmp_path_factory) -> Iterator[Table]:
-    tmp = tmp_path_factory.mktemp("attacked-table")
-    ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")}
-    conf = _config(tmp, ports)
+# `smart-table run` starting cold (imports, its Mosquitto, its children) on a small loaded machine: a deadline
+# for a hang, never a wait
+STARTUP = 120.0
+
+
+@contextmanager
+def running_table(tmp: Path, ports: dict[str, int], conf: Path, *flags: str) -> Iterator[Table]:
+    """`smart-table run` with `conf` (its `ports`) and `flags`, its tablets' logins read from the links it
+    prints, online."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "smart_table", "run", "--simulate", "--config", str(conf)],
+        [sys.executable, "-m", "smart_table", "run", *flags, "--config", str(conf)],
         cwd=tmp,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
@@ -119,7 +124,7 @@ def table(tmp_path_factory) -> Iterator[Table]:
     threading.Thread(target=pump, daemon=True).start()
     users: dict[str, str] = {}
     pids: dict[str, int] = {}
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + STARTUP
     try:
         while time.monotonic() < deadline and ("controller" not in pids or len(users) < 1 + len(PLAYERS)):
             try:
@@ -149,6 +154,14 @@ def table(tmp_path_factory) -> Iterator[Table]:
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait(timeout=5)
+
+
+@pytest.fixture(scope="package")
+def table(tmp_path_factory) -> Iterator[Table]:
+    tmp = tmp_path_factory.mktemp("attacked-table")
+    ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")}
+    with running_table(tmp, ports, _config(tmp, ports), "--simulate") as t:
+        yield t
 
 
 def _wait_online(t: Table, timeout: float = 60) -> None:

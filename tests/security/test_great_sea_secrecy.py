@@ -12,28 +12,19 @@ an anonymous client is refused outright. Then the defender chooses and every log
 from __future__ import annotations
 
 import json
-import os
-import queue
 import random
-import re
-import signal
-import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from controller.core import TableCore
-from controller.credentials import CredentialStore, parse_login
 from controller.gamelog import GameLog
 from controller.testing import free_port
 from rules import api
-from tests.security.conftest import PLAYERS, TABLE, Login, Table, _config, _wait_online
+from tests.security.conftest import PLAYERS, TABLE, Login, Table, _config, running_table
 
 pytestmark = pytest.mark.integration
 
@@ -67,55 +58,8 @@ def sea_table(tmp_path_factory) -> Iterator[tuple[Table, str, str]]:
     ports = {k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")}
     conf = _config(tmp, ports)
     conf.write_text(conf.read_text().replace("[table]\n", '[table]\ngame = "great-sea"\n', 1))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "smart_table", "run", "--config", str(conf)],
-        cwd=tmp,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    lines: queue.Queue[str] = queue.Queue()
-    output: list[str] = []
-
-    def pump() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            output.append(line)
-            lines.put(line)
-
-    threading.Thread(target=pump, daemon=True).start()
-    users: dict[str, str] = {}
-    started = False
-    deadline = time.monotonic() + 60
-    try:
-        while time.monotonic() < deadline and (not started or len(users) < 1 + len(PLAYERS)):
-            try:
-                line = lines.get(timeout=0.5)
-            except queue.Empty:
-                assert proc.poll() is None, "smart-table run exited:\n" + "".join(output)
-                continue
-            link = re.search(r"(http://\S+\?\S+)", line)
-            if link:
-                q = parse_qs(urlsplit(link.group(1)).query)
-                named = parse_login(q["user"][0])
-                assert named and named[0] == TABLE, f"a link's login does not name its table: {line}"
-                users[named[1]] = q["pass"][0]
-            started = started or bool(re.search(r"started controller \(pid \d+\)", line))
-        assert started and len(users) == 1 + len(PLAYERS), "".join(output)
-        with CredentialStore(tmp / "table.db") as store:
-            users["controller"] = store.get(TABLE, "controller") or ""
-        t = Table(proc, ports, users, {}, tmp / "table.db", tmp, output)
-        _wait_online(t)
+    with running_table(tmp, ports, conf) as t:
         yield t, attacker, defender
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=5)
 
 
 def without_own_hand(payload: Any) -> Any:
