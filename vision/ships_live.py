@@ -2,8 +2,9 @@
 `vision.ocean_grid.reader.read_table_detailed` once the table is still, a reading published on ZeroMQ (topic
 `vision.table`) when it has settled.
 
-Owns: `TableWatcher` (the battle board's `vision.live.SettleGate` + the table reader + confirmation)
-and the PUB loop. Frame sources and the gate are `vision.live`'s, shared with the battle board.
+Owns: `TableWatcher` (the battle board's `vision.live.SettleGate` + the table reader + confirmation); the
+PUB loop around it is `vision.settled_publisher`'s. Frame sources and the gate are `vision.live`'s, shared
+with the battle board.
 Must not know the rules: a board turning face up is published as seen; the controller makes it the
 outcome of the exploration.
 
@@ -18,12 +19,11 @@ its nulls become questions on a tablet, never guesses.
 from __future__ import annotations
 
 import itertools
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -31,9 +31,7 @@ from contracts import topics
 from vision.live import SettleGate, SourceError, iter_frames
 from vision.ocean_grid.layout import TableLayout, load_table_layout
 from vision.ocean_grid.reader import TableReading, read_table_detailed
-
-if TYPE_CHECKING:
-    import zmq
+from vision.settled_publisher import publish_settled
 
 TOPIC = topics.VISION_TABLE.decode()
 
@@ -144,29 +142,4 @@ def watch_table(
         return 0
     stream = itertools.chain([first], frames)
     watcher = TableWatcher(layout, camera, ships_in_play, still_frames, confirm, source=str(source))
-    sock: zmq.Socket[bytes] | None = None
-    if pub:
-        import zmq
-
-        sock = zmq.Context.instance().socket(zmq.PUB)
-        sock.setsockopt(zmq.LINGER, 2000)
-        try:
-            sock.bind(pub)
-        except zmq.ZMQError as exc:
-            sock.close(0)
-            raise SourceError(f"cannot publish on {pub}: {exc}") from None
-        time.sleep(connect_grace_s)  # let subscribers connect before the first reading
-    try:
-        for frame in stream:
-            if max_frames and watcher.frame_id >= max_frames:
-                break
-            event = watcher.process(frame)
-            if event.message is not None:
-                if sock is not None:
-                    sock.send_multipart([TOPIC.encode(), json.dumps(event.message).encode()])
-                if echo is not None:
-                    echo(event.message)
-    finally:
-        if sock is not None:
-            sock.close()
-    return watcher.published
+    return publish_settled(stream, watcher, TOPIC, pub, max_frames, echo, connect_grace_s)

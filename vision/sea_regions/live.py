@@ -2,9 +2,10 @@
 `vision.sea_regions.reader.read_regions_detailed` once the table is still, a reading published on ZeroMQ
 (topic `vision.regions`) when it has settled.
 
-Owns: `RegionsWatcher` (`vision.live.SettleGate` + the region reader + confirmation) and the PUB loop.
-Frame sources and the gate are `vision.live`'s, shared with the battle board and the ocean grid. Knows no
-rules: the controller (controller/sea_camera.py) compares the reading with the game.
+Owns: `RegionsWatcher` (`vision.live.SettleGate` + the region reader + confirmation); the PUB loop around
+it is `vision.settled_publisher`'s. Frame sources and the gate are `vision.live`'s, shared with the battle
+board and the ocean grid. Knows no rules: the controller (controller/sea_camera.py) compares the reading
+with the game.
 
 Gate: a frame is read only when the table has been still for `still_frames` frames in a row; lost frame
 markers (an arm across the table's edge, the camera knocked) pause it; `confirm` identical readings in a
@@ -16,12 +17,11 @@ again). A still map whose reading stays "ambiguous" is published as it is: its u
 from __future__ import annotations
 
 import itertools
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +29,7 @@ from contracts import topics
 from vision.live import SettleGate, SourceError, iter_frames
 from vision.sea_regions.layout import SeaLayout, load_sea_layout
 from vision.sea_regions.reader import read_regions_detailed
-
-if TYPE_CHECKING:
-    import zmq
+from vision.settled_publisher import publish_settled
 
 TOPIC = topics.VISION_REGIONS.decode()
 
@@ -135,29 +133,4 @@ def watch_regions(
         return 0
     stream = itertools.chain([first], frames)
     watcher = RegionsWatcher(layout, camera, still_frames, confirm, source=str(source))
-    sock: zmq.Socket[bytes] | None = None
-    if pub:
-        import zmq
-
-        sock = zmq.Context.instance().socket(zmq.PUB)
-        sock.setsockopt(zmq.LINGER, 2000)
-        try:
-            sock.bind(pub)
-        except zmq.ZMQError as exc:
-            sock.close(0)
-            raise SourceError(f"cannot publish on {pub}: {exc}") from None
-        time.sleep(connect_grace_s)  # let subscribers connect before the first reading
-    try:
-        for frame in stream:
-            if max_frames and watcher.frame_id >= max_frames:
-                break
-            event = watcher.process(frame)
-            if event.message is not None:
-                if sock is not None:
-                    sock.send_multipart([TOPIC.encode(), json.dumps(event.message).encode()])
-                if echo is not None:
-                    echo(event.message)
-    finally:
-        if sock is not None:
-            sock.close()
-    return watcher.published
+    return publish_settled(stream, watcher, TOPIC, pub, max_frames, echo, connect_grace_s)

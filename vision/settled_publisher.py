@@ -1,0 +1,67 @@
+"""The ZeroMQ PUB loop of the table cameras (the ocean grid's `vision.table`, The Great Sea's
+`vision.regions`): frames go through a watcher, each settled reading it makes is published once.
+
+Owns only the transport around a watcher; the watchers (vision.ships_live, vision.sea_regions.live) own the
+gate, the reader and what a message holds.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, Protocol
+
+import numpy as np
+
+from vision.live import SourceError
+
+if TYPE_CHECKING:
+    import zmq
+
+
+class Watcher(Protocol):
+    frame_id: int
+    published: int
+
+    def process(self, frame: np.ndarray) -> Any: ...
+
+
+def publish_settled(
+    frames: Iterable[np.ndarray],
+    watcher: Watcher,
+    topic: str,
+    pub: str | None,
+    max_frames: int = 0,
+    echo: Callable[[dict[str, Any]], None] | None = None,
+    connect_grace_s: float = 0.3,
+) -> int:
+    """Feed `frames` to `watcher` (up to `max_frames`), publishing each message it makes as
+    `[topic, JSON]` on a PUB socket bound at `pub` (none: `echo` only). Returns how many it published.
+    Raises `SourceError` when `pub` cannot be bound."""
+    sock: zmq.Socket[bytes] | None = None
+    if pub:
+        import zmq
+
+        sock = zmq.Context.instance().socket(zmq.PUB)
+        sock.setsockopt(zmq.LINGER, 2000)
+        try:
+            sock.bind(pub)
+        except zmq.ZMQError as exc:
+            sock.close(0)
+            raise SourceError(f"cannot publish on {pub}: {exc}") from None
+        time.sleep(connect_grace_s)  # let subscribers connect before the first reading
+    try:
+        for frame in frames:
+            if max_frames and watcher.frame_id >= max_frames:
+                break
+            message = watcher.process(frame).message
+            if message is not None:
+                if sock is not None:
+                    sock.send_multipart([topic.encode(), json.dumps(message).encode()])
+                if echo is not None:
+                    echo(message)
+    finally:
+        if sock is not None:
+            sock.close()
+    return watcher.published
