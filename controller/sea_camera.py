@@ -17,7 +17,9 @@ what it finds as prompts (docs/great-sea.md, "The camera in play"):
 
 Nothing is applied without a player's tap: the camera proposes, the engine decides, the player confirms.
 Whether the camera is live is the retained device `map_camera` (table/<tid>/device/map_camera/
-availability): "offline" until the first reading, "online" after it. Declared by the game
+availability): "offline" until the first reading, "online" after it, "offline" again when its process has
+said nothing (no reading, no heartbeat) for `controller.liveness.CAMERA_SILENT_S` (`tick()`), "online" on
+its next message. Declared by the game
 (`controller/games/great_sea.py`); it does nothing while another game is played.
 """
 
@@ -32,6 +34,7 @@ from typing import Any
 
 from contracts import topics
 from controller.core import Prompt, Refusal, TableCore
+from controller.liveness import CAMERA_SILENT_S, Heartbeat, is_heartbeat
 from controller.sea_regions import Proposal, Question, translate
 
 log = logging.getLogger(__name__)
@@ -69,6 +72,7 @@ class SeaCamera:
         game: str,
         set_device: Callable[..., None] | None = None,
         clock: Callable[[], float] = time.time,
+        silent_s: float = CAMERA_SILENT_S,
     ) -> None:
         self.core = core
         self.game = game
@@ -78,6 +82,7 @@ class SeaCamera:
         self.readings = 0
         self.applied = 0
         self.dismissed: set[str] = set()  # prompts a player declined or dismissed, until the map changes
+        self.beat = Heartbeat(time.monotonic, silent_s)
         core.listeners.append(lambda _events: self.update())
         core.new_game_listeners.append(self._new_game)
 
@@ -91,7 +96,12 @@ class SeaCamera:
             self.set_device(DEVICE, False, reason="waiting for the camera's first reading of the map")
 
     def handle(self, msg: dict[str, Any]) -> None:
-        """A `vision.regions` message (or a bare reading)."""
+        """A `vision.regions` message (or a bare reading, or the watcher's heartbeat)."""
+        if is_heartbeat(msg):
+            if self.beat.heard(msg) and self.reading is not None:
+                self._online()
+            return
+        self.beat.heard(msg)
         reading = msg.get("reading", msg)
         if not isinstance(reading, dict) or not isinstance(reading.get("regions"), dict):
             log.warning("vision.regions message without a reading dropped")
@@ -102,11 +112,26 @@ class SeaCamera:
             self.reading = reading
             self.readings += 1
             self.dismissed.clear()
+            self._online()
+            self.update()
+
+    def _online(self) -> None:
+        if self.set_device is not None and self.reading is not None:
+            status = str(self.reading.get("status"))
+            self.set_device(DEVICE, True, status=status, readings=self.readings, ts=self.clock())
+
+    def tick(self) -> None:
+        """Called about ten times a second (controller/service.py): a camera process silent for
+        `silent_s` is shown offline, so the players know to enter their moves by hand."""
+        if self.beat.silent():
+            log.warning("map camera: nothing heard for %g s; shown offline", self.beat.silent_s)
             if self.set_device is not None:
                 self.set_device(
-                    DEVICE, True, status=str(reading.get("status")), readings=self.readings, ts=self.clock()
+                    DEVICE,
+                    False,
+                    reason=f"the map camera said nothing for {self.beat.silent_s:g} s; enter moves by hand",
+                    ts=self.clock(),
                 )
-            self.update()
 
     def _new_game(self) -> None:
         with self.core.lock:

@@ -299,6 +299,8 @@ class ControllerService:
                 self.battles.tick()
             if self.ships is not None:
                 self.ships.tick()
+            for reader in self.game_cameras:
+                reader.tick()
             if self.sim is not None and self.sim.done.is_set():
                 log.info("simulation stopped: %s (seq %d)", self.sim.reason, self.core.seq)
                 if self.limits.until_game_over or self.limits.max_turns or self.limits.duration:

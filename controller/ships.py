@@ -12,7 +12,9 @@ the engine's sentence (put the ship back, or choose again). It decides nothing a
 
 It also says whether the ocean-grid camera is live (`TableCore.ocean_camera_live`): from its first
 reading until it stays silent for `CAMERA_REVEAL_WAIT_S` while a board waits to be turned up (its next
-reading makes it live again). While it is not live, the tablets report the board turned up (the game's
+reading makes it live again), and, for a watcher that sends heartbeats, after
+`controller.liveness.CAMERA_SILENT_S` without a reading or a heartbeat (its next message makes it live
+again). While it is not live, the tablets report the board turned up (the game's
 `camera_chance`).
 """
 
@@ -22,6 +24,7 @@ import logging
 from typing import Any
 
 from controller.core import Prompt, Refusal, TableCore
+from controller.liveness import Heartbeat, is_heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +56,7 @@ class ShipWatcher:
         self.reveals = 0
         self.last_reading_at: float | None = None  # the core's clock at the camera's latest reading
         self.waiting_since: tuple[int, float] | None = None  # (seq, clock) a camera-read chance began waiting
+        self.beat = Heartbeat(core.clock)
         core.sensor_sources.append(self.sensors)
 
     def sensors(self) -> dict[str, str]:
@@ -62,6 +66,12 @@ class ShipWatcher:
         return {"zones": "live" if self.zone_state is not None else "manual"}
 
     def camera(self, msg: dict[str, Any]) -> None:
+        if is_heartbeat(msg):
+            with self.core.lock:
+                if self.beat.heard(msg):
+                    self._set_live(True)
+            return
+        self.beat.heard(msg)
         reading = msg.get("reading", msg)
         if isinstance(reading, dict):
             with self.core.lock:
@@ -83,6 +93,11 @@ class ShipWatcher:
         while a board waits to be turned up counts as silent, and a tablet is asked which board it is."""
         core = self.core
         with core.lock:
+            if core.ocean_camera_live and self.beat.silent():
+                log.warning(
+                    "ocean camera: nothing heard for %g s; shown as entered by hand", self.beat.silent_s
+                )
+                self._set_live(False)
             if not core.ocean_camera_live or core.state is None:
                 self.waiting_since = None
                 return

@@ -63,6 +63,9 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         help="identical readings in a row before one is published (default 2)",
     )
     w.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0: to the end)")
+    w.add_argument(
+        "--loop", action="store_true", help="replay the image folder until stopped (a demo table, a test)"
+    )
     w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
     w.set_defaults(func=_watch)
 
@@ -102,6 +105,7 @@ def _watch(args: argparse.Namespace) -> int:
             still_frames=args.settle_frames,
             confirm=args.confirm,
             max_frames=args.max_frames,
+            loop=args.loop,
             echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None,
         )
     except SourceError as exc:

@@ -2,7 +2,10 @@
 `vision.regions`): frames go through a watcher, each settled reading it makes is published once.
 
 Owns only the transport around a watcher; the watchers (vision.ships_live, vision.sea_regions.live) own the
-gate, the reader and what a message holds.
+gate, the reader and what a message holds. Between readings it sends a heartbeat on the same topic every
+`HEARTBEAT_S` while frames keep coming (`{"topic", "heartbeat": true, "frame", "published", "timestamp"}`,
+no `reading`), so the controller can tell a quiet table from a camera process that died
+(controller/liveness.py).
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from vision.live import SourceError
 
 if TYPE_CHECKING:
     import zmq
+
+# A camera process that reads frames says so this often when nothing new is published.
+HEARTBEAT_S = 1.0
 
 
 class Watcher(Protocol):
@@ -35,6 +41,7 @@ def publish_settled(
     max_frames: int = 0,
     echo: Callable[[dict[str, Any]], None] | None = None,
     connect_grace_s: float = 0.3,
+    heartbeat_s: float = HEARTBEAT_S,
 ) -> int:
     """Feed `frames` to `watcher` (up to `max_frames`), publishing each message it makes as
     `[topic, JSON]` on a PUB socket bound at `pub` (none: `echo` only). Returns how many it published.
@@ -51,16 +58,29 @@ def publish_settled(
             sock.close(0)
             raise SourceError(f"cannot publish on {pub}: {exc}") from None
         time.sleep(connect_grace_s)  # let subscribers connect before the first reading
+    last_sent = time.monotonic()
     try:
         for frame in frames:
             if max_frames and watcher.frame_id >= max_frames:
                 break
             message = watcher.process(frame).message
+            now = time.monotonic()
             if message is not None:
                 if sock is not None:
                     sock.send_multipart([topic.encode(), json.dumps(message).encode()])
+                    last_sent = now
                 if echo is not None:
                     echo(message)
+            elif sock is not None and now - last_sent >= heartbeat_s:
+                beat = {
+                    "topic": topic,
+                    "heartbeat": True,
+                    "frame": watcher.frame_id,
+                    "published": watcher.published,
+                    "timestamp": round(time.time(), 3),
+                }
+                sock.send_multipart([topic.encode(), json.dumps(beat).encode()])
+                last_sent = now
     finally:
         if sock is not None:
             sock.close()

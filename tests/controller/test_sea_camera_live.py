@@ -8,11 +8,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import cv2
 
 import rules.api as api
+from controller.liveness import CAMERA_SILENT_S
 from controller.mqtt import MqttLink
 from controller.sea_camera import SeaCamera
 from controller.testing import Client, free_port, running_mosquitto
@@ -105,5 +108,72 @@ def test_a_move_on_the_table_reaches_the_tablet_and_is_played_when_confirmed(tmp
         finally:
             inputs.stop()
             tablet.close()
+            display.close()
+            link.stop()
+
+
+def test_a_map_camera_whose_process_dies_goes_offline_and_stays_live_while_it_beats(tmp_path) -> None:
+    """The brief: "Every sensor can fail: the table always lets people go on by hand, and says which
+    sensors are live." A watcher reading a still map publishes once, then only heartbeats: the camera stays
+    "online"; SIGKILLed, it falls silent and the device goes "offline" within `CAMERA_SILENT_S`."""
+    core, _player, _move = _game_at_a_move(tmp_path)
+    side = api.public_view(core.state)["map"]
+    image, _, layout_json = positions_scene(api.public_view(core.state)["regions"], side, seed=1)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "000.png"), image)
+    layout = tmp_path / "layout.json"
+    layout.write_text(json.dumps(layout_json))
+    endpoint = f"tcp://127.0.0.1:{free_port()}"
+    stop = threading.Event()
+    with running_mosquitto(tables=("gs",)) as broker:
+        link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id="gs")
+        core.publisher = link
+        link.start(core)
+        cam = SeaCamera(core, "great-sea", link.set_device)
+        inputs = ZmqInputs([endpoint], {cam.topic: cam.handle})
+        display = Client(broker, "display")
+
+        def ticking() -> None:  # what controller/service.py's loop does ten times a second
+            while not stop.wait(0.1):
+                cam.tick()
+
+        ticker = threading.Thread(target=ticking, daemon=True)
+        args = ["--images", str(frames), "--loop", "--layout", str(layout), "--pub", endpoint]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "smart_table", "vision", "regions-watch", *args]
+            + ["--settle-frames", "1", "--confirm", "1"],
+            cwd=REPO,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            inputs.start()
+            ticker.start()
+            assert display.wait_connected()
+            display.subscribe("table/gs/device/map_camera/availability")
+            display.wait_for(lambda m: json.loads(m.payload).get("state") == "online", timeout=120)
+            assert cam.readings == 1
+            quiet_until = time.monotonic() + CAMERA_SILENT_S + 2
+            states = [json.loads(m.payload)["state"] for m in display.collect(CAMERA_SILENT_S + 2)]
+            assert time.monotonic() >= quiet_until - 0.5
+            assert "offline" not in states, "heartbeats keep a quiet camera live"
+            assert cam.beat.beats > 0 and proc.poll() is None
+            proc.kill()
+            proc.wait(timeout=30)
+            killed = time.monotonic()
+            gone = display.wait_for(lambda m: json.loads(m.payload).get("state") == "offline", timeout=30)
+            took = time.monotonic() - killed
+            assert took <= CAMERA_SILENT_S + 2, f"offline {took:.1f} s after the kill"
+            assert "by hand" in json.loads(gone.payload)["reason"]
+        finally:
+            stop.set()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            assert proc.stderr is not None
+            proc.stderr.close()
+            inputs.stop()
             display.close()
             link.stop()

@@ -123,11 +123,13 @@ def watch_regions(
     max_frames: int = 0,
     echo: Callable[[dict[str, Any]], None] | None = None,
     connect_grace_s: float = 0.3,
+    loop: bool = False,
 ) -> int:
-    """Read frames until the source ends (or `max_frames`), publishing settled readings as
+    """Read frames until the source ends (or `max_frames`; `loop`: an image folder replayed until stopped),
+    publishing settled readings as
     `[b"vision.regions", JSON]`. Returns how many were published. Raises `SourceError`."""
     src = source if isinstance(source, int) else str(source)
-    frames = iter_frames(src)
+    frames = iter_frames(src, loop=loop)
     first = next(frames, None)  # a source that cannot be opened fails here, before the socket binds
     if first is None:
         return 0
