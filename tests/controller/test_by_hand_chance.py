@@ -20,6 +20,7 @@ from controller import games
 from controller.battles import BattleDriver
 from controller.core import TableCore, tablet_may_send
 from controller.gamelog import GameLog
+from controller.liveness import CAMERA_SILENT_S
 from controller.mqtt import MqttLink
 from controller.ships import CAMERA_REVEAL_WAIT_S, ShipWatcher
 from controller.testing import Client
@@ -310,5 +311,35 @@ def test_a_live_camera_silent_while_a_board_waits_hands_it_to_the_tablets(tmp_pa
         assert [a for a in core.private_payload("red")["legal_actions"] if a["type"] == "reveal_board"]
         watcher.camera({"reading": {"status": "ok", "ships": [], "boards": []}})
         assert core.ocean_camera_live and core.sensors()["zones"] == "manual"
+    finally:
+        core.log.close()
+
+
+def test_an_ocean_camera_whose_process_falls_silent_is_manual_until_it_speaks_again(tmp_path: Path) -> None:
+    """The brief: "Every sensor can fail: the table always lets people go on by hand, and says which
+    sensors are live." A watcher that sends heartbeats (vision.settled_publisher) and then says nothing for
+    CAMERA_SILENT_S is shown as entered by hand (before the reveal wait); its next heartbeat makes it live."""
+    clock = Clock()
+    core = TableCore(GameLog(tmp_path / "s.db"), "s", clock=clock)
+    core.open_game(["red", "blue"], 5, {"auto_chance": False})
+    try:
+        watcher = ShipWatcher(core)
+        watcher.camera({"reading": {"status": "ok", "ships": [], "boards": []}})
+        beat = {"topic": "vision.table", "heartbeat": True, "frame": 9, "published": 1, "timestamp": 1.0}
+        for _ in range(3):  # heartbeats keep a camera that reads nothing new live, and are not readings
+            clock.t += CAMERA_SILENT_S - 1
+            watcher.camera(beat)
+            watcher.tick()
+            assert core.ocean_camera_live and watcher.camera_reading == {
+                "status": "ok",
+                "ships": [],
+                "boards": [],
+            }
+        clock.t += CAMERA_SILENT_S
+        watcher.tick()
+        assert not core.ocean_camera_live and core.sensors()["ocean_camera"] == "manual"
+        assert [a for a in core.private_payload("red")["legal_actions"] if a["type"] == "reveal_board"]
+        watcher.camera(beat)
+        assert core.ocean_camera_live and core.sensors()["ocean_camera"] == "live"
     finally:
         core.log.close()
