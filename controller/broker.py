@@ -23,7 +23,7 @@ import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
-from contracts.topics import MQTT_PUBLIC, VENUE_REFILL_IN, VENUE_REFILL_OUT
+from contracts.topics import MQTT_CAMPAIGN, MQTT_PUBLIC, VENUE_REFILL_IN, VENUE_REFILL_OUT
 from controller.credentials import PLAYER_COLOURS, login, parse_login, write_passwd
 
 REPO = Path(__file__).resolve().parents[1]
@@ -86,6 +86,7 @@ ACL_HEADER = """\
 #   <table>/display         the table's screen: reads the table's public tree
 #   <table>/spectator       someone watching: reads the public tree (without the display's join codes)
 #   <table>/<colour>        one tablet per seat: the public tree, its own private subtree, its own commands
+#   <table>/tools           the owner's command-line tools (campaign publish): writes the retained campaign
 # mosquitto.conf sets use_username_as_clientid, so a login's client id is its username: no login takes over
 # another's session, and the ACL never trusts a client id.
 """
@@ -102,6 +103,7 @@ def render_acl(tables: Iterable[str]) -> str:
         out += [f"\n# --- table {tid}", f"user {login(tid, 'controller')}", f"topic readwrite {base}/#", ""]
         for role in ("display", "spectator"):
             out += [f"user {login(tid, role)}", *public, ""]
+        out += [f"user {login(tid, 'tools')}", f"topic write {base}/{MQTT_CAMPAIGN}", ""]
         for seat in PLAYER_COLOURS:
             out += [f"user {login(tid, seat)}", *public]
             out += [f"topic read {base}/player/{seat}/{suffix}" for suffix in SEAT_READ]

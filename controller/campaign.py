@@ -706,8 +706,9 @@ def publish_view(
     password: str,
     timeout: float = 10.0,
 ) -> None:
-    """Publish (retained, QoS 1) the campaign view on `table/<tid>/campaign` with the controller's login;
-    None clears it. Raises CampaignError with one sentence when the broker cannot be reached or refuses."""
+    """Publish (retained, QoS 1) the campaign view on `table/<tid>/campaign` with a login (the table's
+    `tools`); None clears it. Raises CampaignError with one sentence when the broker cannot be reached or
+    refuses."""
     import paho.mqtt.client as mqtt
 
     from contracts.topics import MQTT_CAMPAIGN
@@ -732,8 +733,8 @@ def publish_view(
             time.sleep(0.02)
         if not answers or answers[0].is_failure or not client.is_connected():
             raise CampaignError(
-                f"the MQTT broker at {host}:{port} refused the login {username!r}; give the controller's "
-                "password (--password or mqtt.password in the config)."
+                f"the MQTT broker at {host}:{port} refused the login {username!r}; give its password "
+                "(--password; the table's `tools` login is stored by `smart-table tablets add tools`)."
             )
         payload = "" if view is None else json.dumps(view, separators=(",", ":"))
         info = client.publish(f"table/{table_id}/{MQTT_CAMPAIGN}", payload, qos=1, retain=True)

@@ -22,7 +22,10 @@ from urllib.parse import urlencode
 
 PLAYER_COLOURS = ("red", "blue", "green", "yellow")
 # `spectator`: read-only like the display, but without the display's password, which opens /join.json.
-ROLES = ("controller", "display", "spectator", *PLAYER_COLOURS)
+# `tools`: the owner's command-line tools beside a running controller (`smart-table campaign publish`): the
+# broker makes a login's username its client id, so a tool logged in as the controller would take the
+# running controller's session over.
+ROLES = ("controller", "display", "spectator", "tools", *PLAYER_COLOURS)
 # A table's login at a VENUE broker (docs/venue.md): its bridge, `table-1/bridge`.
 VENUE_ROLES = ("bridge",)
 # Between a login's table and its role: a table id is one MQTT topic level, so it never holds '/'

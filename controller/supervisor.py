@@ -352,13 +352,13 @@ class Supervisor:
 
     def stored_logins(self, create: bool = False) -> dict[str, str]:
         """The table's logins from the game database; `create` makes the missing ones (controller, display,
-        each seat)."""
+        tools, each seat)."""
         from controller.credentials import CredentialStore
 
         table = self.cfg["table"]["id"]
         with CredentialStore(self.cfg.database_path()) as store:
             if create:
-                return store.ensure(table, ["controller", "display", *self.cfg["table"]["players"]])
+                return store.ensure(table, ["controller", "display", "tools", *self.cfg["table"]["players"]])
             return store.all(table)
 
     def links(self, url: str) -> dict[str, str]:

@@ -138,8 +138,10 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument("--table", help="the table id (overrides table.id)")
     p.add_argument("--host", help="MQTT host (overrides mqtt.host)")
     p.add_argument("--port", type=int, help="MQTT port (overrides mqtt.port)")
-    p.add_argument("--username", help="MQTT login (default: the controller's)")
-    p.add_argument("--password", help="its password (default: mqtt.password, else the table's stored one)")
+    p.add_argument(
+        "--username", help="MQTT login (default: the table's `tools` login, never the controller's)"
+    )
+    p.add_argument("--password", help="its password (default: the table's stored one)")
     p.set_defaults(func=cmd_publish)
 
 
@@ -451,8 +453,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    """Publish the campaign view (docs/deep-legends.md, "On the tablets") with the controller's login: the
-    password given, else the config's mqtt.password, else the one the table stored in its database."""
+    """Publish the campaign view (docs/deep-legends.md, "On the tablets") with the table's `tools` login (a
+    running controller keeps its session: the broker makes a username the client id): the password given,
+    else the one the table stored in its database (the config's mqtt.password is the controller's)."""
     from controller import campaign, config
     from controller.credentials import CredentialStore, parse_login
 
@@ -463,8 +466,10 @@ def cmd_publish(args: argparse.Namespace) -> int:
     except config.ConfigError as exc:
         raise CliError(str(exc)) from None
     table = args.table or cfg["table"]["id"]
-    user = args.username or cfg["mqtt"]["username"]
-    password = args.password or cfg["mqtt"]["password"]
+    user = args.username or "tools"
+    password = args.password
+    if not password and user in ("controller", f"{table}/controller"):
+        password = cfg["mqtt"]["password"]
     if not password:
         named = parse_login(user)  # `table-1/controller` is kept as the role `controller` of its table
         with CredentialStore(_db_path(args)) as creds:

@@ -220,8 +220,10 @@ def cmd_tablets_add(args: argparse.Namespace) -> int:
 
     cfg = _config(args.config)
     who = args.player
-    if who not in (*credentials.PLAYER_COLOURS, "display", "spectator"):
-        raise CliError(f"{who!r} is not a tablet: use red, blue, green, yellow, display or spectator.")
+    if who not in (*credentials.PLAYER_COLOURS, "display", "spectator", "tools"):
+        raise CliError(
+            f"{who!r} is not a tablet: use red, blue, green, yellow, display, spectator or tools (the CLI's)."
+        )
     if args.rotate and args.password:
         raise CliError("give either --rotate (a new random password) or --password, not both.")
     db = Path(args.db) if args.db else cfg.database_path()

@@ -23,7 +23,7 @@ SEATS = "red=ana,blue=ben,green=cai"
 
 def publish(broker, db: str, *more: str) -> int:
     args = ["campaign", "publish", *more, "--db", db, "--table", TABLE, "--host", broker.host]
-    args += ["--port", str(broker.port), f"--password={broker.users['controller']}"]  # it may begin with -
+    args += ["--port", str(broker.port), f"--password={broker.users['tools']}"]  # it may begin with -
     return main(args)
 
 
@@ -108,7 +108,7 @@ def test_publish_refusals_are_one_sentence(broker, tmp_path, capsys):
         ]
     )
     err = capsys.readouterr().err
-    assert code == 2 and "refused the login 'controller'" in err and "Traceback" not in err
+    assert code == 2 and "refused the login 'tools'" in err and "Traceback" not in err
     assert publish(broker, db, "spring", "--seats", "red=zed") == 2
     assert "'zed' is not a Campaign Log of 'spring'" in capsys.readouterr().err
     assert main(["campaign", "publish", "--db", db]) == 2
