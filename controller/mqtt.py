@@ -104,14 +104,17 @@ class MqttLink:
         username: str | None = None,
         password: str | None = None,
         table_id: str = "table-1",
-        client_id: str = "controller",
+        client_id: str | None = None,
         protocol: str = "auto",
         transport: Transport = "tcp",
     ) -> None:
         self.host, self.port, self.table_id = host, port, table_id
         # A bare role (the config's default `controller`) is that role's login here (`table-1/controller`).
         self.username = resolve_user(table_id, username) if username else username
-        self.password, self.client_id = password, client_id
+        # the login by default: a broker serving several tables (a venue's, a shared one) that does not set
+        # use_username_as_clientid must not see two tables' controllers take over one session
+        self.password = password
+        self.client_id = client_id or self.username or resolve_user(table_id, "controller")
         self.protocol, self.transport = protocol, transport
         self.core: Any = None
         self.client: mqtt.Client | None = None
