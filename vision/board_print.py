@@ -30,6 +30,13 @@ STRONG_DARKER, STRONG_BRIGHTER, STRONG_CHROMA = 0.2, 1.6, 0.12  # a change no pr
 GLOSS_PALER = 0.02  # a brighter pixel this much less saturated than the print is the print under gloss
 SWATCH_R_MM = 15.0  # the calibration photo has cubes on the swatches: no reference there
 GUESSED = 128  # `BoardPrint.ref_valid` where the bare board was filled in (see there)
+# A glossy highlight in the calibration photo: a patch at least this much brighter (log of the channel
+# sum, after a 3 mm blur that removes print lines) than the median of its region (one zone, or the rail)
+# and at least this large is the lamp's reflection as likely as the print (docs/bench/vision.md round 4b).
+HIGHLIGHT_LOG = 0.35
+HIGHLIGHT_BLUR_MM = 3.0
+HIGHLIGHT_MIN_MM2 = 150
+HIGHLIGHT_RIM_MM = 4  # the highlight's soft rim beyond the threshold
 
 
 def zone_mask(layout: Any, size_px: tuple[int, int]) -> np.ndarray:
@@ -69,6 +76,10 @@ class BoardPrint:
         for c in swatches_mm:
             cv2.circle(guessed, (int(round(c[0])), int(round(c[1]))), int(SWATCH_R_MM), 255, -1)
         self.ref_valid[(guessed > 0) & (self.ref_valid > 0)] = GUESSED
+        # Nor where the calibration photo may show a glossy highlight rather than the print: in play the
+        # highlight is gone and the bare print there is "darker than any shadow" (held-out 7202/10, 7403/9).
+        self.highlight = _highlights(self.ref, self.ref_valid, zones)
+        self.ref_valid[(self.highlight > 0) & (self.ref_valid == 255)] = GUESSED
         self.gain = np.ones(3, np.float32)
 
     def warp(
@@ -163,6 +174,33 @@ class BoardPrint:
         if not strong:
             return changed
         return changed, changed & ((lo < STRONG_DARKER) | (hi > STRONG_BRIGHTER) | (chroma > STRONG_CHROMA))
+
+
+def _highlights(ref: np.ndarray, valid: np.ndarray, zones: np.ndarray | None) -> np.ndarray:
+    """255 where the bare board's photo is a smooth bright patch within its region (each zone, and the
+    rail around them): a glossy reflection's shape (print lines are thinner than the blur)."""
+    lum = np.log(ref.astype(np.float32).sum(axis=-1) + 3 * OFFSET)
+    lum = cv2.GaussianBlur(lum, (0, 0), HIGHLIGHT_BLUR_MM)
+    if zones is None or zones.shape != lum.shape:
+        regions = np.ones(lum.shape, np.int32)
+    else:
+        n, regions = cv2.connectedComponents((zones > 0).astype(np.uint8), connectivity=4)
+        regions = regions.astype(np.int32)
+        regions[zones == 0] = n  # the rail: one region
+    out = np.zeros(lum.shape, np.uint8)
+    for k in np.unique(regions).tolist():
+        inside = (regions == k) & (valid == 255)
+        if int(np.count_nonzero(inside)) < HIGHLIGHT_MIN_MM2:
+            continue
+        bright = (inside & (lum > float(np.median(lum[inside])) + HIGHLIGHT_LOG)).astype(np.uint8)
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(bright, connectivity=8)
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] >= HIGHLIGHT_MIN_MM2:
+                out[lab == i] = 255
+    if out.any():
+        rim = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * HIGHLIGHT_RIM_MM + 1,) * 2)
+        out = cv2.dilate(out, rim)
+    return out
 
 
 def _planes(x: Any) -> list[np.ndarray]:

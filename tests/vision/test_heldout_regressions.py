@@ -163,3 +163,25 @@ def test_light_drift_since_calibration_is_reported_not_silently_read_through() -
     light.exposure *= 0.5
     dim = reader.read(R.render(design, cubes, light, shot, rng)).to_json()
     assert "calibrate colors" in dim["warning"]
+
+
+def test_a_highlight_in_the_calibration_photo_is_not_the_print() -> None:
+    """The class of held-out 7202/10 and 7403/9 reproduced on the tuning side (design 8001, a highlight
+    on the rail in the calibration photo only, `calibration_gloss_seed`): in play the bare rail there is
+    less than half as bright as its reference and was read as 7 black cubes with status `ok` (scene 2).
+    A reference that may be a glossy highlight is no ground for a colour-only call: the reader asks."""
+    plain = R.session(8001, 8501, size=SIZE)
+    s = R.session(8001, 8501, size=SIZE, calibration_gloss_seed=8601)
+    # The option changes the calibration photo only (its own seed): the play photos stay the same.
+    assert not np.array_equal(s.calibration, plain.calibration)
+    assert np.array_equal(next(s.scenes)[0], next(plain.scenes)[0])
+    layout = load_board_layout(s.design.layout)
+    reader = BoardReader(layout, learn_palette(s.calibration, layout))
+    centre, _, _ = R.rail_gloss(s.design, 8601)
+    assert reader.print is not None
+    assert reader.print.highlight[int(centre[1]), int(centre[0])] == 255
+    readings = []
+    for _ in range(3):
+        image, truth = next(s.scenes)
+        readings.append((reader.read(image).to_json(), truth))
+    _never_silently_wrong(readings)

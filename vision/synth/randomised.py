@@ -712,10 +712,16 @@ class HeldOutSession:
 
 
 def session(
-    design_seed: int, scene_seed: int, max_cubes: int = 20, size: tuple[int, int] | None = None
+    design_seed: int,
+    scene_seed: int,
+    max_cubes: int = 20,
+    size: tuple[int, int] | None = None,
+    calibration_gloss_seed: int | None = None,
 ) -> HeldOutSession:
     """One design, one room light; the calibration photo and an endless run of play photos (each with
-    its own camera shot, light drift and cubes). `size` forces one resolution (else random per shot)."""
+    its own camera shot, light drift and cubes). `size` forces one resolution (else random per shot).
+    `calibration_gloss_seed`: a glossy highlight on the rail in the calibration photo only (its place,
+    size and strength drawn from this seed, so the session's other draws stay those of `scene_seed`)."""
     design = random_design(design_seed)
     rng = np.random.default_rng(scene_seed)
     light = random_light(rng, design)
@@ -729,7 +735,8 @@ def session(
         light.exposure,
         light.wb,
         [],
-        light.gloss,
+        light.gloss
+        + ([rail_gloss(design, calibration_gloss_seed)] if calibration_gloss_seed is not None else []),
         light.noise,
         92,
     )
@@ -746,6 +753,20 @@ def session(
             yield image, {**truth_of(cubes), "camera": sh.as_json(), "tilt_deg": sh.tilt_deg}
 
     return HeldOutSession(design, calibration, scenes())
+
+
+def rail_gloss(design: Design, seed: int) -> tuple[np.ndarray, float, float]:
+    """A strong glossy highlight centred on the rail (anywhere on the board if it has none): the lamp
+    mirrored in the varnish where the calibration photo was taken (held-out designs 7202 and 7403)."""
+    rng = np.random.default_rng(seed)
+    ys, xs = np.nonzero(design.rail_mask)
+    if len(xs):
+        i = int(rng.integers(0, len(xs)))
+        c = np.array([xs[i], ys[i]], float) / TEX_PX_PER_MM
+    else:
+        W, H = design.layout["size_mm"]
+        c = np.array([rng.uniform(0, W), rng.uniform(0, H)])
+    return c, float(rng.uniform(15, 30)), float(rng.uniform(0.6, 0.9))
 
 
 def _resized(shot: Shot, size: tuple[int, int]) -> Shot:
