@@ -70,6 +70,7 @@ def _never_silently_wrong(readings: list[tuple[dict[str, Any], dict[str, Any]]])
     for got, truth in readings:
         right = got["counts"] == truth["counts"] and len(got["redrop"]) == len(truth["redrop_colors"])
         assert right or got["status"] == "ambiguous", (got["counts"], truth["counts"])
+        assert got["status"] != "ambiguous" or got.get("reason"), "a flag says where to look and why"
         exact += right and got["status"] != "ambiguous"
     return exact
 

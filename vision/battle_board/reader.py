@@ -170,7 +170,14 @@ class BoardReader(BoardCounting):
                 ),
             )
         elif any(c.ambiguous for c in cubes):
+            # a flag always says where to look and why (a person checks the crop, never a bare "ambiguous")
+            c = next(c for c in cubes if c.ambiguous)
+            x, y = c.center_mm
             status = "ambiguous"
+            reason = (
+                f"the {c.color} cube at [{x:.0f}, {y:.0f}] mm is uncertain"
+                f"{f' ({c.why})' if c.why else ''}: look and correct"
+            )
         elif any(c.on_rail for c in cubes):
             status = "redrop"
         reading = BoardReading(
