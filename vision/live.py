@@ -22,7 +22,7 @@ from contracts import topics
 from vision.battle_board.reader import BoardReader, BoardReading
 from vision.camera_source import CameraSource, SourceError, kind_of
 
-__all__ = ["SourceError", "iter_frames", "BoardWatcher", "SettleGate"]
+__all__ = ["SourceError", "iter_frames", "BoardWatcher", "Confirmation", "SettleGate"]
 
 TOPIC = topics.VISION_BOARD.decode()
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
@@ -86,6 +86,31 @@ def small_gray(frame: np.ndarray, width: int = 160) -> np.ndarray:
     h = max(1, int(round(g.shape[0] * width / g.shape[1])))
     small = cv2.resize(g, (width, h), interpolation=cv2.INTER_AREA)
     return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
+
+
+@dataclass(slots=True)
+class Confirmation:
+    """A settled table's readings confirmed before they are published: `confirm` identical readings in a
+    row, and a state published once (a hand passing over an unchanged table does not publish it again).
+    Shared by the ocean grid's and The Great Sea's watchers."""
+
+    confirm: int = 2
+    agree: list[Any] = field(default_factory=list)
+    last_published: Any = None
+
+    def reset(self) -> None:
+        """Movement or a pause: the readings so far no longer agree with what comes next."""
+        self.agree = []
+
+    def offer(self, key: Any) -> str:
+        """'settled' (already published), 'confirming', or 'publish' (now recorded as published)."""
+        if key == self.last_published:
+            return "settled"
+        self.agree.append(key)
+        if len(self.agree) < self.confirm or len(set(self.agree[-self.confirm :])) != 1:
+            return "confirming"
+        self.agree, self.last_published = [], key
+        return "publish"
 
 
 @dataclass(slots=True)

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from contracts import topics
-from vision.live import SettleGate, SourceError, iter_frames
+from vision.live import Confirmation, SettleGate, SourceError, iter_frames
 from vision.ocean_grid.layout import TableLayout, load_table_layout
 from vision.ocean_grid.reader import TableReading, read_table_detailed
 from vision.settled_publisher import publish_settled
@@ -72,13 +72,11 @@ class TableWatcher:
         self.camera = camera
         self.ships_in_play = ships_in_play
         self.gate = SettleGate(still_frames=still_frames)
-        self.confirm = max(1, confirm)
+        self.confirmation = Confirmation(max(1, confirm))
         self.source = source
         self.clock = clock
         self.frame_id = 0
         self.published = 0
-        self._agree: list[tuple] = []
-        self._last_published: tuple | None = None
         # The last reading that registered the table: the next frame's marker pass covers only the
         # table's outline there (the reader falls back to the whole frame when the camera moved).
         self._registered: TableReading | None = None
@@ -89,7 +87,7 @@ class TableWatcher:
         state = self.gate.update(frame)
         if state in ("moving", "settling"):
             if state == "moving":
-                self._agree = []
+                self.confirmation.reset()
             return TableWatchEvent(fid, state)
         reading = read_table_detailed(
             frame, self.layout, self.camera, self.ships_in_play, previous=self._registered
@@ -99,16 +97,12 @@ class TableWatcher:
         if reading.occluded or reading.status == "no-table":
             # An arm over the table or the markers lost: pause rather than publish a partial table.
             self.gate.still_count, self.gate.state = 0, "paused"
-            self._agree = []
+            self.confirmation.reset()
             return TableWatchEvent(fid, "paused", reading.reason or "the table is not in view")
         key = reading_key(data)
-        if key == self._last_published:
-            return TableWatchEvent(fid, "settled")
-        self._agree.append(key)
-        if len(self._agree) < self.confirm or len(set(self._agree[-self.confirm :])) != 1:
-            return TableWatchEvent(fid, "confirming")
-        self._agree = []
-        self._last_published = key
+        step = self.confirmation.offer(key)
+        if step != "publish":
+            return TableWatchEvent(fid, step)
         self.published += 1
         message = {
             "topic": TOPIC,

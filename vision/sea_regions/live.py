@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from contracts import topics
-from vision.live import SettleGate, SourceError, iter_frames
+from vision.live import Confirmation, SettleGate, SourceError, iter_frames
 from vision.sea_regions.layout import SeaLayout, load_sea_layout
 from vision.sea_regions.reader import read_regions_detailed
 from vision.settled_publisher import publish_settled
@@ -70,13 +70,11 @@ class RegionsWatcher:
         self.layout = load_sea_layout(layout)
         self.camera = camera
         self.gate = SettleGate(still_frames=still_frames)
-        self.confirm = max(1, confirm)
+        self.confirmation = Confirmation(max(1, confirm))
         self.source = source
         self.clock = clock
         self.frame_id = 0
         self.published = 0
-        self._agree: list[tuple[Any, ...]] = []
-        self._last_published: tuple[Any, ...] | None = None
 
     def process(self, frame: np.ndarray) -> RegionsWatchEvent:
         fid = self.frame_id
@@ -84,22 +82,18 @@ class RegionsWatcher:
         state = self.gate.update(frame)
         if state in ("moving", "settling"):
             if state == "moving":
-                self._agree = []
+                self.confirmation.reset()
             return RegionsWatchEvent(fid, state)
         reading = read_regions_detailed(frame, self.layout, self.camera)
         if reading.status == "no-table":
             self.gate.still_count, self.gate.state = 0, "paused"
-            self._agree = []
+            self.confirmation.reset()
             return RegionsWatchEvent(fid, "paused", reading.reason or "the map is not in view")
         data = reading.to_json()
         key = reading_key(data)
-        if key == self._last_published:
-            return RegionsWatchEvent(fid, "settled")
-        self._agree.append(key)
-        if len(self._agree) < self.confirm or len(set(self._agree[-self.confirm :])) != 1:
-            return RegionsWatchEvent(fid, "confirming")
-        self._agree = []
-        self._last_published = key
+        step = self.confirmation.offer(key)
+        if step != "publish":
+            return RegionsWatchEvent(fid, step)
         self.published += 1
         message = {
             "topic": TOPIC,
