@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from smart_table.errors import CliError
+from smart_table.files import load_camera, read_image, watch_source
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
@@ -71,31 +72,20 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
 
 
 def _layout_and_camera(layout_path: Path, camera_file: Path | None) -> tuple[Any, Any]:
-    from vision.camera import CameraError, CameraModel
     from vision.sea_regions.layout import LayoutError, load_sea_layout
 
     try:
         layout = load_sea_layout(layout_path)
     except LayoutError as exc:
         raise CliError(f"{exc}; fix the layout file (see docs/great-sea.md)") from None
-    camera: Any = None
-    if camera_file is not None:
-        try:
-            camera = CameraModel.load(camera_file)
-        except CameraError as exc:
-            raise CliError(str(exc)) from None
-    return layout, camera
+    return layout, load_camera(camera_file)
 
 
 def _watch(args: argparse.Namespace) -> int:
     from vision.sea_regions.live import SourceError, watch_regions
 
     layout, camera = _layout_and_camera(args.layout, args.calibration)
-    if args.settle_frames < 1 or args.confirm < 1:
-        raise CliError("--settle-frames and --confirm must be at least 1")
-    source: Any = args.camera_index
-    if source is None:
-        source = args.video if args.video is not None else args.images
+    source = watch_source(args)
     try:
         count = watch_regions(
             source,
@@ -124,10 +114,7 @@ def _regions(args: argparse.Namespace) -> int:
 
     layout, camera = _layout_and_camera(args.layout, args.camera_file)
     path = args.image
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
-    if image is None:
-        reason = "does not exist" if not Path(path).exists() else "is not an image OpenCV can decode"
-        raise CliError(f"image {path} {reason}: give a PNG or JPEG file")
+    image = read_image(path)
     reading = read_regions_detailed(image, layout, camera)
     out = reading.to_json()
     if args.crops is not None and reading.crops:

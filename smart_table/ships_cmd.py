@@ -12,9 +12,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from smart_table.errors import CliError
+from smart_table.files import load_camera, read_image, watch_source
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
@@ -89,17 +89,6 @@ def _layout(path: Path | None):
         raise CliError(f"{exc}; fix the layout file (see docs/table-layout.md)") from None
 
 
-def _calibration(path: Path | None) -> Any:
-    if path is None:
-        return None
-    from vision.camera import CameraError, CameraModel
-
-    try:
-        return CameraModel.load(path)
-    except CameraError as exc:
-        raise CliError(str(exc)) from None
-
-
 def _in_play(text: str | None, layout) -> list[str] | None:
     if text is None:
         return None
@@ -117,7 +106,7 @@ def _ships(args: argparse.Namespace) -> int:
     from vision.ocean_grid.reader import read_table_detailed
 
     layout = _layout(args.layout)
-    camera = _calibration(args.camera_file)
+    camera = load_camera(args.camera_file)
     in_play = _in_play(args.ships, layout)
     if args.out is not None:
         try:
@@ -125,7 +114,7 @@ def _ships(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CliError(f"cannot create output folder {args.out}: {exc.strerror}") from None
     for path in args.images:
-        image = _read_image(path)
+        image = read_image(path)
         try:
             reading = read_table_detailed(image, layout, camera, in_play)
         except LayoutError as exc:
@@ -140,21 +129,11 @@ def _ships(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_image(path: Path):
-    import cv2
-
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
-    if image is None:
-        reason = "does not exist" if not Path(path).exists() else "is not an image OpenCV can decode"
-        raise CliError(f"image {path} {reason}: give a PNG or JPEG file")
-    return image
-
-
 def _check(args: argparse.Namespace) -> int:
     from calibration.table_check import check_table
 
     layout = _layout(args.layout)
-    report = check_table(_read_image(args.image), layout, _calibration(args.calibration))
+    report = check_table(read_image(args.image), layout, load_camera(args.calibration))
     print(json.dumps(report))
     if "reason" in report:
         raise CliError(f"no table in {args.image}: {report['reason']}", code=1)
@@ -165,14 +144,9 @@ def _watch(args: argparse.Namespace) -> int:
     from vision.ships_live import SourceError, watch_table
 
     layout = _layout(args.layout)
-    camera = _calibration(args.calibration)
+    camera = load_camera(args.calibration)
     in_play = _in_play(args.ships, layout)
-    if args.settle_frames < 1 or args.confirm < 1:
-        raise CliError("--settle-frames and --confirm must be at least 1")
-    if args.camera_index is not None:
-        source: Any = args.camera_index
-    else:
-        source = args.video if args.video is not None else args.images
+    source = watch_source(args)
     try:
         count = watch_table(
             source,

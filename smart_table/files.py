@@ -1,0 +1,43 @@
+"""The files several commands read, each read one way with one sentence when it cannot be: an image, a
+camera calibration,; and a live watch's frame source from its `--camera`/`--video`/`--images`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from smart_table.errors import CliError
+
+
+def read_image(path: Path | str) -> Any:
+    """The image at `path` as OpenCV reads it (BGR)."""
+    import cv2
+
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR) if Path(path).is_file() else None
+    if image is None:
+        reason = "does not exist" if not Path(path).exists() else "is not an image OpenCV can decode"
+        raise CliError(f"image {path} {reason}: give a PNG or JPEG file")
+    return image
+
+
+def load_camera(path: Path | None) -> Any:
+    """The camera model of a calibration file from `calibrate camera` (None: no file, no model)."""
+    if path is None:
+        return None
+    from vision.camera import CameraError, CameraModel
+
+    try:
+        return CameraModel.load(path)
+    except CameraError as exc:
+        raise CliError(str(exc)) from None
+
+
+def watch_source(args: argparse.Namespace) -> Any:
+    """What a live watch reads (`--camera N`, `--video`, `--images`), once its counts are checked."""
+    if args.settle_frames < 1 or args.confirm < 1:
+        raise CliError("--settle-frames and --confirm must be at least 1")
+    if args.camera_index is not None:
+        return args.camera_index
+    return args.video if args.video is not None else args.images
