@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from smart_table.errors import CliError
+from smart_table.files import read_json
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
@@ -287,12 +288,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    try:
-        doc = json.loads(Path(args.file).read_text())
-    except OSError as exc:
-        raise CliError(f"{args.file} cannot be read ({exc.strerror}); check the path.") from None
-    except json.JSONDecodeError as exc:
-        raise CliError(f"{args.file} is not JSON (line {exc.lineno}: {exc.msg}).") from None
+    doc = read_json(args.file)
     store = _store(args)
     row = _run(lambda: store.import_(doc, args.name))
     print(f"campaign {row.name!r} imported ({row.campaign_id}), {len(row.data['games'])} games recorded.")

@@ -1,10 +1,11 @@
 """The files several commands read, each read one way with one sentence when it cannot be: an image, a
-camera calibration,; and a live watch's frame source from its `--camera`/`--video`/`--images`.
+camera calibration, a JSON document; and a live watch's frame source from its `--camera`/`--video`/`--images`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,16 @@ def load_camera(path: Path | None) -> Any:
         return CameraModel.load(path)
     except CameraError as exc:
         raise CliError(str(exc)) from None
+
+
+def read_json(path: Path | str) -> Any:
+    """The JSON document in the file at `path`."""
+    try:
+        return json.loads(Path(path).read_text())
+    except OSError as exc:
+        raise CliError(f"{path} cannot be read ({exc.strerror}); check the path.") from None
+    except json.JSONDecodeError as exc:
+        raise CliError(f"{path} is not JSON (line {exc.lineno}: {exc.msg}).") from None
 
 
 def watch_source(args: argparse.Namespace) -> Any:

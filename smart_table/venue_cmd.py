@@ -11,6 +11,7 @@ import threading
 from typing import Any
 
 from smart_table.errors import CliError
+from smart_table.files import read_json
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
@@ -166,19 +167,12 @@ def _local_campaigns(db: Any) -> Any:
 
 
 def cmd_campaign_push(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from controller.campaign import CampaignError
     from venue.campaigns import push
 
     table, db = _table(args)
     if args.file:
-        try:
-            doc = json.loads(Path(args.file).read_text())
-        except OSError as exc:
-            raise CliError(f"{args.file} cannot be read ({exc.strerror}); check the path.") from None
-        except json.JSONDecodeError as exc:
-            raise CliError(f"{args.file} is not JSON (line {exc.lineno}: {exc.msg}).") from None
+        doc = read_json(args.file)
     elif not args.name:
         raise CliError("name the campaign to push (`smart-table campaign list`), or give --file.")
     else:

@@ -1,5 +1,5 @@
 """The files several commands read (smart_table/files.py), each refused with one sentence: an image, a camera
-calibration, a live watch's frame source; through the commands that share them."""
+calibration, a JSON document, a live watch's frame source; through the commands that share them."""
 
 from __future__ import annotations
 
@@ -51,3 +51,15 @@ def test_a_calibration_that_is_not_one_is_one_sentence(capsys, tmp_path, command
 def test_a_watch_counts_its_frames_from_one(capsys, tmp_path, command, counts) -> None:
     code, err = run(capsys, *command, "--images", str(tmp_path), *counts)
     assert (code, err) == (2, "smart-table: --settle-frames and --confirm must be at least 1\n")
+
+
+@pytest.mark.parametrize(
+    "command", [["campaign", "import"], ["venue", "campaign", "push", "--table", "t1", "--file"]]
+)
+def test_a_json_file_missing_or_not_json_is_one_sentence(capsys, tmp_path, command) -> None:
+    code, err = run(capsys, *command, str(tmp_path / "none.json"))
+    assert code == 2 and "none.json cannot be read (No such file or directory); check the path." in err, err
+    bad = tmp_path / "bad.json"
+    bad.write_text("{\n  nope")
+    code, err = run(capsys, *command, str(bad))
+    assert code == 2 and f"{bad} is not JSON (line 2: " in err, err
