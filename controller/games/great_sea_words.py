@@ -209,11 +209,8 @@ def icons_text(icons: dict[str, Any] | None) -> str:
     )
 
 
-def pile_name(pile: Any) -> str:
-    """'bow_strength' -> 'Bow tile (+1 Strength)': the row and the icons its tiles show face up."""
-    spec = upgrades.tile_types().get(str(pile))
-    if spec is None:
-        return "an Upgrade Tile"
+def _face_up(spec: dict[str, Any], index: int) -> str:
+    """A pile's `index`th tile by its row and the icons it shows face up: 'Bow tile (+1 Strength)'."""
     row = str(spec["row"])
     kind = (
         "Small Fort tile"
@@ -222,7 +219,15 @@ def pile_name(pile: Any) -> str:
         if row == "fort"
         else f"{PART_NAMES[row]} tile"
     )
-    return f"{kind} ({icons_text(spec['tiles'][0]['icons'])})"
+    return f"{kind} ({icons_text(spec['tiles'][index]['icons'])})"
+
+
+def pile_name(pile: Any) -> str:
+    """'bow_strength' -> 'Bow tile (+1 Strength)': the row and the icons its tiles show face up."""
+    spec = upgrades.tile_types().get(str(pile))
+    if spec is None:
+        return "an Upgrade Tile"
+    return _face_up(spec, 0)
 
 
 def tile_name(tile: Any) -> str:
@@ -231,15 +236,7 @@ def tile_name(tile: Any) -> str:
     spec = upgrades.tile_types().get(pile)
     if spec is None or not index.isdigit() or int(index) >= len(spec["tiles"]):
         return pile_name(pile)
-    row = str(spec["row"])
-    kind = (
-        "Small Fort tile"
-        if row == "small_fort"
-        else "Fort tile"
-        if row == "fort"
-        else f"{PART_NAMES[row]} tile"
-    )
-    return f"{kind} ({icons_text(spec['tiles'][int(index)]['icons'])})"
+    return _face_up(spec, int(index))
 
 
 def dice_list(dice: list[Any]) -> str:
