@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from controller import deep_legends_words as dlw
+from controller.games import add_event_texts
 from rules.dead_reckoning.expansions import expansion
 
 SQUARE_RE = re.compile(r"^r(\d+)c(\d+)$")
@@ -1097,16 +1098,7 @@ def event_text(state: Any, view: dict[str, Any], e: dict[str, Any]) -> str:
 
 def decorate_events(state: Any, payload: dict[str, Any]) -> dict[str, Any]:
     """Adds `text` to each public event of an events payload (never raises)."""
-    try:
-        from rules.api import public_view
-
-        view = public_view(state)
-        for e in payload.get("events") or []:
-            if isinstance(e, dict):
-                e["text"] = event_text(state, view, e)
-    except Exception:  # noqa: BLE001 - as decorate_public
-        pass
-    return payload
+    return add_event_texts(state, payload, functools.partial(event_text, state))
 
 
 def decorate_public(engine: Any, state: Any, payload: dict[str, Any]) -> dict[str, Any]:

@@ -62,6 +62,23 @@ class TableGame:
     camera_chance: frozenset[str] = frozenset()
 
 
+def add_event_texts(
+    state: Any, payload: dict[str, Any], event_text: Callable[[dict[str, Any], dict[str, Any]], str | None]
+) -> dict[str, Any]:
+    """A game's `decorate_events`: adds `text` to each public event of an events payload, from the public
+    view only, so a line never carries a secret (never raises: words are a courtesy, the events are not)."""
+    try:
+        from rules.api import public_view
+
+        view = public_view(state)
+        for e in payload.get("events") or []:
+            if isinstance(e, dict):
+                e["text"] = event_text(view, e)
+    except Exception:  # noqa: BLE001 - a naming gap must never stop the table publishing its events
+        pass
+    return payload
+
+
 DEFAULT = "dead-reckoning"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from controller.games import add_event_texts
 from rules.great_sea import combat_cards, special_actions, upgrades
 
 DIE_NAMES = {
@@ -622,13 +623,4 @@ def decorate_prompts(state: Any, payload: dict[str, Any], player: str | None = N
 
 def decorate_events(state: Any, payload: dict[str, Any]) -> dict[str, Any]:
     """Adds `text` to each public event (from the public view only, never raises)."""
-    try:
-        from rules.api import public_view
-
-        view = public_view(state)
-        for e in payload.get("events") or []:
-            if isinstance(e, dict):
-                e["text"] = event_text(view, e)
-    except Exception:  # noqa: BLE001 - as decorate_public
-        pass
-    return payload
+    return add_event_texts(state, payload, event_text)
