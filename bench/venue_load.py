@@ -61,7 +61,7 @@ import psycopg  # noqa: E402
 from controller.broker import venue_bridge, write_broker_files  # noqa: E402
 from controller.credentials import login  # noqa: E402
 from controller.gamelog import GameLog  # noqa: E402
-from controller.testing import MOSQUITTO, Broker, _wait_listening, free_port  # noqa: E402
+from controller.testing import MOSQUITTO, Broker, _wait_listening, free_port, table_toml  # noqa: E402
 from venue.refill import TableRefill  # noqa: E402
 from venue.testing import Postgres, Venue, make_venue, running_postgres  # noqa: E402
 
@@ -269,31 +269,25 @@ class Whole:
         ports = {k: free_port() for k in ("mqtt", "ws", "pub", "cmd", "vis", "shp", "ctl", "cam")}
         conf = tmp / f"{tid}.toml"
         conf.write_text(
-            f"""[table]
-id = "{tid}"
-database = "{self.db}"
-bots = ["red", "blue", "green", "yellow"]
-bot_delay = {bot_delay}
-[mqtt]
-port = {ports["mqtt"]}
-ws_port = {ports["ws"]}
-[display]
-enabled = false
-[bridge]
-events = "tcp://127.0.0.1:{ports["pub"]}"
-commands = "tcp://127.0.0.1:{ports["cmd"]}"
-[vision]
-events = "tcp://127.0.0.1:{ports["vis"]}"
-ships_events = "tcp://127.0.0.1:{ports["shp"]}"
-[simulate]
-camera = "model"
-tower_control = "tcp://127.0.0.1:{ports["ctl"]}"
-camera_control = "tcp://127.0.0.1:{ports["cam"]}"
-[venue]
-host = "127.0.0.1"
-port = {venue.port}
-password = "{venue.users[login(tid, "bridge")]}"
-"""
+            table_toml(
+                {
+                    "table": {
+                        "id": tid,
+                        "database": str(self.db),
+                        "bots": ["red", "blue", "green", "yellow"],
+                        "bot_delay": bot_delay,
+                    },
+                    "mqtt": {"port": ports["mqtt"], "ws_port": ports["ws"]},
+                    "display": {"enabled": False},
+                    "simulate": {"camera": "model"},
+                    "venue": {
+                        "host": "127.0.0.1",
+                        "port": venue.port,
+                        "password": venue.users[login(tid, "bridge")],
+                    },
+                },
+                ports,
+            )
         )
         conf.chmod(0o600)
         self.proc = subprocess.Popen(

@@ -24,15 +24,17 @@ need it too, and production code never imports from tests/.
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
 import shutil
 import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from controller.broker import DEPLOY, render_config, write_broker_files
 from controller.credentials import ROLES, login
@@ -71,6 +73,10 @@ class Broker:
         if not isinstance(self.users, Logins):
             self.users = Logins(self.users, self.tables[0])
 
+    def mqtt_login(self, who: str = "controller") -> dict[str, Any]:
+        """The [mqtt] keys with which `who` (a role at the first table) logs in to this broker."""
+        return {"host": self.host, "port": self.port, "username": who, "password": self.users[who]}
+
     def login(self, who: str, table: str | None = None) -> str:
         """The login of a role at `table` (the broker's first table by default); a full login, or a name this
         broker knows as it is (a venue broker's `spectator`), as it is."""
@@ -88,6 +94,33 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+# Every ZeroMQ endpoint a table binds or connects to, (config section, key), by the short name tests and
+# benchmarks give its port.
+ENDPOINTS = {
+    "pub": ("bridge", "events"),
+    "cmd": ("bridge", "commands"),
+    "vis": ("vision", "events"),
+    "shp": ("vision", "ships_events"),
+    "ctl": ("simulate", "tower_control"),
+    "cam": ("simulate", "camera_control"),
+}
+
+
+def table_toml(sections: dict[str, dict[str, Any]], ports: Mapping[str, int] | None = None) -> str:
+    """A table's config file for a test or a benchmark: `sections` as TOML, with each of the table's ZeroMQ
+    endpoints (ENDPOINTS) on loopback at its port in `ports` (a free one where `ports` names none), so that
+    tables side by side, and a real one, never share a port. Values are JSON, which TOML reads the same
+    for strings, numbers, booleans and arrays."""
+    merged = {name: dict(keys) for name, keys in sections.items()}
+    for short, (section, key) in ENDPOINTS.items():
+        port = (ports or {}).get(short) or free_port()
+        merged.setdefault(section, {}).setdefault(key, f"tcp://127.0.0.1:{port}")
+    return "".join(
+        f"[{name}]\n" + "".join(f"{key} = {json.dumps(value)}\n" for key, value in keys.items())
+        for name, keys in merged.items()
+    )
 
 
 def _config(text: str, directory: Path, port: int, ws_port: int) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import rules.api as api
-from controller.testing import Client, free_port, running_mosquitto
+from controller.testing import Client, running_mosquitto, table_toml
 
 REPO = Path(__file__).resolve().parents[2]
 T = "table/e2e"
@@ -48,34 +48,21 @@ def test_simulated_game_with_battles_over_real_mosquitto(tmp_path, fast_dir):
             assert c.wait_connected()
             c.subscribe(f"{T}/#")
         db = fast_dir / "e2e.db"
-        (tmp_path / "table.toml").write_text(f"""
-[table]
-id = "e2e"
-players = ["red", "blue", "green"]
-seed = 5
-database = "{db}"
-[mqtt]
-embedded = false
-host = "{broker.host}"
-port = {broker.port}
-ws_port = {broker.ws_port}
-username = "controller"
-password = "{broker.users["controller"]}"
-[display]
-enabled = false
-[bridge]
-events = "tcp://127.0.0.1:{free_port()}"
-commands = "tcp://127.0.0.1:{free_port()}"
-[vision]
-events = "tcp://127.0.0.1:{free_port()}"
-ships_events = "tcp://127.0.0.1:{free_port()}"
-[simulate]
-camera_control = "tcp://127.0.0.1:{free_port()}"
-seed = 3
-delay = 0.0
-rail_chance = 0.25
-tower_control = "tcp://127.0.0.1:{free_port()}"
-""")
+        (tmp_path / "table.toml").write_text(
+            table_toml(
+                {
+                    "table": {
+                        "id": "e2e",
+                        "players": ["red", "blue", "green"],
+                        "seed": 5,
+                        "database": str(db),
+                    },
+                    "mqtt": {"embedded": False, **broker.mqtt_login(), "ws_port": broker.ws_port},
+                    "display": {"enabled": False},
+                    "simulate": {"seed": 3, "delay": 0.0, "rail_chance": 0.25},
+                }
+            )
+        )
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         run = subprocess.run(
             [

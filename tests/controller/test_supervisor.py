@@ -21,7 +21,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import paho.mqtt.client as mqtt
 
-from controller.testing import free_port
+from controller.testing import free_port, table_toml
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,28 +45,18 @@ def _start_table(
     ports = ports or {
         k: free_port() for k in ("http", "mqtt", "ws", "pub", "cmd", "ctl", "vis", "cam", "shp")
     }
-    (tmp_path / "t.toml").write_text(f"""
-[table]
-database = "{tmp_path / "t.db"}"
-players = ["red", "blue"]
-[mqtt]
-port = {ports["mqtt"]}
-ws_port = {ports["ws"]}
-[display]
-port = {ports["http"]}
-[bridge]
-events = "tcp://127.0.0.1:{ports["pub"]}"
-commands = "tcp://127.0.0.1:{ports["cmd"]}"
-[vision]
-events = "tcp://127.0.0.1:{ports["vis"]}"
-ships_events = "tcp://127.0.0.1:{ports["shp"]}"
-[simulate]
-delay = 0.2
-tower_control = "tcp://127.0.0.1:{ports["ctl"]}"
-camera_control = "tcp://127.0.0.1:{ports["cam"]}"
-[supervisor]
-restart_delay = 0.5
-""")
+    (tmp_path / "t.toml").write_text(
+        table_toml(
+            {
+                "table": {"database": str(tmp_path / "t.db"), "players": ["red", "blue"]},
+                "mqtt": {"port": ports["mqtt"], "ws_port": ports["ws"]},
+                "display": {"port": ports["http"]},
+                "simulate": {"delay": 0.2},
+                "supervisor": {"restart_delay": 0.5},
+            },
+            ports,
+        )
+    )
     proc = subprocess.Popen(
         [
             sys.executable,

@@ -27,7 +27,7 @@ import paho.mqtt.client as mqtt
 import pytest
 
 from controller.credentials import ROLES, CredentialStore, login, parse_login
-from controller.testing import free_port
+from controller.testing import free_port, table_toml
 
 REPO = Path(__file__).resolve().parents[2]
 TABLE = "table-1"  # the default table.id
@@ -73,24 +73,17 @@ class Table:
 
 def _config(tmp: Path, ports: dict[str, int]) -> Path:
     path = tmp / "table.toml"
-    path.write_text(f"""# the default configuration, ports moved to free ones
-[table]
-database = "table.db"
-[mqtt]
-port = {ports["mqtt"]}
-ws_port = {ports["ws"]}
-[display]
-port = {ports["http"]}
-[bridge]
-events = "tcp://127.0.0.1:{ports["pub"]}"
-commands = "tcp://127.0.0.1:{ports["cmd"]}"
-[vision]
-events = "tcp://127.0.0.1:{ports["vis"]}"
-ships_events = "tcp://127.0.0.1:{ports["shp"]}"
-[simulate]
-tower_control = "tcp://127.0.0.1:{ports["ctl"]}"
-camera_control = "tcp://127.0.0.1:{ports["cam"]}"
-""")
+    # the default configuration, ports moved to free ones
+    path.write_text(
+        table_toml(
+            {
+                "table": {"database": "table.db"},
+                "mqtt": {"port": ports["mqtt"], "ws_port": ports["ws"]},
+                "display": {"port": ports["http"]},
+            },
+            ports,
+        )
+    )
     return path
 
 

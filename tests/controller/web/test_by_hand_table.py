@@ -68,7 +68,7 @@ def test_observed_chance_no_camera_no_tower_played_by_hand_past_a_board_and_a_ba
     scanner = Scanner()
     with (
         smart_table_run(
-            broker, tmp_path, players, seed=SEED, simulate=False, table_extra="observed_chance = true"
+            broker, tmp_path, players, seed=SEED, simulate=False, table_extra={"observed_chance": True}
         ) as db,
         ExitStack() as stack,
     ):

@@ -32,7 +32,7 @@ def test_three_players_tap_a_whole_game_with_letters_of_marque(browser, broker, 
         simulate=False,
         shot="whole-game-letters-of-marque-scores-tablet.png",
         timeout=2400,
-        table_extra='expansions = ["letters-of-marque"]',
+        table_extra={"expansions": ["letters-of-marque"]},
     )
     events = state_events(tmp_path / "game.db")
     assert events[0]["action"]["options"]["expansions"] == ["letters-of-marque"], events[0]

@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from controller.testing import Broker, free_port
+from controller.testing import Broker, table_toml
 from rules import api
 from tests.controller.web.conftest import PHONE, REPO, TABLE, TABLET, open_page
 from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS
@@ -39,7 +39,7 @@ def smart_table_run(
     seed: int,
     simulate: bool,
     bots: list[str] | None = None,
-    table_extra: str = "",
+    table_extra: dict[str, Any] | None = None,
     game: str = "dead-reckoning",
 ) -> Iterator[Path]:
     """`python -m smart_table run [--simulate] [--bots ...]` (the README's command) on the test broker;
@@ -47,36 +47,24 @@ def smart_table_run(
     static files); bots act without the person's-pace delay so the test does not wait 1.5 s per bot action."""
     db = tmp / "game.db"
     toml = tmp / "table.toml"
-    toml.write_text(f"""
-[table]
-id = "{TABLE}"
-players = {json.dumps(players)}
-seed = {seed}
-database = "{db}"
-bot_delay = 0.0
-{table_extra}
-game = "{game}"
-[mqtt]
-embedded = false
-host = "{broker.host}"
-port = {broker.port}
-ws_port = {broker.ws_port}
-username = "controller"
-password = "{broker.users["controller"]}"
-[display]
-enabled = false
-[bridge]
-events = "tcp://127.0.0.1:{free_port()}"
-commands = "tcp://127.0.0.1:{free_port()}"
-[vision]
-events = "tcp://127.0.0.1:{free_port()}"
-ships_events = "tcp://127.0.0.1:{free_port()}"
-[simulate]
-camera_control = "tcp://127.0.0.1:{free_port()}"
-tower_control = "tcp://127.0.0.1:{free_port()}"
-seed = {seed}
-delay = 0.0
-""")
+    toml.write_text(
+        table_toml(
+            {
+                "table": {
+                    "id": TABLE,
+                    "players": players,
+                    "seed": seed,
+                    "database": str(db),
+                    "bot_delay": 0.0,
+                    **(table_extra or {}),
+                    "game": game,
+                },
+                "mqtt": {"embedded": False, **broker.mqtt_login(), "ws_port": broker.ws_port},
+                "display": {"enabled": False},
+                "simulate": {"seed": seed, "delay": 0.0},
+            }
+        )
+    )
     args = [sys.executable, "-m", "smart_table", "run", "--config", str(toml)]
     if simulate:
         args.append("--simulate")
@@ -145,7 +133,7 @@ def play_whole_game(
     bots: list[str] | None = None,
     shot: str,
     timeout: float,
-    table_extra: str = "",
+    table_extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     people = [p for p in players if p not in (bots or [])]
     scanner = Scanner()
