@@ -14,33 +14,15 @@ from pathlib import Path
 import pytest
 
 from controller.testing import Client, running_mosquitto
+from tests.support.service import start_service
 
 REPO = Path(__file__).resolve().parents[2]
 T = "table/mq"
 
 
 def _start(broker, db: Path, protocol: str = "auto") -> subprocess.Popen:
-    cfg = json.dumps(
-        {
-            "table": {"id": "mq", "database": str(db), "players": ["red", "blue"], "seed": 4},
-            "mqtt": {
-                "host": broker.host,
-                "port": broker.port,
-                "username": "controller",
-                "password": broker.users["controller"],
-                "protocol": protocol,
-            },
-            "bridge": {"enabled": False},
-            "vision": {"enabled": False},
-        }
-    )
-    return subprocess.Popen(
-        [sys.executable, "-m", "controller.service", "--config-json", cfg],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    table = {"id": "mq", "database": str(db), "players": ["red", "blue"], "seed": 4}
+    return start_service(broker, table, protocol=protocol)
 
 
 def _payload(msg):

@@ -6,10 +6,8 @@ controller between a game's last command and its record."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from controller.gamelog import GameLog
 from controller.testing import Client, running_mosquitto
 from rules.dead_reckoning.deep_legends import campaign as cp
 from rules.dead_reckoning.deep_legends import saga as sg
+from tests.support.service import start_service
 
 REPO = Path(__file__).resolve().parents[2]
 PLAYERS: list[cp.PlayerSpec] = [
@@ -89,25 +88,8 @@ def test_the_controller_records_a_campaign_game_when_it_ends_and_publishes_the_l
 
 
 def _start(broker: Any, db: Path) -> subprocess.Popen:
-    cfg = json.dumps(
-        {
-            "table": {"id": "mq", "database": str(db), "players": SEATS, "seed": 3, "campaign": "autumn"},
-            "mqtt": {
-                "host": broker.host,
-                "port": broker.port,
-                "username": "controller",
-                "password": broker.users["controller"],
-            },
-            "bridge": {"enabled": False},
-            "vision": {"enabled": False},
-        }
-    )
-    return subprocess.Popen(
-        [sys.executable, "-m", "controller.service", "--config-json", cfg],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+    return start_service(
+        broker, {"id": "mq", "database": str(db), "players": SEATS, "seed": 3, "campaign": "autumn"}
     )
 
 
