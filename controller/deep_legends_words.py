@@ -90,6 +90,19 @@ def _answers(view: dict[str, Any], a: dict[str, Any]) -> str:
     return ", ".join(bits)
 
 
+def _answered(
+    view: dict[str, Any], a: dict[str, Any], label: str, group: str, unanswered: str
+) -> dict[str, Any]:
+    """A card's action in the group of that card's actions, told apart by how its back is answered."""
+    ans = _answers(view, a)
+    return {
+        "label": label + (f"; then {ans}" if ans else ""),
+        "group": group,
+        "title": label,
+        "answer": ans or unanswered,
+    }
+
+
 def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[str, Any]:
     """{label, confirm?, group?, title?, answer?, text?} for one Deep Legends action of `player` (view: their
     view). `group` gathers the actions of one card (an Encounter explored with each way to answer its back)
@@ -137,25 +150,17 @@ def action_words(view: dict[str, Any], player: str, a: dict[str, Any]) -> dict[s
         cards = [c for c in (_dl(view).get("board") or {}).get(at, []) if c.get("kind") == "encounter"]
         c = cards[0] if cards else {}
         coins = int(a.get("chest") or 0) + sum(int(x or 0) for x in a.get("coin_holds") or [0, 0])
-        ans = _answers(view, a)
         label = f"Explore {c.get('name', 'the Encounter')} (Non-Merchant Encounter): pay {coins} Coins"
         return {
-            "label": label + (f"; then {ans}" if ans else ""),
-            "group": f"explore:{c.get('id', '')}",
-            "title": label,
-            "answer": ans or "turn it over and read its back",
+            **_answered(view, a, label, f"explore:{c.get('id', '')}", "turn it over and read its back"),
             "confirm": f"Pay {coins} Coins and turn {c.get('name', 'the Encounter')} over? "
             "It cannot be undone.",
         }
     if t == "encounter_fortune":
         c = card_front(view, a.get("card"))
-        ans = _answers(view, a)
         label = f"Encounter {c.get('name', 'the Fortune Encounter')} (Fortune Encounter)"
         return {
-            "label": label + (f"; then {ans}" if ans else ""),
-            "group": f"fortune:{a.get('card')}",
-            "title": label,
-            "answer": ans or "follow it",
+            **_answered(view, a, label, f"fortune:{a.get('card')}", "follow it"),
             "text": str(c.get("condition") or ""),
             "confirm": f"Encounter {c.get('name', 'it')}? "
             f"{c.get('condition') or 'Its condition is met.'} It cannot be undone.",
