@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -288,58 +289,62 @@ class Clock:
         return self.t
 
 
-def test_a_live_camera_silent_while_a_board_waits_hands_it_to_the_tablets(tmp_path: Path) -> None:
-    """A camera that was live but says nothing while a board waits to be turned up counts as silent after
-    CAMERA_REVEAL_WAIT_S: the tablets are asked; its next reading makes it live again."""
+@pytest.fixture
+def camera_read_once(tmp_path: Path) -> Iterator[tuple[Clock, TableCore, ShipWatcher]]:
+    """An observed 2-player game on a clock the test moves, whose ocean camera has read the table once."""
     clock = Clock()
     core = TableCore(GameLog(tmp_path / "s.db"), "s", clock=clock)
     core.open_game(["red", "blue"], 5, {"auto_chance": False})
     try:
         watcher = ShipWatcher(core)
         watcher.camera({"reading": {"status": "ok", "ships": [], "boards": []}})
-        assert core.ocean_camera_live
-        assert core.state.data["pending"][0]["kind"] == "reveal_board"
-        assert not [a for a in core.private_payload("red")["legal_actions"] if a["type"] == "reveal_board"]
-        watcher.tick()
-        clock.t += CAMERA_REVEAL_WAIT_S - 1
-        watcher.tick()
-        assert core.ocean_camera_live
-        clock.t += 2
-        watcher.tick()
-        assert not core.ocean_camera_live
-        assert core.sensors()["ocean_camera"] == "manual"
-        assert [a for a in core.private_payload("red")["legal_actions"] if a["type"] == "reveal_board"]
-        watcher.camera({"reading": {"status": "ok", "ships": [], "boards": []}})
-        assert core.ocean_camera_live and core.sensors()["zones"] == "manual"
+        yield clock, core, watcher
     finally:
         core.log.close()
 
 
-def test_an_ocean_camera_whose_process_falls_silent_is_manual_until_it_speaks_again(tmp_path: Path) -> None:
+def test_a_live_camera_silent_while_a_board_waits_hands_it_to_the_tablets(
+    camera_read_once: tuple[Clock, TableCore, ShipWatcher],
+) -> None:
+    """A camera that was live but says nothing while a board waits to be turned up counts as silent after
+    CAMERA_REVEAL_WAIT_S: the tablets are asked; its next reading makes it live again."""
+    clock, core, watcher = camera_read_once
+    assert core.ocean_camera_live
+    assert core.state.data["pending"][0]["kind"] == "reveal_board"
+    assert not [a for a in core.private_payload("red")["legal_actions"] if a["type"] == "reveal_board"]
+    watcher.tick()
+    clock.t += CAMERA_REVEAL_WAIT_S - 1
+    watcher.tick()
+    assert core.ocean_camera_live
+    clock.t += 2
+    watcher.tick()
+    assert not core.ocean_camera_live
+    assert core.sensors()["ocean_camera"] == "manual"
+    assert [a for a in core.private_payload("red")["legal_actions"] if a["type"] == "reveal_board"]
+    watcher.camera({"reading": {"status": "ok", "ships": [], "boards": []}})
+    assert core.ocean_camera_live and core.sensors()["zones"] == "manual"
+
+
+def test_an_ocean_camera_whose_process_falls_silent_is_manual_until_it_speaks_again(
+    camera_read_once: tuple[Clock, TableCore, ShipWatcher],
+) -> None:
     """The brief: "Every sensor can fail: the table always lets people go on by hand, and says which
     sensors are live." A watcher that sends heartbeats (vision.settled_publisher) and then says nothing for
     CAMERA_SILENT_S is shown as entered by hand (before the reveal wait); its next heartbeat makes it live."""
-    clock = Clock()
-    core = TableCore(GameLog(tmp_path / "s.db"), "s", clock=clock)
-    core.open_game(["red", "blue"], 5, {"auto_chance": False})
-    try:
-        watcher = ShipWatcher(core)
-        watcher.camera({"reading": {"status": "ok", "ships": [], "boards": []}})
-        beat = {"topic": "vision.table", "heartbeat": True, "frame": 9, "published": 1, "timestamp": 1.0}
-        for _ in range(3):  # heartbeats keep a camera that reads nothing new live, and are not readings
-            clock.t += CAMERA_SILENT_S - 1
-            watcher.camera(beat)
-            watcher.tick()
-            assert core.ocean_camera_live and watcher.camera_reading == {
-                "status": "ok",
-                "ships": [],
-                "boards": [],
-            }
-        clock.t += CAMERA_SILENT_S
-        watcher.tick()
-        assert not core.ocean_camera_live and core.sensors()["ocean_camera"] == "manual"
-        assert [a for a in core.private_payload("red")["legal_actions"] if a["type"] == "reveal_board"]
+    clock, core, watcher = camera_read_once
+    beat = {"topic": "vision.table", "heartbeat": True, "frame": 9, "published": 1, "timestamp": 1.0}
+    for _ in range(3):  # heartbeats keep a camera that reads nothing new live, and are not readings
+        clock.t += CAMERA_SILENT_S - 1
         watcher.camera(beat)
-        assert core.ocean_camera_live and core.sensors()["ocean_camera"] == "live"
-    finally:
-        core.log.close()
+        watcher.tick()
+        assert core.ocean_camera_live and watcher.camera_reading == {
+            "status": "ok",
+            "ships": [],
+            "boards": [],
+        }
+    clock.t += CAMERA_SILENT_S
+    watcher.tick()
+    assert not core.ocean_camera_live and core.sensors()["ocean_camera"] == "manual"
+    assert [a for a in core.private_payload("red")["legal_actions"] if a["type"] == "reveal_board"]
+    watcher.camera(beat)
+    assert core.ocean_camera_live and core.sensors()["ocean_camera"] == "live"
