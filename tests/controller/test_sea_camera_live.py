@@ -10,7 +10,10 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import cv2
 
@@ -18,12 +21,28 @@ import rules.api as api
 from controller.liveness import CAMERA_SILENT_S
 from controller.mqtt import MqttLink
 from controller.sea_camera import SeaCamera
-from controller.testing import Client, free_port, running_mosquitto
+from controller.testing import Broker, Client, free_port, running_mosquitto
 from controller.zmqin import ZmqInputs
 from tests.controller.test_sea_camera import _game_at_a_move, _pieces, _regions_after
 from vision.synth.sea import positions_scene
 
 REPO = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def map_camera(core: Any, broker: Broker, endpoint: str) -> Iterator[tuple[SeaCamera, ZmqInputs]]:
+    """The controller's side of the map camera as controller/service.py wires it: the core published over
+    MQTT, the camera's readings taken from `endpoint` once the test starts the inputs."""
+    link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id="gs")
+    core.publisher = link
+    link.start(core)
+    cam = SeaCamera(core, "great-sea", link.set_device)
+    inputs = ZmqInputs([endpoint], {cam.topic: cam.handle})
+    try:
+        yield cam, inputs
+    finally:
+        inputs.stop()
+        link.stop()
 
 
 def test_a_move_on_the_table_reaches_the_tablet_and_is_played_when_confirmed(tmp_path) -> None:
@@ -39,12 +58,7 @@ def test_a_move_on_the_table_reaches_the_tablet_and_is_played_when_confirmed(tmp
         cv2.imwrite(str(frames / f"{i:03d}.png"), image)
     layout.write_text(json.dumps(shots[0][2]))
     endpoint = f"tcp://127.0.0.1:{free_port()}"
-    with running_mosquitto(tables=("gs",)) as broker:
-        link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id="gs")
-        core.publisher = link
-        link.start(core)
-        cam = SeaCamera(core, "great-sea", link.set_device)
-        inputs = ZmqInputs([endpoint], {cam.topic: cam.handle})
+    with running_mosquitto(tables=("gs",)) as broker, map_camera(core, broker, endpoint) as (cam, inputs):
         tablet = Client(broker, player)
         display = Client(broker, "display")
         try:
@@ -106,10 +120,8 @@ def test_a_move_on_the_table_reaches_the_tablet_and_is_played_when_confirmed(tmp
             assert core.seq > seq
             assert _pieces(api.public_view(core.state)["regions"]) == _pieces(after)
         finally:
-            inputs.stop()
             tablet.close()
             display.close()
-            link.stop()
 
 
 def test_a_map_camera_whose_process_dies_goes_offline_and_stays_live_while_it_beats(tmp_path) -> None:
@@ -126,12 +138,7 @@ def test_a_map_camera_whose_process_dies_goes_offline_and_stays_live_while_it_be
     layout.write_text(json.dumps(layout_json))
     endpoint = f"tcp://127.0.0.1:{free_port()}"
     stop = threading.Event()
-    with running_mosquitto(tables=("gs",)) as broker:
-        link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id="gs")
-        core.publisher = link
-        link.start(core)
-        cam = SeaCamera(core, "great-sea", link.set_device)
-        inputs = ZmqInputs([endpoint], {cam.topic: cam.handle})
+    with running_mosquitto(tables=("gs",)) as broker, map_camera(core, broker, endpoint) as (cam, inputs):
         display = Client(broker, "display")
 
         def ticking() -> None:  # what controller/service.py's loop does ten times a second
@@ -174,6 +181,4 @@ def test_a_map_camera_whose_process_dies_goes_offline_and_stays_live_while_it_be
                 proc.wait()
             assert proc.stderr is not None
             proc.stderr.close()
-            inputs.stop()
             display.close()
-            link.stop()
