@@ -8,25 +8,35 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_nothing_is_lost_when_the_venue_broker_and_database_stop_mid_run() -> None:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def venue_load(*args: str, timeout: float) -> dict[str, Any]:
+    """bench/venue_load.py's --json result with `args`; the bench may exit 1 (a figure over its bound): each
+    test asserts the figures it is about."""
     run = subprocess.run(
-        [sys.executable, "bench/venue_load.py", "--tables", "3", "--spectators", "10", "--seconds", "16"]
-        + ["--outage", "3", "--workers", "2", "--catch-up", "90", "--json"],
+        [sys.executable, "bench/venue_load.py", *args, "--json"],
         cwd=ROOT,
-        env=env,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
         capture_output=True,
         text=True,
-        timeout=260,
+        timeout=timeout,
     )
     assert run.returncode in (0, 1), run.stderr[-2000:]
-    result = json.loads(run.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_nothing_is_lost_when_the_venue_broker_and_database_stop_mid_run() -> None:
+    result = venue_load(
+        *("--tables", "3", "--spectators", "10", "--seconds", "16"),
+        *("--outage", "3", "--workers", "2", "--catch-up", "90"),
+        timeout=260,
+    )
     # The issue: "kills the venue broker and the database in the middle and shows nothing lost once they
     # return".
     assert result["outage_s"] >= 3
@@ -45,18 +55,11 @@ def test_whole_controllers_among_the_light_tables_lose_nothing_through_the_outag
     config, the gap refill on) beside the light publishers: every event they logged reaches PostgreSQL
     although the venue broker and the database stop mid-way. ~90-120 s on the loaded machine, so behind
     `wholegame`."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    run = subprocess.run(
-        [sys.executable, "bench/venue_load.py", "--tables", "3", "--spectators", "10", "--seconds", "30"]
-        + ["--outage", "4", "--speed", "1", "--refill", "--controllers", "2", "--workers", "2", "--json"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
+    result = venue_load(
+        *("--tables", "3", "--spectators", "10", "--seconds", "30"),
+        *("--outage", "4", "--speed", "1", "--refill", "--controllers", "2", "--workers", "2"),
         timeout=600,
     )
-    assert run.returncode in (0, 1), run.stderr[-2000:]
-    result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["outage_s"] >= 4 and result["whole_controllers"] == 2
     assert result["whole_controller_events_expected"] > 20, "the whole tables hardly played"
     assert result["lost"] == 0, result["lost_examples"]
