@@ -118,28 +118,27 @@ def _league_store(args: argparse.Namespace) -> Any:
     return store
 
 
-def _league_call(args: argparse.Namespace, fn: Any) -> Any:
-    from venue.leagues import LeagueError
-
+def _store_call(args: argparse.Namespace, fn: Any, refusal: type[Exception]) -> Any:
+    """`fn` on the venue's store, closed after; a `refusal` it raises ends the command with its sentence."""
     store = _league_store(args)
     try:
         return fn(store)
-    except LeagueError as exc:
+    except refusal as exc:
         raise CliError(str(exc)) from None
     finally:
         store.close()
+
+
+def _league_call(args: argparse.Namespace, fn: Any) -> Any:
+    from venue.leagues import LeagueError
+
+    return _store_call(args, fn, LeagueError)
 
 
 def _campaign_call(args: argparse.Namespace, fn: Any) -> Any:
     from venue.campaigns import VenueCampaignError
 
-    store = _league_store(args)
-    try:
-        return fn(store)
-    except VenueCampaignError as exc:
-        raise CliError(str(exc)) from None
-    finally:
-        store.close()
+    return _store_call(args, fn, VenueCampaignError)
 
 
 def _table(args: argparse.Namespace) -> tuple[str, Any]:
