@@ -190,22 +190,13 @@ def websocket_upgrade(host: str, port: int, timeout: float = 3.0) -> str:
     return data.split(b"\r\n", 1)[0].decode(errors="replace")
 
 
-def _port_free(host: str, port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
 def check_broker(cfg: Config, timeout: float = 3.0) -> list[Check]:
     # Long on purpose: four checks in order (embedded broker, login, ACL, WebSocket), each one message long.
     m = cfg["mqtt"]
     host, port, ws = m["host"], m["port"], m["ws_port"]
     if m["embedded"]:
         from controller.broker import mosquitto_binary
+        from controller.supervisor import port_free  # the check the supervisor makes before it starts one
 
         if mosquitto_binary() is None:
             return [
@@ -216,7 +207,7 @@ def check_broker(cfg: Config, timeout: float = 3.0) -> list[Check]:
                     "or set mqtt.embedded = false and point mqtt.host at a running broker",
                 )
             ]
-        busy = [str(p) for p in (port, ws) if not _port_free(host, p)]
+        busy = [str(p) for p in (port, ws) if not port_free(host, p)]
         if busy:
             return [
                 _warn(

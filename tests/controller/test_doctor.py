@@ -415,3 +415,24 @@ def test_run_prints_doctors_line_for_a_missing_tower_and_runs_on(tmp_path):
     text = "".join(seen) + rest
     assert "FAIL  serial    bridge.serial_port" in text and "no serial device at" in text, text
     assert "started controller" in text and "Traceback" not in text
+
+
+def test_an_embedded_brokers_taken_port_is_named(tmp_path):
+    """The doctor checks the embedded broker's ports as `smart-table run` will before starting it
+    (controller.supervisor.port_free): a port another program listens on is named, a free one is not."""
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        cfg = config.defaults()
+        cfg.set("mqtt.host", "127.0.0.1")
+        cfg.set("mqtt.port", taken.getsockname()[1])
+        cfg.set("mqtt.ws_port", free_port())
+        checks = doctor.check_broker(cfg)
+    finally:
+        taken.close()
+    assert checks[0].status == "warn", [c.to_json() for c in checks]
+    detail = checks[0].detail
+    assert f"embedded broker: port {cfg['mqtt']['port']} on 127.0.0.1 is taken" in detail, detail
