@@ -10,9 +10,10 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlencode
 
 import pytest
@@ -91,6 +92,29 @@ def open_page(browser, display: DisplayHandle, broker: Broker, player: str | Non
     finally:
         ctx.close()
     assert not errors, f"JavaScript errors in the page: {errors}"
+
+
+def ready(pages: list[Any]) -> None:
+    """Each page connected live to the broker and showing a state."""
+    for page in pages:
+        page.wait_for_selector("#conn[data-status=live]", timeout=60_000)
+        page.wait_for_function(
+            "Number(document.getElementById('main').dataset.seq || -1) >= 0", timeout=30_000
+        )
+
+
+def open_table(
+    stack: ExitStack, browser: Any, display: DisplayHandle, broker: Broker, players: list[str]
+) -> tuple[Any, dict[str, Any]]:
+    """A group at the table: the table view on a tablet and each player's page (the first on a tablet, the
+    others on phones), open until `stack` closes, each ready."""
+    table = stack.enter_context(open_page(browser, display, broker))
+    seats = {
+        p: stack.enter_context(open_page(browser, display, broker, player=p, viewport=PHONE if i else TABLET))
+        for i, p in enumerate(players)
+    }
+    ready([table, *seats.values()])
+    return table, seats
 
 
 @dataclass

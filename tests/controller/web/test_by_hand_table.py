@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from tests.controller.web.conftest import PHONE, TABLET, open_page
-from tests.controller.web.test_whole_game import Scanner, smart_table_run, state_events
+from tests.controller.web.conftest import open_table
+from tests.controller.web.test_whole_game import Scanner, refereed_cubes, smart_table_run
 from tests.support.tapping import Table
 
 
@@ -72,18 +72,7 @@ def test_observed_chance_no_camera_no_tower_played_by_hand_past_a_board_and_a_ba
         ) as db,
         ExitStack() as stack,
     ):
-        table = stack.enter_context(open_page(browser, display, broker))
-        seats = {
-            p: stack.enter_context(
-                open_page(browser, display, broker, player=p, viewport=PHONE if i else TABLET)
-            )
-            for i, p in enumerate(players)
-        }
-        for page in (table, *seats.values()):
-            page.wait_for_selector("#conn[data-status=live]", timeout=60_000)
-            page.wait_for_function(
-                "Number(document.getElementById('main').dataset.seq || -1) >= 0", timeout=30_000
-            )
+        table, seats = open_table(stack, browser, display, broker, players)
         # The table view says the ocean camera, the tower and the battle-board camera are entered by hand.
         line = table.wait_for_selector("#main p.table-sensors", timeout=15_000)
         text = line.inner_text()
@@ -119,14 +108,7 @@ def test_observed_chance_no_camera_no_tower_played_by_hand_past_a_board_and_a_ba
     assert tapper.tally.kinds["pick a Sailor card"] >= 8, dict(tapper.tally.kinds)
     t = tapper.tally
     assert t.kinds["enter_drop"] >= 1 and t.kinds["confirm_drop"] >= 1, dict(t.kinds)
-    readings = [
-        c
-        for e in state_events(db)
-        if e.get("type") == "resolve_battle"
-        for step in e["action"]["record"]["steps"]
-        for r in step.get("readings", [])
-        for c in (r.get("reading") or {}).get("cubes", [])
-    ]
+    readings = refereed_cubes(db)
     assert t.two_zone_cubes >= 1 and any(len(c.get("zones") or []) > 1 for c in readings), readings
     print(
         "BY HAND",

@@ -19,8 +19,8 @@ from controller.games import great_sea_words
 from controller.mqtt import MqttLink
 from rules import api
 from rules.great_sea.map import spec
-from tests.controller.web.conftest import PHONE, TABLE, open_page
-from tests.controller.web.test_great_sea_tablets import SEA, log_game, ready, seeded_commands
+from tests.controller.web.conftest import PHONE, TABLE, open_page, ready
+from tests.controller.web.test_great_sea_tablets import SEA, log_game, seeded_commands
 from tests.controller.web.test_whole_game import SHOTS, final_state, smart_table_run
 
 

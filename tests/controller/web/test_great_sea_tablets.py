@@ -24,7 +24,7 @@ from controller.core import TableCore
 from controller.gamelog import GameLog
 from controller.testing import Broker
 from rules import api
-from tests.controller.web.conftest import PHONE, TABLE, TABLET, open_page
+from tests.controller.web.conftest import TABLE, open_page, open_table, ready
 from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS
 from tests.controller.web.test_whole_game import SHOTS, final_state, smart_table_run
 from tests.support.tapping import Table
@@ -114,14 +114,6 @@ class Scanner:
                 self.found.add(f"{who}: {m.group(0)!r} in {text[:80]!r}")
 
 
-def ready(pages: list[Any]) -> None:
-    for page in pages:
-        page.wait_for_selector("#conn[data-status=live]", timeout=60_000)
-        page.wait_for_function(
-            "Number(document.getElementById('main').dataset.seq || -1) >= 0", timeout=30_000
-        )
-
-
 def tap_to_the_end(
     browser: Any,
     broker: Broker,
@@ -137,14 +129,7 @@ def tap_to_the_end(
         smart_table_run(broker, tmp_path, players, seed, simulate=False, game="great-sea") as db,
         ExitStack() as st,
     ):
-        table = st.enter_context(open_page(browser, display, broker))
-        seats = {
-            p: st.enter_context(
-                open_page(browser, display, broker, player=p, viewport=PHONE if i else TABLET)
-            )
-            for i, p in enumerate(players)
-        }
-        ready([table, *seats.values()])
+        table, seats = open_table(st, browser, display, broker, players)
         table.wait_for_selector("#main svg.seamap g.region", timeout=15_000)
         assert table.inner_text("#title") == "The Great Sea"
         if then_new_game:

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from rules import api
-from tests.controller.web.conftest import PHONE, open_page
-from tests.controller.web.test_great_sea_tablets import log_game, ready, seeded_commands
+from tests.controller.web.conftest import PHONE, open_page, ready
+from tests.controller.web.test_great_sea_tablets import log_game, seeded_commands
 from tests.controller.web.test_whole_game import SHOTS, final_state, smart_table_run
 
 PROMPT = "#main section.prompt[data-kind=new_game]"

@@ -24,7 +24,7 @@ import pytest
 
 from controller.testing import Broker, table_toml
 from rules import api
-from tests.controller.web.conftest import PHONE, REPO, TABLE, TABLET, open_page
+from tests.controller.web.conftest import REPO, TABLE, open_table
 from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS
 from tests.support.tapping import Table
 
@@ -100,6 +100,18 @@ def state_events(db: Path) -> list[dict[str, Any]]:
         log.close()
 
 
+def refereed_cubes(db: Path) -> list[dict[str, Any]]:
+    """Every cube of every reading in the log's refereed battle records, as they reached the engine."""
+    return [
+        c
+        for e in state_events(db)
+        if e.get("type") == "resolve_battle"
+        for step in e["action"]["record"]["steps"]
+        for r in step.get("readings", [])
+        for c in (r.get("reading") or {}).get("cubes", [])
+    ]
+
+
 def final_state(db: Path) -> Any:
     """The game as its log has it (read after the run, to check the pages showed the engine's scores)."""
     return api.replay(state_events(db))
@@ -141,18 +153,7 @@ def play_whole_game(
         smart_table_run(broker, tmp_path, players, seed, simulate, bots, table_extra) as db,
         ExitStack() as stack,
     ):
-        table = stack.enter_context(open_page(browser, display, broker))
-        seats = {
-            p: stack.enter_context(
-                open_page(browser, display, broker, player=p, viewport=PHONE if i else TABLET)
-            )
-            for i, p in enumerate(people)
-        }
-        for page in (table, *seats.values()):
-            page.wait_for_selector("#conn[data-status=live]", timeout=60_000)
-            page.wait_for_function(
-                "Number(document.getElementById('main').dataset.seq || -1) >= 0", timeout=30_000
-            )
+        table, seats = open_table(stack, browser, display, broker, people)
         tapper = Table(table, seats, seed=seed, scan=scanner)
         seconds = tapper.play(timeout=timeout)
         tapper.scan_all()
@@ -171,14 +172,7 @@ def play_whole_game(
                 assert str(total) in text, (colour, total, text)
     t = tapper.tally
     waits = sorted(t.waits)
-    readings = [
-        c
-        for e in state_events(db)
-        if e.get("type") == "resolve_battle"
-        for step in e["action"]["record"]["steps"]
-        for r in step.get("readings", [])
-        for c in (r.get("reading") or {}).get("cubes", [])
-    ]
+    readings = refereed_cubes(db)
     result = {
         "taps": t.taps,
         "seconds": round(seconds, 1),
