@@ -11,37 +11,24 @@ the controller's core decides whether it is accepted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from controller.core import TableCore
-from controller.gamelog import GameLog
-from controller.mqtt import MqttLink
 from rules import api
 from rules.dead_reckoning.deep_legends import saga as sg
-from tests.controller.web.conftest import PHONE, REPO, TABLE, open_page
+from tests.controller.web.conftest import PHONE, REPO, open_page
 from tests.controller.web.saga_setup import ITEM, lay_saga_moment, saga_options
-from tests.controller.web.test_game_words import live
+from tests.controller.web.test_game_words import live, table_core
 from tests.controller.web.test_letters_of_marque import engine_ids, tap, wait_mine
 
 PLAYERS = ["red", "blue", "green"]
 SHOTS = REPO / "docs" / "screenshots"
 
 
-@contextmanager
-def saga_core(broker: Any, tmp_path: Path, seed: int = 4) -> Iterator[TableCore]:
-    log = GameLog(tmp_path / "dl.db")
-    link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id=TABLE)
-    core = TableCore(log, table_id=TABLE, publisher=link)
-    core.open_game(PLAYERS, seed, saga_options(PLAYERS))
-    link.start(core)
-    try:
-        yield core
-    finally:
-        link.stop()
-        log.close()
+def saga_core(broker: Any, tmp_path: Path, seed: int = 4) -> AbstractContextManager[TableCore]:
+    return table_core(broker, tmp_path, PLAYERS, seed, saga_options(PLAYERS))
 
 
 def confirm(page: Any, selector: str) -> None:

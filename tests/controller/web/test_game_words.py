@@ -86,14 +86,16 @@ def wait_seq(page, seq: int, mine: bool = False) -> None:
 
 
 @contextmanager
-def table_core(broker, tmp_path: Path, players: list[str], seed: int) -> Iterator[TableCore]:
-    """The controller's core and MQTT link in this process (the bots submit through the core, as the
-    simulated players do)."""
+def table_core(
+    broker, tmp_path: Path, players: list[str], seed: int, options: dict[str, Any] | None = None
+) -> Iterator[TableCore]:
+    """The controller's core and MQTT link in this process, a game of `options` open (the bots submit
+    through the core, as the simulated players do)."""
     # The display is under test here, not the log's durability: no fsync per command (a bot game is 1000).
     log = quick_log(tmp_path / "words.db")
     link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id=TABLE)
     core = TableCore(log, table_id=TABLE, publisher=link)
-    core.open_game(players, seed)
+    core.open_game(players, seed, options)
     link.start(core)
     try:
         yield core

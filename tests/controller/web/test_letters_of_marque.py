@@ -9,18 +9,15 @@ the page, and the controller's core decides whether it is accepted.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
 from controller.core import TableCore
-from controller.gamelog import GameLog
-from controller.mqtt import MqttLink
 from rules import api
 from rules.dead_reckoning.letters_of_marque.data import lom_data
-from tests.controller.web.conftest import PHONE, REPO, TABLE, open_page
-from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS, live
+from tests.controller.web.conftest import PHONE, REPO, open_page
+from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS, live, table_core
 from tests.rules.helpers import give_hand, place_island
 from tests.rules.letters_of_marque.helpers import lay_found, lay_on_ship, lom, token_of
 
@@ -30,20 +27,10 @@ GUN = "lom-hallowed-gun"
 SHOTS = REPO / "docs" / "screenshots"
 
 
-@contextmanager
-def lom_core(broker: Any, tmp_path: Path, observed: bool, seed: int = 7) -> Iterator[TableCore]:
+def lom_core(broker: Any, tmp_path: Path, observed: bool, seed: int = 7) -> AbstractContextManager[TableCore]:
     """The controller's core and MQTT link with a 3-player Letters of Marque game; `observed`: the table
     reports chance (no engine draws: a person taps what a token or the Saga die shows)."""
-    log = GameLog(tmp_path / "lom.db")
-    link = MqttLink(broker.host, broker.port, "controller", broker.users["controller"], table_id=TABLE)
-    core = TableCore(log, table_id=TABLE, publisher=link)
-    core.open_game(PLAYERS, seed, {**LOM, "auto_chance": not observed})
-    link.start(core)
-    try:
-        yield core
-    finally:
-        link.stop()
-        log.close()
+    return table_core(broker, tmp_path, PLAYERS, seed, {**LOM, "auto_chance": not observed})
 
 
 def settle(core: TableCore, until: str | None = None) -> None:
