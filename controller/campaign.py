@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from controller.gamelog import connect
 from rules import api
 from rules.dead_reckoning.cards import ACHIEVEMENTS
 from rules.dead_reckoning.deep_legends import campaign as cp
@@ -98,11 +99,7 @@ class CampaignStore:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.execute("PRAGMA busy_timeout=30000")
-        self.db.executescript(SCHEMA)
+        self.db = connect(self.path, SCHEMA)
         self._lock = threading.RLock()
 
     def close(self) -> None:

@@ -21,6 +21,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+
+def connect(path: Path, schema: str) -> sqlite3.Connection:
+    """The table's SQLite file as each store in it opens it: several processes may (WAL, one writer, each
+    waiting up to 30 s for it), every commit on disk (synchronous=FULL), the store's `schema` created
+    where missing; no implicit transactions (isolation_level=None: the store begins and commits its own)."""
+    db = sqlite3.connect(str(path), isolation_level=None, timeout=30, check_same_thread=False)
+    db.execute("PRAGMA journal_mode=WAL")
+    db.execute("PRAGMA synchronous=FULL")
+    db.execute("PRAGMA busy_timeout=30000")
+    db.executescript(schema)
+    return db
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     game_id   TEXT PRIMARY KEY,
@@ -137,11 +150,7 @@ class GameLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.snapshot_every = max(1, snapshot_every)
         # isolation_level=None: we issue BEGIN IMMEDIATE / COMMIT ourselves, one per accepted command.
-        self.db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30, check_same_thread=False)
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
-        self.db.execute("PRAGMA busy_timeout=30000")
-        self.db.executescript(SCHEMA)
+        self.db = connect(self.path, SCHEMA)
         # One lock around every use of the connection: closing it while another thread is inside a
         # statement crashes the interpreter (seen at shutdown, with simulated players still writing).
         self._lock = threading.RLock()
