@@ -155,21 +155,37 @@ def running_mosquitto(
         conf.write_text(_config((DEPLOY / "mosquitto.conf").read_text(), directory, port, ws_port))
         if passwd_file is not None:
             shutil.copy(passwd_file, directory / "passwd")
-        proc = subprocess.Popen(
-            [MOSQUITTO, "-c", str(conf)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        broker = Broker("127.0.0.1", port, ws_port, users, directory, proc, tuple(tables))
-        try:
-            _wait_listening(broker, timeout)
+        with mosquitto_at(conf, directory, port, ws_port, users, tuple(tables), timeout) as broker:
             yield broker
-        finally:
-            proc.kill()
-            proc.wait(timeout=5)
-            if proc.stderr:
-                proc.stderr.close()
+
+
+@contextlib.contextmanager
+def mosquitto_at(
+    conf: Path,
+    directory: Path,
+    port: int,
+    ws_port: int,
+    users: dict[str, str],
+    tables: tuple[str, ...] = ("table-1",),
+    timeout: float = DEADLINE,
+) -> Iterator[Broker]:
+    """Mosquitto run with the config file `conf` (its files in `directory`, listening on `port` and
+    `ws_port`, `users` its logins) until the block ends; killed then (a test's broker never outlives it)."""
+    proc = subprocess.Popen(
+        [MOSQUITTO, "-c", str(conf)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    broker = Broker("127.0.0.1", port, ws_port, users, directory, proc, tables)
+    try:
+        _wait_listening(broker, timeout)
+        yield broker
+    finally:
+        proc.kill()
+        proc.wait(timeout=5)
+        if proc.stderr:
+            proc.stderr.close()
 
 
 def _wait_listening(broker: Broker, timeout: float) -> None:

@@ -22,9 +22,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from controller import testing
 from controller.broker import DEPLOY, render_config, render_venue_acl
 from controller.credentials import login, write_passwd
-from controller.testing import MOSQUITTO, Broker, Client, _wait_listening, free_port
+from controller.testing import Broker, Client, free_port
 
 
 def pg_bin(name: str) -> str:
@@ -121,25 +122,12 @@ class Venue:
     users: dict[str, str]
 
 
-@contextlib.contextmanager
 def mosquitto_at(
     conf: Path, directory: Path, port: int, ws_port: int, users: dict[str, str]
-) -> Iterator[Broker]:
-    proc = subprocess.Popen(
-        [MOSQUITTO, "-c", str(conf)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    broker = Broker("127.0.0.1", port, ws_port, users, directory, proc)
-    try:
-        _wait_listening(broker, 10)
-        yield broker
-    finally:
-        proc.kill()
-        proc.wait(timeout=5)
-        if proc.stderr:
-            proc.stderr.close()
+) -> contextlib.AbstractContextManager[Broker]:
+    """A venue's or a table's Mosquitto from its config file (controller.testing.mosquitto_at), listening
+    within 10 s."""
+    return testing.mosquitto_at(conf, directory, port, ws_port, users, timeout=10)
 
 
 def venue_conf(directory: Path, port: int, ws_port: int, tables: list[str]) -> Path:
