@@ -31,6 +31,21 @@ def _cli(*args: str, stdout=subprocess.PIPE) -> subprocess.Popen:
     )
 
 
+def _bridge(device: str, stdout=subprocess.PIPE) -> subprocess.Popen:
+    """`smart-table bridge` on `device`, printing what it publishes, its ZeroMQ sockets on free ports."""
+    return _cli(
+        "bridge",
+        "--device",
+        device,
+        "--print",
+        "--zmq-pub",
+        "tcp://127.0.0.1:*",
+        "--zmq-cmd",
+        "tcp://127.0.0.1:*",
+        stdout=stdout,
+    )
+
+
 def _run(*args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return subprocess.run(
@@ -98,17 +113,7 @@ def test_bridge_prints_what_the_sim_logged_and_publishes_it_on_zeromq(tmp_path: 
     path = _line(sim.stdout).strip()
     assert path == str(tmp_path / "tower")
     printed_file = (tmp_path / "printed.jsonl").open("w")
-    bridge = _cli(
-        "bridge",
-        "--device",
-        path,
-        "--print",
-        "--zmq-pub",
-        "tcp://127.0.0.1:*",
-        "--zmq-cmd",
-        "tcp://127.0.0.1:*",
-        stdout=printed_file,
-    )
+    bridge = _bridge(path, stdout=printed_file)
     procs.append(bridge)
     banner = _line(bridge.stderr)
     ctx: zmq.Context[Any] = zmq.Context.instance()
@@ -153,16 +158,7 @@ def test_sim_control_socket_drives_the_device_from_another_process(tmp_path: Pat
     procs.append(sim)
     path = _line(sim.stdout).strip()
     control = _endpoint(_line(sim.stderr), "control")
-    bridge = _cli(
-        "bridge",
-        "--device",
-        path,
-        "--print",
-        "--zmq-pub",
-        "tcp://127.0.0.1:*",
-        "--zmq-cmd",
-        "tcp://127.0.0.1:*",
-    )
+    bridge = _bridge(path)
     procs.append(bridge)
     cmd_endpoint = _endpoint(_line(bridge.stderr), "commands on")
     ctx: zmq.Context[Any] = zmq.Context.instance()
@@ -264,17 +260,7 @@ def test_a_script_with_an_unplug_and_a_reboot_plays_through_the_bridge(tmp_path:
     procs.append(sim)
     path = _line(sim.stdout).strip()
     printed_file = (tmp_path / "printed.jsonl").open("w")
-    bridge = _cli(
-        "bridge",
-        "--device",
-        path,
-        "--print",
-        "--zmq-pub",
-        "tcp://127.0.0.1:*",
-        "--zmq-cmd",
-        "tcp://127.0.0.1:*",
-        stdout=printed_file,
-    )
+    bridge = _bridge(path, stdout=printed_file)
     procs.append(bridge)
     assert sim.wait(30) == 0
     sent_count = len(log.read_text().splitlines())
