@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,6 +161,15 @@ def make_venue(directory: Path, tables: list[str]) -> Venue:
 
 def start_venue(venue: Venue) -> contextlib.AbstractContextManager[Broker]:
     return mosquitto_at(venue.conf, venue.directory, venue.port, venue.ws_port, venue.users)
+
+
+def until(check: Callable[[], bool], timeout: float, what: str) -> None:
+    """Returns once `check()` is true; fails naming `what` after `timeout` seconds (polled every 0.1 s)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
 
 
 def wait_for(client: Client, topic: str, payload: str, timeout: float = 30.0) -> bool:

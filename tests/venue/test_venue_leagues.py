@@ -12,17 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.postgres import Postgres, empty_database, running_postgres
+from tests.support.postgres import Postgres, empty_database
 from venue.leagues import LeagueError, add_fixture, new_league, standings
 from venue.store import VenueStore
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    with running_postgres() as pg:
-        yield pg
 
 
 @pytest.fixture

@@ -7,11 +7,7 @@ from __future__ import annotations
 import json
 import random
 import threading
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-
-import pytest
 
 from controller.broker import venue_bridge, write_broker_files
 from controller.credentials import login
@@ -19,20 +15,15 @@ from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from controller.testing import Client, free_port
 from rules import api
-from tests.support.postgres import Postgres, empty_database, running_postgres
+from tests.support.postgres import Postgres, empty_database
 from tests.support.venue import make_venue, mosquitto_at, start_venue
 from venue.refill import TableRefill
 from venue.service import VenueService
 from venue.store import VenueStore
+from venue.testing import until
 
 TABLE = "table-1"
 PLAYERS = ["red", "blue"]
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    with running_postgres() as pg:
-        yield pg
 
 
 def _play(log: GameLog, seed: int, commands: int) -> tuple[str, list[int]]:
@@ -46,14 +37,6 @@ def _play(log: GameLog, seed: int, commands: int) -> tuple[str, list[int]]:
         state, events = api.apply(state, command)
         log.append(game_id, command, events, state.seq)
     return game_id, sorted({seq for seq, _ in log.events_by_seq(game_id)})
-
-
-def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 def test_a_table_back_after_more_than_its_queue_fills_the_venue_from_its_log(
@@ -106,7 +89,7 @@ def test_a_table_back_after_more_than_its_queue_fills_the_venue_from_its_log(
                 link.handlers.update(refill.handlers())
                 link.start(None)
                 try:
-                    _until(
+                    until(
                         lambda: (
                             [s for s, _ in store.events(TABLE, finished)] == finished_seqs
                             and [s for s, _ in store.events(TABLE, running)] == running_seqs
@@ -132,14 +115,14 @@ def test_a_table_back_after_more_than_its_queue_fills_the_venue_from_its_log(
                     before = service.stored
                     again = refill.answer(finished, set(finished_seqs))
                     refill.publish_index()
-                    _until(lambda: service.stored >= before + again + 1, 30, "the repeats to be handled")
+                    until(lambda: service.stored >= before + again + 1, 30, "the repeats to be handled")
                     assert [s for s, _ in store.events(TABLE, finished)] == finished_seqs
                     assert len(store.results()) == 1
 
                     # A venue whose broker lost its session asks for the index again; the table sends it.
                     before = service.stored
                     asks.publish(f"table/{TABLE}/refill/ask", json.dumps({"index": True}))
-                    _until(lambda: service.stored > before, 30, "the index asked for again")
+                    until(lambda: service.stored > before, 30, "the index asked for again")
                 finally:
                     link.stop()
         finally:

@@ -5,23 +5,17 @@ from __future__ import annotations
 import json
 import tempfile
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from controller.testing import Client
-from tests.support.postgres import Postgres, empty_database, running_postgres
+from tests.support.postgres import Postgres, empty_database
 from tests.support.venue import make_venue, start_venue
 from venue.service import VenueService
 from venue.store import VenueStore, migrations
-
-
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    with running_postgres() as pg:
-        yield pg
+from venue.testing import until
 
 
 @pytest.fixture
@@ -70,14 +64,6 @@ def _events(seq: int) -> str:
     return json.dumps({"epoch": "g1", "seq": seq, "events": []})
 
 
-def _until(check: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
-
-
 def test_nothing_is_lost_when_the_database_goes_away_in_the_middle(
     postgres: Postgres, store: VenueStore
 ) -> None:
@@ -96,16 +82,16 @@ def test_nothing_is_lost_when_the_database_goes_away_in_the_middle(
                 assert table.wait_connected()
                 for seq in range(1, 6):
                     table.publish("table/table-1/events", _events(seq))
-                _until(lambda: len(store.events("table-1", "g1")) == 5, 30, "the first five events")
+                until(lambda: len(store.events("table-1", "g1")) == 5, 30, "the first five events")
                 postgres.stop()
                 for seq in range(6, 11):
                     table.publish("table/table-1/events", _events(seq))
                 table.publish("table/table-1/events", b"not json")
                 postgres.start()
                 store.conn = type(store.conn).connect(postgres.dsn)
-                _until(lambda: len(store.events("table-1", "g1")) == 10, 60, "the events sent while down")
+                until(lambda: len(store.events("table-1", "g1")) == 10, 60, "the events sent while down")
                 assert [seq for seq, _ in store.events("table-1", "g1")] == list(range(1, 11))
-                _until(lambda: service.rejected == 1, 30, "the garbled message to be refused")
+                until(lambda: service.rejected == 1, 30, "the garbled message to be refused")
             finally:
                 stop.set()
                 runner.join(30)
