@@ -94,6 +94,35 @@ def open_page(browser, display: DisplayHandle, broker: Broker, player: str | Non
     assert not errors, f"JavaScript errors in the page: {errors}"
 
 
+def state_payload(
+    state: Any, battle: dict[str, Any] | None = None, warning: str | None = None
+) -> dict[str, Any]:
+    """The public state payload (table/<id>/state) the controller would publish for `state`, for a test that
+    publishes a game of its own."""
+    from rules import api
+
+    return {
+        "epoch": "e1",
+        "seq": state.seq,
+        "view": api.public_view(state),
+        "battle": battle,
+        "tower": {"warning": warning},
+        "ts": time.time(),
+    }
+
+
+def private_payload(state: Any, player: str) -> dict[str, Any]:
+    """A player's state payload (table/<id>/player/<colour>/state) as the controller would publish it."""
+    from rules import api
+
+    return {
+        "epoch": "e1",
+        "seq": state.seq,
+        "view": api.private_view(state, player),
+        "legal_actions": api.legal_actions(state, player),
+    }
+
+
 def ready(pages: list[Any]) -> None:
     """Each page connected live to the broker and showing a state."""
     for page in pages:

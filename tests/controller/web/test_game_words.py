@@ -23,7 +23,7 @@ from controller.core import TableCore
 from controller.mqtt import MqttLink
 from controller.testing import Client
 from rules import api
-from tests.controller.web.conftest import PHONE, REPO, TABLE, open_page
+from tests.controller.web.conftest import PHONE, REPO, TABLE, open_page, private_payload, state_payload
 from tests.support.game import quick_log
 
 SHOTS = REPO / "docs" / "screenshots"
@@ -307,18 +307,7 @@ def test_grid_stays_in_view_during_a_battle_at_1280x800(browser, broker, display
         acts = [a for a in acts if a["type"] in ("attack", "attack_merchant")] or acts
         state, _ = api.apply(state, {"seq": state.seq, "player": pl, "action": rng.choice(acts)})
     assert state.data["battle"], "no battle in the random play"
-    payload = words.decorate_public(
-        api,
-        state,
-        {
-            "epoch": "e1",
-            "seq": state.seq,
-            "view": api.public_view(state),
-            "battle": None,
-            "tower": {"warning": None},
-            "ts": time.time(),
-        },
-    )
+    payload = words.decorate_public(api, state, state_payload(state))
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
     ctl.publish(f"{BASE}/state", json.dumps(payload), retain=True)
     with open_page(browser, display, broker, viewport={"width": 1280, "height": 800}) as page:
@@ -347,38 +336,13 @@ def publish_words(ctl: Client, state: Any) -> None:
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
     ctl.publish(
         f"{BASE}/state",
-        json.dumps(
-            words.decorate_public(
-                api,
-                state,
-                {
-                    "epoch": "e1",
-                    "seq": state.seq,
-                    "view": api.public_view(state),
-                    "battle": None,
-                    "tower": {"warning": None},
-                    "ts": time.time(),
-                },
-            )
-        ),
+        json.dumps(words.decorate_public(api, state, state_payload(state))),
         retain=True,
     )
     for p in state.players:
         ctl.publish(
             f"{BASE}/player/{p}/state",
-            json.dumps(
-                words.decorate_private(
-                    api,
-                    state,
-                    p,
-                    {
-                        "epoch": "e1",
-                        "seq": state.seq,
-                        "view": api.private_view(state, p),
-                        "legal_actions": api.legal_actions(state, p),
-                    },
-                )
-            ),
+            json.dumps(words.decorate_private(api, state, p, private_payload(state, p))),
             retain=True,
         )
 

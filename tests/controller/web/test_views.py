@@ -8,14 +8,13 @@ state). test_with_controller.py drives the same pages through the real controlle
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 from controller.testing import Client
 from rules import api
 from rules.battle.contract import BattleSetup, BattleSide
 from rules.battle.session import BattleSession
-from tests.controller.web.conftest import PHONE, TABLE, open_page
+from tests.controller.web.conftest import PHONE, TABLE, open_page, private_payload, state_payload
 
 BASE = f"table/{TABLE}"
 
@@ -24,32 +23,11 @@ def publish_game(ctl: Client, state: Any, battle: dict | None = None, seats: dic
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
     ctl.publish(
         f"{BASE}/state",
-        json.dumps(
-            {
-                "epoch": "e1",
-                "seq": state.seq,
-                "view": api.public_view(state),
-                "battle": battle,
-                "tower": {"warning": None},
-                "ts": time.time(),
-                **({"seats": seats} if seats else {}),
-            }
-        ),
+        json.dumps({**state_payload(state, battle), **({"seats": seats} if seats else {})}),
         retain=True,
     )
     for p in state.players:
-        ctl.publish(
-            f"{BASE}/player/{p}/state",
-            json.dumps(
-                {
-                    "epoch": "e1",
-                    "seq": state.seq,
-                    "view": api.private_view(state, p),
-                    "legal_actions": api.legal_actions(state, p),
-                }
-            ),
-            retain=True,
-        )
+        ctl.publish(f"{BASE}/player/{p}/state", json.dumps(private_payload(state, p)), retain=True)
 
 
 def controller_client(broker) -> Client:
@@ -363,18 +341,7 @@ def test_exploding_shot_re_drop_prompt_and_tower_warning(browser, broker, displa
     state = api.new_game(["red", "blue"], 5, None)
     ctl.publish(f"{BASE}/availability", json.dumps("online"), retain=True)
     ctl.publish(
-        f"{BASE}/state",
-        json.dumps(
-            {
-                "epoch": "e1",
-                "seq": state.seq,
-                "view": api.public_view(state),
-                "battle": view,
-                "tower": {"warning": "zone 3 gets 40% of drops"},
-                "ts": time.time(),
-            }
-        ),
-        retain=True,
+        f"{BASE}/state", json.dumps(state_payload(state, view, "zone 3 gets 40% of drops")), retain=True
     )
     with open_page(browser, display, broker, viewport=PHONE) as page:
         page.wait_for_selector("#battle", timeout=10_000)
