@@ -26,21 +26,11 @@ from controller.campaign import EXPORT_FORMAT, CampaignStore, simulate
 from controller.gamelog import GameLog
 from rules import api
 from rules.dead_reckoning.deep_legends import campaign as cp
+from tests.support.cli import smart_table as st
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 SEED = 7
-
-
-def st(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "smart_table", *args],
-        cwd=REPO,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def counts(db: Path) -> tuple[int, int]:

@@ -21,20 +21,14 @@ import numpy as np
 from controller import config, doctor
 from controller.testing import MOSQUITTO, free_port, running_mosquitto
 from firmware_bridge.sim import FirmwareSim
+from tests.support.cli import smart_table
 
 REPO = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "OPENCV_LOG_LEVEL": "ERROR"}
 
 
 def st(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 60):
-    return subprocess.run(
-        [sys.executable, "-m", "smart_table", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd or REPO,
-        env=env or ENV,
-        timeout=timeout,
-    )
+    return smart_table(*args, cwd=cwd, env=env or ENV, timeout=timeout)
 
 
 def write_config(path: Path, **sections: dict[str, object]) -> Path:

@@ -15,6 +15,8 @@ from typing import IO, Any
 import pytest
 import zmq
 
+from tests.support.cli import smart_table
+
 REPO = Path(__file__).resolve().parents[2]
 EVENT_TYPES = ("cube_dropped", "tower_quiet", "zone_state", "fault")
 
@@ -47,15 +49,7 @@ def _bridge(device: str, stdout=subprocess.PIPE) -> subprocess.Popen:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
-    return subprocess.run(
-        [sys.executable, "-m", "smart_table", *args],
-        cwd=REPO,
-        env=env,
-        text=True,
-        capture_output=True,
-        timeout=30,
-    )
+    return smart_table(*args, timeout=30)
 
 
 def _line(stream: IO[str] | None) -> str:

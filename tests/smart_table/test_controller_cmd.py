@@ -4,11 +4,8 @@ accepts the credentials), tower stats (chi-square flags a shifted board), config
 from __future__ import annotations
 
 import json
-import os
 import random
 import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -19,21 +16,9 @@ from controller.gamelog import GameLog
 from controller.simplayers import SimPlayers
 from controller.testing import Client, running_mosquitto
 from controller.towerhealth import chi_square, compute
+from tests.support.cli import smart_table as st
 
 REPO = Path(__file__).resolve().parents[2]
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
-
-
-def st(*args: str, check: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "smart_table", *args],
-        cwd=REPO,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=check,
-    )
 
 
 def test_games_list_and_export_replay(tmp_path):
