@@ -22,15 +22,6 @@ from urllib.parse import urlencode
 
 REPO = Path(__file__).resolve().parents[1]
 TABLE = "bench"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def pct(values: list[float], q: float) -> float:
@@ -113,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     from playwright.sync_api import sync_playwright
 
     from controller.testing import Client, running_mosquitto
+    from controller.web.screenshots import CHROMIUM_ARGS
     from controller.web.server import serve_display
     from rules import api
 
@@ -130,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         views += [(p, p) for p in colours[: args.players]]
         try:
             with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+                browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
                 pages = _open_pages(browser, display, broker, views)
                 sent: list[tuple[int, float]] = []
                 start = time.monotonic()
