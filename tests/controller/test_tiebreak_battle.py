@@ -16,11 +16,13 @@ from controller.gamelog import GameLog
 from controller.words import score_table
 
 
-def _tied(tmp_path: Any) -> tuple[GameLog, TableCore, BattleDriver]:
+def _tied(tmp_path: Any, sensors: dict[str, bool] | None = None) -> tuple[GameLog, TableCore, BattleDriver]:
+    """A 3-player game whose three players tie at its end (every achievement each), its tie-break begun
+    (`sensors`: as BattleDriver takes them; all live by default)."""
     log = GameLog(tmp_path / "t.db")
     core = TableCore(log, "t")
     core.open_game(["red", "blue", "green"], seed=2)
-    driver = BattleDriver(core)
+    driver = BattleDriver(core, sensors=sensors)
     driver.sync()
     for c in core.state.data["players"]:
         for a in ("explorer", "settler", "builder", "capitalist"):
@@ -66,16 +68,7 @@ def test_the_tie_break_is_dropped_read_and_resolved_like_any_battle(tmp_path):
 def test_without_tower_or_camera_the_tied_players_enter_the_tie_break_by_hand(tmp_path):
     # "All at once, drop all those cubes in the tower": with no sensor, one tied player taps where the cubes
     # landed and another tied player confirms it, as in any battle entered by hand.
-    log = GameLog(tmp_path / "h.db")
-    core = TableCore(log, "h")
-    core.open_game(["red", "blue", "green"], seed=2)
-    driver = BattleDriver(core, sensors={"tower": False, "camera": False})
-    driver.sync()
-    for c in core.state.data["players"]:
-        for a in ("explorer", "settler", "builder", "capitalist"):
-            core.state.data["achievements"][a].append(c)
-    for _ in range(3):
-        core.submit(core.state.data["active"], {"type": "end_turn", "pirate": False, "sleeve": []})
+    log, core, driver = _tied(tmp_path, sensors={"tower": False, "camera": False})
     session = driver.session
     assert session is not None and session.setup.kind == "tiebreak"
     a, b, c = [side.name for side in session.setup.sides()]
