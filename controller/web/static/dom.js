@@ -1,18 +1,25 @@
 // Tiny DOM helpers: build elements from plain data. No framework, no game rule.
 
-/** h("div.card#id", {attrs, on: {click}}, ...children) -> HTMLElement. Strings become text nodes. */
-export function h(tag, props, ...children) {
+// The element a "name.cls#id" tag names (made by `create`; `name` defaults to `fallback`) and its props: a
+// first argument that is no props object (a string, a node, a list) is a child, put back in `children`.
+function start(tag, props, children, create, fallback) {
   const m = /^([a-z0-9]+)?((?:[.#][\w-]+)*)$/i.exec(tag);
-  const el = document.createElement((m && m[1]) || "div");
+  const el = create((m && m[1]) || fallback);
   for (const part of ((m && m[2]) || "").match(/[.#][\w-]+/g) || []) {
     if (part[0] === ".") el.classList.add(part.slice(1));
     else el.id = part.slice(1);
   }
   if (props && (typeof props !== "object" || props instanceof Node || Array.isArray(props))) {
     children.unshift(props);
-    props = null;
+    return [el, null];
   }
-  for (const [k, v] of Object.entries(props || {})) {
+  return [el, props];
+}
+
+/** h("div.card#id", {attrs, on: {click}}, ...children) -> HTMLElement. Strings become text nodes. */
+export function h(tag, props, ...children) {
+  const [el, attrs] = start(tag, props, children, (name) => document.createElement(name), "div");
+  for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "on") for (const [ev, fn] of Object.entries(v)) listen(el, ev, fn);
     else if (k === "style" && typeof v === "object") Object.assign(el.style, v);
@@ -40,17 +47,8 @@ const SVGNS = "http://www.w3.org/2000/svg";
 
 /** s("rect.cls", {x: 1, on: {click}}, ...children) -> SVGElement (attributes always set as attributes). */
 export function s(tag, props, ...children) {
-  const m = /^([a-z0-9]+)?((?:[.#][\w-]+)*)$/i.exec(tag);
-  const el = document.createElementNS(SVGNS, (m && m[1]) || "g");
-  for (const part of ((m && m[2]) || "").match(/[.#][\w-]+/g) || []) {
-    if (part[0] === ".") el.classList.add(part.slice(1));
-    else el.id = part.slice(1);
-  }
-  if (props && (typeof props !== "object" || props instanceof Node || Array.isArray(props))) {
-    children.unshift(props);
-    props = null;
-  }
-  for (const [k, v] of Object.entries(props || {})) {
+  const [el, attrs] = start(tag, props, children, (name) => document.createElementNS(SVGNS, name), "g");
+  for (const [k, v] of Object.entries(attrs || {})) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "on") for (const [ev, fn] of Object.entries(v)) listen(el, ev, fn);
     else if (k === "dataset") for (const [dk, dv] of Object.entries(v)) el.dataset[dk] = dv;
