@@ -303,10 +303,8 @@ class LinkSession:
         if frame.flags & wire.FLAG_EVENT and frame.type in events.EVENT_NAMES:
             self._on_event_frame(frame, now)
             return
-        try:
-            msg = events.decode(frame, self.h.boot or 0)
-        except PayloadError:
-            self.h.malformed += 1
+        msg = self._decode(frame, self.h.boot or 0)
+        if msg is None:
             return
         if frame.seq > self._known_last:
             self._known_last = frame.seq  # the tail of the stream went missing
@@ -343,10 +341,8 @@ class LinkSession:
             self.h.duplicates += 1
             self._need_ack = True
             return
-        try:
-            msg = events.decode(frame, self.h.boot or 0)
-        except PayloadError:
-            self.h.malformed += 1
+        msg = self._decode(frame, self.h.boot or 0)
+        if msg is None:
             return
         self._known_last = max(self._known_last, seq)
         if seq == self._delivered + 1:
@@ -384,6 +380,14 @@ class LinkSession:
         if len(asked) > 1024:
             self._asked = {k: v for k, v in asked.items() if k > self._delivered}
 
+    def _decode(self, frame: Frame, boot: int) -> dict[str, Any] | None:
+        """The frame's message; None for a payload that does not fit its type, counted as malformed."""
+        try:
+            return events.decode(frame, boot)
+        except PayloadError:
+            self.h.malformed += 1
+            return None
+
     def _deliver(self, msg: dict[str, Any]) -> None:
         self._delivered = msg["seq"]
         self.h.delivered_seq = self._delivered
@@ -391,10 +395,8 @@ class LinkSession:
         self._emit(msg)
 
     def _on_hello(self, frame: Frame, now: float) -> None:
-        try:
-            msg = events.decode(frame, 0)
-        except PayloadError:
-            self.h.malformed += 1
+        msg = self._decode(frame, 0)
+        if msg is None:
             return
         boot, acked, last_seq = msg["boot"], msg["acked"], frame.seq
         rebooted = self.h.boot is not None and boot != self.h.boot

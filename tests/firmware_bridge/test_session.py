@@ -356,3 +356,15 @@ def test_a_device_and_a_session_over_a_lossy_line_deliver_every_event_once_in_or
     assert app.buzzes == [100 + (250 + 500 * i) // 500 for i in range(10)]  # each executed exactly once
     health = session.health(now)
     assert health["crc_errors"] > 20 and health["resend_requests"] > 20 and health["duplicates"] > 5
+
+
+def test_a_payload_that_does_not_fit_its_frame_type_is_counted_and_dropped() -> None:
+    """A frame whose CRC is good but whose payload is too short for its type (an event, a heartbeat, a HELLO)
+    is no message: nothing is delivered or answered from it, and each counts as malformed in the health."""
+    host = synced()
+    host.s.feed(wire.encode_frame(wire.TOWER_QUIET, 1, b"\x01", wire.FLAG_EVENT, 1), 1.0)
+    host.s.feed(wire.encode_frame(wire.HEARTBEAT, 0, b"\x01", 0, 1), 1.01)
+    host.s.feed(wire.encode_frame(wire.HELLO, 0, b"\x01", 0, 1), 1.02)
+    assert host.got == [] and host.s.health(1.02)["malformed"] == 3
+    host.s.feed(quiet(1), 1.03)  # the link itself is fine: the next good event is delivered
+    assert host.events() == [1]
