@@ -265,6 +265,18 @@ class Client:
     def publish(self, topic: str, payload: str | bytes, qos: int = 1, retain: bool = False) -> None:
         self.client.publish(topic, payload, qos=qos, retain=retain).wait_for_publish(DEADLINE)
 
+    def command(self, topic: str, body: dict[str, Any], timeout: float = DEADLINE) -> dict[str, Any]:
+        """A tablet's command (`body`, with its request_id) published on `topic`, and the controller's reply
+        to it (docs/mqtt.md: the reply names the request it answers)."""
+        self.publish(topic, json.dumps(body))
+        msg = self.wait_for(
+            lambda m: (
+                m.topic.endswith("/reply") and json.loads(m.payload)["request_id"] == body["request_id"]
+            ),
+            timeout,
+        )
+        return dict(json.loads(msg.payload))
+
     def collect(self, seconds: float) -> list:
         """Every message that arrives within `seconds` (and any already queued). Only for draining: a test
         that decides on what arrived waits with `until` (a marker message) or `wait_for` instead."""

@@ -128,34 +128,24 @@ def test_result_published_then_corrected_from_a_tablet(mosquitto, tmp_path: Path
         ]
         # A wrong answer is refused and changes nothing.
         seq = core.seq
-        tablet.publish(
+        reply = tablet.command(
             f"table/{TABLE}/player/{att.name}/cmd",
-            json.dumps(
-                {
-                    "request_id": "bad",
-                    "prompt_id": review["id"],
-                    "answer": {"step": 0, "cube": 0, "zone": "no-such-zone"},
-                }
-            ),
-        )
-        reply = _payload(
-            tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "bad")
+            {
+                "request_id": "bad",
+                "prompt_id": review["id"],
+                "answer": {"step": 0, "cube": 0, "zone": "no-such-zone"},
+            },
         )
         assert reply["accepted"] is False and reply["reason"] and core.seq == seq
 
         # 3. The attacker's first cube really lay in the strength-2 zone: the attacker wins 2-1.
-        tablet.publish(
+        reply = tablet.command(
             f"table/{TABLE}/player/{att.name}/cmd",
-            json.dumps(
-                {
-                    "request_id": "fix",
-                    "prompt_id": review["id"],
-                    "answer": {"step": 0, "cube": 0, "zone": "str-2"},
-                }
-            ),
-        )
-        reply = _payload(
-            tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "fix")
+            {
+                "request_id": "fix",
+                "prompt_id": review["id"],
+                "answer": {"step": 0, "cube": 0, "zone": "str-2"},
+            },
         )
         assert reply["accepted"] is True, reply
         view = core.engine.public_view(core.state)
@@ -228,14 +218,9 @@ def test_confirm_reading_carries_every_cube_with_its_crop(mosquitto, tmp_path: P
         ]
         # A cube the prompt did not ask about can be corrected too (the defender's, really in str-2).
         their = att.cubes
-        tablet.publish(
+        reply = tablet.command(
             f"table/{TABLE}/player/{dfd.name}/cmd",
-            json.dumps(
-                {"request_id": "d", "prompt_id": prompt["id"], "answer": {"cube": their, "zone": "str-2"}}
-            ),
-        )
-        reply = _payload(
-            tablet.wait_for(lambda m: m.topic.endswith("/reply") and _payload(m)["request_id"] == "d")
+            {"request_id": "d", "prompt_id": prompt["id"], "answer": {"cube": their, "zone": "str-2"}},
         )
         assert reply["accepted"] is True, reply
         # The other side (the attacker) sees the correction and accepts it; only then does it count.

@@ -202,14 +202,9 @@ def test_no_camera_the_tablets_report_the_ocean_board_turned_up_over_the_broker(
             """Tap: the player's tablet sends an action it was offered in its own state message."""
             n[0] += 1
             rid = f"r{n[0]}"
-            tablets[player].publish(
-                f"table/{TABLE}/player/{player}/cmd",
-                json.dumps({"request_id": rid, "seq": core.seq, "action": action}),
+            return tablets[player].command(
+                f"table/{TABLE}/player/{player}/cmd", {"request_id": rid, "seq": core.seq, "action": action}
             )
-            msg = tablets[player].wait_for(
-                lambda m: m.topic.endswith("/reply") and json.loads(m.payload)["request_id"] == rid
-            )
-            return dict(json.loads(msg.payload))
 
         def offered_on(player: str) -> list[dict[str, Any]]:
             """The legal actions of the player's latest state message at the core's seq (as its tablet has

@@ -109,14 +109,11 @@ def test_a_move_on_the_table_reaches_the_tablet_and_is_played_when_confirmed(tmp
             live = display.wait_for(lambda m: json.loads(m.payload).get("state") == "online")
             assert live.topic == "table/gs/device/map_camera/availability"
             seq = core.seq
-            tablet.publish(
+            reply = tablet.command(
                 f"table/gs/player/{player}/cmd",
-                json.dumps({"request_id": "cam-1", "prompt_id": offer["id"], "answer": {"accept": True}}),
+                {"request_id": "cam-1", "prompt_id": offer["id"], "answer": {"accept": True}},
             )
-            reply = tablet.wait_for(
-                lambda m: m.topic.endswith("/reply") and json.loads(m.payload).get("request_id") == "cam-1"
-            )
-            assert json.loads(reply.payload)["accepted"] is True, reply.payload
+            assert reply["accepted"] is True, reply
             assert core.seq > seq
             assert _pieces(api.public_view(core.state)["regions"]) == _pieces(after)
         finally:

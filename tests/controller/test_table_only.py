@@ -42,14 +42,8 @@ def test_a_tablet_cannot_report_a_battle_result_or_a_chance_outcome(mosquitto, t
         }
         reasons = {}
         for rid, action in sends.items():
-            tablet.publish(
-                f"table/{TABLE}/player/{attacker}/cmd",
-                json.dumps({"request_id": rid, "seq": seq, "action": action}),
-            )
-            reply = json.loads(
-                tablet.wait_for(
-                    lambda m, r=rid: m.topic.endswith("/reply") and json.loads(m.payload)["request_id"] == r
-                ).payload
+            reply = tablet.command(
+                f"table/{TABLE}/player/{attacker}/cmd", {"request_id": rid, "seq": seq, "action": action}
             )
             assert reply["accepted"] is False and reply["kind"] == "illegal", reply
             assert "tablet" in reply["reason"] and reply["reason"].endswith("."), reply
