@@ -17,7 +17,7 @@ from rules.battle.helpers import battle_cubes, building_cubes, counts_for_legend
 from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
-from rules.core.state import plain
+from rules.core.state import copy_data, plain
 from rules.dead_reckoning.achievements import check_achievements, earn_cube
 from rules.dead_reckoning.buildings import building_bonus
 from rules.dead_reckoning.cards import card_abilities, card_icons, catalog, played_icons
@@ -290,16 +290,14 @@ def next_battle(d: State, out: list[dict[str, Any]]) -> None:
             nxt.get("defender")
             or (f"building:{nxt['square']}" if nxt["kind"] == "building" else f"merchant:{nxt['card']}")
         )
-        setup = build_setup(d)
-        b["setup"] = to_plain(setup)
-        notice(out, "battle_started", setup=to_plain(setup))
+        b["setup"] = setup = to_plain(build_setup(d))
+        notice(out, "battle_started", setup=copy_data(setup))  # the event's own copy of the state's
         return
 
 
 def refresh_battle(d: State, out: list[dict[str, Any]]) -> None:
-    setup = build_setup(d)
-    battle_under_way(d)["setup"] = to_plain(setup)
-    notice(out, "battle_updated", setup=to_plain(setup))
+    battle_under_way(d)["setup"] = setup = to_plain(build_setup(d))
+    notice(out, "battle_updated", setup=copy_data(setup))
 
 
 def tiebreak_cannons(d: State, color: str) -> int:

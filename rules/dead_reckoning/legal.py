@@ -315,8 +315,9 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
     ship = p["ship"]
     at = ship["at"]
     turn = d["turn"]
-    # the turn's preconditions every check of the active player's actions tests first (`require_active`)
-    sure_ok = d["phase"] == "main" and not d["pending"] and not d["battle"]
+    # the turn's preconditions every check of the active player's actions tests first (`require_active`):
+    # `_legal_actions` comes here only with no chance pending and no battle under way
+    sure_ok = d["phase"] == "main"
     # legal by construction here (active player, main phase, nothing pending): no check needed
     out: list[dict[str, Any]] = []
     add = out.append
@@ -330,25 +331,30 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
         add({"type": "play_card", "card": c})
     grid = d["grid"]
     isl = grid[at]["island"] if at != HARBOR else None
-    # opponents' Pirate-mode ships: for moves (`pirates_at`) and the blockade at an island (`blockaded`)
-    moving = turn["sails_set"] and ship["sails"] > 0
-    pirates = []
-    if moving or isl:
-        for c in d["players"]:
-            if c != player and ps[c]["ship"]["pirate"]:
+    # the opponents' Ships, read once in seat order: those here (attack candidates, the blockade) and those
+    # in Pirate mode (a move's fights: `pirates_at`; the blockade: `blockaded`)
+    rivals_here: list[str] = []
+    pirates: list[str] = []
+    for c in d["players"]:
+        if c != player:
+            s = ps[c]["ship"]
+            if s["at"] == at:
+                rivals_here.append(c)
+            if s["pirate"]:
                 pirates.append(c)
     if not turn["sails_set"]:
         add({"type": "set_sails"})
-    elif moving:  # one board at a time; not onto a second unexplored board this turn
+    elif ship["sails"] > 0:  # one board at a time; not onto a second unexplored board this turn
         explored = turn["explored"]
         for n in neighbours(at):
             if n == HARBOR:
                 add({"type": "move", "path": [n]})
             elif not explored or grid[n]["board"] is not None:
-                pir = []  # = pirates_at
-                for c in pirates:
-                    if ps[c]["ship"]["at"] == n:
-                        pir.append(c)
+                pir = []  # = pirates_at; an order of fights only matters with two Pirate ships there
+                if len(pirates) > 1:
+                    for c in pirates:
+                        if ps[c]["ship"]["at"] == n:
+                            pir.append(c)
                 add(
                     {"type": "move", "path": [n], "fight_order": pir}
                     if len(pir) > 1
@@ -368,8 +374,8 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
             cands.append({"type": "attack_merchant"})
     flags = -1
     battled = turn["battled"]
-    for c in d["players"]:
-        if c != player and ps[c]["ship"]["at"] == at and c not in battled:
+    for c in rivals_here:
+        if c not in battled:
             if at == HARBOR or not ps[c]["ship"]["pirate"]:  # attacking a Mercantile ship takes a flag
                 if flags < 0:
                     flags = played_icons(cat, p, "attack_flag") - p["flags_used"]
@@ -428,8 +434,8 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
     else:
         ok_here = True
         beaten = turn["beaten"]
-        for c in pirates:
-            if ps[c]["ship"]["at"] == at and c not in beaten:
+        for c in rivals_here:
+            if ps[c]["ship"]["pirate"] and c not in beaten:
                 ok_here = False
                 break
     if ok_here:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from contracts.grid import SQUARES
 from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.state import copy_data
@@ -25,10 +24,12 @@ DRAW = 4
 
 def hand_limit(cat: Catalog, d: State, color: str) -> int:
     n = HAND_LIMIT
-    for sq in SQUARES:
-        isl, board = d["grid"][sq]["island"], d["grid"][sq]["board"]
-        if isl and board and isl["controller"] == color and cat.boards[board]["hand_limit"]:
-            n += 1
+    for g in d["grid"].values():  # every square (a count: the order does not matter)
+        isl = g["island"]
+        if isl and isl["controller"] == color:
+            board = g["board"]
+            if board and cat.boards[board]["hand_limit"]:
+                n += 1
     return n
 
 

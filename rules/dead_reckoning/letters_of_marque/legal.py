@@ -93,18 +93,19 @@ def legal(d: State, player: str, offered: list[dict[str, Any]]) -> list[dict[str
     holds = x["ship"][player]
     mine = holds[0] + holds[1]
     harbor = x["harbor"][player]
-    tokens = lom_data().tokens
     salt = False  # a Moon Salt aboard (the Hallowed Gun) or at the Harbor too (bolstering an Outpost)
     salt_aboard = False
-    for t in mine:
-        if tokens[t]["type"] == "moon_salt":
-            salt = salt_aboard = True
-            break
-    if not salt:
-        for t in harbor:
+    if mine or harbor:
+        tokens = lom_data().tokens
+        for t in mine:
             if tokens[t]["type"] == "moon_salt":
-                salt = True
+                salt = salt_aboard = True
                 break
+        if not salt:
+            for t in harbor:
+                if tokens[t]["type"] == "moon_salt":
+                    salt = True
+                    break
     out = offered
     # while the Lantern is left the generator offers it, not the Gun (tested here: it is most states' answer)
     if not salt_aboard and not d["upgrade_supply"].get(LANTERN) and _gun_offered(d):
@@ -133,7 +134,7 @@ def legal(d: State, player: str, offered: list[dict[str, Any]]) -> list[dict[str
             _load_offers(d, player, out, water["found"], island["found"], at)
     else:
         if mine:
-            empires = lom_data().empires
+            tokens, empires = lom_data().tokens, lom_data().empires
             for t in mine:
                 out.append({"type": "unload_prime", "token": t})
                 kind = tokens[t]["type"]

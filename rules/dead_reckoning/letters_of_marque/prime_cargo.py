@@ -17,7 +17,7 @@ from rules.core.errors import Illegal, Invalid
 from rules.core.events import notice
 from rules.dead_reckoning.abilities import check_effect, do_effect
 from rules.dead_reckoning.achievements import check_achievements
-from rules.dead_reckoning.cards import catalog, played_icons
+from rules.dead_reckoning.cards import card_icons, catalog
 from rules.dead_reckoning.islands import blockaded, controlled_by
 from rules.dead_reckoning.letters_of_marque.data import EXPLORER, lom_data
 from rules.dead_reckoning.letters_of_marque.model import (
@@ -93,12 +93,13 @@ def discoveries_left(d: State, player: str) -> int:
             if stack and stack[-1] in tiles:
                 ship = True
                 break
-    # base card and tile files cannot print the icon (cards.ICONS): only the Explorer Sailor card and the
-    # expansion's own tiles show it
-    if not ship and EXPLORER not in p["played"]:
+    # base card and tile files cannot print the icon (cards.ICONS): of the cards, only the Explorer Sailor
+    # card shows it (its levels' data), so it is the one played card counted
+    explorer = EXPLORER in p["played"]
+    if not ship and not explorer:
         return 0
     cat = catalog(d)
-    have = played_icons(cat, p, "prime_discovery")
+    have = card_icons(cat, p["cards"][EXPLORER]).get("prime_discovery", 0) if explorer else 0
     if ship:
         have += ship_icon(cat, d, player, "prime_discovery")
     n: int = have - used_view(d, player)[1]

@@ -17,7 +17,7 @@ from rules.dead_reckoning.abilities import check_use_ability
 from rules.dead_reckoning.battles import check_resolve_battle, plain_record
 from rules.dead_reckoning.cards import card_abilities, catalog
 from rules.dead_reckoning.game import GAME
-from rules.dead_reckoning.legal import _ability_args
+from rules.dead_reckoning.legal import _ability_args, _cube_source_variants
 from rules.dead_reckoning.model import State
 from rules.errors import RulesError
 from tests.rules.helpers import COLORS
@@ -37,11 +37,14 @@ def _fully_checked(d: State, player: str) -> list[dict[str, Any]]:
                     if choice is None
                     else {"type": "use_ability", "ability": aid, "choice": choice, "args": args}
                 )
-                try:
-                    check_use_ability(d, player, a)
-                except RulesError:
-                    continue
-                out.append(a)
+                # with the supply about to run out, an Influence is offered once per island its first cube
+                # could come from (the player's choice, issue #16 item 9): each is held to the full check too
+                for v in _cube_source_variants(d, player, p, alt, a):
+                    try:
+                        check_use_ability(d, player, v)
+                    except RulesError:
+                        continue
+                    out.append(v)
     return out
 
 
