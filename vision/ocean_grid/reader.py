@@ -22,11 +22,12 @@ from vision.geometry import (
     pose_from_points,
     undistort_pixels,
 )
+from vision.ocean_grid.calibration import TableCalibration, square_patch
 from vision.ocean_grid.classification import (
     BACK_FRACTION,
     FRAME_COVERED,
     _back_fractions,
-    _frame_colour,
+    _frame_white,
     _patch,
 )
 from vision.ocean_grid.detection import (
@@ -51,6 +52,9 @@ SIZE_TOLERANCE = 0.22
 PAD = 8
 # Largest mean corner error (px) of the frame markers against one homography before it is refused.
 MAX_FRAME_ERROR_PX = 4.0
+# Share of a square's inside that must show the back's print (besides its marker spot) to call the board
+# face down: a ship or two on it cover a tenth at most, a hand over it more.
+INTERIOR_FRACTION = 0.6
 
 
 @dataclass
@@ -78,6 +82,7 @@ def read_table_detailed(
     camera: Any = None,
     ships_in_play: list[str] | None = None,
     previous: TableReading | None = None,
+    calibration: TableCalibration | None = None,
 ) -> TableReading:
     """Read one frame: which board lies face up on each square and where each ship stands.
 
@@ -239,7 +244,7 @@ def read_table_detailed(
 
     # Boards: look for a board marker where the layout puts it on each square; no marker there and
     # the spot shows the back art: face down; anything else: cannot tell.
-    gains, frame_covered = _frame_colour(image_bgr, layout, H)
+    gains, frame_covered, white_ok = _frame_white(image_bgr, layout, H)
     occluded = frame_covered > FRAME_COVERED
     bsize = layout.boards.marker_size_mm
     roi_half = bsize / 2 + 4.0 + 12.0
@@ -252,7 +257,15 @@ def read_table_detailed(
     ]
     # The back art first (12 small warps, one colour conversion): where it fills the marker's spot there
     # is no marker to look for.
-    fractions = _back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots], gains, layout)
+    back = calibration.back if calibration is not None else None
+
+    def back_fractions(patches: list[np.ndarray]) -> list[float]:
+        if calibration is None or back is None:
+            return _back_fractions(patches, gains, layout)
+        got = back.accept(np.concatenate(patches, axis=0), calibration.read_gains(gains, white_ok))
+        return got.reshape(len(patches), -1).mean(axis=1).tolist()
+
+    fractions = back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots])
     # The marker's spot on every square that does not show the back, cut out with a replicated margin
     # (the detector drops candidates touching an image border) and laid side by side: one detector
     # call for all of them.
@@ -321,6 +334,14 @@ def read_table_detailed(
                 k = crops[i][0]
                 if _signed_distance(layout.squares[k].polygon_mm, cx, cy) >= 0:
                     names[k].add(bname)
+    # The square's extent: a face-down board fills its square with the back's print, where a stray
+    # patch of colour near the spot (a hand, a ship's hull, art near the back's colour) does not.
+    backs = [k for k in range(n_spots) if fractions[k] >= BACK_FRACTION and not names[k]]
+    inside = (
+        dict(zip(backs, back_fractions([square_patch(image_bgr, H, layout, k) for k in backs]), strict=True))
+        if backs
+        else {}
+    )
     for k, sq in enumerate(layout.squares):
         frac = fractions[k]
         entry = {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0}
@@ -328,8 +349,9 @@ def read_table_detailed(
             bname = names[k].pop()
             entry = {"square": sq.id, "face_up": True, "board": bname, "confidence": 0.99}
             seen_boards.setdefault(bname, []).append(k)
-        elif not names[k] and frac >= BACK_FRACTION:
-            entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(frac, 3)}
+        elif not names[k] and frac >= BACK_FRACTION and inside.get(k, 0.0) >= INTERIOR_FRACTION:
+            conf = min(frac, inside[k])
+            entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(conf, 3)}
         boards_out.append(entry)
     for _bname, where in seen_boards.items():
         if len(where) > 1:  # one physical board cannot lie on two squares: one of them is a misread
