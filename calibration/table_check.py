@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import apply_homography
-from vision.ocean_grid.calibration import TableCalibration, learn_back
+from vision.ocean_grid.calibration import TableCalibration, learn_back, learn_print
 from vision.ocean_grid.classification import _frame_white, _patch, _white_gains
 from vision.ocean_grid.detection import _detect
 from vision.ocean_grid.layout import TableLayout
@@ -41,7 +41,9 @@ def learn_table_calibration(
         gains = np.ones(3)
     unmarked = [k for k, b in enumerate(reading.boards) if b["face_up"] is not True]
     back, squares = learn_back(image, layout, H, gains, unmarked)
-    return TableCalibration(back, gains, white_ok, squares)
+    ids = [sq.id for sq in layout.squares]
+    template = learn_print(image, H, layout, [ids.index(s) for s in squares]) if back is not None else None
+    return TableCalibration(back, gains, white_ok, squares, template)
 
 
 def check_table(

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.ocean_grid.classification import _max3, _patch
@@ -34,6 +35,16 @@ MIN_SIGMA = 0.07
 SAME_PRINT = 0.3
 # Pixels darker than this (0-255, largest channel) say nothing about colour.
 MIN_VALUE = 20.0
+# The back's print as a picture: the inside of a square seen from above at PRINT_PX x PRINT_PX, compared
+# to the learned one within +-PRINT_SHIFT px (a board lies a few mm off its square's centre). A hand of
+# the back's very colour over a face-up board matches the colour but not the print's lines.
+PRINT_PX = 64
+PRINT_SHIFT = 4
+# Normalised correlation with the learned print needed to call a square face down.
+PRINT_MATCH = 0.2
+# A learned print whose contrast (std of its lines relative to their surround) is below this is plain:
+# the colour alone decides then.
+PRINT_MIN_CONTRAST = 0.02
 
 
 class TableCalibrationError(ValueError):
@@ -61,6 +72,16 @@ class TableCalibration:
     gains: np.ndarray  # (3,) the calibration photo's white-balance gains (B, G, R)
     white_seen: bool  # whether the photo's white frame was unclipped (gains measured, not assumed)
     squares: tuple[str, ...] = ()  # the squares the back was learned from
+    # The back's print (grey, PRINT_PX - 2*PRINT_SHIFT square, zero mean, unit std); None when plain.
+    print_template: np.ndarray | None = None
+
+    def print_match(self, image: np.ndarray, H: np.ndarray, layout: TableLayout, k: int) -> float:
+        """Best normalised correlation of square k's inside with the learned print (1.0 without one)."""
+        if self.print_template is None:
+            return 1.0
+        grey = _print_picture(image, H, layout, k)
+        got = cv2.matchTemplate(grey, self.print_template, cv2.TM_CCOEFF_NORMED)
+        return float(got.max())
 
     def read_gains(self, frame_gains: np.ndarray, frame_white_ok: bool) -> np.ndarray:
         """The gains a frame's pixels are balanced with, in the space the back was learned in: the
@@ -78,6 +99,9 @@ class TableCalibration:
                 "mean": [round(float(v), 5) for v in self.back.mean],
                 "cov": [[round(float(v), 7) for v in row] for row in self.back.cov],
                 "squares": list(self.squares),
+                "print": None
+                if self.print_template is None
+                else [[round(float(v), 3) for v in row] for row in self.print_template],
             }
         return {
             "schema": SCHEMA,
@@ -108,10 +132,46 @@ def square_patch(image: np.ndarray, H: np.ndarray, layout: TableLayout, k: int, 
     return _patch(image, H, (float(x0 + x1) / 2, float(y0 + y1) / 2), half, n)
 
 
+def _print_picture(
+    image: np.ndarray, H: np.ndarray, layout: TableLayout, k: int, margin: int = PRINT_SHIFT
+) -> np.ndarray:
+    """Square k's inside in grey, PRINT_PX square plus `margin` px each side, lightly blurred (the
+    print's thin lines survive a pixel of misregistration)."""
+    poly = layout.squares[k].polygon_mm
+    (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
+    side = float(min(x1 - x0, y1 - y0))
+    half = side / 2 - (0.08 * side + 6.0)
+    step = 2 * half / (PRINT_PX - 1)
+    n = PRINT_PX + 2 * margin
+    patch = _patch(image, H, (float(x0 + x1) / 2, float(y0 + y1) / 2), half + margin * step, n)
+    grey = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    # The print's lines against their surround: a lamp's falloff or a shadow's soft edge across the
+    # square is not the print, so the slow change (sigma 6 px) is taken out, relative to its level.
+    slow = cv2.GaussianBlur(grey, (0, 0), 6.0)
+    return (cv2.GaussianBlur(grey, (0, 0), 1.0) - slow) / np.maximum(slow, 8.0)
+
+
+def learn_print(
+    image: np.ndarray, H: np.ndarray, layout: TableLayout, squares: list[int]
+) -> np.ndarray | None:
+    """The back's print as a picture: the median of the face-down squares' insides (each normalised),
+    cut to its central part; None when the print is plain."""
+    if not squares:
+        return None
+    pics = []
+    for k in squares:
+        pics.append(_print_picture(image, H, layout, k, margin=0))
+    med = np.median(np.array(pics), axis=0)
+    if float(med.std()) < PRINT_MIN_CONTRAST:
+        return None
+    core = med[PRINT_SHIFT:-PRINT_SHIFT, PRINT_SHIFT:-PRINT_SHIFT]
+    return ((core - core.mean()) / max(float(core.std()), 1e-6)).astype(np.float32)
+
+
 def learn_back(
     image: np.ndarray, layout: TableLayout, H: np.ndarray, gains: np.ndarray, unmarked: list[int]
 ) -> tuple[BackModel | None, tuple[str, ...]]:
-    """The back's print from the squares that show no face-up marker (`unmarked`, square indices)."""
+    """The back's colour from the squares that show no face-up marker (`unmarked`, square indices)."""
     if not unmarked:
         return None, ()
     patches = {k: square_patch(image, H, layout, k).reshape(-1, 3) for k in unmarked}
@@ -172,6 +232,11 @@ def load_table_calibration(source: str | Path | dict[str, Any] | TableCalibratio
                 raise ValueError("back.mean must be 2 numbers and back.cov a 2x2 positive-definite matrix")
             back = BackModel(mean, cov)
             squares = tuple(str(s) for s in data["back"].get("squares", []))
+            if data["back"].get("print") is not None:
+                template = np.array(data["back"]["print"], np.float32)
+                side = PRINT_PX - 2 * PRINT_SHIFT
+                if template.shape != (side, side):
+                    raise ValueError(f"back.print must be {side} x {side} numbers")
         if gains.shape != (3,) or not np.all(gains > 0):
             raise ValueError("white_balance.gains_bgr must be 3 positive numbers")
     except (KeyError, TypeError, ValueError) as exc:
@@ -179,4 +244,7 @@ def load_table_calibration(source: str | Path | dict[str, Any] | TableCalibratio
         raise TableCalibrationError(
             f"{where}: {detail}; make it again with 'smart-table calibrate table --image PHOTO --out FILE'"
         ) from None
-    return TableCalibration(back, gains, measured, squares)
+    template = None
+    if back is not None and data["back"].get("print") is not None:
+        template = np.array(data["back"]["print"], np.float32)
+    return TableCalibration(back, gains, measured, squares, template)

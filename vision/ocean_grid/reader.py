@@ -22,7 +22,7 @@ from vision.geometry import (
     pose_from_points,
     undistort_pixels,
 )
-from vision.ocean_grid.calibration import TableCalibration, square_patch
+from vision.ocean_grid.calibration import PRINT_MATCH, TableCalibration, square_patch
 from vision.ocean_grid.classification import (
     BACK_FRACTION,
     FRAME_COVERED,
@@ -349,7 +349,12 @@ def read_table_detailed(
             bname = names[k].pop()
             entry = {"square": sq.id, "face_up": True, "board": bname, "confidence": 0.99}
             seen_boards.setdefault(bname, []).append(k)
-        elif not names[k] and frac >= BACK_FRACTION and inside.get(k, 0.0) >= INTERIOR_FRACTION:
+        elif (
+            not names[k]
+            and frac >= BACK_FRACTION
+            and inside.get(k, 0.0) >= INTERIOR_FRACTION
+            and (calibration is None or calibration.print_match(image_bgr, H, layout, k) >= PRINT_MATCH)
+        ):
             conf = min(frac, inside[k])
             entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(conf, 3)}
         boards_out.append(entry)
