@@ -55,6 +55,7 @@ MAX_FRAME_ERROR_PX = 4.0
 # Share of a square's inside that must show the back's print (besides its marker spot) to call the board
 # face down: a ship or two on it cover a tenth at most, a hand over it more.
 INTERIOR_FRACTION = 0.6
+_GAMMA3 = (255.0 * (np.arange(256) / 255.0) ** 3).astype(np.uint8)
 
 
 @dataclass
@@ -212,7 +213,14 @@ def read_table_detailed(
                 BOARD_PERIMETER_RANGE[0] * min(sizes) / side,
                 BOARD_PERIMETER_RANGE[1] * max(sizes) / side,
             )
-            again = _detect(gray[ya:yb, xa:xb], layout.ships.aruco_dictionary, "retry", rates)
+            view = gray[ya:yb, xa:xb]
+            again = _detect(view, layout.ships.aruco_dictionary, "retry", rates)
+            if any(mid not in again for mid in missing) and np.percentile(view[::8, ::8], 90) >= 250:
+                # A bright exposure burns the marker's white and its surround together and the black
+                # border's outline is lost; the same look on a darkened copy (gamma 3) finds it again.
+                dark = cv2.LUT(view, _GAMMA3)
+                for mid, quads in _detect(dark, layout.ships.aruco_dictionary, "retry", rates).items():
+                    again.setdefault(mid, quads)
             ship_found = dict(ship_found)
             for mid in missing:
                 if mid in again:
