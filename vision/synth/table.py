@@ -469,8 +469,9 @@ def render_table_scene(
     Variation keywords (all optional): max_tilt_deg (30), camera (a PinholeCamera), hands (count;
     default random 0-2), glare (bool; default random), light_strength (1.0), noise_sigma, blur_sigma,
     size ((1920, 1080)), back_bgr (the boards' back print; default the game's purple).
-    Returns the BGR image and the truth: per square the board and whether its marker is visible, per
-    ship its square, position and whether its marker is visible."""
+    Returns the BGR image and the truth: per square the board, whether its marker is visible and the
+    share of the square a hand or an arm covers, per ship its square, position and whether its marker
+    is visible."""
     layout = load_table_layout(layout)
     for name in ships:
         if name not in layout.ships.ids:
@@ -547,6 +548,14 @@ def render_table_scene(
                 "marker_visible": visible(marker_px[ship.name], i + 1),
             }
         )
+    def hand_share(poly_mm: np.ndarray) -> float:
+        """The share of a square's area in view that a hand or an arm covers."""
+        quad = camera.project(np.column_stack([poly_mm, np.zeros(len(poly_mm))]))
+        m: np.ndarray = np.zeros(labels.shape, np.uint8)
+        cv2.fillPoly(m, [np.round(quad).astype(np.int32)], 1)
+        inside = m > 0
+        return float((labels[inside] == 250).mean()) if inside.any() else 0.0
+
     boards_truth = []
     for sq in layout.squares:
         entry = board_truth[sq.id]
@@ -555,7 +564,13 @@ def render_table_scene(
             quad = camera.project(np.column_stack([entry["marker_corners_mm"], np.zeros(4)]))
             vis = visible(quad, 0)
         boards_truth.append(
-            {"square": sq.id, "face_up": entry["face_up"], "board": entry["board"], "marker_visible": vis}
+            {
+                "square": sq.id,
+                "face_up": entry["face_up"],
+                "board": entry["board"],
+                "marker_visible": vis,
+                "hand_cover": round(hand_share(sq.polygon_mm), 3) if n_hands else 0.0,
+            }
         )
     frame_visible = sum(
         1 for m in layout.markers if visible(camera.project(np.column_stack([m.corners_mm, np.zeros(4)])), 0)
