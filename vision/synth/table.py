@@ -548,6 +548,7 @@ def render_table_scene(
                 "marker_visible": visible(marker_px[ship.name], i + 1),
             }
         )
+
     def hand_share(poly_mm: np.ndarray) -> float:
         """The share of a square's area in view that a hand or an arm covers."""
         quad = camera.project(np.column_stack([poly_mm, np.zeros(len(poly_mm))]))

@@ -200,13 +200,15 @@ def held_out_scene(
     rng: np.random.Generator,
     size: tuple[int, int] | None = None,
     session: TableSession | None = None,
+    **variation: Any,
 ) -> tuple[np.ndarray, dict[str, Any], list[str]]:
     """One photo of a random deal on `layout`: (BGR image, truth as `render_table_scene`'s, ships in
     play). `size` forces one resolution (else random from 1280x720 to 4K); `session` the table's own
-    light and back print (else round 3's protocol: a light of its own per photo, the game's back)."""
+    light and back print (else round 3's protocol: a light of its own per photo, the game's back);
+    `variation` goes to `render_table_scene` (hands=0, glare=False for a clear view)."""
     wh = size or SIZES[int(rng.integers(len(SIZES)))]
     boards, ships = random_table_setup(_loaded(layout), rng, n_ships=int(rng.integers(2, 5)))
-    return _shoot(layout, boards, ships, rng, wh, session)
+    return _shoot(layout, boards, ships, rng, wh, session, **variation)
 
 
 def calibration_scene(
