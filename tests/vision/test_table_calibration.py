@@ -116,7 +116,8 @@ def test_a_calibration_file_round_trips_and_a_bad_one_says_what_to_do(table, tmp
     assert again.back is not None and cal.back is not None
     assert np.allclose(again.back.mean, cal.back.mean, atol=1e-4)
     assert again.squares == cal.squares and again.white_seen == cal.white_seen
-    assert again.print_template is not None and again.print_template.shape == cal.print_template.shape
+    assert again.print_template is not None and cal.print_template is not None
+    assert again.print_template.shape == cal.print_template.shape
     for text in (
         "{not json",
         json.dumps({"schema": "something-else"}),

@@ -233,9 +233,9 @@ def load_table_calibration(source: str | Path | dict[str, Any] | TableCalibratio
             back = BackModel(mean, cov)
             squares = tuple(str(s) for s in data["back"].get("squares", []))
             if data["back"].get("print") is not None:
-                template = np.array(data["back"]["print"], np.float32)
+                found = np.array(data["back"]["print"], np.float32)
                 side = PRINT_PX - 2 * PRINT_SHIFT
-                if template.shape != (side, side):
+                if found.shape != (side, side):
                     raise ValueError(f"back.print must be {side} x {side} numbers")
         if gains.shape != (3,) or not np.all(gains > 0):
             raise ValueError("white_balance.gains_bgr must be 3 positive numbers")
@@ -244,7 +244,7 @@ def load_table_calibration(source: str | Path | dict[str, Any] | TableCalibratio
         raise TableCalibrationError(
             f"{where}: {detail}; make it again with 'smart-table calibrate table --image PHOTO --out FILE'"
         ) from None
-    template = None
+    template: np.ndarray | None = None
     if back is not None and data["back"].get("print") is not None:
         template = np.array(data["back"]["print"], np.float32)
     return TableCalibration(back, gains, measured, squares, template)
