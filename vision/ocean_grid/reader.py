@@ -308,11 +308,15 @@ def read_table_detailed(
                 (k, xa, ya, cv2.copyMakeBorder(gray[ya:yb, xa:xb], PAD, PAD, PAD, PAD, cv2.BORDER_REPLICATE))
             )
     names: dict[int, set[str]] = {k: set() for k in range(len(layout.squares))}
-    if crops:
+
+    def look(crops: list[tuple[int, int, int, np.ndarray]], lut: np.ndarray | None = None) -> None:
+        """One detector call over the crops laid side by side; names found go to `names`."""
         tall = max(cr.shape[0] for *_, cr in crops)
         strip = np.hstack(
             [cv2.copyMakeBorder(cr, 0, tall - cr.shape[0], 0, 0, cv2.BORDER_REPLICATE) for *_, cr in crops]
         )
+        if lut is not None:
+            strip = cv2.LUT(strip, lut)
         starts = np.cumsum([0] + [cr.shape[1] for *_, cr in crops])
         # Only outlines of about the board marker's size in this view are decoded: the busy art in the
         # crops yields hundreds of smaller and larger contours, each one a warp and a decode.
@@ -342,6 +346,14 @@ def read_table_detailed(
                 k = crops[i][0]
                 if _signed_distance(layout.squares[k].polygon_mm, cx, cy) >= 0:
                     names[k].add(bname)
+
+    if crops:
+        look(crops)
+        # A bright exposure burns a marker's white and its quiet zone's surround together; the crops of
+        # squares still unknown get one more look on a darkened copy (gamma 3) where they are burnt out.
+        left = [c for c in crops if not names[c[0]] and fractions[c[0]] < BACK_FRACTION]
+        if left and np.percentile(np.hstack([c[3].ravel() for c in left])[::7], 90) >= 250:
+            look(left, _GAMMA3)
     # The square's extent: a face-down board fills its square with the back's print, where a stray
     # patch of colour near the spot (a hand, a ship's hull, art near the back's colour) does not.
     backs = [k for k in range(n_spots) if fractions[k] >= BACK_FRACTION and not names[k]]
