@@ -1,11 +1,18 @@
 """Benchmark: the ocean-grid reader on held-out tables (`vision.synth.table_randomised`).
 
     python bench/vision_ships_heldout.py --layouts 5 --layout-seed 7600 --scenes 20 [--size 1920x1080]
+        [--session [--no-calibration]]
 
 Each layout is a random table in the layout format, read as a user's own file would be; each scene a
-random deal (2-4 ships, 0-2 hands, glare) under this generator's own light, lens and compression. Scoring
+random deal (2-4 ships, 0-2 hands, glare) under this generator's own light, lens and compression. Without
+`--session` (round 3's protocol) every photo has a light and lens of its own and the boards' back is the
+game's purple (the layout's `boards.back`); with it each table is a session (one lamp, the camera's
+white balance locked with drift, its own back print of a random colour that no layout names) and the
+reader gets the table calibration learned from the session's setup photo (`--no-calibration`: reads
+the same photos without it, falling back to the layout's `boards.back`). Scoring
 as `bench/vision_ships.py`: scenes with every visible ship on the right square, scenes with every visible
-board marker read right, face-down boards read face down, confident wrong answers (a ship or board
+board marker read right, face-down boards read face down (also among those no hand or arm covers),
+confident wrong answers (a ship or board
 reported on a square where it is not). Time: process CPU time of one read (one OpenCV thread), median
 per 1080p frame. Seeds: report only on seeds never run before (docs/bench/vision.md lists those used).
 """
@@ -24,9 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from calibration.table_check import learn_table_calibration  # noqa: E402
 from vision.ocean_grid.layout import load_table_layout  # noqa: E402
 from vision.ocean_grid.reader import read_table_detailed  # noqa: E402
-from vision.synth.table_randomised import held_out_scene, random_table_layout  # noqa: E402
+from vision.synth.table_randomised import (  # noqa: E402
+    calibration_scene,
+    held_out_scene,
+    random_table_layout,
+    random_table_session,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--layout-seed", type=int, required=True)
     ap.add_argument("--scenes", type=int, default=20, help="scenes per layout")
     ap.add_argument("--size", default="", help="force one resolution, e.g. 1920x1080 (else random per scene)")
+    ap.add_argument("--session", action="store_true", help="one light and back print per table, calibrated")
+    ap.add_argument("--no-calibration", action="store_true", help="with --session: read without calibration")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -45,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         size = (w, h)
     t_start = time.perf_counter()
     n = ships_ok = boards_scored = boards_ok = face_down = face_down_right = 0
+    clear_down = clear_down_right = 0
+    learned = printed = 0
     visible = visible_right = 0
     wrong: list[str] = []
     statuses: dict[str, int] = {}
@@ -55,12 +72,21 @@ def main(argv: list[str] | None = None) -> int:
         rng = np.random.default_rng(seed)
         layout_json = random_table_layout(rng, f"random-table-{seed}")
         layout = load_table_layout(layout_json)
+        session = random_table_session(rng) if args.session else None
+        calibration = None
+        if session is not None:
+            setup = calibration_scene(layout_json, rng, session, size or (1920, 1080))
+            if not args.no_calibration:
+                calibration = learn_table_calibration(setup, layout)
+                learned += calibration is not None and calibration.back is not None
+                printed += calibration is not None and calibration.print_template is not None
         layout_ok = 0
         for i in range(args.scenes):
-            image, truth, in_play = held_out_scene(layout_json, rng, size)
-            read_table_detailed(image, layout, ships_in_play=in_play)  # warm (lazy maps), as a running system
+            image, truth, in_play = held_out_scene(layout_json, rng, size, session)
+            # Warm (lazy maps), as a running system.
+            read_table_detailed(image, layout, ships_in_play=in_play, calibration=calibration)
             c0 = time.process_time()
-            reading = read_table_detailed(image, layout, ships_in_play=in_play)
+            reading = read_table_detailed(image, layout, ships_in_play=in_play, calibration=calibration)
             ms = (time.process_time() - c0) * 1e3
             cpu_all.append(ms)
             if image.shape[:2] == (1080, 1920):
@@ -106,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
                 if not t["face_up"]:
                     face_down += 1
                     face_down_right += got["face_up"] is False
+                    if not t.get("hand_cover"):
+                        clear_down += 1
+                        clear_down_right += got["face_up"] is False
             if any_visible:
                 boards_scored += 1
                 boards_ok += all_right
@@ -119,8 +148,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  layout {seed}: {layout_ok}/{args.scenes} scenes with every visible ship right")
     print(
         f"command: python bench/vision_ships_heldout.py --layouts {args.layouts} --layout-seed "
-        f"{args.layout_seed} --scenes {args.scenes}" + (f" --size {args.size}" if args.size else "")
+        f"{args.layout_seed} --scenes {args.scenes}"
+        + (f" --size {args.size}" if args.size else "")
+        + (" --session" if args.session else "")
+        + (" --no-calibration" if args.no_calibration else "")
     )
+    if args.session and not args.no_calibration:
+        print(f"calibration: back learned on {learned}/{args.layouts} tables, its print on {printed}")
     print(
         f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end, OpenCV "
         f"{cv2.__version__}, wall {time.perf_counter() - t_start:.0f} s"
@@ -130,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"visible ships placed right: {visible_right}/{visible}")
     print(f"scenes with every visible board marker read right: {boards_ok}/{boards_scored}")
     print(f"face-down boards read face down: {face_down_right}/{face_down}")
+    print(f"  of those no hand or arm covers: {clear_down_right}/{clear_down}")
     print(f"confident wrong answers: {len(wrong)}")
     for line in wrong[:10]:
         print("  " + line)

@@ -1,6 +1,8 @@
 """Table check: find the table layout's frame markers in one frame and say how well they agree with the
 layout (homography residual in mm per marker), where the camera is, how large the ship and board
-markers appear, and what the Ocean boards' back looks like under this light (to set `boards.back`).
+markers appear, and what the Ocean boards' back looks like under this light; and the table calibration
+(`learn_table_calibration`): the back's print learned from the face-down squares of the setup photo
+(`vision.ocean_grid.calibration`), which the reader then uses instead of the layout's `boards.back`.
 
 Owns the report `smart-table calibrate table` prints; uses the reader's own registration
 (`vision.ocean_grid.reader.read_table_detailed`) so the check matches reading. Knows nothing of the rules.
@@ -15,14 +17,40 @@ import cv2
 import numpy as np
 
 from vision.geometry import apply_homography
-from vision.ocean_grid.classification import _patch, _white_gains
+from vision.ocean_grid.calibration import TableCalibration, learn_back, learn_print
+from vision.ocean_grid.classification import _frame_white, _patch, _white_gains
 from vision.ocean_grid.detection import _detect
 from vision.ocean_grid.layout import TableLayout
-from vision.ocean_grid.reader import read_table_detailed
+from vision.ocean_grid.reader import TableReading, read_table_detailed
 
 
-def check_table(image: np.ndarray, layout: TableLayout, camera: Any = None) -> dict[str, Any]:
-    """Report for one frame (see the module docstring); `ok` is false with a `reason` when unusable."""
+def learn_table_calibration(
+    image: np.ndarray, layout: TableLayout, camera: Any = None, reading: TableReading | None = None
+) -> TableCalibration | None:
+    """The table calibration from the setup photo (the boards dealt, most of them face down): the back's
+    print as this light shows it, from every square with no face-up marker read whose print agrees with
+    the others'. None when the table is not found. A photo with no face-down board gives a calibration
+    without a back (the reader then uses the layout's `boards.back`)."""
+    if reading is None:
+        reading = read_table_detailed(image, layout, camera)
+    if reading.homography is None:
+        return None
+    H = reading.homography
+    gains, _, white_ok = _frame_white(image, layout, H)
+    if not white_ok:
+        gains = np.ones(3)
+    unmarked = [k for k, b in enumerate(reading.boards) if b["face_up"] is not True]
+    back, squares = learn_back(image, layout, H, gains, unmarked)
+    ids = [sq.id for sq in layout.squares]
+    template = learn_print(image, H, layout, [ids.index(s) for s in squares]) if back is not None else None
+    return TableCalibration(back, gains, white_ok, squares, template)
+
+
+def check_table(
+    image: np.ndarray, layout: TableLayout, camera: Any = None, calibration_out: Any = None
+) -> dict[str, Any]:
+    """Report for one frame (see the module docstring); `ok` is false with a `reason` when unusable.
+    `calibration_out` (a path): also learn the table calibration and write it there."""
     reading = read_table_detailed(image, layout, camera)
     wanted = sorted(m.id for m in layout.markers)
     if reading.homography is None or reading.pose is None:
@@ -73,6 +101,16 @@ def check_table(image: np.ndarray, layout: TableLayout, camera: Any = None) -> d
             },
             "squares_measured": len(backs),
         }
+    learned = learn_table_calibration(image, layout, camera, reading)
+    learned_back: dict[str, Any] | None = None
+    if learned is not None and learned.back is not None:
+        learned_back = {
+            "squares": list(learned.squares),
+            "chroma_mean": [round(float(v), 3) for v in learned.back.mean],
+            "chroma_sigma": [round(float(v), 3) for v in np.sqrt(np.diag(learned.back.cov))],
+        }
+    if calibration_out is not None and learned is not None:
+        learned.save(calibration_out)
     tilt = math.degrees(math.acos(min(1.0, abs(float(pose.R[2, 2])))))
     present = sorted(int(k) for k in per)
     min_ship_px = min(ship_px.values()) if ship_px else None
@@ -88,14 +126,16 @@ def check_table(image: np.ndarray, layout: TableLayout, camera: Any = None) -> d
         "camera_tilt_deg": round(tilt, 1),
         "ship_marker_side_px": ship_px,
         "board_back": back,
+        "back_learned": learned_back,
+        "white_balance_measured": bool(learned is not None and learned.white_seen),
         "intrinsics": "calibrated"
         if camera is not None
         else "estimated (run 'smart-table calibrate camera')",
-        "advice": _advice(rms, len(present), len(wanted), min_ship_px),
+        "advice": _advice(rms, len(present), len(wanted), min_ship_px, learned_back is not None),
     }
 
 
-def _advice(rms: float, n: int, want: int, ship_px: float | None) -> str:
+def _advice(rms: float, n: int, want: int, ship_px: float | None, back_learned: bool = True) -> str:
     if n < want:
         return "some frame markers are hidden or out of view: uncover them or widen the view"
     if ship_px is not None and ship_px < 18:
@@ -106,5 +146,10 @@ def _advice(rms: float, n: int, want: int, ship_px: float | None) -> str:
         return (
             "frame markers disagree with the layout by over a millimetre: "
             "re-measure their corners in the layout"
+        )
+    if not back_learned:
+        return (
+            "no face-down Ocean board seen: photograph the table as set up, boards face down, to learn "
+            "the back's print (the layout's boards.back is used until then)"
         )
     return "good"

@@ -1,6 +1,7 @@
 """`smart-table vision ships` (read ships and Ocean boards from images), `smart-table vision ships-watch`
 (the same from a camera, a video or an image folder, publishing settled readings on ZeroMQ) and
-`smart-table calibrate table` (check the table's markers, measure the boards' back colour).
+`smart-table calibrate table` (check the table's markers, learn the boards' back print: `--out` writes the
+table calibration that `--table-calibration` gives the two readers).
 
 Parsing, files and exit codes only: the reading is `vision.ocean_grid.reader`, the live loop
 `vision.ships_live` (which uses `vision.live`'s frame sources and settle gate).
@@ -12,6 +13,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from smart_table.errors import CliError
 from smart_table.files import load_camera, read_image, watch_source
@@ -38,6 +40,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument(
         "--ships", default=None, help="comma-separated ships in play (default: every ship of the layout)"
     )
+    p.add_argument("--table-calibration", type=Path, default=None, help=_TABLE_CALIBRATION_HELP)
     p.set_defaults(func=_ships)
 
     w = vision.add_parser("ships-watch", help="read the table live and publish settled readings on ZeroMQ")
@@ -69,6 +72,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         "--max-frames", type=int, default=0, help="stop after this many frames (0: run until the end)"
     )
     w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
+    w.add_argument("--table-calibration", type=Path, default=None, help=_TABLE_CALIBRATION_HELP)
     w.set_defaults(func=_watch)
 
     c = groups["calibrate"].add_parser(
@@ -77,7 +81,31 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     c.add_argument("--image", type=Path, required=True, help="a frame of the whole table")
     c.add_argument("--layout", type=Path, default=None, help="table layout JSON (default: the shipped one)")
     c.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
+    c.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="write the table calibration (the boards' back as this light shows it) to this file; the "
+        "image must show the table as set up, Ocean boards face down",
+    )
     c.set_defaults(func=_check)
+
+
+_TABLE_CALIBRATION_HELP = (
+    "table calibration JSON from `calibrate table --out` (the boards' back as this table's light shows "
+    "it); without it the layout's boards.back colour is used"
+)
+
+
+def _table_calibration(path: Path | None) -> Any:
+    if path is None:
+        return None
+    from vision.ocean_grid.calibration import TableCalibrationError, load_table_calibration
+
+    try:
+        return load_table_calibration(path)
+    except TableCalibrationError as exc:
+        raise CliError(str(exc)) from None
 
 
 def _layout(path: Path | None):
@@ -107,6 +135,7 @@ def _ships(args: argparse.Namespace) -> int:
 
     layout = _layout(args.layout)
     camera = load_camera(args.camera_file)
+    table_calibration = _table_calibration(args.table_calibration)
     in_play = _in_play(args.ships, layout)
     if args.out is not None:
         try:
@@ -116,7 +145,7 @@ def _ships(args: argparse.Namespace) -> int:
     for path in args.images:
         image = read_image(path)
         try:
-            reading = read_table_detailed(image, layout, camera, in_play)
+            reading = read_table_detailed(image, layout, camera, in_play, calibration=table_calibration)
         except LayoutError as exc:
             raise CliError(str(exc)) from None
         if reading.reason:
@@ -133,10 +162,18 @@ def _check(args: argparse.Namespace) -> int:
     from calibration.table_check import check_table
 
     layout = _layout(args.layout)
-    report = check_table(read_image(args.image), layout, load_camera(args.calibration))
+    camera = load_camera(args.calibration)
+    image = read_image(args.image)
+    try:
+        report = check_table(image, layout, camera, calibration_out=args.out)
+    except OSError as exc:
+        raise CliError(f"cannot write the table calibration {args.out}: {exc.strerror}") from None
     print(json.dumps(report))
     if "reason" in report:
         raise CliError(f"no table in {args.image}: {report['reason']}", code=1)
+    if args.out is not None:
+        learned = "learned" if report.get("back_learned") else "not learned (no face-down board seen)"
+        print(f"smart-table: wrote {args.out}: the boards' back {learned}", file=sys.stderr)
     return 0
 
 
@@ -145,6 +182,7 @@ def _watch(args: argparse.Namespace) -> int:
 
     layout = _layout(args.layout)
     camera = load_camera(args.calibration)
+    table_calibration = _table_calibration(args.table_calibration)
     in_play = _in_play(args.ships, layout)
     source = watch_source(args)
     try:
@@ -158,6 +196,7 @@ def _watch(args: argparse.Namespace) -> int:
             confirm=args.confirm,
             max_frames=args.max_frames,
             echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None,
+            table_calibration=table_calibration,
         )
     except SourceError as exc:
         raise CliError(str(exc), code=1) from None

@@ -29,6 +29,7 @@ import numpy as np
 
 from contracts import topics
 from vision.live import Confirmation, SettleGate, SourceError, iter_frames
+from vision.ocean_grid.calibration import TableCalibration
 from vision.ocean_grid.layout import TableLayout, load_table_layout
 from vision.ocean_grid.reader import TableReading, read_table_detailed
 from vision.settled_publisher import publish_settled
@@ -67,8 +68,10 @@ class TableWatcher:
         confirm: int = 2,
         source: str = "",
         clock: Callable[[], float] = time.time,
+        table_calibration: TableCalibration | None = None,
     ) -> None:
         self.layout = load_table_layout(layout)
+        self.table_calibration = table_calibration
         self.camera = camera
         self.ships_in_play = ships_in_play
         self.gate = SettleGate(still_frames=still_frames)
@@ -90,7 +93,12 @@ class TableWatcher:
                 self.confirmation.reset()
             return TableWatchEvent(fid, state)
         reading = read_table_detailed(
-            frame, self.layout, self.camera, self.ships_in_play, previous=self._registered
+            frame,
+            self.layout,
+            self.camera,
+            self.ships_in_play,
+            previous=self._registered,
+            calibration=self.table_calibration,
         )
         self._registered = reading if reading.homography is not None else None
         data = reading.to_json()
@@ -126,6 +134,7 @@ def watch_table(
     max_frames: int = 0,
     echo: Callable[[dict], None] | None = None,
     connect_grace_s: float = 0.3,
+    table_calibration: TableCalibration | None = None,
 ) -> int:
     """Read frames until the source ends (or `max_frames`), publishing settled readings as
     `[b"vision.table", JSON]`. Returns how many were published. Raises `SourceError`."""
@@ -135,5 +144,13 @@ def watch_table(
     if first is None:
         return 0
     stream = itertools.chain([first], frames)
-    watcher = TableWatcher(layout, camera, ships_in_play, still_frames, confirm, source=str(source))
+    watcher = TableWatcher(
+        layout,
+        camera,
+        ships_in_play,
+        still_frames,
+        confirm,
+        source=str(source),
+        table_calibration=table_calibration,
+    )
     return publish_settled(stream, watcher, TOPIC, pub, max_frames, echo, connect_grace_s)

@@ -119,3 +119,41 @@ def test_calibrate_table_without_a_table_fails_with_the_reason(tmp_path) -> None
         timeout=120,
     )
     assert r.returncode == 1 and "frame markers" in r.stderr.strip().splitlines()[-1]
+
+
+def test_calibrate_table_writes_the_calibration_that_vision_ships_reads_with(tmp_path) -> None:
+    from vision.synth.table_randomised import (
+        calibration_scene,
+        held_out_scene,
+        random_table_layout,
+        random_table_session,
+    )
+
+    rng = np.random.default_rng(7)
+    data = random_table_layout(rng)
+    session = random_table_session(rng)  # a back print no layout names
+    layout = tmp_path / "table.json"
+    layout.write_text(json.dumps(data))
+    setup, frame = tmp_path / "setup.png", tmp_path / "frame.png"
+    cv2.imwrite(str(setup), calibration_scene(data, rng, session, (1280, 720)))
+    image, truth, in_play = held_out_scene(data, rng, (1280, 720), session, hands=0, glare=False)
+    cv2.imwrite(str(frame), image)
+    cal = tmp_path / "table-calibration.json"
+    r = subprocess.run(
+        [sys.executable, "-m", "smart_table", "calibrate", "table", "--image", str(setup)]
+        + ["--layout", str(layout), "--out", str(cal)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)["back_learned"]["squares"]) == 9 and "back learned" in r.stderr
+    args = ["--layout", str(layout), "--ships", ",".join(in_play), str(frame)]
+    down = {t["square"] for t in truth["boards"] if not t["face_up"]}
+    read = json.loads(run("--table-calibration", str(cal), *args).stdout)
+    assert {b["square"] for b in read["boards"] if b["face_up"] is False} == down
+    read = json.loads(run(*args).stdout)  # without it the layout's purple finds no back
+    assert not any(b["face_up"] is False for b in read["boards"])
+    cal.write_text("{}")
+    r = run("--table-calibration", str(cal), *args)
+    assert r.returncode != 0 and len(r.stderr.strip().splitlines()) == 1 and "calibrate table" in r.stderr

@@ -52,31 +52,52 @@ def _min3(a: np.ndarray) -> np.ndarray:
 
 
 def _frame_colour(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> tuple[np.ndarray, float]:
+    """`_frame_white` without whether the white was measured."""
+    gains, covered, _ = _frame_white(image, layout, H)
+    return gains, covered
+
+
+def _frame_white(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> tuple[np.ndarray, float, bool]:
     """Look at the plain white frame around the table: per-channel gains that make it neutral (median
-    over unclipped samples), and the share of its samples covered by something coloured or dark: an arm
-    reaching over the table crosses the frame, a ship never stands on it."""
+    over unclipped samples), the share of its samples covered by something coloured or dark (an arm
+    reaching over the table crosses the frame, a ship never stands on it), and whether the gains were
+    measured: a frame burnt out to white by a bright exposure gives no white balance (gains 1) but is
+    still the frame, not an arm."""
     pts = _frame_samples(layout)
     if len(pts) < 10:
-        return np.ones(3), 0.0
+        return np.ones(3), 0.0, False
     px = np.round(apply_homography(H, pts)).astype(int)
     h, w = image.shape[:2]
     ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
     vals = image[px[ok, 1], px[ok, 0]].astype(np.float64)
     if len(vals) < 10:
-        return np.ones(3), 0.0
+        return np.ones(3), 0.0, False
     bright = _max3(vals)
     spread = bright - _min3(vals)
     white = (bright < 250) & (bright > 60) & (spread < 0.35 * bright)  # not glare, not a hand or shadow
+    # Burnt out (every channel at the top, or one clipped and the others near it) is white too.
+    burnt = (bright >= 250) & (spread < 0.35 * bright)
     if white.sum() < 10:
-        return np.ones(3), 1.0
+        # No unclipped white: the frame may be burnt out in one or two channels under a warm or cool
+        # lamp (it then looks tinted, not white). Its samples still agree with each other where no arm
+        # crosses it: their median is a rough white (clipped channels read low, so the correction is
+        # only partial), and a sample far from it is covered.
+        lit = vals[bright >= 250]
+        if len(lit) < 10:
+            return np.ones(3), 1.0, False
+        med = np.median(lit, axis=0)
+        near = np.max(np.abs(vals - med), axis=1) < 0.15 * 255
+        if near.mean() < 0.5:
+            return np.ones(3), 1.0, False
+        return med.mean() / np.maximum(med, 1.0), float(1.0 - (near | white | burnt).mean()), False
     med = np.median(vals[white], axis=0)
     gains = med.mean() / np.maximum(med, 1.0)
     balanced = vals * gains
     b_bright = _max3(balanced)
     b_spread = b_bright - _min3(balanced)
     level = float(np.median(b_bright[white]))
-    covered = (b_spread > 0.22 * np.maximum(b_bright, 1.0)) | (b_bright < 0.45 * level)
-    return gains, float(covered.mean())
+    covered = ((b_spread > 0.22 * np.maximum(b_bright, 1.0)) | (b_bright < 0.45 * level)) & ~burnt
+    return gains, float(covered.mean()), True
 
 
 def _white_gains(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> np.ndarray:
@@ -106,15 +127,16 @@ def _back_fractions(patches: list[np.ndarray], gains: np.ndarray, layout: TableL
 
 
 def _back_fraction(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout) -> float:
-    """Fraction of a patch that looks like the Ocean boards' back art (hue band, saturated, not clipped)."""
+    """Fraction of a patch that looks like the Ocean boards' back art (the layout's hue band, saturated)."""
     return float(_back_mask(patch_bgr, gains, layout).mean())
 
 
 def _back_mask(patch_bgr: np.ndarray, gains: np.ndarray, layout: TableLayout) -> np.ndarray:
-    # (Gains are positive: only the top needs clipping. Hue compared as uint8: exact.)
+    # (Gains are positive: only the top needs clipping. Hue compared as uint8: exact.) A channel burnt out
+    # by a bright exposure keeps the back's hue and saturation; glare (all three clipped) has neither.
     balanced = np.minimum(patch_bgr.astype(np.float32) * gains.astype(np.float32), 255).astype(np.uint8)
     hsv = cv2.cvtColor(balanced, cv2.COLOR_BGR2HSV)
     hue, sat, val = hsv[..., 0], hsv[..., 1], hsv[..., 2]
     lo, hi = layout.back_hue
     in_band = (hue >= lo) & (hue <= hi) if lo <= hi else (hue >= lo) | (hue <= hi)
-    return in_band & (sat >= layout.back_min_saturation) & (val > 25) & (_max3(patch_bgr) < 250)
+    return in_band & (sat >= layout.back_min_saturation) & (val > 25)

@@ -22,11 +22,12 @@ from vision.geometry import (
     pose_from_points,
     undistort_pixels,
 )
+from vision.ocean_grid.calibration import PRINT_MATCH, TableCalibration, square_patch
 from vision.ocean_grid.classification import (
     BACK_FRACTION,
     FRAME_COVERED,
     _back_fractions,
-    _frame_colour,
+    _frame_white,
     _patch,
 )
 from vision.ocean_grid.detection import (
@@ -51,6 +52,10 @@ SIZE_TOLERANCE = 0.22
 PAD = 8
 # Largest mean corner error (px) of the frame markers against one homography before it is refused.
 MAX_FRAME_ERROR_PX = 4.0
+# Share of a square's inside that must show the back's print (besides its marker spot) to call the board
+# face down: a ship or two on it cover a tenth at most, a hand over it more.
+INTERIOR_FRACTION = 0.6
+_GAMMA3 = (255.0 * (np.arange(256) / 255.0) ** 3).astype(np.uint8)
 
 
 @dataclass
@@ -78,6 +83,7 @@ def read_table_detailed(
     camera: Any = None,
     ships_in_play: list[str] | None = None,
     previous: TableReading | None = None,
+    calibration: TableCalibration | None = None,
 ) -> TableReading:
     """Read one frame: which board lies face up on each square and where each ship stands.
 
@@ -207,7 +213,14 @@ def read_table_detailed(
                 BOARD_PERIMETER_RANGE[0] * min(sizes) / side,
                 BOARD_PERIMETER_RANGE[1] * max(sizes) / side,
             )
-            again = _detect(gray[ya:yb, xa:xb], layout.ships.aruco_dictionary, "retry", rates)
+            view = gray[ya:yb, xa:xb]
+            again = _detect(view, layout.ships.aruco_dictionary, "retry", rates)
+            if any(mid not in again for mid in missing) and np.percentile(view[::8, ::8], 90) >= 250:
+                # A bright exposure burns the marker's white and its surround together and the black
+                # border's outline is lost; the same look on a darkened copy (gamma 3) finds it again.
+                dark = cv2.LUT(view, _GAMMA3)
+                for mid, quads in _detect(dark, layout.ships.aruco_dictionary, "retry", rates).items():
+                    again.setdefault(mid, quads)
             ship_found = dict(ship_found)
             for mid in missing:
                 if mid in again:
@@ -239,7 +252,7 @@ def read_table_detailed(
 
     # Boards: look for a board marker where the layout puts it on each square; no marker there and
     # the spot shows the back art: face down; anything else: cannot tell.
-    gains, frame_covered = _frame_colour(image_bgr, layout, H)
+    gains, frame_covered, white_ok = _frame_white(image_bgr, layout, H)
     occluded = frame_covered > FRAME_COVERED
     bsize = layout.boards.marker_size_mm
     roi_half = bsize / 2 + 4.0 + 12.0
@@ -252,7 +265,15 @@ def read_table_detailed(
     ]
     # The back art first (12 small warps, one colour conversion): where it fills the marker's spot there
     # is no marker to look for.
-    fractions = _back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots], gains, layout)
+    back = calibration.back if calibration is not None else None
+
+    def back_fractions(patches: list[np.ndarray]) -> list[float]:
+        if calibration is None or back is None:
+            return _back_fractions(patches, gains, layout)
+        got = back.accept(np.concatenate(patches, axis=0), calibration.read_gains(gains, white_ok))
+        return got.reshape(len(patches), -1).mean(axis=1).tolist()
+
+    fractions = back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots])
     # The marker's spot on every square that does not show the back, cut out with a replicated margin
     # (the detector drops candidates touching an image border) and laid side by side: one detector
     # call for all of them.
@@ -287,11 +308,15 @@ def read_table_detailed(
                 (k, xa, ya, cv2.copyMakeBorder(gray[ya:yb, xa:xb], PAD, PAD, PAD, PAD, cv2.BORDER_REPLICATE))
             )
     names: dict[int, set[str]] = {k: set() for k in range(len(layout.squares))}
-    if crops:
+
+    def look(crops: list[tuple[int, int, int, np.ndarray]], lut: np.ndarray | None = None) -> None:
+        """One detector call over the crops laid side by side; names found go to `names`."""
         tall = max(cr.shape[0] for *_, cr in crops)
         strip = np.hstack(
             [cv2.copyMakeBorder(cr, 0, tall - cr.shape[0], 0, 0, cv2.BORDER_REPLICATE) for *_, cr in crops]
         )
+        if lut is not None:
+            strip = cv2.LUT(strip, lut)
         starts = np.cumsum([0] + [cr.shape[1] for *_, cr in crops])
         # Only outlines of about the board marker's size in this view are decoded: the busy art in the
         # crops yields hundreds of smaller and larger contours, each one a warp and a decode.
@@ -321,6 +346,22 @@ def read_table_detailed(
                 k = crops[i][0]
                 if _signed_distance(layout.squares[k].polygon_mm, cx, cy) >= 0:
                     names[k].add(bname)
+
+    if crops:
+        look(crops)
+        # A bright exposure burns a marker's white and its quiet zone's surround together; the crops of
+        # squares still unknown get one more look on a darkened copy (gamma 3) where they are burnt out.
+        left = [c for c in crops if not names[c[0]] and fractions[c[0]] < BACK_FRACTION]
+        if left and np.percentile(np.hstack([c[3].ravel() for c in left])[::7], 90) >= 250:
+            look(left, _GAMMA3)
+    # The square's extent: a face-down board fills its square with the back's print, where a stray
+    # patch of colour near the spot (a hand, a ship's hull, art near the back's colour) does not.
+    backs = [k for k in range(n_spots) if fractions[k] >= BACK_FRACTION and not names[k]]
+    inside = (
+        dict(zip(backs, back_fractions([square_patch(image_bgr, H, layout, k) for k in backs]), strict=True))
+        if backs
+        else {}
+    )
     for k, sq in enumerate(layout.squares):
         frac = fractions[k]
         entry = {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0}
@@ -328,8 +369,14 @@ def read_table_detailed(
             bname = names[k].pop()
             entry = {"square": sq.id, "face_up": True, "board": bname, "confidence": 0.99}
             seen_boards.setdefault(bname, []).append(k)
-        elif not names[k] and frac >= BACK_FRACTION:
-            entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(frac, 3)}
+        elif (
+            not names[k]
+            and frac >= BACK_FRACTION
+            and inside.get(k, 0.0) >= INTERIOR_FRACTION
+            and (calibration is None or calibration.print_match(image_bgr, H, layout, k) >= PRINT_MATCH)
+        ):
+            conf = min(frac, inside[k])
+            entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(conf, 3)}
         boards_out.append(entry)
     for _bname, where in seen_boards.items():
         if len(where) > 1:  # one physical board cannot lie on two squares: one of them is a misread

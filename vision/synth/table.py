@@ -194,13 +194,20 @@ def _busy_board_art(size_px: int, rng: np.random.Generator) -> np.ndarray:
     return art
 
 
-def _back_art(size_px: int, rng: np.random.Generator) -> np.ndarray:
-    """A face-down Ocean board: the same purple back on every board, a compass rose and a rope border."""
+def _back_art(
+    size_px: int, rng: np.random.Generator, back_bgr: tuple[int, int, int] | None = None
+) -> np.ndarray:
+    """A face-down Ocean board: the same back on every board (the game's purple, or `back_bgr` for
+    another print), a compass rose and a rope border in a lighter and a darker shade of it."""
     art = np.empty((size_px, size_px, 3), np.uint8)
-    art[:] = BACK_BGR
+    art[:] = BACK_BGR if back_bgr is None else back_bgr
     c = size_px // 2
-    light = (185, 75, 150)
-    dark = (110, 25, 85)
+    if back_bgr is None:
+        light: tuple[int, ...] = (185, 75, 150)
+        dark: tuple[int, ...] = (110, 25, 85)
+    else:
+        light = tuple(int(min(255, v * 1.25 + 12)) for v in back_bgr)
+        dark = tuple(int(v * 0.72) for v in back_bgr)
     cv2.circle(art, (c, c), int(size_px * 0.28), light, 3, cv2.LINE_AA)
     for k in range(8):
         a = k * math.pi / 4
@@ -246,6 +253,7 @@ def render_table_texture(
     rng: np.random.Generator,
     jitter_mm: float = 4.0,
     jitter_deg: float = 2.0,
+    back_bgr: tuple[int, int, int] | None = None,
 ) -> tuple[np.ndarray, dict[str, dict]]:
     """The table seen from straight above at TEXTURE_PX_PER_MM; returns it and per-square board truth
     (the marker's corners in table mm, so a camera view can tell whether it is visible)."""
@@ -274,7 +282,7 @@ def render_table_texture(
         x0, y0, x1, y1 = _rect_of(sq.polygon_mm)
         side_mm = min(x1 - x0, y1 - y0) - 4.0
         side_px = int(side_mm * s)
-        art = _busy_board_art(side_px, rng) if face_up else _back_art(side_px, rng)
+        art = _busy_board_art(side_px, rng) if face_up else _back_art(side_px, rng, back_bgr)
         # Where the board lies: nearly aligned with its square, a little off.
         dx, dy = rng.uniform(-jitter_mm, jitter_mm, 2)
         ang = math.radians(rng.uniform(-jitter_deg, jitter_deg))
@@ -460,9 +468,10 @@ def render_table_scene(
 
     Variation keywords (all optional): max_tilt_deg (30), camera (a PinholeCamera), hands (count;
     default random 0-2), glare (bool; default random), light_strength (1.0), noise_sigma, blur_sigma,
-    size ((1920, 1080)).
-    Returns the BGR image and the truth: per square the board and whether its marker is visible, per
-    ship its square, position and whether its marker is visible."""
+    size ((1920, 1080)), back_bgr (the boards' back print; default the game's purple).
+    Returns the BGR image and the truth: per square the board, whether its marker is visible and the
+    share of the square a hand or an arm covers, per ship its square, position and whether its marker
+    is visible."""
     layout = load_table_layout(layout)
     for name in ships:
         if name not in layout.ships.ids:
@@ -480,7 +489,7 @@ def render_table_scene(
     camera: PinholeCamera = variation.get("camera") or random_camera(
         layout, rng, float(variation.get("max_tilt_deg", 30.0)), size
     )
-    tex, board_truth = render_table_texture(layout, boards, rng)
+    tex, board_truth = render_table_texture(layout, boards, rng, back_bgr=variation.get("back_bgr"))
     image = project_texture(camera, tex, TEXTURE_PX_PER_MM)
     labels = np.zeros(image.shape[:2], np.uint8)  # 0 table, 1.. ship k, 250 hand
     placed = place_ships(layout, ships, rng)
@@ -539,6 +548,15 @@ def render_table_scene(
                 "marker_visible": visible(marker_px[ship.name], i + 1),
             }
         )
+
+    def hand_share(poly_mm: np.ndarray) -> float:
+        """The share of a square's area in view that a hand or an arm covers."""
+        quad = camera.project(np.column_stack([poly_mm, np.zeros(len(poly_mm))]))
+        m: np.ndarray = np.zeros(labels.shape, np.uint8)
+        cv2.fillPoly(m, [np.round(quad).astype(np.int32)], 1)
+        inside = m > 0
+        return float((labels[inside] == 250).mean()) if inside.any() else 0.0
+
     boards_truth = []
     for sq in layout.squares:
         entry = board_truth[sq.id]
@@ -547,7 +565,13 @@ def render_table_scene(
             quad = camera.project(np.column_stack([entry["marker_corners_mm"], np.zeros(4)]))
             vis = visible(quad, 0)
         boards_truth.append(
-            {"square": sq.id, "face_up": entry["face_up"], "board": entry["board"], "marker_visible": vis}
+            {
+                "square": sq.id,
+                "face_up": entry["face_up"],
+                "board": entry["board"],
+                "marker_visible": vis,
+                "hand_cover": round(hand_share(sq.polygon_mm), 3) if n_hands else 0.0,
+            }
         )
     frame_visible = sum(
         1 for m in layout.markers if visible(camera.project(np.column_stack([m.corners_mm, np.zeros(4)])), 0)

@@ -9,6 +9,13 @@ then photographs it under its own light: lamps of 2700-7500 K with a camera whit
 exposure from dim (noisy) to bright (clipped), a lamp's falloff across the table, soft shadow bands, mild
 lens distortion not given to the reader, JPEG, 1280x720 to 4K, tilts up to 35 degrees. Nothing here is
 imported by the reader, and no reader setting may be tuned on its images: it measures.
+
+Two protocols. Without a session (`held_out_scene(layout, rng, size)`, round 3's) every photo has its own
+lamp, white balance and lens, and the boards' back is the game's purple, which the layout's `boards.back`
+names. With a session (`random_table_session`, a table as it stands in a room: one lamp, one camera
+whose white balance and lens stay, a back print of its own colour that no layout names) the photos
+share the session's light with a drift between them (auto-exposure, white balance), and
+`calibration_scene` is the photo `smart-table calibrate table` takes at setup, under the same light.
 """
 
 from __future__ import annotations
@@ -37,6 +44,39 @@ class TableShot:
     jpeg: int
     size: tuple[int, int]
     tilt_max_deg: float
+
+
+@dataclass
+class TableSession:
+    """One table in one room: the lamp, the camera's white balance and lens, the back print's colour."""
+
+    kelvin: float
+    wb: np.ndarray  # (B, G, R) camera gains, locked after calibration
+    lamp_xy: tuple[float, float]  # the lamp's centre, in image widths/heights
+    falloff: float
+    level: float  # the exposure at calibration
+    k1: float
+    back_bgr: tuple[int, int, int]
+
+
+def random_table_session(rng: np.random.Generator) -> TableSession:
+    """A table's light, camera and back print (see the module docstring)."""
+    kelvin = float(rng.uniform(2700, 7500))
+    wb = 1.0 / kelvin_rgb(kelvin + float(rng.normal(0, 600)))[::-1] * np.exp(rng.normal(0, 0.06, 3))
+    lamp = (float(rng.uniform(-0.3, 1.3)), float(rng.uniform(-0.3, 1.3)))
+    hsv = np.array(
+        [[[rng.uniform(0, 180), rng.uniform(0.35, 0.9) * 255, rng.uniform(0.3, 0.75) * 255]]], np.uint8
+    )
+    back = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    return TableSession(
+        kelvin=kelvin,
+        wb=np.asarray(wb, np.float64),
+        lamp_xy=lamp,
+        falloff=float(rng.uniform(0.2, 1.5)),
+        level=float(np.exp(rng.uniform(math.log(0.35), math.log(1.6)))),
+        k1=float(rng.uniform(-0.05, 0.03)),
+        back_bgr=(back[0], back[1], back[2]),
+    )
 
 
 def random_table_layout(rng: np.random.Generator, name: str = "random-table") -> dict[str, Any]:
@@ -101,29 +141,43 @@ def random_table_layout(rng: np.random.Generator, name: str = "random-table") ->
 
 
 def _photograph(
-    image: np.ndarray, rng: np.random.Generator, size: tuple[int, int]
+    image: np.ndarray,
+    rng: np.random.Generator,
+    size: tuple[int, int],
+    session: TableSession | None = None,
 ) -> tuple[np.ndarray, TableShot]:
-    """The neutral render under this generator's light, lens and compression."""
+    """The neutral render under this generator's light, lens and compression (the session's, drifted,
+    when one is given; without one, every draw is round 3's)."""
     h, w = image.shape[:2]
     img = (image.astype(np.float32) / 255.0) ** 2.2  # to linear
-    kelvin = float(rng.uniform(2700, 7500))
-    lamp = kelvin_rgb(kelvin)[::-1].astype(np.float32)  # (B, G, R)
-    wb = 1.0 / kelvin_rgb(kelvin + float(rng.normal(0, 600)))[::-1] * np.exp(rng.normal(0, 0.06, 3))
-    # One lamp's falloff: brighter under it, dimmer away (a quadratic in the image plane).
     yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
-    cx, cy = rng.uniform(-0.3, 1.3) * w, rng.uniform(-0.3, 1.3) * h
+    if session is None:
+        kelvin = float(rng.uniform(2700, 7500))
+        wb = 1.0 / kelvin_rgb(kelvin + float(rng.normal(0, 600)))[::-1] * np.exp(rng.normal(0, 0.06, 3))
+        cx, cy = rng.uniform(-0.3, 1.3) * w, rng.uniform(-0.3, 1.3) * h
+        falloff = float(rng.uniform(0.2, 1.5))
+    else:
+        kelvin = session.kelvin
+        wb = session.wb * np.exp(rng.normal(0, 0.025, 3))  # white balance drift since calibration
+        cx, cy = session.lamp_xy[0] * w, session.lamp_xy[1] * h
+        falloff = session.falloff
+    lamp = kelvin_rgb(kelvin)[::-1].astype(np.float32)  # (B, G, R)
+    # One lamp's falloff: brighter under it, dimmer away (a quadratic in the image plane).
     r2 = ((xx - cx) ** 2 + (yy - cy) ** 2) / float(w * w)
-    field = 1.0 / (1.0 + float(rng.uniform(0.2, 1.5)) * r2)
+    field = 1.0 / (1.0 + falloff * r2)
     for _ in range(int(rng.integers(0, 3))):  # soft shadow bands (a lamp arm, a person leaning over)
         a = rng.uniform(0, math.pi)
         d = (xx - rng.uniform(0, w)) * math.sin(a) - (yy - rng.uniform(0, h)) * math.cos(a)
         half = rng.uniform(0.02, 0.08) * w
         field *= 1.0 - float(rng.uniform(0.15, 0.5)) / (1.0 + np.exp((np.abs(d) - half) / (0.02 * w)))
     field = cv2.resize(field.astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
-    level = float(np.exp(rng.uniform(math.log(0.35), math.log(1.6))))  # dim and noisy .. clipped
+    if session is None:
+        level = float(np.exp(rng.uniform(math.log(0.35), math.log(1.6))))  # dim and noisy .. clipped
+    else:
+        level = session.level * float(np.exp(rng.normal(0, 0.12)))  # auto-exposure drift
     img = img * field[..., None] * (lamp * wb).astype(np.float32)[None, None, :]
     img = img * (level * 0.8 / max(1e-3, float(np.median(img))) * 0.25)
-    k1 = float(rng.uniform(-0.05, 0.03))
+    k1 = float(rng.uniform(-0.05, 0.03)) if session is None else session.k1
     if abs(k1) > 1e-3:
         f = 0.9 * w
         K = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]])
@@ -142,12 +196,45 @@ def _photograph(
 
 
 def held_out_scene(
-    layout: dict[str, Any], rng: np.random.Generator, size: tuple[int, int] | None = None
+    layout: dict[str, Any],
+    rng: np.random.Generator,
+    size: tuple[int, int] | None = None,
+    session: TableSession | None = None,
+    **variation: Any,
 ) -> tuple[np.ndarray, dict[str, Any], list[str]]:
     """One photo of a random deal on `layout`: (BGR image, truth as `render_table_scene`'s, ships in
-    play). `size` forces one resolution (else random from 1280x720 to 4K)."""
+    play). `size` forces one resolution (else random from 1280x720 to 4K); `session` the table's own
+    light and back print (else round 3's protocol: a light of its own per photo, the game's back);
+    `variation` goes to `render_table_scene` (hands=0, glare=False for a clear view)."""
     wh = size or SIZES[int(rng.integers(len(SIZES)))]
     boards, ships = random_table_setup(_loaded(layout), rng, n_ships=int(rng.integers(2, 5)))
+    return _shoot(layout, boards, ships, rng, wh, session, **variation)
+
+
+def calibration_scene(
+    layout: dict[str, Any],
+    rng: np.random.Generator,
+    session: TableSession,
+    size: tuple[int, int] = (1920, 1080),
+) -> np.ndarray:
+    """The setup photo `smart-table calibrate table` takes: the first row's boards face up, every other
+    board face down, the ships in the Harbor, no hand, no glare; under the session's light."""
+    boards, _ = random_table_setup(_loaded(layout), rng, n_ships=0, face_up_fraction=0.0)
+    ships = dict.fromkeys(_SHIP_IDS, "harbor")
+    return _shoot(layout, boards, ships, rng, size, session, hands=0, glare=False)[0]
+
+
+def _shoot(
+    layout: dict[str, Any],
+    boards: dict[str, str | None],
+    ships: dict[str, str],
+    rng: np.random.Generator,
+    wh: tuple[int, int],
+    session: TableSession | None,
+    **extra: Any,
+) -> tuple[np.ndarray, dict[str, Any], list[str]]:
+    if session is not None:
+        extra["back_bgr"] = session.back_bgr
     image, truth = render_table_scene(
         layout,
         boards,
@@ -157,8 +244,9 @@ def held_out_scene(
         light_strength=0.0,  # the light is this generator's own (`_photograph`)
         noise_sigma=0.0,
         size=wh,
+        **extra,
     )
-    photo, shot = _photograph(image, rng, wh)
+    photo, shot = _photograph(image, rng, wh, session)
     truth["shot"] = {"kelvin": shot.kelvin, "exposure": shot.exposure, "k1": shot.k1, "jpeg": shot.jpeg}
     return photo, truth, list(ships)
 
