@@ -117,9 +117,15 @@ def label_pixels(top: np.ndarray, layout: SeaLayout, loose: float = 1.0) -> np.n
 
 
 def blobs(
-    labels: np.ndarray, top: np.ndarray, layout: SeaLayout, origin_mm: tuple[float, float], px_per_mm: float
+    labels: np.ndarray,
+    top: np.ndarray,
+    layout: SeaLayout,
+    origin_mm: tuple[float, float],
+    px_per_mm: float,
+    print_mask: np.ndarray | None = None,
 ) -> list[Blob]:
-    """Connected pieces of each player's colour, thin print lines and specks opened away."""
+    """Connected pieces of each player's colour, thin print lines and specks opened away; pixels where
+    `print_mask` is True (the bare map's print, see `bare_map`) are no candidates."""
     names = list(layout.players)
     smallest = min(min(p.width, p.length) for p in layout.pieces.values())
     k = max(3, int(round(smallest * px_per_mm * 0.35)) | 1)
@@ -130,6 +136,10 @@ def blobs(
     # Edge pixels blurred with the background miss the strict colour test: a blob grows into the
     # neighbouring pixels that pass a looser one (hysteresis), so its breadths are the piece's.
     edge = label_pixels(top, layout, EDGE_LOOSENESS)
+    if print_mask is not None:
+        labels = labels.copy()
+        labels[print_mask] = 0
+        edge[print_mask] = 0
     for idx in range(1, len(names) + 1):
         m = (labels == idx).view(np.uint8)
         if is_black(layout.players[names[idx - 1]]):

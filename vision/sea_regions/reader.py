@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 
 from contracts.sea_regions import READING_FORMAT
+from vision.sea_regions.bare_map import BareMap
 from vision.sea_regions.classification import (
     BORDER_MM,
     FIT_MARGIN_MM,
@@ -61,10 +62,15 @@ class RegionsReading:
 
 
 def read_regions_detailed(
-    image_bgr: np.ndarray, layout: SeaLayout | dict[str, Any] | str, camera: Any = None
+    image_bgr: np.ndarray,
+    layout: SeaLayout | dict[str, Any] | str,
+    camera: Any = None,
+    bare_map: BareMap | None = None,
 ) -> RegionsReading:
     """Read one photo. Each region lists the pieces seen in it (`owner`, `kind`, `damaged`,
-    `confidence`, `at_mm`) and says whether it is `complete` (nothing unsure in it)."""
+    `confidence`, `at_mm`) and says whether it is `complete` (nothing unsure in it). `bare_map` (the
+    calibration photo of the bare map, `vision.sea_regions.bare_map`): print of a piece's colour is no
+    candidate."""
     # Long: registration, colours and the per-blob verdicts share the timings and the unsure list; split
     # once a live mode needs the stages apart.
     t0 = time.perf_counter()
@@ -84,7 +90,8 @@ def read_regions_detailed(
         )
     t1 = time.perf_counter()
     labels = label_pixels(reg.top, lay)
-    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM)
+    printed = bare_map.print_mask(reg.top) if bare_map is not None else None
+    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed)
     t2 = time.perf_counter()
     hyps = hypotheses(lay)
     foot, cam_h = reg.pose.foot_mm, reg.pose.height_mm
@@ -143,10 +150,13 @@ def read_regions_detailed(
 
 
 def read_regions(
-    image_bgr: np.ndarray, layout: SeaLayout | dict[str, Any] | str, camera: Any = None
+    image_bgr: np.ndarray,
+    layout: SeaLayout | dict[str, Any] | str,
+    camera: Any = None,
+    bare_map: BareMap | None = None,
 ) -> dict[str, Any]:
     """The `vision regions` JSON for one photo (see `read_regions_detailed`)."""
-    return read_regions_detailed(image_bgr, layout, camera).to_json()
+    return read_regions_detailed(image_bgr, layout, camera, bare_map).to_json()
 
 
 @dataclass
