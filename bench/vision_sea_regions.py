@@ -36,7 +36,6 @@ from vision.sea_regions.reader import read_regions_detailed  # noqa: E402
 from vision.synth.sea import Piece, score, tuning_pieces, tuning_scene  # noqa: E402
 from vision.synth.sea_heldout import heldout_scene, to_1080p  # noqa: E402
 
-
 # The held-out generator's indices from here on are tuning data (`--set heldgen`), never held out.
 HELDGEN_FIRST = 500
 

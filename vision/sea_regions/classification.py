@@ -36,6 +36,13 @@ TOP_SHARE = 0.82
 MIN_SOLIDITY = 0.92
 # The piece's foot must lie this far inside its region, else it stands on a border.
 BORDER_MM = 3.0
+# A blob read as a piece smaller than some other, whose colour (the looser test, print included) covers
+# more than CUT_SHORT_SHARE of a ring REACH_MM wide around it, may be a larger piece cut short (a
+# shadow band, print of its colour taken away): never taken as sure.
+REACH_MM = 2.0
+CUT_SHORT_SHARE = 0.2
+# ... and fits its piece this loosely (mm; a piece seen whole fits closer, docs/bench/vision.md round 3).
+CUT_SHORT_FIT_MM = 2.4
 
 
 @dataclass(frozen=True)
@@ -60,6 +67,9 @@ class Blob:
     mask: np.ndarray  # uint8 (bbox_px's size): 1 on the blob's pixels
     solidity: float  # its area over its convex hull's
     cut: bool = False  # cut out of a blob of several pieces: its sides may be cut short, its top is whole
+    # The share of a ring around the blob (REACH_MM wide) whose pixels pass the looser colour test of its
+    # player, print or not: its colour reaching past it (a piece cut short by a shadow or the print).
+    reach: float = 0.0
 
 
 def hypotheses(layout: SeaLayout) -> list[Hypothesis]:
@@ -136,6 +146,7 @@ def blobs(
     # Edge pixels blurred with the background miss the strict colour test: a blob grows into the
     # neighbouring pixels that pass a looser one (hysteresis), so its breadths are the piece's.
     edge = label_pixels(top, layout, EDGE_LOOSENESS)
+    reach_labels = edge.copy()
     if print_mask is not None:
         labels = labels.copy()
         labels[print_mask] = 0
@@ -177,8 +188,28 @@ def blobs(
                 others[m > 0] = 0
                 near_others = cv2.dilate(others, box)
             touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
-            out.append(_blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin))
+            b = _blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin)
+            b.reach = _reach(crop, x, y, reach_labels, idx, px_per_mm)
+            out.append(b)
     return out
+
+
+def _reach(crop: np.ndarray, x: int, y: int, loose: np.ndarray, idx: int, px_per_mm: float) -> float:
+    """The share of a ring REACH_MM wide around a blob (mask `crop` at x, y) that passes its player's
+    looser colour test (`loose`: the labels at EDGE_LOOSENESS, before any print mask)."""
+    r = max(1, int(round(REACH_MM * px_per_mm)))
+    h, w = crop.shape
+    H, W = loose.shape
+    x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(W, x + w + r), min(H, y + h + r)
+    pad = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    pad[y - y0 : y - y0 + h, x - x0 : x - x0 + w] = crop
+    ring = (cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) > 0) & (
+        pad == 0
+    )
+    n = int(np.count_nonzero(ring))
+    if n == 0:
+        return 0.0
+    return float(np.count_nonzero(ring & (loose[y0:y1, x0:x1] == idx))) / n
 
 
 def _blob(

@@ -18,6 +18,9 @@ from contracts.sea_regions import READING_FORMAT
 from vision.sea_regions.bare_map import BareMap
 from vision.sea_regions.classification import (
     BORDER_MM,
+    CUT_SHORT_FIT_MM,
+    CUT_SHORT_SHARE,
+    EDGE_LOOSENESS,
     FIT_MARGIN_MM,
     FIT_MM,
     MIN_SOLIDITY,
@@ -90,7 +93,9 @@ def read_regions_detailed(
         )
     t1 = time.perf_counter()
     labels = label_pixels(reg.top, lay)
-    printed = bare_map.print_mask(reg.top) if bare_map is not None else None
+    printed = None
+    if bare_map is not None:
+        printed = bare_map.print_mask(reg.top, label_pixels(reg.top, lay, EDGE_LOOSENESS) > 0)
     found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed)
     t2 = time.perf_counter()
     hyps = hypotheses(lay)
@@ -185,10 +190,21 @@ def _judge(b: Blob, lay: SeaLayout, hyps: list[Hypothesis], foot: Any, cam_h: fl
         why = "touching another colour's piece (one may hide part of the other)"
     elif place is None or margin < BORDER_MM:
         why = "standing on a border between regions"
+    elif _cut_short(b, best, hyps):
+        why = "perhaps a larger piece cut short (its colour reaches past it)"
     conf = 0.6 + 0.39 * min(1.0, (FIT_MM - best.error_mm) / FIT_MM) * min(
         1.0, ((fits[1].error_mm - best.error_mm) if len(fits) > 1 else FIT_MM) / (2 * FIT_MARGIN_MM)
     )
     return _Verdict(b, best, why, place, conf)
+
+
+def _cut_short(b: Blob, best: Fit, hyps: list[Hypothesis]) -> bool:
+    """A loose fit of a piece smaller than another, its colour reaching past the blob (a shadow band or
+    print of its colour may have cut it short): the larger piece is as likely."""
+    if b.cut or b.reach <= CUT_SHORT_SHARE or best.error_mm <= CUT_SHORT_FIT_MM:
+        return False
+    h = best.hypothesis
+    return any(o.length * o.width > h.length * h.width for o in hyps)
 
 
 def _record(regions: dict[str, dict[str, Any]], v: _Verdict) -> None:
