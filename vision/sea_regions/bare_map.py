@@ -59,6 +59,12 @@ class BareMap:
         out[where] = ~changed & (self.valid[where] > 0)
         return out
 
+    def is_print(self, now: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        """`print_mask` at pixels (ys, xs) only, with the light fitted by the last `print_mask` call."""
+        changed = np.asarray(self.print.changed(now[ys, xs], self.top[ys, xs], None), bool)
+        out: np.ndarray = ~changed & (self.valid[ys, xs] > 0)
+        return out
+
     def save(self, path: Path | str) -> None:
         path = Path(path)
         if path.suffix.lower() != ".png":

@@ -7,6 +7,7 @@ or two pieces about as well, is unsure: never a guess."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -20,7 +21,7 @@ from vision.sea_regions.layout import SeaLayout
 CHROMA_TOLERANCE = 0.1
 # The looser colour test of a blob's edge pixels, and how far (px) a blob grows into them.
 EDGE_LOOSENESS = 1.4
-EDGE_GROW_PX = 1
+EDGE_GROW_PX = 2
 # A pixel darker than this (balanced, white = 235) has too little light for its chromaticity to count.
 MIN_BRIGHTNESS = 28
 # Black pieces: brightest channel at most this share of white and grey (max - min <= GREYNESS * max).
@@ -36,11 +37,12 @@ TOP_SHARE = 0.82
 MIN_SOLIDITY = 0.92
 # The piece's foot must lie this far inside its region, else it stands on a border.
 BORDER_MM = 3.0
-# A blob read as a piece smaller than some other, whose colour (the looser test, print included) covers
-# more than CUT_SHORT_SHARE of a ring REACH_MM wide around it, may be a larger piece cut short (a
-# shadow band, print of its colour taken away): never taken as sure.
-REACH_MM = 2.0
-CUT_SHORT_SHARE = 0.2
+# A blob read as a piece smaller than some other, whose colour (a looser test, REACH_LOOSENESS; the bare
+# map's print excluded) covers more than CUT_SHORT_SHARE of a ring REACH_MM wide around it, may be a
+# larger piece cut short (by a shadow band, a darker face): never taken as sure.
+REACH_MM = 3.0
+REACH_LOOSENESS = 2.0
+CUT_SHORT_SHARE = 0.5
 # ... and fits its piece this loosely (mm; a piece seen whole fits closer, docs/bench/vision.md round 3).
 CUT_SHORT_FIT_MM = 2.4
 
@@ -133,9 +135,11 @@ def blobs(
     origin_mm: tuple[float, float],
     px_per_mm: float,
     print_mask: np.ndarray | None = None,
+    is_print: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
 ) -> list[Blob]:
     """Connected pieces of each player's colour, thin print lines and specks opened away; pixels where
-    `print_mask` is True (the bare map's print, see `bare_map`) are no candidates."""
+    `print_mask` is True (the bare map's print, see `bare_map`) are no candidates; `is_print(ys, xs)`
+    answers the same for any pixels (the rings of the cut-short test)."""
     names = list(layout.players)
     smallest = min(min(p.width, p.length) for p in layout.pieces.values())
     k = max(3, int(round(smallest * px_per_mm * 0.35)) | 1)
@@ -146,7 +150,6 @@ def blobs(
     # Edge pixels blurred with the background miss the strict colour test: a blob grows into the
     # neighbouring pixels that pass a looser one (hysteresis), so its breadths are the piece's.
     edge = label_pixels(top, layout, EDGE_LOOSENESS)
-    reach_labels = edge.copy()
     if print_mask is not None:
         labels = labels.copy()
         labels[print_mask] = 0
@@ -157,8 +160,11 @@ def blobs(
             # A black piece's lit faces sit at the darkness test's limit and come out speckled: close the
             # speckles into one piece before thin things are opened away.
             m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, BLACK_CLOSE)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, small)
+        opened = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
+        # The opening rounds a piece's corners off (its diagonal breadths fell short by 1-2 mm): take back
+        # the pixels of the colour within the kernel's reach of what survived it.
+        opened = cv2.bitwise_and(m, cv2.dilate(opened, kernel))
+        m = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, small)
         near = (edge == idx).view(np.uint8)
         for _ in range(EDGE_GROW_PX):
             m = cv2.bitwise_and(cv2.dilate(m, small), near)
@@ -189,27 +195,40 @@ def blobs(
                 near_others = cv2.dilate(others, box)
             touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
             b = _blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin)
-            b.reach = _reach(crop, x, y, reach_labels, idx, px_per_mm)
+            b.reach = _reach(crop, x, y, top, layout, idx, px_per_mm, is_print)
             out.append(b)
     return out
 
 
-def _reach(crop: np.ndarray, x: int, y: int, loose: np.ndarray, idx: int, px_per_mm: float) -> float:
-    """The share of a ring REACH_MM wide around a blob (mask `crop` at x, y) that passes its player's
-    looser colour test (`loose`: the labels at EDGE_LOOSENESS, before any print mask)."""
+def _reach(
+    crop: np.ndarray,
+    x: int,
+    y: int,
+    top: np.ndarray,
+    layout: SeaLayout,
+    idx: int,
+    px_per_mm: float,
+    is_print: Callable[[np.ndarray, np.ndarray], np.ndarray] | None,
+) -> float:
+    """The share of a ring REACH_MM wide around a blob (mask `crop` at x, y of the top-down copy `top`)
+    whose pixels pass its player's looser colour test (REACH_LOOSENESS) and are not the bare map's print."""
     r = max(1, int(round(REACH_MM * px_per_mm)))
     h, w = crop.shape
-    H, W = loose.shape
+    H, W = top.shape[:2]
     x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(W, x + w + r), min(H, y + h + r)
     pad = np.zeros((y1 - y0, x1 - x0), np.uint8)
     pad[y - y0 : y - y0 + h, x - x0 : x - x0 + w] = crop
     ring = (cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) > 0) & (
         pad == 0
     )
-    n = int(np.count_nonzero(ring))
-    if n == 0:
+    ys, xs = np.nonzero(ring)
+    if len(ys) == 0:
         return 0.0
-    return float(np.count_nonzero(ring & (loose[y0:y1, x0:x1] == idx))) / n
+    ys, xs = ys + y0, xs + x0
+    hit = label_pixels(top[ys, xs], layout, REACH_LOOSENESS) == idx
+    if is_print is not None and np.any(hit):
+        hit[hit] = ~is_print(ys[hit], xs[hit])
+    return float(np.count_nonzero(hit)) / len(ys)
 
 
 def _blob(
@@ -323,8 +342,9 @@ class Fit:
 # Directions (degrees from the blob's long axis) along which a blob's breadth is measured.
 DIRECTIONS = np.radians(np.arange(0, 180, 30))
 YAWS = np.radians(np.arange(0, 180, 5))
-# Blur and anti-aliasing widen a blob by about this much (mm) in every direction measured.
-EDGE_BIAS_MM = 0.5
+# Blur and anti-aliasing widen a blob by about this much (mm) in every direction measured (0 since the
+# blobs grow 2 px into their edges and take their corners back: docs/bench/vision.md round 3).
+EDGE_BIAS_MM = 0.0
 
 
 def _breadths(pts: np.ndarray, angles: np.ndarray) -> np.ndarray:

@@ -93,10 +93,15 @@ def read_regions_detailed(
         )
     t1 = time.perf_counter()
     labels = label_pixels(reg.top, lay)
-    printed = None
+    printed = is_print = None
     if bare_map is not None:
         printed = bare_map.print_mask(reg.top, label_pixels(reg.top, lay, EDGE_LOOSENESS) > 0)
-    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed)
+        now, known = reg.top, bare_map
+
+        def is_print(ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+            return known.is_print(now, ys, xs)
+
+    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed, is_print)
     t2 = time.perf_counter()
     hyps = hypotheses(lay)
     foot, cam_h = reg.pose.foot_mm, reg.pose.height_mm
