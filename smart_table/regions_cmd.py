@@ -138,7 +138,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         folder = args.config.resolve().parent if args.config is not None else Path.cwd()
         out = folder / f"sea-map-{layout.side}.png"
     try:
-        bare = learn_bare_map(image, layout, camera)
+        bare = learn_bare_map(image, layout, camera, check_empty=True)
         bare.save(out)
     except BareMapError as exc:
         raise CliError(str(exc), code=1) from None

@@ -73,13 +73,27 @@ class BareMap:
             raise BareMapError(f"cannot write {path}: check the folder exists and is writable")
 
 
-def learn_bare_map(image_bgr: np.ndarray, layout: SeaLayout, camera: Any = None) -> BareMap:
+def learn_bare_map(
+    image_bgr: np.ndarray, layout: SeaLayout, camera: Any = None, check_empty: bool = False
+) -> BareMap:
     """The bare map from its calibration photo; raises BareMapError (with what to do) when the map's
-    frame markers cannot be found."""
+    frame markers cannot be found, or (`check_empty`) when the reader sees a piece for sure on it: a
+    piece in the calibration photo would become print, unseen in play."""
     try:
         reg = register(image_bgr, layout, camera)
     except NoTable as exc:
         raise BareMapError(f"no map in the calibration photo: {exc}") from None
+    if check_empty:
+        from vision.sea_regions.reader import read_regions_detailed
+
+        reading = read_regions_detailed(image_bgr, layout, camera)
+        seen = [(rid, p) for rid, r in reading.regions.items() for p in r["pieces"]]
+        if seen:
+            rid, p = seen[0]
+            raise BareMapError(
+                f"the calibration photo shows {len(seen)} piece(s) (a {p['owner']} {p['kind']} in region "
+                f"{rid}): take every piece off the map and photograph it again"
+            )
     return BareMap(reg.top)
 
 
