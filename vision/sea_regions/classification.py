@@ -21,7 +21,7 @@ from vision.sea_regions.layout import SeaLayout
 CHROMA_TOLERANCE = 0.1
 # The looser colour test of a blob's edge pixels, and how far (px) a blob grows into them.
 EDGE_LOOSENESS = 1.4
-EDGE_GROW_PX = 2
+EDGE_GROW_PX = 1
 # A pixel darker than this (balanced, white = 235) has too little light for its chromaticity to count.
 MIN_BRIGHTNESS = 28
 # Black pieces: brightest channel at most this share of white and grey (max - min <= GREYNESS * max).
@@ -343,7 +343,7 @@ class Fit:
 DIRECTIONS = np.radians(np.arange(0, 180, 30))
 YAWS = np.radians(np.arange(0, 180, 5))
 # Blur and anti-aliasing widen a blob by about this much (mm) in every direction measured (0 since the
-# blobs grow 2 px into their edges and take their corners back: docs/bench/vision.md round 3).
+# blobs grow into their edges and take their corners back: docs/bench/vision.md round 3).
 EDGE_BIAS_MM = 0.0
 
 
