@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import cv2
 import numpy as np
@@ -69,9 +69,12 @@ class Blob:
     mask: np.ndarray  # uint8 (bbox_px's size): 1 on the blob's pixels
     solidity: float  # its area over its convex hull's
     cut: bool = False  # cut out of a blob of several pieces: its sides may be cut short, its top is whole
-    # The share of a ring around the blob (REACH_MM wide) whose pixels pass the looser colour test of its
-    # player, print or not: its colour reaching past it (a piece cut short by a shadow or the print).
-    reach: float = 0.0
+    # The share of a ring around the blob (REACH_MM wide) whose pixels pass its player's looser colour test
+    # and are no print: its colour reaching past it (`_reach`); computed only when asked (it costs ~1 ms).
+    reach_fn: Callable[[], float] | None = None
+
+    def reach(self) -> float:
+        return self.reach_fn() if self.reach_fn is not None else 0.0
 
 
 def hypotheses(layout: SeaLayout) -> list[Hypothesis]:
@@ -136,10 +139,12 @@ def blobs(
     px_per_mm: float,
     print_mask: np.ndarray | None = None,
     is_print: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    edge: np.ndarray | None = None,
 ) -> list[Blob]:
     """Connected pieces of each player's colour, thin print lines and specks opened away; pixels where
     `print_mask` is True (the bare map's print, see `bare_map`) are no candidates; `is_print(ys, xs)`
-    answers the same for any pixels (the rings of the cut-short test)."""
+    answers the same for any pixels (the rings of the cut-short test); `edge`: the labels at
+    EDGE_LOOSENESS when the caller has them already."""
     names = list(layout.players)
     smallest = min(min(p.width, p.length) for p in layout.pieces.values())
     k = max(3, int(round(smallest * px_per_mm * 0.35)) | 1)
@@ -149,7 +154,7 @@ def blobs(
     masks: list[np.ndarray] = []
     # Edge pixels blurred with the background miss the strict colour test: a blob grows into the
     # neighbouring pixels that pass a looser one (hysteresis), so its breadths are the piece's.
-    edge = label_pixels(top, layout, EDGE_LOOSENESS)
+    edge = label_pixels(top, layout, EDGE_LOOSENESS) if edge is None else edge.copy()
     if print_mask is not None:
         labels = labels.copy()
         labels[print_mask] = 0
@@ -195,7 +200,7 @@ def blobs(
                 near_others = cv2.dilate(others, box)
             touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
             b = _blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin)
-            b.reach = _reach(crop, x, y, top, layout, idx, px_per_mm, is_print)
+            b.reach_fn = partial(_reach, crop, x, y, top, layout, idx, px_per_mm, is_print)
             out.append(b)
     return out
 

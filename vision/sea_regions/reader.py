@@ -93,15 +93,16 @@ def read_regions_detailed(
         )
     t1 = time.perf_counter()
     labels = label_pixels(reg.top, lay)
-    printed = is_print = None
+    printed = is_print = edge = None
     if bare_map is not None:
-        printed = bare_map.print_mask(reg.top, label_pixels(reg.top, lay, EDGE_LOOSENESS) > 0)
+        edge = label_pixels(reg.top, lay, EDGE_LOOSENESS)
+        printed = bare_map.print_mask(reg.top, edge > 0)
         now, known = reg.top, bare_map
 
         def is_print(ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
             return known.is_print(now, ys, xs)
 
-    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed, is_print)
+    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed, is_print, edge)
     t2 = time.perf_counter()
     hyps = hypotheses(lay)
     foot, cam_h = reg.pose.foot_mm, reg.pose.height_mm
@@ -206,10 +207,14 @@ def _judge(b: Blob, lay: SeaLayout, hyps: list[Hypothesis], foot: Any, cam_h: fl
 def _cut_short(b: Blob, best: Fit, hyps: list[Hypothesis]) -> bool:
     """A loose fit of a piece smaller than another, its colour reaching past the blob (a shadow band or
     print of its colour may have cut it short): the larger piece is as likely."""
-    if b.cut or b.reach <= CUT_SHORT_SHARE or best.error_mm <= CUT_SHORT_FIT_MM:
-        return False
     h = best.hypothesis
-    return any(o.length * o.width > h.length * h.width for o in hyps)
+    if (
+        b.cut
+        or best.error_mm <= CUT_SHORT_FIT_MM
+        or all(o.length * o.width <= h.length * h.width for o in hyps)
+    ):
+        return False
+    return b.reach() > CUT_SHORT_SHARE
 
 
 def _record(regions: dict[str, dict[str, Any]], v: _Verdict) -> None:
