@@ -4,8 +4,10 @@ generator (`vision.synth.sea_heldout`, never tuned on).
     python bench/vision_sea_regions.py --set heldout --scenes 30 --start 100 [--set tuning] [--set rough]
 
 Sets: `tuning` (the tuning renderer), `rough` (the same print and layout with off-colour paints, a coloured
-light, more tilt, noise and JPEG: also tuned on), `heldout` (`vision.synth.sea_heldout`: never tuned on;
-report only on indices never run before).
+light, more tilt, noise and JPEG: also tuned on), `heldgen` (the held-out generator at indices 500 and up:
+tuning data with the held-out prints, paints and light), `heldout` (`vision.synth.sea_heldout` below
+index 500: never tuned on; report only on indices never run before). The held-out generator's sets are
+read with the bare map learned from each scene's calibration photo unless `--no-bare-map`.
 
 Per piece (strict: owner, kind, damaged and region all right), per scene (exactly right and "ok"),
 pieces read wrong with confidence, scenes wrong yet "ok", and the read's CPU time (one OpenCV thread),
@@ -28,17 +30,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import cv2  # noqa: E402
 
+from vision.sea_regions.bare_map import learn_bare_map  # noqa: E402
 from vision.sea_regions.layout import load_sea_layout  # noqa: E402
 from vision.sea_regions.reader import read_regions_detailed  # noqa: E402
 from vision.synth.sea import Piece, score, tuning_pieces, tuning_scene  # noqa: E402
 from vision.synth.sea_heldout import heldout_scene, to_1080p  # noqa: E402
 
+# The held-out generator's indices from here on are tuning data (`--set heldgen`), never held out.
+HELDGEN_FIRST = 500
 
-def _scene(which: str, i: int) -> tuple[Any, dict[str, Any], dict[str, Any], list[Piece]]:
+
+def _scene(which: str, i: int, bare: bool) -> tuple[Any, dict[str, Any], dict[str, Any], list[Piece], Any]:
     if which in ("tuning", "rough"):
-        return (*tuning_scene(i, rough=which == "rough"), tuning_pieces(i, rough=which == "rough"))
-    s = heldout_scene(i)
-    return s.image, s.truth, s.layout, s.pieces
+        return (*tuning_scene(i, rough=which == "rough"), tuning_pieces(i, rough=which == "rough"), None)
+    s = heldout_scene(i, calibration=bare)
+    return s.image, s.truth, s.layout, s.pieces, s.calibration
 
 
 def classify(reading: dict[str, Any], pieces: list[Piece]) -> Counter[str]:
@@ -77,7 +83,13 @@ def classify(reading: dict[str, Any], pieces: list[Piece]) -> Counter[str]:
     return out
 
 
-def run(which: str, start: int, scenes: int) -> dict[str, Any]:
+def run(which: str, start: int, scenes: int, bare: bool = True) -> dict[str, Any]:
+    """`bare`: read with the bare map learned from the scene's calibration photo (held-out generator's
+    sets only: the tuning renderer draws none)."""
+    if which == "heldgen" and start < HELDGEN_FIRST:
+        raise SystemExit(f"--set heldgen is tuning data from index {HELDGEN_FIRST} on: give --start >= 500")
+    if which == "heldout" and start + scenes > HELDGEN_FIRST:
+        raise SystemExit(f"--set heldout indices from {HELDGEN_FIRST} on are tuning data (--set heldgen)")
     cv2.setNumThreads(1)
     totals: Counter[str] = Counter()
     cpu_native: list[float] = []
@@ -85,14 +97,17 @@ def run(which: str, start: int, scenes: int) -> dict[str, Any]:
     reasons: Counter[str] = Counter()
     fates: Counter[str] = Counter()
     for i in range(start, start + scenes):
-        image, truth, layout_raw, pieces = _scene(which, i)
+        image, truth, layout_raw, pieces, calibration = _scene(which, i, bare)
         layout = load_sea_layout(layout_raw)
+        known = learn_bare_map(calibration, layout) if calibration is not None else None
         t = time.process_time()
-        reading = read_regions_detailed(image, layout)
+        reading = read_regions_detailed(image, layout, bare_map=known)
         cpu_native.append((time.process_time() - t) * 1000)
         small = to_1080p(image)
+        # The 1080p frame's bare map is learned from the calibration photo scaled alike (not timed).
+        known_small = learn_bare_map(to_1080p(calibration), layout) if calibration is not None else None
         t = time.process_time()
-        read_regions_detailed(small, layout)
+        read_regions_detailed(small, layout, bare_map=known_small)
         cpu_1080.append((time.process_time() - t) * 1000)
         sc = score(reading.to_json(), truth)
         fates.update(classify(reading.to_json(), pieces))
@@ -111,6 +126,7 @@ def run(which: str, start: int, scenes: int) -> dict[str, Any]:
         )
     return {
         "set": which,
+        "bare_map": bare and which in ("heldgen", "heldout"),
         "seeds": [start, start + scenes - 1],
         "scenes": totals["scenes"],
         "pieces": totals["pieces"],
@@ -130,13 +146,19 @@ def run(which: str, start: int, scenes: int) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument(
-        "--set", action="append", choices=["tuning", "rough", "heldout"], help="default: all three"
+        "--set",
+        action="append",
+        choices=["tuning", "rough", "heldgen", "heldout"],
+        help="default: tuning, rough and heldout",
     )
     ap.add_argument("--scenes", type=int, default=40)
     ap.add_argument("--start", type=int, default=0)
+    ap.add_argument(
+        "--no-bare-map", action="store_true", help="read without the bare map's calibration photo"
+    )
     args = ap.parse_args()
     for which in args.set or ["tuning", "rough", "heldout"]:
-        print(json.dumps(run(which, args.start, args.scenes)))
+        print(json.dumps(run(which, args.start, args.scenes, bare=not args.no_bare_map)))
 
 
 if __name__ == "__main__":

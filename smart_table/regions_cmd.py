@@ -1,5 +1,6 @@
 """`smart-table vision regions`: which Ships and Forts of The Great Sea stand in each region of the map,
-from a photo. Parsing, files and exit codes only: the reading is `vision.sea_regions.reader`.
+from a photo; `vision regions-watch` live; `calibrate sea-map` (the bare map's print, from a photo).
+Parsing, files and exit codes only: the reading is `vision.sea_regions.reader`.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from typing import Any
 
 from smart_table.errors import CliError
 from smart_table.files import load_camera, read_image, watch_source
+
+BARE_MAP_HELP = "the bare map from `calibrate sea-map` (PNG): print of a piece colour is no piece; optional"
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
@@ -35,6 +38,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.add_argument(
         "--crops", type=Path, default=None, help="write a crop of each unsure piece to DIR/unsure-<n>.png"
     )
+    p.add_argument("--bare-map", type=Path, default=None, help=BARE_MAP_HELP)
     p.set_defaults(func=_regions)
 
     w = groups["vision"].add_parser(
@@ -68,7 +72,23 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         "--loop", action="store_true", help="replay the image folder until stopped (a demo table, a test)"
     )
     w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
+    w.add_argument("--bare-map", type=Path, default=None, help=BARE_MAP_HELP)
     w.set_defaults(func=_watch)
+
+    c = groups["calibrate"].add_parser(
+        "sea-map", help="learn The Great Sea's printed map from a photo of the bare map (no pieces on it)"
+    )
+    c.add_argument("--image", type=Path, required=True, help="a photo of the bare map, same camera and lamp")
+    c.add_argument("--layout", type=Path, required=True, help="Great Sea table layout JSON")
+    c.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
+    c.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="where to save the bare map (PNG); default sea-map-<side>.png beside --config, else here",
+    )
+    c.add_argument("--config", type=Path, default=None, help="the table's TOML config (where to save)")
+    c.set_defaults(func=_calibrate)
 
 
 def _layout_and_camera(layout_path: Path, camera_file: Path | None) -> tuple[Any, Any]:
@@ -81,10 +101,44 @@ def _layout_and_camera(layout_path: Path, camera_file: Path | None) -> tuple[Any
     return layout, load_camera(camera_file)
 
 
+def _bare_map(path: Path | None, layout: Any) -> Any:
+    if path is None:
+        return None
+    from vision.sea_regions.bare_map import BareMapError, load_bare_map
+
+    try:
+        return load_bare_map(path, layout)
+    except BareMapError as exc:
+        raise CliError(str(exc)) from None
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    from vision.sea_regions.bare_map import BareMapError, learn_bare_map
+
+    layout, camera = _layout_and_camera(args.layout, args.calibration)
+    image = read_image(args.image)
+    out = args.out
+    if out is None:
+        folder = args.config.resolve().parent if args.config is not None else Path.cwd()
+        out = folder / f"sea-map-{layout.side}.png"
+    try:
+        bare = learn_bare_map(image, layout, camera, check_empty=True)
+        bare.save(out)
+    except BareMapError as exc:
+        raise CliError(str(exc), code=1) from None
+    print(
+        f"smart-table: bare map of {layout.name} saved to {out}; "
+        "give it to `vision regions-watch --bare-map`",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _watch(args: argparse.Namespace) -> int:
     from vision.sea_regions.live import SourceError, watch_regions
 
     layout, camera = _layout_and_camera(args.layout, args.calibration)
+    bare = _bare_map(args.bare_map, layout)
     source = watch_source(args)
     try:
         count = watch_regions(
@@ -97,6 +151,7 @@ def _watch(args: argparse.Namespace) -> int:
             max_frames=args.max_frames,
             loop=args.loop,
             echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None,
+            bare_map=bare,
         )
     except SourceError as exc:
         raise CliError(str(exc), code=1) from None
@@ -110,12 +165,17 @@ def _watch(args: argparse.Namespace) -> int:
 def _regions(args: argparse.Namespace) -> int:
     import cv2
 
+    from vision.sea_regions.bare_map import BareMapError
     from vision.sea_regions.reader import read_regions_detailed
 
     layout, camera = _layout_and_camera(args.layout, args.camera_file)
+    bare = _bare_map(args.bare_map, layout)
     path = args.image
     image = read_image(path)
-    reading = read_regions_detailed(image, layout, camera)
+    try:
+        reading = read_regions_detailed(image, layout, camera, bare)
+    except BareMapError as exc:
+        raise CliError(str(exc)) from None
     out = reading.to_json()
     if args.crops is not None and reading.crops:
         try:

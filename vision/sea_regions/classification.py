@@ -7,8 +7,9 @@ or two pieces about as well, is unsure: never a guess."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 
 import cv2
 import numpy as np
@@ -36,6 +37,14 @@ TOP_SHARE = 0.82
 MIN_SOLIDITY = 0.92
 # The piece's foot must lie this far inside its region, else it stands on a border.
 BORDER_MM = 3.0
+# A blob read as a piece smaller than some other, whose colour (a looser test, REACH_LOOSENESS; the bare
+# map's print excluded) covers more than CUT_SHORT_SHARE of a ring REACH_MM wide around it, may be a
+# larger piece cut short (by a shadow band, a darker face): never taken as sure.
+REACH_MM = 3.0
+REACH_LOOSENESS = 2.0
+CUT_SHORT_SHARE = 0.5
+# ... and fits its piece this loosely (mm; a piece seen whole fits closer, docs/bench/vision.md round 3).
+CUT_SHORT_FIT_MM = 2.4
 
 
 @dataclass(frozen=True)
@@ -60,6 +69,12 @@ class Blob:
     mask: np.ndarray  # uint8 (bbox_px's size): 1 on the blob's pixels
     solidity: float  # its area over its convex hull's
     cut: bool = False  # cut out of a blob of several pieces: its sides may be cut short, its top is whole
+    # The share of a ring around the blob (REACH_MM wide) whose pixels pass its player's looser colour test
+    # and are no print: its colour reaching past it (`_reach`); computed only when asked (it costs ~1 ms).
+    reach_fn: Callable[[], float] | None = None
+
+    def reach(self) -> float:
+        return self.reach_fn() if self.reach_fn is not None else 0.0
 
 
 def hypotheses(layout: SeaLayout) -> list[Hypothesis]:
@@ -117,9 +132,19 @@ def label_pixels(top: np.ndarray, layout: SeaLayout, loose: float = 1.0) -> np.n
 
 
 def blobs(
-    labels: np.ndarray, top: np.ndarray, layout: SeaLayout, origin_mm: tuple[float, float], px_per_mm: float
+    labels: np.ndarray,
+    top: np.ndarray,
+    layout: SeaLayout,
+    origin_mm: tuple[float, float],
+    px_per_mm: float,
+    print_mask: np.ndarray | None = None,
+    is_print: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    edge: np.ndarray | None = None,
 ) -> list[Blob]:
-    """Connected pieces of each player's colour, thin print lines and specks opened away."""
+    """Connected pieces of each player's colour, thin print lines and specks opened away; pixels where
+    `print_mask` is True (the bare map's print, see `bare_map`) are no candidates; `is_print(ys, xs)`
+    answers the same for any pixels (the rings of the cut-short test); `edge`: the labels at
+    EDGE_LOOSENESS when the caller has them already."""
     names = list(layout.players)
     smallest = min(min(p.width, p.length) for p in layout.pieces.values())
     k = max(3, int(round(smallest * px_per_mm * 0.35)) | 1)
@@ -129,15 +154,22 @@ def blobs(
     masks: list[np.ndarray] = []
     # Edge pixels blurred with the background miss the strict colour test: a blob grows into the
     # neighbouring pixels that pass a looser one (hysteresis), so its breadths are the piece's.
-    edge = label_pixels(top, layout, EDGE_LOOSENESS)
+    edge = label_pixels(top, layout, EDGE_LOOSENESS) if edge is None else edge.copy()
+    if print_mask is not None:
+        labels = labels.copy()
+        labels[print_mask] = 0
+        edge[print_mask] = 0
     for idx in range(1, len(names) + 1):
         m = (labels == idx).view(np.uint8)
         if is_black(layout.players[names[idx - 1]]):
             # A black piece's lit faces sit at the darkness test's limit and come out speckled: close the
             # speckles into one piece before thin things are opened away.
             m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, BLACK_CLOSE)
-        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
-        m = cv2.morphologyEx(m, cv2.MORPH_CLOSE, small)
+        opened = cv2.morphologyEx(m, cv2.MORPH_OPEN, kernel)
+        # The opening rounds a piece's corners off (its diagonal breadths fell short by 1-2 mm): take back
+        # the pixels of the colour within the kernel's reach of what survived it.
+        opened = cv2.bitwise_and(m, cv2.dilate(opened, kernel))
+        m = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, small)
         near = (edge == idx).view(np.uint8)
         for _ in range(EDGE_GROW_PX):
             m = cv2.bitwise_and(cv2.dilate(m, small), near)
@@ -167,8 +199,41 @@ def blobs(
                 others[m > 0] = 0
                 near_others = cv2.dilate(others, box)
             touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
-            out.append(_blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin))
+            b = _blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin)
+            b.reach_fn = partial(_reach, crop, x, y, top, layout, idx, px_per_mm, is_print)
+            out.append(b)
     return out
+
+
+def _reach(
+    crop: np.ndarray,
+    x: int,
+    y: int,
+    top: np.ndarray,
+    layout: SeaLayout,
+    idx: int,
+    px_per_mm: float,
+    is_print: Callable[[np.ndarray, np.ndarray], np.ndarray] | None,
+) -> float:
+    """The share of a ring REACH_MM wide around a blob (mask `crop` at x, y of the top-down copy `top`)
+    whose pixels pass its player's looser colour test (REACH_LOOSENESS) and are not the bare map's print."""
+    r = max(1, int(round(REACH_MM * px_per_mm)))
+    h, w = crop.shape
+    H, W = top.shape[:2]
+    x0, y0, x1, y1 = max(0, x - r), max(0, y - r), min(W, x + w + r), min(H, y + h + r)
+    pad = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    pad[y - y0 : y - y0 + h, x - x0 : x - x0 + w] = crop
+    ring = (cv2.dilate(pad, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * r + 1, 2 * r + 1))) > 0) & (
+        pad == 0
+    )
+    ys, xs = np.nonzero(ring)
+    if len(ys) == 0:
+        return 0.0
+    ys, xs = ys + y0, xs + x0
+    hit = label_pixels(top[ys, xs], layout, REACH_LOOSENESS) == idx
+    if is_print is not None and np.any(hit):
+        hit[hit] = ~is_print(ys[hit], xs[hit])
+    return float(np.count_nonzero(hit)) / len(ys)
 
 
 def _blob(
@@ -282,8 +347,9 @@ class Fit:
 # Directions (degrees from the blob's long axis) along which a blob's breadth is measured.
 DIRECTIONS = np.radians(np.arange(0, 180, 30))
 YAWS = np.radians(np.arange(0, 180, 5))
-# Blur and anti-aliasing widen a blob by about this much (mm) in every direction measured.
-EDGE_BIAS_MM = 0.5
+# Blur and anti-aliasing widen a blob by about this much (mm) in every direction measured (0 since the
+# blobs grow into their edges and take their corners back: docs/bench/vision.md round 3).
+EDGE_BIAS_MM = 0.0
 
 
 def _breadths(pts: np.ndarray, angles: np.ndarray) -> np.ndarray:

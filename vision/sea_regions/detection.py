@@ -80,12 +80,9 @@ def register(image_bgr: np.ndarray, layout: SeaLayout, camera: Any = None) -> Re
     except GeometryError as exc:
         raise NoTable(str(exc)) from None
     white = _quiet_zone_white(image_bgr, layout, H, [m for m, _ in frame])
-    x0, y0, x1, y1 = layout.map_box_mm
+    x0, y0, _, _ = layout.map_box_mm
     ox, oy = x0 - MAP_MARGIN_MM, y0 - MAP_MARGIN_MM
-    size = (
-        int(np.ceil((x1 - x0 + 2 * MAP_MARGIN_MM) * PX_PER_MM)),
-        int(np.ceil((y1 - y0 + 2 * MAP_MARGIN_MM) * PX_PER_MM)),
-    )
+    size = top_size(layout)
     to_board = np.array([[1 / PX_PER_MM, 0, ox], [0, 1 / PX_PER_MM, oy], [0, 0, 1.0]])
     # Pixel centres: the copy's pixel (i, j) is the board point at its centre.
     shift = np.array([[1, 0, 0.5], [0, 1, 0.5], [0, 0, 1.0]])
@@ -97,6 +94,15 @@ def register(image_bgr: np.ndarray, layout: SeaLayout, camera: Any = None) -> Re
     gains = np.clip(235.0 / np.maximum(np.array(white), 1.0), 0.4, 6.0)
     top = cv2.transform(top, np.diag(gains).astype(np.float32))
     return Registration(H, pose, tuple(m.id for m, _ in frame), (ox, oy), top, white)
+
+
+def top_size(layout: SeaLayout) -> tuple[int, int]:
+    """The top-down copy's size in px (width, height)."""
+    x0, y0, x1, y1 = layout.map_box_mm
+    return (
+        int(np.ceil((x1 - x0 + 2 * MAP_MARGIN_MM) * PX_PER_MM)),
+        int(np.ceil((y1 - y0 + 2 * MAP_MARGIN_MM) * PX_PER_MM)),
+    )
 
 
 def _quiet_zone_white(

@@ -27,6 +27,7 @@ import numpy as np
 
 from contracts import topics
 from vision.live import Confirmation, SettleGate, SourceError, iter_frames
+from vision.sea_regions.bare_map import BareMap, BareMapError
 from vision.sea_regions.layout import SeaLayout, load_sea_layout
 from vision.sea_regions.reader import read_regions_detailed
 from vision.settled_publisher import publish_settled
@@ -66,9 +67,11 @@ class RegionsWatcher:
         confirm: int = 2,
         source: str = "",
         clock: Callable[[], float] = time.time,
+        bare_map: BareMap | None = None,
     ) -> None:
         self.layout = load_sea_layout(layout)
         self.camera = camera
+        self.bare_map = bare_map
         self.gate = SettleGate(still_frames=still_frames)
         self.confirmation = Confirmation(max(1, confirm))
         self.source = source
@@ -84,7 +87,12 @@ class RegionsWatcher:
             if state == "moving":
                 self.confirmation.reset()
             return RegionsWatchEvent(fid, state)
-        reading = read_regions_detailed(frame, self.layout, self.camera)
+        try:
+            reading = read_regions_detailed(frame, self.layout, self.camera, self.bare_map)
+        except BareMapError as exc:  # a bare map of another camera size: say so, never stop the watch
+            self.gate.still_count, self.gate.state = 0, "paused"
+            self.confirmation.reset()
+            return RegionsWatchEvent(fid, "paused", str(exc))
         if reading.status == "no-table":
             self.gate.still_count, self.gate.state = 0, "paused"
             self.confirmation.reset()
@@ -118,6 +126,7 @@ def watch_regions(
     echo: Callable[[dict[str, Any]], None] | None = None,
     connect_grace_s: float = 0.3,
     loop: bool = False,
+    bare_map: BareMap | None = None,
 ) -> int:
     """Read frames until the source ends (or `max_frames`; `loop`: an image folder replayed until stopped),
     publishing settled readings as
@@ -128,5 +137,5 @@ def watch_regions(
     if first is None:
         return 0
     stream = itertools.chain([first], frames)
-    watcher = RegionsWatcher(layout, camera, still_frames, confirm, source=str(source))
+    watcher = RegionsWatcher(layout, camera, still_frames, confirm, source=str(source), bare_map=bare_map)
     return publish_settled(stream, watcher, TOPIC, pub, max_frames, echo, connect_grace_s)

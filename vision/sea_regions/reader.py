@@ -15,8 +15,12 @@ import cv2
 import numpy as np
 
 from contracts.sea_regions import READING_FORMAT
+from vision.sea_regions.bare_map import BareMap
 from vision.sea_regions.classification import (
     BORDER_MM,
+    CUT_SHORT_FIT_MM,
+    CUT_SHORT_SHARE,
+    EDGE_LOOSENESS,
     FIT_MARGIN_MM,
     FIT_MM,
     MIN_SOLIDITY,
@@ -61,10 +65,15 @@ class RegionsReading:
 
 
 def read_regions_detailed(
-    image_bgr: np.ndarray, layout: SeaLayout | dict[str, Any] | str, camera: Any = None
+    image_bgr: np.ndarray,
+    layout: SeaLayout | dict[str, Any] | str,
+    camera: Any = None,
+    bare_map: BareMap | None = None,
 ) -> RegionsReading:
     """Read one photo. Each region lists the pieces seen in it (`owner`, `kind`, `damaged`,
-    `confidence`, `at_mm`) and says whether it is `complete` (nothing unsure in it)."""
+    `confidence`, `at_mm`) and says whether it is `complete` (nothing unsure in it). `bare_map` (the
+    calibration photo of the bare map, `vision.sea_regions.bare_map`): print of a piece's colour is no
+    candidate."""
     # Long: registration, colours and the per-blob verdicts share the timings and the unsure list; split
     # once a live mode needs the stages apart.
     t0 = time.perf_counter()
@@ -84,7 +93,16 @@ def read_regions_detailed(
         )
     t1 = time.perf_counter()
     labels = label_pixels(reg.top, lay)
-    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM)
+    printed = is_print = edge = None
+    if bare_map is not None:
+        edge = label_pixels(reg.top, lay, EDGE_LOOSENESS)
+        printed = bare_map.print_mask(reg.top, edge > 0)
+        now, known = reg.top, bare_map
+
+        def is_print(ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+            return known.is_print(now, ys, xs)
+
+    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed, is_print, edge)
     t2 = time.perf_counter()
     hyps = hypotheses(lay)
     foot, cam_h = reg.pose.foot_mm, reg.pose.height_mm
@@ -143,10 +161,13 @@ def read_regions_detailed(
 
 
 def read_regions(
-    image_bgr: np.ndarray, layout: SeaLayout | dict[str, Any] | str, camera: Any = None
+    image_bgr: np.ndarray,
+    layout: SeaLayout | dict[str, Any] | str,
+    camera: Any = None,
+    bare_map: BareMap | None = None,
 ) -> dict[str, Any]:
     """The `vision regions` JSON for one photo (see `read_regions_detailed`)."""
-    return read_regions_detailed(image_bgr, layout, camera).to_json()
+    return read_regions_detailed(image_bgr, layout, camera, bare_map).to_json()
 
 
 @dataclass
@@ -175,10 +196,25 @@ def _judge(b: Blob, lay: SeaLayout, hyps: list[Hypothesis], foot: Any, cam_h: fl
         why = "touching another colour's piece (one may hide part of the other)"
     elif place is None or margin < BORDER_MM:
         why = "standing on a border between regions"
+    elif _cut_short(b, best, hyps):
+        why = "perhaps a larger piece cut short (its colour reaches past it)"
     conf = 0.6 + 0.39 * min(1.0, (FIT_MM - best.error_mm) / FIT_MM) * min(
         1.0, ((fits[1].error_mm - best.error_mm) if len(fits) > 1 else FIT_MM) / (2 * FIT_MARGIN_MM)
     )
     return _Verdict(b, best, why, place, conf)
+
+
+def _cut_short(b: Blob, best: Fit, hyps: list[Hypothesis]) -> bool:
+    """A loose fit of a piece smaller than another, its colour reaching past the blob (a shadow band or
+    print of its colour may have cut it short): the larger piece is as likely."""
+    h = best.hypothesis
+    if (
+        b.cut
+        or best.error_mm <= CUT_SHORT_FIT_MM
+        or all(o.length * o.width <= h.length * h.width for o in hyps)
+    ):
+        return False
+    return b.reach() > CUT_SHORT_SHARE
 
 
 def _record(regions: dict[str, dict[str, Any]], v: _Verdict) -> None:

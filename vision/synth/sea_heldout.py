@@ -9,6 +9,7 @@ blur and JPEG. Must not import the reader.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +41,9 @@ class HeldOutScene:
     layout: dict[str, Any]
     notes: dict[str, Any]
     pieces: list[Piece]  # where each stands (for classifying errors)
+    # The bare map under the same camera and lamp, without the pieces nor the people's shadow bands (the
+    # calibration photo taken at setup); None when not asked for.
+    calibration: np.ndarray | None = None
 
 
 def _print(rng: np.random.Generator) -> Print:
@@ -60,7 +64,9 @@ def _print(rng: np.random.Generator) -> Print:
     )
 
 
-def heldout_scene(index: int) -> HeldOutScene:
+def heldout_scene(index: int, calibration: bool = False) -> HeldOutScene:
+    """Scene `index` (its photo the same with or without `calibration`: the bare map's photo is drawn
+    after it, from its own random stream)."""
     seed = SEED_BASE + index
     rng = np.random.default_rng(seed)
     side = str(rng.choice(["2", "3", "4"]))
@@ -150,7 +156,23 @@ def heldout_scene(index: int) -> HeldOutScene:
         "jpeg": True,
         "shadow_bands": bands,
     }
-    return HeldOutScene(seed, img, truth_of(pieces, layout), layout, notes, pieces)
+    bare = None
+    if calibration:
+        crng = np.random.default_rng([seed, 1])
+        # Taken at setup: the lamp a little brighter or dimmer than during play.
+        setup_light = dataclasses.replace(light, gain=light.gain * float(crng.uniform(0.9, 1.1)))
+        bare = render(
+            layout,
+            texture,
+            [],
+            cam,
+            setup_light,
+            crng,
+            noise=float(crng.uniform(1, 6)),
+            jpeg=int(crng.integers(60, 96)),
+            blur=float(crng.uniform(0.3, 1.2)),
+        )
+    return HeldOutScene(seed, img, truth_of(pieces, layout), layout, notes, pieces, bare)
 
 
 def to_1080p(image: np.ndarray) -> np.ndarray:

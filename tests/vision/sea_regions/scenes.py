@@ -50,3 +50,37 @@ def touching_scene() -> tuple[np.ndarray, dict[str, Any]]:
     cam = framed_camera(layout, (w / 2, h / 2), 10.0, 30.0, 0.0, 60.0, (1920, 1080))
     rng = np.random.default_rng(4)
     return render(layout, paint_map(layout, Print(), rng), pieces, cam, Lighting(), rng), layout
+
+
+@cache
+def gold_print_scene() -> tuple[np.ndarray, np.ndarray, dict[str, list[list[Any]]], dict[str, Any]]:
+    """The spread scene's pieces on a map printed near a piece colour (islands in the yellow player's
+    gold, red-brown borders), and the bare map's calibration photo (same camera, lamp a little dimmer).
+    Returns (photo, bare photo, truth, layout)."""
+    _, truth, layout = spread_scene()
+    image, bare = _gold_photos(layout)
+    return image, bare, truth, layout
+
+
+def _gold_photos(layout: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    centres = {r["id"]: np.array(r["polygon_mm"]).mean(axis=0) for r in layout["regions"]}
+    spec = [
+        ("r0c1", "red", "large", False, 20.0),
+        ("r0c2", "yellow", "medium", False, 110.0),
+        ("r1c1", "red", "small", False, 60.0),
+        ("r1c2", "yellow", "stronghold", False, 15.0),
+        ("r2c1", "red", "outpost", False, 40.0),
+        ("r2c2", "yellow", "medium", True, 75.0),
+        ("r3c2", "red", "large", True, 130.0),
+        ("r3c1", "yellow", "small", False, 160.0),
+    ]
+    pieces = [
+        Piece(o, k, d, (float(centres[r][0]), float(centres[r][1])), yaw, r) for r, o, k, d, yaw in spec
+    ]
+    look = Print(island=(40, 180, 228), border=(40, 45, 150), border_mm=2.5)
+    texture = paint_map(layout, look, np.random.default_rng(5))
+    w, h = layout["size_mm"]
+    cam = framed_camera(layout, (w / 2, h / 2), 12.0, 40.0, 0.0, 60.0, (1920, 1080))
+    image = render(layout, texture, pieces, cam, Lighting(shadow_strength=0.25), np.random.default_rng(6))
+    bare = render(layout, texture, [], cam, Lighting(gain=0.93), np.random.default_rng(7))
+    return image, bare
