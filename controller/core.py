@@ -144,6 +144,8 @@ class TableCore:
         self.prompts: dict[str, Prompt] = {}
         self.battle_view: dict[str, Any] | None = None
         self.tower_warning: str | None = None
+        # The battle camera's latest reading's warning (light changed since calibration: re-calibrate).
+        self.camera_warning: str | None = None
         self.listeners: list[
             Callable[[list[dict[str, Any]]], None]
         ] = []  # called after each accepted command
@@ -438,6 +440,7 @@ class TableCore:
                 "view": self.engine.public_view(self.state),
                 "battle": self.battle_view,
                 "tower": {"warning": self.tower_warning},
+                "camera": {"warning": self.camera_warning},
                 "seats": self.seats or {p: "person" for p in self.players},
                 "sensors": self.sensors(),
                 "ts": self.clock(),

@@ -169,12 +169,25 @@ class SensorWiring:
         driver = self.service.battles
         if driver is not None:
             driver.sensor_seen("camera")
+        reading = msg.get("reading", msg)
+        self._camera_warning(reading.get("warning") if isinstance(reading, dict) else None)
         if driver is None or driver.session is None:
             return
-        reading = msg.get("reading", msg)
         # vision.live publishes a board only once it has settled and two readings agree; its crops go with
         # the drop step the reading is for (confirm_reading prompts show them).
         driver.camera(reading, bool(msg.get("settled", True)), crops=msg.get("crops"))
+
+    def _camera_warning(self, warning: Any) -> None:
+        """Each published reading says whether the light drifted since calibration; the table view shows
+        the latest one's warning (a re-calibrate prompt) until a reading comes without it."""
+        core = self.service.core
+        text = warning if isinstance(warning, str) and warning else None
+        with core.lock:
+            if text != core.camera_warning:
+                core.camera_warning = text
+                if text:
+                    log.warning("camera: %s", text)
+                core.publish_state()
 
     def vision_table(self, msg: dict[str, Any]) -> None:
         if self.service.ships is not None:

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +24,20 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     cal = groups["calibrate"]
     p = cal.add_parser("colors", help="learn each cube colour from the cubes on the layout's swatches")
     p.add_argument("--layout", required=True, help="board layout JSON")
-    p.add_argument("--image", required=True, help="image of the board with one cube on each swatch")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--image", help="image of the board with one cube on each swatch")
+    src.add_argument(
+        "--camera",
+        metavar="SOURCE",
+        help="take the photo from a camera (0, /dev/video0, rtsp://..., http://... MJPEG, picamera2) and "
+        "lock its exposure and white balance, stored with the palette for 'vision watch'",
+    )
+    p.add_argument(
+        "--warmup-frames",
+        type=int,
+        default=15,
+        help="with --camera: frames to let auto exposure settle before locking (default 15)",
+    )
     p.add_argument("--out", required=True, help="palette JSON to write")
     p.add_argument("--intrinsics", help="camera.json from 'calibrate camera' (optional)")
     p.add_argument("--colors", help="comma-separated subset of the swatch colours to learn")
@@ -67,7 +81,11 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p = vis.add_parser("watch", help="read a video stream: settle gate, hand pause, crops, ZeroMQ publish")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--camera", type=int, help="camera index")
-    src.add_argument("--video", help="video file or folder of images (instead of a camera)")
+    src.add_argument(
+        "--video",
+        metavar="SOURCE",
+        help="video file, image folder, /dev/videoN, rtsp://..., http://... MJPEG stream or picamera2[:N]",
+    )
     p.add_argument("--layout", required=True, help="board layout JSON")
     p.add_argument("--palette", required=True, help="palette JSON from 'calibrate colors'")
     p.add_argument("--intrinsics", help="camera.json from 'calibrate camera' (optional)")
@@ -85,6 +103,19 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     )
     p.add_argument("--print-crops", action="store_true", help="include the base64 crops in the printed lines")
     p.add_argument("--verbose", action="store_true", help="print the gate state of every frame to stderr")
+    p.add_argument(
+        "--lock-after",
+        type=int,
+        default=10,
+        help="a camera's exposure and white balance are locked after this many frames, at the palette's "
+        "values when 'calibrate colors --camera' stored them (default 10; 0: never lock)",
+    )
+    p.add_argument(
+        "--reconnect-s",
+        type=float,
+        default=30.0,
+        help="seconds to keep reopening a camera or stream that stopped giving frames (default 30; 0: stop)",
+    )
     p.set_defaults(func=cmd_vision_watch)
 
 
@@ -160,7 +191,11 @@ def cmd_calibrate_colors(args: argparse.Namespace) -> int:
     from calibration.colors import CalibrationError, learn_palette, palette_summary
 
     layout = _layout(args.layout)
-    image = _image(args.image)
+    camera: dict[str, Any] | None = None
+    if args.camera is not None:
+        image, camera = _camera_photo(args.camera, args.warmup_frames)
+    else:
+        image = _image(args.image)
     colors = [c.strip() for c in args.colors.split(",") if c.strip()] if args.colors else None
     t0 = time.perf_counter()
     questions: list[dict[str, Any]] = []
@@ -181,7 +216,10 @@ def cmd_calibrate_colors(args: argparse.Namespace) -> int:
             reply = input(f"{q['text']} (crops: {', '.join(q['crops'])}) [y/N] ").strip().lower()
             if reply not in ("y", "yes"):
                 raise CliError("calibration not saved: fix what the crops show and run again", code=3)
-    _write_json(args.out, palette.to_json())
+    data = palette.to_json()
+    if camera is not None:
+        data["camera"] = camera  # (an extra key: read by 'vision watch', ignored by the palette loader)
+    _write_json(args.out, data)
     print(
         json.dumps(
             {
@@ -189,10 +227,44 @@ def cmd_calibrate_colors(args: argparse.Namespace) -> int:
                 "colors": palette_summary(palette),
                 "questions": asked,
                 "seconds": round(time.perf_counter() - t0, 3),
+                **({"camera_lock": camera["lock"]} if camera is not None else {}),
             }
         )
     )
     return 0
+
+
+def _camera_photo(source: str, warmup: int) -> tuple[Any, dict[str, Any]]:
+    """The calibration photo from a live source: frames are skipped while its auto exposure settles, its
+    exposure and white balance are locked, and the frame after the lock is the photo. Returns the photo and
+    what 'vision watch' needs to run under the same settings (source, settings, the lock's sentence)."""
+    from vision.camera_source import CameraSource, SourceError, kind_of
+
+    if kind_of(source) == "file":
+        raise CliError(f"--camera {source!r} is not a camera or stream; give a photo with --image instead")
+    try:
+        cam = CameraSource(source)
+        frames = iter(cam)
+        try:
+            for _ in range(max(0, warmup)):
+                next(frames)
+            said = cam.lock()
+            image = next(frames)
+            settings = cam.settings()
+        finally:
+            cam.close()
+    except StopIteration:
+        raise CliError(f"camera {source} gave no frame; check it is streaming", code=1) from None
+    except SourceError as exc:
+        raise CliError(str(exc), code=1) from exc
+    print(f"camera {source}: {said}", file=sys.stderr, flush=True)
+    return image, {
+        "source": source,
+        "kind": cam.kind,
+        "locked": cam.locked is not None,
+        "settings": settings,
+        "lock": said,
+    }
 
 
 def _write_question_crops(questions: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
@@ -316,6 +388,7 @@ def cmd_vision_read(args: argparse.Namespace) -> int:
 
 def cmd_vision_watch(args: argparse.Namespace) -> int:
     from vision.battle_board.reader import BoardReader
+    from vision.camera_source import CameraSource, kind_of
     from vision.live import BoardWatcher, SourceError, iter_frames
 
     layout = _layout(args.layout)
@@ -340,10 +413,20 @@ def cmd_vision_watch(args: argparse.Namespace) -> int:
                 f"cannot bind ZeroMQ PUB to {args.zmq_pub!r}: {exc}; use a free tcp://host:port", code=1
             ) from exc
         time.sleep(max(0.0, args.start_delay))
+    cam, lock_at = None, max(0, args.lock_after)
     try:
-        frames = iter_frames(args.camera if args.camera is not None else args.video)
+        if kind_of(source) == "file":
+            frames: Iterator[Any] = iter_frames(source)
+        else:
+            cam = CameraSource(
+                source, reconnect_s=max(0.0, args.reconnect_s), note=lambda s: _say(sock, source, s)
+            )
+            frames = iter(cam)
         n = 0
         for frame in frames:
+            if cam is not None and lock_at and n == lock_at:
+                said = cam.lock(_stored_camera(args.palette, source))
+                _say(sock, source, said, lock=said, locked=cam.locked is not None)
             event = watcher.process(frame)
             n += 1
             if args.verbose:
@@ -363,6 +446,34 @@ def cmd_vision_watch(args: argparse.Namespace) -> int:
     except SourceError as exc:
         raise CliError(str(exc), code=1) from exc
     finally:
+        if cam is not None:
+            cam.close()
         if sock is not None:
             sock.close()
     return 0
+
+
+def _say(sock: zmq.Socket[bytes] | None, source: str, text: str, **extra: Any) -> None:
+    """One line on stderr about the camera (the controller's log shows it) and, with a PUB socket, a
+    `vision.health` message: offline while a dropped stream is being reopened, online otherwise."""
+    print(f"camera {source}: {text}", file=sys.stderr, flush=True)
+    if sock is not None:
+        from contracts import topics
+
+        online = "reconnecting" not in text
+        msg = {"online": online, "ts": round(time.time(), 3), "source": source, **extra}
+        if not online:
+            msg["reason"] = text
+        sock.send_multipart([topics.VISION_HEALTH, json.dumps(msg).encode()])
+
+
+def _stored_camera(palette: str, source: str) -> dict[str, Any] | None:
+    """The exposure and white balance 'calibrate colors --camera' stored with the palette, when it was
+    taken from this same source; None (lock at the present values) otherwise."""
+    try:
+        cam = json.loads(Path(palette).read_text(encoding="utf-8")).get("camera")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if isinstance(cam, dict) and cam.get("source") == source and isinstance(cam.get("settings"), dict):
+        return cam["settings"] or None
+    return None

@@ -32,20 +32,13 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 
 
 def iter_frames(source: str | int, loop: bool = False) -> Iterator[np.ndarray]:
-    """BGR frames from a camera index, a video file or a folder of images (sorted by name), or any
-    source `vision.camera_source` opens (`/dev/videoN`, `rtsp://`, `http://` MJPEG, `picamera2`)."""
-    if kind_of(source) in ("rtsp", "mjpeg", "picamera2") or str(source).startswith("/dev/video"):
+    """BGR frames from a video file or a folder of images (sorted by name), or any live source
+    `vision.camera_source` opens (a camera index, `/dev/videoN`, `rtsp://`, `http://` MJPEG, `picamera2`),
+    which ends where the stream ends (`CameraSource(..., reconnect_s=...)` reconnects instead)."""
+    if kind_of(source) != "file":
         yield from CameraSource(source)
         return
-    if isinstance(source, int) or (isinstance(source, str) and source.isdigit()):
-        cap = cv2.VideoCapture(int(source))
-        if not cap.isOpened():
-            raise SourceError(
-                f"cannot open camera {source}; check it is plugged in and not used by another program"
-            )
-        yield from _from_capture(cap)
-        return
-    path = Path(source)
+    path = Path(str(source))
     if path.is_dir():
         files = sorted(p for p in path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not files:

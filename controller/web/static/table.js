@@ -169,6 +169,7 @@ export function renderTable(root, store) {
   const players = playersOf(v);
   const squares = squaresOf(v);
   const warning = st.tower?.warning;
+  const cameraWarning = st.camera?.warning;
   const prompts = store.prompts?.prompts || [];
   const devices = Object.entries(store.devices).map(([name, d]) =>
     h(`span.device.${safe(d?.state ?? d)}`, { dataset: { device: name } }, `${name}: ${d?.state ?? d}`));
@@ -179,6 +180,7 @@ export function renderTable(root, store) {
   const battle = st.battle || v.battle ? renderBattle(st.battle, v.battle, prompts, store.board) : lastBattle(store);
   mount(root,
     warning ? h("p.warning#tower-warning", { role: "alert" }, "⚠ Tower: ", warning) : null,
+    cameraWarning ? h("p.warning#camera-warning", { role: "alert" }, "⚠ Camera: ", cameraWarning) : null,
     over && w?.scores ? scoreTable(w.scores) : over && v.scores ? h("section.scores", h("h2", "Final scores"), facts(v.scores, [], "facts big")) : null,
     !st.battle && prompts.length ? h("section.prompts", prompts.map((p) => h("p.prompt", { dataset: { kind: p.kind } }, p.text || humanize(p.kind)))) : null,
     waiting.length ? h("p.waiting", "Waiting for: ", waiting.join(", ")) : null,
