@@ -96,7 +96,8 @@ def port_free(host: str, port: int) -> bool:
 
 
 def _source(camera: str, file_flag: str) -> list[str]:
-    """A camera index ("0") or a video file / image folder path."""
+    """A camera index ("0") as `--camera`; anything else (a video file, image folder, /dev/videoN, rtsp://,
+    http:// MJPEG, picamera2) as `file_flag`, which `vision watch` opens through vision.camera_source."""
     return ["--camera", camera] if camera.isdigit() else [file_flag, camera]
 
 
