@@ -73,6 +73,23 @@ LIT_MAHALANOBIS2 = 16.3
 # A shadow may tint the print by the room light's colour: log-chroma residual of this width (1 sigma) ...
 SHADOW_CAST_LOG = 0.06
 SHADOW_MARGIN2 = 9.0  # ... and the cube must explain the pixel this much better (squared distance)
+# A cube on print of its own colour, read by its shape (`_cube_by_shape`): the top-face plane sampled at
+# this resolution in a window this wide (half width) around an unexplained change; each edge's step
+# measured this far inside and outside it, along its middle 7 mm; log units (brightness + SHAPE_OFFSET).
+SHAPE_PX_PER_MM = 3.0
+SHAPE_WINDOW_MM = 18.0
+SHAPE_STEP_MM = 1.0
+SHAPE_OFFSET = 24.0
+SHAPE_NOISE = 0.02  # added to an edge's spread: a perfectly flat render is no infinitely sure edge
+SHAPE_STEP_LOG = 0.15  # an edge's step at least this (a cube's face against the board or its side)
+SHAPE_PRINT_SHARE = 0.5  # ... and the print's own step there less than this share of it
+SHAPE_T = 4.0  # step over spread on the third-best edge (candidates without a cube reached 1.9)
+SHAPE_EVEN = 0.06  # spread (log) of the square's inside: one face of one paint
+# The inside's colour: within twice the lit face's distance of one palette colour (the light over the
+# board is not the swatch's everywhere), and the runner-up at least this many times farther (squared).
+SHAPE_COLOUR_GATE = 4.0
+SHAPE_COLOUR_MARGIN = 3.0
+SHAPE_PASSES = 3  # read by shape, then look again with those cubes, at most this often
 COARSE_MIN_PX = 16  # mm2: a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
@@ -428,6 +445,85 @@ class BoardDetection:
         for j in range(1, n):
             if max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) >= 5:
                 out.append((float(cents[j][0]), float(cents[j][1])))
+
+    def _cube_by_shape(
+        self, image: np.ndarray, pose: CameraPose, near_mm: tuple[float, float]
+    ) -> tuple[int, np.ndarray, float] | None:
+        """A cube on print of its own colour, read by its shape where colour cannot tell: near `near_mm`
+        (an unexplained change), the image rectified onto the cubes' top-face plane must show a square of
+        the cube's size whose edges hold on at least three sides (one step in brightness all along each,
+        several times its own spread) that the bare print there does not have, with an even inside of
+        one palette colour. Returns (label, footprint centre mm, angle degrees) or None."""
+        assert self.print is not None
+        size = self.layout.cube_size_mm
+        k, r = SHAPE_PX_PER_MM, SHAPE_WINDOW_MM
+        n = int(2 * r * k)
+        T = np.array([[1 / k, 0, near_mm[0] - r], [0, 1 / k, near_mm[1] - r], [0, 0, 1.0]])
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        top = cv2.warpPerspective(image, pose.plane_homography(size) @ T, (n, n), flags=flags)
+        # The bare print as this camera sees it along the same rays (the board point behind each top point).
+        to_board = np.linalg.inv(pose.plane_homography(0.0)) @ pose.plane_homography(size) @ T
+        ref = cv2.warpPerspective(
+            self.print.ref,
+            np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1.0]]) @ to_board,
+            (n, n),
+            flags=flags,
+        )
+        lum = np.log(top.astype(np.float32).sum(axis=2) + SHAPE_OFFSET)
+        lum_ref = np.log(ref.astype(np.float32).sum(axis=2) + SHAPE_OFFSET)
+
+        def search(xs: np.ndarray, ys: np.ndarray, angles: np.ndarray) -> tuple[float, np.ndarray, float]:
+            cx, cy, th = (a.ravel() for a in np.meshgrid(xs, ys, np.radians(angles), indexing="ij"))
+            centre = np.stack([cx, cy], 1) + r
+            u = np.stack([np.cos(th), np.sin(th)], 1)
+            v = np.stack([-u[:, 1], u[:, 0]], 1)
+            t_obs, m_obs, m_ref = [], [], []
+            for nrm in (u, v, -u, -v):
+                along = np.stack([-nrm[:, 1], nrm[:, 0]], 1)[:, None, :] * _SHAPE_ALONG[None, :, None]
+                mid = centre + nrm * (size / 2)
+                p_in = ((mid - nrm * SHAPE_STEP_MM)[:, None, :] + along).reshape(-1, 2) * k
+                p_out = ((mid + nrm * SHAPE_STEP_MM)[:, None, :] + along).reshape(-1, 2) * k
+                d = (_sample(lum, p_in) - _sample(lum, p_out)).reshape(len(cx), -1)
+                dr = (_sample(lum_ref, p_in) - _sample(lum_ref, p_out)).reshape(len(cx), -1)
+                m = d.mean(axis=1)
+                t_obs.append(np.abs(m) / (d.std(axis=1) + SHAPE_NOISE))
+                m_obs.append(np.abs(m))
+                m_ref.append(np.abs(dr.mean(axis=1)))
+            t, mo, mr = np.stack(t_obs, 1), np.stack(m_obs, 1), np.stack(m_ref, 1)
+            # An edge holds: a real step, the same all along the edge, and not the print's own edge.
+            holds = (mo >= SHAPE_STEP_LOG) & (mr < SHAPE_PRINT_SHARE * mo)
+            score = np.sort(np.where(holds, t, 0.0), axis=1)[:, 1]  # the third-best edge
+            j = int(np.argmax(score))
+            return float(score[j]), centre[j] - r, float(np.degrees(th[j]))
+
+        best, c, ang = search(
+            np.arange(-8.0, 8.01, 2.0), np.arange(-8.0, 8.01, 2.0), np.arange(0.0, 90.0, 6.0)
+        )
+        if best < SHAPE_T / 2:
+            return None
+        fine = np.arange(-1.5, 1.51, 0.5)
+        best, c, ang = search(c[0] + fine, c[1] + fine, ang + np.arange(-4.5, 4.51, 1.5))
+        if best < SHAPE_T:
+            return None
+        # The inside: even (one paint, one face) and of one palette colour under the calibration's light.
+        a = math.radians(ang)
+        u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        g = _SHAPE_INSIDE
+        pts = (c + r + g[:, 0:1] * u + g[:, 1:2] * v) * k
+        if float(_sample(lum, pts).std()) > SHAPE_EVEN:
+            return None
+        bgr = np.array(
+            [_sample(np.ascontiguousarray(top[..., ch]).astype(np.float32), pts).mean() for ch in range(3)]
+        )
+        bgr = bgr / self.print.gain
+        d2 = sorted(
+            (float(cm.mahalanobis2(bgr[None, :])[0]), i + 1) for i, cm in enumerate(self.palette.colors)
+        )
+        if d2[0][0] >= SHAPE_COLOUR_GATE * LIT_MAHALANOBIS2 or (
+            len(d2) > 1 and d2[1][0] < SHAPE_COLOUR_MARGIN * d2[0][0]
+        ):
+            return None
+        return d2[0][1], c + np.array(near_mm), ang
 
     def _board_1mm(self, image: np.ndarray, pose: CameraPose) -> np.ndarray:
         """The board plane at 1 px/mm (the bare print's grid), warped once per frame from the markers'
@@ -823,6 +919,22 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
             out.append(((y + jy) * mask.shape[1] + x + jx + first, row_out, inside))
     out.sort(key=lambda item: item[0])
     return out
+
+
+_SHAPE_ALONG = np.linspace(-3.5, 3.5, 12)  # mm along an edge from its middle (corners left out)
+_SHAPE_INSIDE = np.stack(np.meshgrid(np.linspace(-3.0, 3.0, 6), np.linspace(-3.0, 3.0, 6)), -1).reshape(-1, 2)
+
+
+def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a one-channel float image at pixel positions `pts` (n, 2)."""
+    n = len(pts)
+    w = 1024  # remap's maps must stay under 32767 columns
+    p = np.zeros((-(-n // w) * w, 2), np.float32)
+    p[:n] = pts
+    out = cv2.remap(
+        img, p[:, 0].reshape(-1, w), p[:, 1].reshape(-1, w), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return out.reshape(-1)[:n]
 
 
 def _bin_index(bgr: np.ndarray) -> np.ndarray:
