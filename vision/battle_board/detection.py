@@ -83,6 +83,7 @@ SHAPE_OFFSET = 24.0
 SHAPE_NOISE = 0.02  # added to an edge's spread: a perfectly flat render is no infinitely sure edge
 SHAPE_STEP_LOG = 0.15  # an edge's step at least this (a cube's face against the board or its side)
 SHAPE_PRINT_SHARE = 0.5  # ... and the print's own step there less than this share of it
+SHAPE_SHIFT_MM = 2.0  # the print's step looked for this far across each edge (its registration)
 SHAPE_T = 4.0  # step over spread on the third-best edge (candidates without a cube reached 1.9)
 SHAPE_EVEN = 0.06  # spread (log) of the square's inside: one face of one paint
 # The inside's colour: within twice the lit face's distance of one palette colour (the light over the
@@ -90,6 +91,12 @@ SHAPE_EVEN = 0.06  # spread (log) of the square's inside: one face of one paint
 SHAPE_COLOUR_GATE = 4.0
 SHAPE_COLOUR_MARGIN = 3.0
 SHAPE_PASSES = 3  # read by shape, then look again with those cubes, at most this often
+# A glossy highlight that moved with the camera is no hand (`_gloss`): brighter than the print in every
+# channel in at least this share of its pixels, and the light it adds this smooth (mean departure from
+# its own 3 mm blur, as a share of its peak: highlights of the tuning set 0.011-0.065, hands of the tuning
+# renderer 0.115-0.32; docs/bench/vision.md round 5).
+GLOSS_BRIGHTER = 0.95
+GLOSS_ROUGH = 0.09
 COARSE_MIN_PX = 16  # mm2: a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
@@ -326,6 +333,7 @@ class BoardDetection:
         # hit or miss a printed letter's strokes (dark specks the averaged print does not have).
         now = cv2.resize(self._board_1mm(image, pose), (w, h), interpolation=cv2.INTER_AREA)
         darker = None
+        ref_print: np.ndarray | None = None
         if self.print is not None:
             changed = self._changed_print(now, w, h)
             ref_print = self._ref_print_small
@@ -350,13 +358,51 @@ class BoardDetection:
             cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
         changed &= self._ref_keep > 0
         if darker is not None and unexplained is not None:
-            self._unexplained(changed_cube & (self._ref_keep > 0), darker, labels, cubes, pose, unexplained)
+            self._unexplained(
+                changed_cube & (self._ref_keep > 0),
+                darker,
+                labels,
+                cubes,
+                pose,
+                unexplained,
+                (now, ref_print) if ref_print is not None else None,
+            )
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
-        if n <= 1:
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
+        # More than six cubes' worth of board looks different and is not cube-coloured ...
+        big = [
+            j
+            for j in range(1, n)
+            if stats[j, cv2.CC_STAT_AREA] * REF_MM * REF_MM > 6 * self.layout.cube_size_mm**2
+        ]
+        if not big or self.print is None:
+            return bool(big)
+        # ... and is not a glossy highlight that moved with the camera (light added to the print, smoothly).
+        assert ref_print is not None
+        return any(not self._gloss(now, ref_print, lab == j) for j in big)
+
+    def _gloss(self, now: np.ndarray, ref: np.ndarray, part: np.ndarray) -> bool:
+        """Whether the changed `part` of the board (at REF_MM) is a glossy highlight, not a hand: brighter
+        than the print in every channel nearly everywhere, and the light it adds (linear, the print's own
+        under this frame's light taken off) smooth: no edge of its own and none of the print's left in it,
+        which a hand or sleeve over the print has (docs/bench/vision.md, round 5)."""
+        assert self.print is not None
+        g = self.print.gain
+        nowp = [now[..., c].astype(np.float32) for c in range(3)]
+        refp = [np.minimum(ref[..., c].astype(np.float32) * float(g[c]), 255.0) for c in range(3)]
+        brighter = (nowp[0] > refp[0]) & (nowp[1] > refp[1]) & (nowp[2] > refp[2])
+        if float(brighter[part].mean()) < GLOSS_BRIGHTER:
             return False
-        # More than six cubes' worth of board looks different and is not cube-coloured.
-        return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm**2
+        added = sum(
+            ((nowp[c] / 255.0) ** 2.2 - (refp[c] / 255.0) ** 2.2 for c in range(3)),
+            np.zeros(now.shape[:2], np.float32),
+        )
+        peak = float(np.percentile(added[part], 95))
+        if peak <= 0.0:
+            return False
+        rim = cv2.dilate(part.view(np.uint8), self.kernel) > 0
+        rough = float(np.abs(added - cv2.GaussianBlur(added, (0, 0), 1.0))[rim].mean()) / peak
+        return rough < GLOSS_ROUGH
 
     def _unexplained(
         self,
@@ -366,10 +412,12 @@ class BoardDetection:
         cubes: list[Cube] | None,
         pose: CameraPose,
         out: list[tuple[float, float]],
+        board: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         """Compact, cube-sized changes (at REF_MM) that no cube of the reading explains: changed, or
         darker than any light drift (a black cube on a charcoal print darkens it like a shadow, but only
-        cubes cast cube-sized shadows, and theirs are left out with them). Appends their centres (mm)."""
+        cubes cast cube-sized shadows, and theirs are left out with them). Appends their centres (mm).
+        With `board` (this frame and the print at REF_MM), a glossy highlight (`_gloss`) is no change."""
         size = self.layout.cube_size_mm
         m = ((changed > 0) | darker).astype(np.uint8)
         if cubes:
@@ -380,12 +428,14 @@ class BoardDetection:
         m &= (self._ref_keep > 0).astype(np.uint8)
         m &= self._zones_small  # in a zone: where a missed cube changes the count
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self.kernel)
-        n, _, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
+        n, lab, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
         top = size * size
         for j in range(1, n):
             area = float(stats[j, cv2.CC_STAT_AREA]) * REF_MM * REF_MM
             long_side = max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) * REF_MM
             if UNEXPLAINED_MIN * top <= area <= 4 * top and long_side <= 3.5 * size:
+                if board is not None and self._gloss(board[0], board[1], lab == j):
+                    continue
                 out.append((float(cents[j][0] * REF_MM), float(cents[j][1] * REF_MM)))
 
     def _structure_changes(
@@ -484,11 +534,17 @@ class BoardDetection:
                 p_in = ((mid - nrm * SHAPE_STEP_MM)[:, None, :] + along).reshape(-1, 2) * k
                 p_out = ((mid + nrm * SHAPE_STEP_MM)[:, None, :] + along).reshape(-1, 2) * k
                 d = (_sample(lum, p_in) - _sample(lum, p_out)).reshape(len(cx), -1)
-                dr = (_sample(lum_ref, p_in) - _sample(lum_ref, p_out)).reshape(len(cx), -1)
                 m = d.mean(axis=1)
                 t_obs.append(np.abs(m) / (d.std(axis=1) + SHAPE_NOISE))
                 m_obs.append(np.abs(m))
-                m_ref.append(np.abs(dr.mean(axis=1)))
+                # The print's step there, allowing for its registration (a lens the reader was not told of,
+                # a rail's parallax): the largest within SHAPE_SHIFT_MM across the edge.
+                mr = np.zeros(len(cx), np.float32)
+                for dk in _SHAPE_SHIFTS:
+                    sh = (nrm * dk * k).repeat(len(_SHAPE_ALONG), axis=0)
+                    dr = (_sample(lum_ref, p_in + sh) - _sample(lum_ref, p_out + sh)).reshape(len(cx), -1)
+                    mr = np.maximum(mr, np.abs(dr.mean(axis=1)))
+                m_ref.append(mr)
             t, mo, mr = np.stack(t_obs, 1), np.stack(m_obs, 1), np.stack(m_ref, 1)
             # An edge holds: a real step, the same all along the edge, and not the print's own edge.
             holds = (mo >= SHAPE_STEP_LOG) & (mr < SHAPE_PRINT_SHARE * mo)
@@ -921,6 +977,7 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
     return out
 
 
+_SHAPE_SHIFTS = np.arange(-SHAPE_SHIFT_MM, SHAPE_SHIFT_MM + 0.01, 1.0)
 _SHAPE_ALONG = np.linspace(-3.5, 3.5, 12)  # mm along an edge from its middle (corners left out)
 _SHAPE_INSIDE = np.stack(np.meshgrid(np.linspace(-3.0, 3.0, 6), np.linspace(-3.0, 3.0, 6)), -1).reshape(-1, 2)
 
