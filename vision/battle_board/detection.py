@@ -500,19 +500,45 @@ class BoardDetection:
         self, image: np.ndarray, pose: CameraPose, near_mm: tuple[float, float]
     ) -> tuple[int, np.ndarray, float] | None:
         """A cube on print of its own colour, read by its shape where colour cannot tell: near `near_mm`
-        (an unexplained change), the image rectified onto the cubes' top-face plane must show a square of
+        (an unexplained change), the image rectified onto the cube's top-face plane must show a square of
         the cube's size whose edges hold on at least three sides (one step in brightness all along each,
         several times its own spread) that the bare print there does not have, with an even inside of
-        one palette colour. Returns (label, footprint centre mm, angle degrees) or None."""
+        one palette colour. A cube stands in a well (its top at the cube's height) or on a rail (higher
+        by the rail's height): each is tried, and only a square whose footprint lies where the board has
+        that height counts. Returns (label, footprint centre mm, angle degrees) or None."""
+        found = []
+        for base in (0.0, self.layout.rail_height_mm) if self.layout.rail_height_mm > 0 else (0.0,):
+            at = self._cube_by_shape_at(image, pose, near_mm, base)
+            if at is None:
+                continue
+            # A cube lying flat is wholly in a well (its centre at least half a side, less 1 mm, inside a
+            # zone) or wholly on the rail (as far outside every zone); anything between would lean.
+            cx = min(max(int(at[1][0] * self.s), 0), self.size_px[0] - 1)
+            cy = min(max(int(at[1][1] * self.s), 0), self.size_px[1] - 1)
+            depth = float(self.signed[:, cy, cx].max()) if len(self.zone_ids) else -math.inf
+            half = self.layout.cube_size_mm / 2 - 1.0
+            if (depth >= half) if base == 0.0 else (depth <= -half):
+                found.append(at)
+        if not found:
+            return None
+        label, fp, ang, _ = max(found, key=lambda f: f[3])
+        return label, fp, ang
+
+    def _cube_by_shape_at(
+        self, image: np.ndarray, pose: CameraPose, near_mm: tuple[float, float], base_mm: float
+    ) -> tuple[int, np.ndarray, float, float] | None:
+        """`_cube_by_shape` for a cube standing `base_mm` above the board: (label, footprint, angle,
+        score) or None."""
         assert self.print is not None
         size = self.layout.cube_size_mm
+        top_mm = base_mm + size
         k, r = SHAPE_PX_PER_MM, SHAPE_WINDOW_MM
         n = int(2 * r * k)
         T = np.array([[1 / k, 0, near_mm[0] - r], [0, 1 / k, near_mm[1] - r], [0, 0, 1.0]])
         flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
-        top = cv2.warpPerspective(image, pose.plane_homography(size) @ T, (n, n), flags=flags)
+        top = cv2.warpPerspective(image, pose.plane_homography(top_mm) @ T, (n, n), flags=flags)
         # The bare print as this camera sees it along the same rays (the board point behind each top point).
-        to_board = np.linalg.inv(pose.plane_homography(0.0)) @ pose.plane_homography(size) @ T
+        to_board = np.linalg.inv(pose.plane_homography(0.0)) @ pose.plane_homography(top_mm) @ T
         ref = cv2.warpPerspective(
             self.print.ref,
             np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1.0]]) @ to_board,
@@ -579,7 +605,7 @@ class BoardDetection:
             len(d2) > 1 and d2[1][0] < SHAPE_COLOUR_MARGIN * d2[0][0]
         ):
             return None
-        return d2[0][1], c + np.array(near_mm), ang
+        return d2[0][1], c + np.array(near_mm), ang, best
 
     def _board_1mm(self, image: np.ndarray, pose: CameraPose) -> np.ndarray:
         """The board plane at 1 px/mm (the bare print's grid), warped once per frame from the markers'
