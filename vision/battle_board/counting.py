@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.battle_board.detection import SHAPE_SAME_MM, TOUCH_MM, BoardDetection
+from vision.battle_board.detection import TOUCH_MM, BoardDetection
 from vision.camera import CameraError as CameraError  # re-exported: older imports name it here
 from vision.geometry import (
     CameraPose,
@@ -181,13 +181,9 @@ class BoardCounting(BoardDetection):
         cube's width of a cube already read."""
         size = self.layout.cube_size_mm
         out: list[Cube] = []
-        searched: list[tuple[float, float]] = []
         for q in points:
             if any(math.dist(q, c.center_mm) < size for c in cubes + out):
                 continue  # (a change beside a read cube: its sides or shadow, judged by the other checks)
-            if any(math.dist(q, p) < SHAPE_SAME_MM for p in searched):
-                continue  # (the same change found twice: its square was looked for already)
-            searched.append(q)
             found = self._cube_by_shape(image, pose, q)
             if found is None:
                 continue

@@ -90,7 +90,6 @@ SHAPE_EVEN = 0.06  # spread (log) of the square's inside: one face of one paint
 # board is not the swatch's everywhere), and the runner-up at least this many times farther (squared).
 SHAPE_COLOUR_GATE = 4.0
 SHAPE_COLOUR_MARGIN = 3.0
-SHAPE_SAME_MM = 4.0  # two unexplained changes this close are one: its square is looked for once
 SHAPE_PASSES = 3  # read by shape, then look again with those cubes, at most this often
 # A glossy highlight that moved with the camera is no hand (`_gloss`): brighter than the print in every
 # channel in at least this share of its pixels, and the light it adds this smooth (mean departure from
