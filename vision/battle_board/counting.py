@@ -169,6 +169,34 @@ class BoardCounting(BoardDetection):
         cubes.sort(key=lambda c: (round(c.center_mm[1] / 5), c.center_mm[0]))
         return cubes, occluded
 
+    def _shape_cubes(
+        self,
+        image: np.ndarray,
+        pose: CameraPose,
+        cubes: list[Cube],
+        points: list[tuple[float, float]],
+        crops: bool = False,
+    ) -> list[Cube]:
+        """Cubes read by their shape (`_cube_by_shape`) at unexplained changes `points`, none within a
+        cube's width of a cube already read."""
+        size = self.layout.cube_size_mm
+        out: list[Cube] = []
+        for q in points:
+            if any(math.dist(q, c.center_mm) < size for c in cubes + out):
+                continue  # (a change beside a read cube: its sides or shadow, judged by the other checks)
+            found = self._cube_by_shape(image, pose, q)
+            if found is None:
+                continue
+            label, fp, ang = found
+            if any(math.dist(fp, c.center_mm) < size for c in cubes + out):
+                continue
+            depth = self._zone_depths(fp.reshape(1, 2), [ang])[0]
+            cube = self._zone_of(self.palette.label_name(label), fp, 0.8, depth)
+            if crops:
+                cube.bbox_px = self._crop_box(fp, ang, pose, pose.plane_homography(size), image.shape)
+            out.append(cube)
+        return out
+
     def _crop_box(
         self, footprint: np.ndarray, angle: float, pose: CameraPose, H_top: np.ndarray, shape: tuple[int, ...]
     ) -> tuple[int, int, int, int]:

@@ -73,6 +73,30 @@ LIT_MAHALANOBIS2 = 16.3
 # A shadow may tint the print by the room light's colour: log-chroma residual of this width (1 sigma) ...
 SHADOW_CAST_LOG = 0.06
 SHADOW_MARGIN2 = 9.0  # ... and the cube must explain the pixel this much better (squared distance)
+# A cube on print of its own colour, read by its shape (`_cube_by_shape`): the top-face plane sampled at
+# this resolution in a window this wide (half width) around an unexplained change; each edge's step
+# measured this far inside and outside it, along its middle 7 mm; log units (brightness + SHAPE_OFFSET).
+SHAPE_PX_PER_MM = 3.0
+SHAPE_WINDOW_MM = 18.0
+SHAPE_STEP_MM = 1.0
+SHAPE_OFFSET = 24.0
+SHAPE_NOISE = 0.02  # added to an edge's spread: a perfectly flat render is no infinitely sure edge
+SHAPE_STEP_LOG = 0.15  # an edge's step at least this (a cube's face against the board or its side)
+SHAPE_PRINT_SHARE = 0.5  # ... and the print's own step there less than this share of it
+SHAPE_SHIFT_MM = 2.0  # the print's step looked for this far across each edge (its registration)
+SHAPE_T = 4.0  # step over spread on the third-best edge (candidates without a cube reached 1.9)
+SHAPE_EVEN = 0.06  # spread (log) of the square's inside: one face of one paint
+# The inside's colour: within twice the lit face's distance of one palette colour (the light over the
+# board is not the swatch's everywhere), and the runner-up at least this many times farther (squared).
+SHAPE_COLOUR_GATE = 4.0
+SHAPE_COLOUR_MARGIN = 3.0
+SHAPE_PASSES = 3  # read by shape, then look again with those cubes, at most this often
+# A glossy highlight that moved with the camera is no hand (`_gloss`): brighter than the print in every
+# channel in at least this share of its pixels, and the light it adds this smooth (mean departure from
+# its own 3 mm blur, as a share of its peak: highlights of the tuning set 0.011-0.065, hands of the tuning
+# renderer 0.115-0.32; docs/bench/vision.md round 5).
+GLOSS_BRIGHTER = 0.95
+GLOSS_ROUGH = 0.09
 COARSE_MIN_PX = 16  # mm2: a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
@@ -309,6 +333,7 @@ class BoardDetection:
         # hit or miss a printed letter's strokes (dark specks the averaged print does not have).
         now = cv2.resize(self._board_1mm(image, pose), (w, h), interpolation=cv2.INTER_AREA)
         darker = None
+        ref_print: np.ndarray | None = None
         if self.print is not None:
             changed = self._changed_print(now, w, h)
             ref_print = self._ref_print_small
@@ -333,13 +358,51 @@ class BoardDetection:
             cv2.polylines(changed, list(segs), False, 0, int(round(1.6 * size / REF_MM)))
         changed &= self._ref_keep > 0
         if darker is not None and unexplained is not None:
-            self._unexplained(changed_cube & (self._ref_keep > 0), darker, labels, cubes, pose, unexplained)
+            self._unexplained(
+                changed_cube & (self._ref_keep > 0),
+                darker,
+                labels,
+                cubes,
+                pose,
+                unexplained,
+                (now, ref_print) if ref_print is not None else None,
+            )
         changed = cv2.morphologyEx(changed, cv2.MORPH_OPEN, self.kernel)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
-        if n <= 1:
+        n, lab, stats, _ = cv2.connectedComponentsWithStats(changed, connectivity=4)
+        # More than six cubes' worth of board looks different and is not cube-coloured ...
+        big = [
+            j
+            for j in range(1, n)
+            if stats[j, cv2.CC_STAT_AREA] * REF_MM * REF_MM > 6 * self.layout.cube_size_mm**2
+        ]
+        if not big or self.print is None:
+            return bool(big)
+        # ... and is not a glossy highlight that moved with the camera (light added to the print, smoothly).
+        assert ref_print is not None
+        return any(not self._gloss(now, ref_print, lab == j) for j in big)
+
+    def _gloss(self, now: np.ndarray, ref: np.ndarray, part: np.ndarray) -> bool:
+        """Whether the changed `part` of the board (at REF_MM) is a glossy highlight, not a hand: brighter
+        than the print in every channel nearly everywhere, and the light it adds (linear, the print's own
+        under this frame's light taken off) smooth: no edge of its own and none of the print's left in it,
+        which a hand or sleeve over the print has (docs/bench/vision.md, round 5)."""
+        assert self.print is not None
+        g = self.print.gain
+        nowp = [now[..., c].astype(np.float32) for c in range(3)]
+        refp = [np.minimum(ref[..., c].astype(np.float32) * float(g[c]), 255.0) for c in range(3)]
+        brighter = (nowp[0] > refp[0]) & (nowp[1] > refp[1]) & (nowp[2] > refp[2])
+        if float(brighter[part].mean()) < GLOSS_BRIGHTER:
             return False
-        # More than six cubes' worth of board looks different and is not cube-coloured.
-        return int(stats[1:, cv2.CC_STAT_AREA].max()) * REF_MM * REF_MM > 6 * self.layout.cube_size_mm**2
+        added = sum(
+            ((nowp[c] / 255.0) ** 2.2 - (refp[c] / 255.0) ** 2.2 for c in range(3)),
+            np.zeros(now.shape[:2], np.float32),
+        )
+        peak = float(np.percentile(added[part], 95))
+        if peak <= 0.0:
+            return False
+        rim = cv2.dilate(part.view(np.uint8), self.kernel) > 0
+        rough = float(np.abs(added - cv2.GaussianBlur(added, (0, 0), 1.0))[rim].mean()) / peak
+        return rough < GLOSS_ROUGH
 
     def _unexplained(
         self,
@@ -349,10 +412,12 @@ class BoardDetection:
         cubes: list[Cube] | None,
         pose: CameraPose,
         out: list[tuple[float, float]],
+        board: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         """Compact, cube-sized changes (at REF_MM) that no cube of the reading explains: changed, or
         darker than any light drift (a black cube on a charcoal print darkens it like a shadow, but only
-        cubes cast cube-sized shadows, and theirs are left out with them). Appends their centres (mm)."""
+        cubes cast cube-sized shadows, and theirs are left out with them). Appends their centres (mm).
+        With `board` (this frame and the print at REF_MM), a glossy highlight (`_gloss`) is no change."""
         size = self.layout.cube_size_mm
         m = ((changed > 0) | darker).astype(np.uint8)
         if cubes:
@@ -363,12 +428,14 @@ class BoardDetection:
         m &= (self._ref_keep > 0).astype(np.uint8)
         m &= self._zones_small  # in a zone: where a missed cube changes the count
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self.kernel)
-        n, _, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
+        n, lab, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
         top = size * size
         for j in range(1, n):
             area = float(stats[j, cv2.CC_STAT_AREA]) * REF_MM * REF_MM
             long_side = max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) * REF_MM
             if UNEXPLAINED_MIN * top <= area <= 4 * top and long_side <= 3.5 * size:
+                if board is not None and self._gloss(board[0], board[1], lab == j):
+                    continue
                 out.append((float(cents[j][0] * REF_MM), float(cents[j][1] * REF_MM)))
 
     def _structure_changes(
@@ -428,6 +495,138 @@ class BoardDetection:
         for j in range(1, n):
             if max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) >= 5:
                 out.append((float(cents[j][0]), float(cents[j][1])))
+
+    def _cube_by_shape(
+        self, image: np.ndarray, pose: CameraPose, near_mm: tuple[float, float]
+    ) -> tuple[int, np.ndarray, float] | None:
+        """A cube on print of its own colour, read by its shape where colour cannot tell: near `near_mm`
+        (an unexplained change), the image rectified onto the cube's top-face plane must show a square of
+        the cube's size whose edges hold on at least three sides (one step in brightness all along each,
+        several times its own spread) that the bare print there does not have, with an even inside of
+        one palette colour. A cube stands in a well (its top at the cube's height) or on a rail (higher
+        by the rail's height): each is tried, and only a square whose footprint lies where the board has
+        that height counts. Returns (label, footprint centre mm, angle degrees) or None."""
+        found = []
+        for base in (0.0, self.layout.rail_height_mm) if self.layout.rail_height_mm > 0 else (0.0,):
+            at = self._cube_by_shape_at(image, pose, near_mm, base)
+            if at is None:
+                continue
+            # A cube lying flat is wholly in a well (its centre at least half a side, less 1 mm, inside a
+            # zone) or wholly on the rail (as far outside every zone); anything between would lean.
+            cx = min(max(int(at[1][0] * self.s), 0), self.size_px[0] - 1)
+            cy = min(max(int(at[1][1] * self.s), 0), self.size_px[1] - 1)
+            depth = float(self.signed[:, cy, cx].max()) if len(self.zone_ids) else -math.inf
+            half = self.layout.cube_size_mm / 2 - 1.0
+            if (depth >= half) if base == 0.0 else (depth <= -half):
+                found.append(at)
+        if not found:
+            return None
+        label, fp, ang, _ = max(found, key=lambda f: f[3])
+        return label, fp, ang
+
+    def _cube_by_shape_at(
+        self, image: np.ndarray, pose: CameraPose, near_mm: tuple[float, float], base_mm: float
+    ) -> tuple[int, np.ndarray, float, float] | None:
+        """`_cube_by_shape` for a cube standing `base_mm` above the board: (label, footprint, angle,
+        score) or None."""
+        assert self.print is not None
+        size = self.layout.cube_size_mm
+        top_mm = base_mm + size
+        k, r = SHAPE_PX_PER_MM, SHAPE_WINDOW_MM
+        n = int(2 * r * k)
+        T = np.array([[1 / k, 0, near_mm[0] - r], [0, 1 / k, near_mm[1] - r], [0, 0, 1.0]])
+        flags = cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP
+        top = cv2.warpPerspective(image, pose.plane_homography(top_mm) @ T, (n, n), flags=flags)
+        # The bare print as this camera sees it along the same rays (the board point behind each top point).
+        to_board = np.linalg.inv(pose.plane_homography(0.0)) @ pose.plane_homography(top_mm) @ T
+        ref = cv2.warpPerspective(
+            self.print.ref,
+            np.array([[1, 0, -0.5], [0, 1, -0.5], [0, 0, 1.0]]) @ to_board,
+            (n, n),
+            flags=flags,
+        )
+        lum = np.log(top.astype(np.float32).sum(axis=2) + SHAPE_OFFSET)
+        lum_ref = np.log(ref.astype(np.float32).sum(axis=2) + SHAPE_OFFSET)
+
+        def search(
+            xs: np.ndarray, ys: np.ndarray, angles: np.ndarray, floor: float
+        ) -> tuple[float, np.ndarray, float]:
+            """The best square (its third-best edge's score, centre offset, angle); when no square reaches
+            `floor`, the score alone is right (the caller rejects it)."""
+            cx, cy, th = (a.ravel() for a in np.meshgrid(xs, ys, np.radians(angles), indexing="ij"))
+            centre = np.stack([cx, cy], 1) + r
+            u = np.stack([np.cos(th), np.sin(th)], 1)
+            v = np.stack([-u[:, 1], u[:, 0]], 1)
+            t_obs, m_obs, p_ins, p_outs = [], [], [], []
+            for nrm in (u, v, -u, -v):
+                along = np.stack([-nrm[:, 1], nrm[:, 0]], 1)[:, None, :] * _SHAPE_ALONG[None, :, None]
+                mid = centre + nrm * (size / 2)
+                p_in = ((mid - nrm * SHAPE_STEP_MM)[:, None, :] + along) * k
+                p_out = ((mid + nrm * SHAPE_STEP_MM)[:, None, :] + along) * k
+                d = (_sample(lum, p_in.reshape(-1, 2)) - _sample(lum, p_out.reshape(-1, 2))).reshape(
+                    len(cx), -1
+                )
+                m = d.mean(axis=1)
+                t_obs.append(np.abs(m) / (d.std(axis=1) + SHAPE_NOISE))
+                m_obs.append(np.abs(m))
+                p_ins.append(p_in)
+                p_outs.append(p_out)
+            t, mo = np.stack(t_obs, 1), np.stack(m_obs, 1)
+            # Without the print's test an edge can only hold more often: this score bounds the true one, so
+            # the print is sampled only for squares, best bound first, that could still win (its samples
+            # are most of the cost: five shifts per edge).
+            bound = np.sort(np.where(mo >= SHAPE_STEP_LOG, t, 0.0), axis=1)[:, 1]
+            order = np.lexsort((np.arange(len(cx)), -bound))
+            best, best_j = -1.0, 0
+            for start in range(0, len(order), _SHAPE_BATCH):
+                idx = order[start : start + _SHAPE_BATCH]
+                if bound[idx[0]] < max(best, floor):
+                    break
+                mr = np.zeros((len(idx), 4), np.float32)
+                for e, nrm in enumerate((u, v, -u, -v)):
+                    # The print's step there, allowing for its registration (a lens the reader was not told
+                    # of, a rail's parallax): the largest within SHAPE_SHIFT_MM across the edge.
+                    for dk in _SHAPE_SHIFTS:
+                        sh = (nrm[idx] * dk * k)[:, None, :]
+                        a = _sample(lum_ref, (p_ins[e][idx] + sh).reshape(-1, 2))
+                        b = _sample(lum_ref, (p_outs[e][idx] + sh).reshape(-1, 2))
+                        mr[:, e] = np.maximum(mr[:, e], np.abs((a - b).reshape(len(idx), -1).mean(axis=1)))
+                # An edge holds: a real step, the same all along the edge, and not the print's own edge.
+                holds = (mo[idx] >= SHAPE_STEP_LOG) & (mr < SHAPE_PRINT_SHARE * mo[idx])
+                score = np.sort(np.where(holds, t[idx], 0.0), axis=1)[:, 1]  # the third-best edge
+                for sc, jj in zip(score.tolist(), idx.tolist(), strict=True):
+                    if sc > best or (sc == best and jj < best_j):
+                        best, best_j = sc, jj
+            return max(best, 0.0), centre[best_j] - r, float(np.degrees(th[best_j]))
+
+        best, c, ang = search(
+            np.arange(-8.0, 8.01, 2.0), np.arange(-8.0, 8.01, 2.0), np.arange(0.0, 90.0, 6.0), SHAPE_T / 2
+        )
+        if best < SHAPE_T / 2:
+            return None
+        fine = np.arange(-1.5, 1.51, 0.5)
+        best, c, ang = search(c[0] + fine, c[1] + fine, ang + np.arange(-4.5, 4.51, 1.5), SHAPE_T)
+        if best < SHAPE_T:
+            return None
+        # The inside: even (one paint, one face) and of one palette colour under the calibration's light.
+        a = math.radians(ang)
+        u, v = np.array([math.cos(a), math.sin(a)]), np.array([-math.sin(a), math.cos(a)])
+        g = _SHAPE_INSIDE
+        pts = (c + r + g[:, 0:1] * u + g[:, 1:2] * v) * k
+        if float(_sample(lum, pts).std()) > SHAPE_EVEN:
+            return None
+        bgr = np.array(
+            [_sample(np.ascontiguousarray(top[..., ch]).astype(np.float32), pts).mean() for ch in range(3)]
+        )
+        bgr = bgr / self.print.gain
+        d2 = sorted(
+            (float(cm.mahalanobis2(bgr[None, :])[0]), i + 1) for i, cm in enumerate(self.palette.colors)
+        )
+        if d2[0][0] >= SHAPE_COLOUR_GATE * LIT_MAHALANOBIS2 or (
+            len(d2) > 1 and d2[1][0] < SHAPE_COLOUR_MARGIN * d2[0][0]
+        ):
+            return None
+        return d2[0][1], c + np.array(near_mm), ang, best
 
     def _board_1mm(self, image: np.ndarray, pose: CameraPose) -> np.ndarray:
         """The board plane at 1 px/mm (the bare print's grid), warped once per frame from the markers'
@@ -823,6 +1022,24 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
             out.append(((y + jy) * mask.shape[1] + x + jx + first, row_out, inside))
     out.sort(key=lambda item: item[0])
     return out
+
+
+_SHAPE_SHIFTS = np.arange(-SHAPE_SHIFT_MM, SHAPE_SHIFT_MM + 0.01, 1.0)
+_SHAPE_BATCH = 32  # squares whose print is sampled at once
+_SHAPE_ALONG = np.linspace(-3.5, 3.5, 12)  # mm along an edge from its middle (corners left out)
+_SHAPE_INSIDE = np.stack(np.meshgrid(np.linspace(-3.0, 3.0, 6), np.linspace(-3.0, 3.0, 6)), -1).reshape(-1, 2)
+
+
+def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a one-channel float image at pixel positions `pts` (n, 2)."""
+    n = len(pts)
+    w = 1024  # remap's maps must stay under 32767 columns
+    p = np.zeros((-(-n // w) * w, 2), np.float32)
+    p[:n] = pts
+    out = cv2.remap(
+        img, p[:, 0].reshape(-1, w), p[:, 1].reshape(-1, w), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    return out.reshape(-1)[:n]
 
 
 def _bin_index(bgr: np.ndarray) -> np.ndarray:

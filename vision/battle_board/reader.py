@@ -14,7 +14,7 @@ import numpy as np
 
 from vision.battle_board import detection
 from vision.battle_board.counting import BoardCounting, Cube
-from vision.battle_board.detection import LIGHT_DRIFT_LOG, _bin_index
+from vision.battle_board.detection import LIGHT_DRIFT_LOG, SHAPE_PASSES, _bin_index
 from vision.battle_board.layout import BoardLayout
 from vision.camera import CameraModel
 from vision.geometry import CameraPose
@@ -136,6 +136,20 @@ class BoardReader(BoardCounting):
             occluded = self._foreign_object(image, pose, cubes, unexplained)
         if not occluded and not unexplained and self.print is not None:
             self._structure_changes(image, pose, cubes, unexplained)
+        # A cube on print of its own colour shows as an unexplained change: read it by its shape where
+        # its top face is a clear square; then look again with it (each pass may find one more).
+        undistorted = cam is None or not np.any(cam.dist)
+        for _ in range(SHAPE_PASSES if undistorted and self.print is not None else 0):
+            if occluded or not unexplained:
+                break
+            added = self._shape_cubes(image, pose, cubes, unexplained, crops)
+            if not added:
+                break
+            cubes = sorted(cubes + added, key=lambda c: (round(c.center_mm[1] / 5), c.center_mm[0]))
+            unexplained = []
+            occluded = self._foreign_object(image, pose, cubes, unexplained)
+            if not occluded and not unexplained:
+                self._structure_changes(image, pose, cubes, unexplained)
         t5 = detection.CLOCK()
         timings = {
             "markers": (t1 - t0) * 1e3,
