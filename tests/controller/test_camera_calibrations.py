@@ -168,3 +168,18 @@ def test_the_ships_camera_child_started_as_planned_reads_the_calibration(tmp_pat
 def test_the_calibration_helpers_say_nothing_without_a_key(tmp_path) -> None:
     cfg = _config(tmp_path, "great-sea")
     assert table_calibration(cfg) == (None, None) and sea_map(cfg) == (None, None)
+
+
+def test_doctor_names_an_unusable_calibration_with_its_key(tmp_path) -> None:
+    from controller.doctor import check_table_camera_calibration
+
+    (tmp_path / "cal.json").write_text("[]")
+    [check] = check_table_camera_calibration(
+        _config(tmp_path, "dead-reckoning", 'table_calibration = "cal.json"\n')
+    )
+    assert check.name == "ocean-cal" and check.failed and "vision.table_calibration" in check.line()
+    assert "is not a table calibration" in check.detail and check.line().count("\n") == 0
+    _bare_map(tmp_path / "sea-map-2.png", "2")
+    [check] = check_table_camera_calibration(_config(tmp_path, "great-sea"))
+    assert check.status == "ok" and str(tmp_path / "sea-map-2.png") in check.detail
+    assert check_table_camera_calibration(_config(tmp_path, "dead-reckoning")) == []
