@@ -140,7 +140,7 @@ def test_an_unusable_sea_map_is_one_sentence_and_the_camera_starts_without_it(tm
 
 
 def _video(path: Path, frames: int = 3) -> Path:
-    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 5, (320, 240))
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 5, (320, 240))
     for _ in range(frames):
         out.write(np.full((240, 320, 3), 90, np.uint8))
     out.release()
