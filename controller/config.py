@@ -124,6 +124,8 @@ SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
         "events": (str, "tcp://127.0.0.1:5558"),
         "ships_events": (str, "tcp://127.0.0.1:5561"),
         "layout": (str, ""),
+        "table_calibration": (str, ""),
+        "sea_map": (str, ""),
     },
     "simulate": {
         "seed": (int, 7),
@@ -202,6 +204,27 @@ class Config:
     def password_file(self) -> Path:
         p = Path(self["mqtt"]["password_file"])
         return p if p.is_absolute() or self.path is None else self.path.parent / p
+
+    def _beside(self, value: str) -> Path:
+        p = Path(value)
+        return p if p.is_absolute() or self.path is None else self.path.parent / p
+
+    def table_calibration_path(self) -> Path | None:
+        """The ocean grid's table calibration (`calibrate table --out`) for `vision ships-watch`, or None."""
+        value = self["vision"]["table_calibration"]
+        return self._beside(value) if value else None
+
+    def sea_map_path(self, side: str) -> Path | None:
+        """The Great Sea's bare map (`calibrate sea-map`) of Main Board side `side` for `vision
+        regions-watch`: vision.sea_map, else sea-map-<side>.png beside the config where that file exists
+        (where `calibrate sea-map --config` saves it), else None."""
+        value = self["vision"]["sea_map"]
+        if value:
+            return self._beside(value)
+        if self.path is None:
+            return None
+        default = self.path.parent / f"sea-map-{side}.png"
+        return default if default.is_file() else None
 
     def to_json(self) -> dict[str, dict[str, Any]]:
         return {s: dict(v) for s, v in self.values.items()}

@@ -446,6 +446,25 @@ def check_camera(cfg: Config, frames: int = 15, now: float | None = None) -> lis
     return out
 
 
+def check_table_camera_calibration(cfg: Config) -> list[Check]:
+    """The table camera's calibration file (vision.table_calibration, or vision.sea_map for The Great Sea),
+    opened as the camera opens it; needed where vision.ships_camera is set (`smart-table run` would start
+    that camera without it)."""
+    from controller import camera_calibrations, games
+
+    v = cfg["vision"]
+    if not v["enabled"]:
+        return []
+    if games.by_name(cfg["table"]["game"]).camera_watch is not None:
+        name, key, (path, problem) = "sea-map", "vision.sea_map", camera_calibrations.sea_map(cfg)
+    else:
+        name, key = "ocean-cal", "vision.table_calibration"
+        path, problem = camera_calibrations.table_calibration(cfg)
+    if problem:
+        return [_fail(name, problem, f"or empty {key}", needed=bool(v["ships_camera"]))]
+    return [_ok(name, f"{key} {path} can be used")] if path is not None else []
+
+
 def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
     # Long on purpose: one check per step of opening a camera (source, frames, markers, light), each a message
     # and its fix, in the order a person fixes them.
@@ -728,7 +747,7 @@ def run_checks(cfg: Config, parts: Iterable[str] = PARTS, timeout: float = 3.0) 
             elif part == "serial":
                 out += check_serial(cfg, timeout)
             elif part == "camera":
-                out += check_camera(cfg)
+                out += check_camera(cfg) + check_table_camera_calibration(cfg)
             elif part == "disk":
                 out += check_disk(cfg)
             elif part == "clock":

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from controller import games
+from controller import camera_calibrations, games
 from controller.config import Config
 from vision.boardfile import DEFAULT_LAYOUT_PATH  # vision's own default battle board (plain JSON, no OpenCV)
 
@@ -310,12 +310,13 @@ class Supervisor:
             game = games.by_name(cfg["table"]["game"])
             if v["ships_camera"] and game.camera_watch is not None:
                 # The game's own table camera (its declaration), on the table camera's source and endpoint.
+                bare_map = self._calibration("map-camera", camera_calibrations.sea_map(cfg))
                 argv = [
                     py,
                     "-m",
                     "smart_table",
                     "vision",
-                    *game.camera_watch(len(cfg["table"]["players"])),
+                    *game.camera_watch(len(cfg["table"]["players"]), bare_map),
                     *_source(v["ships_camera"], "--video"),
                     "--pub",
                     v["ships_events"],
@@ -334,7 +335,18 @@ class Supervisor:
                     "--ships",
                     ",".join(cfg["table"]["players"]),
                 ]
+                calibration = self._calibration("ships-camera", camera_calibrations.table_calibration(cfg))
+                if calibration is not None:
+                    argv += ["--table-calibration", str(calibration)]
                 self.children.append(Child("ships-camera", argv))
+
+    def _calibration(self, child: str, found: tuple[Path | None, str | None]) -> Path | None:
+        """A camera's calibration file, or None; an unusable one is said once and the camera starts
+        without it (it reads less well, the table goes on) rather than failing and restarting."""
+        path, problem = found
+        if problem:
+            self.say(f"{child}: {problem} (the camera starts without it)")
+        return path
 
     def _plan_controller(self) -> None:
         cfg, py = self.cfg, sys.executable

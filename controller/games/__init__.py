@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 Decorate = Callable[..., dict[str, Any]]
@@ -53,9 +54,10 @@ class TableGame:
     choice_problem: Callable[[dict[str, Any]], str | None] = _no_choice_problem
     choose: Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]] = _as_configured
     # The game's own table camera, when its map is not the ocean grid (None: none). `camera_watch` is the
-    # `smart-table vision` command that reads it, with its layout for the seats' count; `camera_reader`
-    # makes the controller's side from the service (it subscribes to its own ZeroMQ topic).
-    camera_watch: Callable[[int], list[str]] | None = None
+    # `smart-table vision` command that reads it, with its layout for the seats' count and the map's
+    # calibration file (None: none); `camera_reader` makes the controller's side from the service (it
+    # subscribes to its own ZeroMQ topic).
+    camera_watch: Callable[[int, Path | None], list[str]] | None = None
     camera_reader: Callable[[Any], Any] | None = None
     # Chance outcomes the ocean-grid camera reads while it is live (its reading wins); while it is not, any
     # seated player's tablet reports them, like the open ones (every sensor can fail: docs/display.md).

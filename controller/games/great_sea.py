@@ -4,6 +4,7 @@ Forts per region, controller/sea_camera.py), no expansions."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from controller.games import TableGame
@@ -26,12 +27,14 @@ def config_problem(table: dict[str, Any]) -> str | None:
     return None
 
 
-def camera_watch(players: int) -> list[str]:
+def camera_watch(players: int, bare_map: Path | None = None) -> list[str]:
     """The map camera's command (`smart-table vision regions-watch`), with the shipped layout of the Main
-    Board side the seats play."""
+    Board side the seats play and, where the table has one, its bare map (`calibrate sea-map`)."""
+    from controller.camera_calibrations import sea_side
     from vision.sea_regions.layout import default_layout_path
 
-    return ["regions-watch", "--layout", str(default_layout_path(str(min(4, max(2, players)))))]
+    argv = ["regions-watch", "--layout", str(default_layout_path(sea_side(players)))]
+    return argv + (["--bare-map", str(bare_map)] if bare_map is not None else [])
 
 
 def camera_reader(service: Any) -> Any:
