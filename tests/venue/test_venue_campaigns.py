@@ -9,7 +9,7 @@ Campaign Logs the last game left."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from controller.campaign import EXPORT_FORMAT, CampaignStore, play
 from controller.gamelog import GameLog
 from rules.dead_reckoning.deep_legends import campaign as cp
 from smart_table.main import main
-from tests.support.postgres import Postgres, empty_database, running_postgres
+from tests.support.postgres import Postgres, empty_database, shared_postgres
 from venue.campaigns import VenueCampaignError, campaigns, digest, fetch, pull_into, push
 from venue.store import VenueStore
 
@@ -32,10 +32,9 @@ SPECS: list[cp.PlayerSpec] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    with running_postgres() as pg:
-        yield pg
+@pytest.fixture
+def postgres(postgres_cluster: Postgres) -> Postgres:
+    return shared_postgres(postgres_cluster)
 
 
 @pytest.fixture

@@ -12,17 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.postgres import Postgres, empty_database, running_postgres
+from tests.support.postgres import Postgres, empty_database, shared_postgres
 from venue.leagues import LeagueError, add_fixture, new_league, standings
 from venue.store import VenueStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    with running_postgres() as pg:
-        yield pg
+@pytest.fixture
+def postgres(postgres_cluster: Postgres) -> Postgres:
+    return shared_postgres(postgres_cluster)
 
 
 @pytest.fixture

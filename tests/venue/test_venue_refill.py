@@ -8,7 +8,7 @@ import json
 import random
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ from controller.gamelog import GameLog
 from controller.mqtt import MqttLink
 from controller.testing import Client, free_port
 from rules import api
-from tests.support.postgres import Postgres, empty_database, running_postgres
+from tests.support.postgres import Postgres, empty_database, shared_postgres
 from tests.support.venue import make_venue, mosquitto_at, start_venue
 from venue.refill import TableRefill
 from venue.service import VenueService
@@ -29,10 +29,9 @@ TABLE = "table-1"
 PLAYERS = ["red", "blue"]
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    with running_postgres() as pg:
-        yield pg
+@pytest.fixture
+def postgres(postgres_cluster: Postgres) -> Postgres:
+    return shared_postgres(postgres_cluster)
 
 
 def _play(log: GameLog, seed: int, commands: int) -> tuple[str, list[int]]:

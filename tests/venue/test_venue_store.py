@@ -12,16 +12,15 @@ from pathlib import Path
 import pytest
 
 from controller.testing import Client
-from tests.support.postgres import Postgres, empty_database, running_postgres
+from tests.support.postgres import Postgres, empty_database, shared_postgres
 from tests.support.venue import make_venue, start_venue
 from venue.service import VenueService
 from venue.store import VenueStore, migrations
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    with running_postgres() as pg:
-        yield pg
+@pytest.fixture
+def postgres(postgres_cluster: Postgres) -> Postgres:
+    return shared_postgres(postgres_cluster)
 
 
 @pytest.fixture
