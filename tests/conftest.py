@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.support.browser import browser  # noqa: F401 - one Chromium for the whole session
+from tests.support.postgres import postgres_cluster  # noqa: F401 - one PostgreSQL for the whole session
 
 # Names that, used anywhere in a test's reach, mean it starts one of those things. Module names catch
 # `import subprocess` and `subprocess.run`; the others are the project's and the tests' own launchers.

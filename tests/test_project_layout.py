@@ -13,7 +13,12 @@ PACKAGES = sorted(p.parent.name for p in ROOT.glob("*/__init__.py") if p.parent.
 
 def _imported(path: Path) -> set[str]:
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    text = path.read_text()
+    # A module that imports tests names "tests" in its text: parsing only those (a tenth of the files) is
+    # the same check in a fraction of the time.
+    if "tests" not in text:
+        return names
+    for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:

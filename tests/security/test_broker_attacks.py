@@ -36,13 +36,18 @@ def test_no_login_receives_anything_by_merely_connecting(
     table: Table, protocol: mqtt.MQTTProtocolVersion
 ) -> None:
     """amqtt sent a new client the retained messages of every filter any session had subscribed to."""
-    for user in ("display", *PLAYERS):
-        c = Login(table, user, protocol=protocol)
-        try:
+    # Every login is watched at once, each for at least 1.5 s after its CONNACK: one window for the five,
+    # where one after another spent five.
+    logins = {user: Login(table, user, protocol=protocol) for user in ("display", *PLAYERS)}
+    try:
+        for user, c in logins.items():
             assert c.wait_connected(), f"{user}'s own login was refused"
-            got = c.collect(1.5)
+        window_ends = time.monotonic() + 1.5
+        for user, c in logins.items():
+            got = c.collect(max(0.0, window_ends - time.monotonic()))
             assert got == [], f"{user} received {[m.topic for m in got]} without subscribing to anything"
-        finally:
+    finally:
+        for c in logins.values():
             c.close()
 
 
@@ -50,59 +55,72 @@ def test_no_login_receives_anything_by_merely_connecting(
 def test_wildcards_never_reach_another_login_s_secrets(
     table: Table, protocol: mqtt.MQTTProtocolVersion
 ) -> None:
-    filters = [
-        "#",
-        "table/#",
-        "+/+/player/+/state",
-        f"{table.base}/player/#",
-        f"{table.base}/player/+/+",
-        "+/+/+/+/+",
-        "$SYS/#",
-        "$SYS/broker/version",
-        "$share/g/table/#",
-    ]
-    for user in ("display", *PLAYERS):
-        c = Login(table, user, protocol=protocol)
-        try:
+    def filters(user: str) -> list[str]:
+        # The logins attack at once (below), so each has a share group of its own: one group for all would
+        # split the shared subscription's messages among them, where one login alone gets every one.
+        return [
+            "#",
+            "table/#",
+            "+/+/player/+/state",
+            f"{table.base}/player/#",
+            f"{table.base}/player/+/+",
+            "+/+/+/+/+",
+            "$SYS/#",
+            "$SYS/broker/version",
+            f"$share/g-{user}/table/#",
+        ]
+
+    # Every login subscribes, then all are watched at once, each for at least 2.5 s after its last
+    # SUBACK: one window for the five, where one after another spent five.
+    logins = {user: Login(table, user, protocol=protocol) for user in ("display", *PLAYERS)}
+    try:
+        for user, c in logins.items():
             assert c.wait_connected()
-            for f in filters:
+            for f in filters(user):
                 try:
                     c.subscribe(f)
                 except AssertionError:
                     pass  # a subscription refused outright is fine
+        window_ends = time.monotonic() + 2.5
+        for user, c in logins.items():
             own = {f"{table.base}/state"} | (
                 {f"{table.base}/player/{user}/state"} if user in PLAYERS else set()
             )
-            got = c.collect(2.5, until=lambda got, own=own: own <= {m.topic for m in got})
+            got = c.collect(
+                max(0.0, window_ends - time.monotonic()),
+                until=lambda got, own=own: own <= {m.topic for m in got},
+            )
             leaked = sorted({m.topic for m in got if not _allowed(table.base, user, m.topic)})
             assert not leaked, f"{user} read {leaked} ({sum(len(m.payload) for m in got)} bytes in all)"
             # The attack was real: the same login did get the public state through the same filters.
             assert any(m.topic == f"{table.base}/state" for m in got), f"{user} saw no public state at all"
             if user in PLAYERS:
                 assert any(m.topic == f"{table.base}/player/{user}/state" for m in got)
-        finally:
+    finally:
+        for c in logins.values():
             c.close()
 
 
 def test_anonymous_and_wrong_password_logins_are_refused(table: Table) -> None:
-    for user, password in (
+    # All eight attempts connect at once (each its own connection, answered on its own): one wait for the
+    # eight CONNACKs, where one after another waited eight times.
+    wrong = [
         (None, None),
         ("red", "wrong"),
         ("controller", "guess"),
         ("admin", "admin"),
         ("red", table.users["blue"]),
-    ):
-        c = Login(table, user, password)
-        try:
-            assert c.wait_connected() is False, f"login {user!r}/{password!r} was accepted"
-        finally:
-            c.close()
+    ]
     # A login names its table: the bare role with its right password is no login at all.
-    for user in ("red", "controller", "display"):
-        c = Login(table, user, table.users[user], exact=True)
-        try:
-            assert c.wait_connected() is False, f"the bare name {user!r} was accepted"
-        finally:
+    bare = ["red", "controller", "display"]
+    attempts = [(f"login {u!r}/{p!r} was accepted", Login(table, u, p)) for u, p in wrong] + [
+        (f"the bare name {u!r} was accepted", Login(table, u, table.users[u], exact=True)) for u in bare
+    ]
+    try:
+        for what, c in attempts:
+            assert c.wait_connected() is False, what
+    finally:
+        for _, c in attempts:
             c.close()
 
 

@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from controller.core import TableCore
-from controller.gamelog import GameLog
 from controller.testing import free_port
 from rules import api
 from tests.security.conftest import PLAYERS, TABLE, Login, Table, _config, running_table
+from tests.support.game import quick_log
 
 pytestmark = pytest.mark.integration
 
@@ -32,8 +32,9 @@ FILTERS = ("#", "table/#", f"table/{TABLE}/player/#", "+/+/player/+/state", "+/+
 
 
 def first_combat(db: Path, seed: int) -> tuple[str, str]:
-    """The table's log holding a 4-player game of The Great Sea at the start of its first Combat."""
-    log = GameLog(db)
+    """The table's log holding a 4-player game of The Great Sea at the start of its first Combat (the
+    table's set-up: no fsync per command)."""
+    log = quick_log(db)
     try:
         core = TableCore(log, TABLE)
         core.open_game(list(PLAYERS), seed, {"game": "great-sea"})

@@ -14,6 +14,7 @@ actions, so that a game reaches its end in a few hundred taps rather than a rand
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections import Counter, defaultdict
@@ -42,7 +43,7 @@ SNAPSHOT_JS = """() => {
       answer: b.dataset.answer || '', option: b.dataset.option || '', cls: b.className, text: b.textContent,
     })),
   }));
-  return {
+  return JSON.stringify({
     conn: document.getElementById('conn')?.dataset.status || '',
     seq: Number(main?.dataset.seq || -1),
     mySeq: Number(main?.dataset.mySeq || -1),
@@ -58,7 +59,7 @@ SNAPSHOT_JS = """() => {
       index: b.dataset.index, type: b.dataset.action, asks: b.classList.contains('asks'), text: b.textContent,
     })),
     sail: all('#main svg.ocean .can-sail').map((g) => g.dataset.square),
-  };
+  });
 }"""
 
 # How much a person leans towards each kind of button (anything unlisted: 1). Loading and unloading
@@ -170,7 +171,8 @@ class Table:
 
     def look(self, who: str) -> dict[str, Any]:
         with self.tally.timed("look"):
-            snap: dict[str, Any] = self.seats[who].evaluate(SNAPSHOT_JS)
+            # One JSON string: Playwright checks a returned object value by value, a string at once.
+            snap: dict[str, Any] = json.loads(self.seats[who].evaluate(SNAPSHOT_JS))
         self.known_seq = max(self.known_seq, snap["seq"], snap["mySeq"])
         return snap
 

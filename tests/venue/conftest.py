@@ -1,15 +1,13 @@
-"""The venue tests' PostgreSQL: one throwaway cluster per test module (venue.testing.running_postgres)."""
+"""The venue tests' PostgreSQL: the session's one throwaway cluster (tests/support/postgres.py), each test
+starting alone on it (`shared_postgres` ends other connections and restarts a cluster a test left stopped)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.support.postgres import Postgres, running_postgres
+from tests.support.postgres import Postgres, shared_postgres
 
 
-@pytest.fixture(scope="module")
-def postgres() -> Iterator[Postgres]:
-    with running_postgres() as pg:
-        yield pg
+@pytest.fixture
+def postgres(postgres_cluster: Postgres) -> Postgres:
+    return shared_postgres(postgres_cluster)

@@ -15,9 +15,8 @@ from pathlib import Path
 
 from controller.battles import BattleDriver
 from controller.core import TableCore
-from controller.gamelog import GameLog
 from tests.controller.web.conftest import PHONE, TABLE, TABLET, ControllerProc, open_page
-from tests.support.game import play_until_battle
+from tests.support.game import play_until_battle, quick_log
 
 SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 # Engine ids a person must never read: zone ids, squares, card ids.
@@ -26,7 +25,7 @@ IDS = re.compile(r"\b(str-\d\w?|dmg-\d|miss-\d|plunder-\w+|explode|r\d+c\d+|crew
 
 def prepared_log(db: Path) -> tuple[str, str, str, str]:
     """The game log of a 2-player game at the start of its first battle: (attacker, defender, colours)."""
-    log = GameLog(db)
+    log = quick_log(db)  # the table's set-up: no fsync per command
     core = TableCore(log, TABLE)
     core.open_game(["red", "blue"], 5)
     driver = BattleDriver(core)

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from controller.core import TableCore
-from controller.gamelog import GameLog
 from controller.games import great_sea_words
 from controller.mqtt import MqttLink
 from rules import api
@@ -22,6 +21,7 @@ from rules.great_sea.map import spec
 from tests.controller.web.conftest import PHONE, TABLE, open_page, ready
 from tests.controller.web.test_great_sea_tablets import SEA, log_game, seeded_commands
 from tests.controller.web.test_whole_game import SHOTS, final_state, smart_table_run
+from tests.support.game import quick_log
 
 
 def legs(a: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -131,7 +131,7 @@ def test_the_retreat_and_the_fort_grids_are_on_the_tablets_in_words(
     Mosquitto and Chromium."""
     players = ["red", "blue", "green"]
     commands = to_a_retreat(players, 4)
-    log = GameLog(tmp_path / "game.db")
+    log = quick_log(tmp_path / "game.db")  # the table's set-up: no fsync per command
     core = TableCore(log, TABLE)
     core.open_game(players, 4, dict(SEA))
     for c in commands:

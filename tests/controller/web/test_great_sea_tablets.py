@@ -27,6 +27,7 @@ from rules import api
 from tests.controller.web.conftest import TABLE, open_page, open_table, ready
 from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS
 from tests.controller.web.test_whole_game import SHOTS, final_state, smart_table_run
+from tests.support.game import quick_log
 from tests.support.tapping import Table
 
 SEA = {"game": "great-sea"}
@@ -59,8 +60,9 @@ def seeded_commands(players: list[str], seed: int) -> list[dict[str, Any]]:
 
 
 def log_game(db: Path, players: list[str], seed: int, commands: list[dict[str, Any]]) -> Any:
-    """The table's log holding a game of The Great Sea after `commands` (as if tablets had sent them)."""
-    log = GameLog(db)
+    """The table's log holding a game of The Great Sea after `commands` (as if tablets had sent them),
+    written without an fsync per command (the table's set-up, not the log under test)."""
+    log = quick_log(db)
     try:
         core = TableCore(log, TABLE)
         core.open_game(players, seed, dict(SEA))
