@@ -415,8 +415,9 @@ class TableCore:
         with self.lock:
             prompt = self.prompts.get(prompt_id) if isinstance(prompt_id, str) else None
             if prompt is None:
+                # In the player's words: the prompt's id is the engine's, never shown on a tablet.
                 raise Refusal(
-                    "stale", f"Prompt {prompt_id!r} is no longer open; look at your current prompts."
+                    "stale", "That question is no longer open (answered or closed); look at your prompts."
                 )
             if prompt.player is not None and prompt.player != player:
                 raise Refusal("illegal", f"That prompt is for {prompt.player}, not {player}.")
