@@ -45,6 +45,19 @@ def read_json(path: Path | str) -> Any:
         raise CliError(f"{path} is not JSON (line {exc.lineno}: {exc.msg}).") from None
 
 
+SOURCE_HELP = "a video file, /dev/videoN, rtsp://..., http://... MJPEG stream or picamera2[:N]"
+
+
+def add_watch_sources(parser: argparse.ArgumentParser) -> None:
+    """The frame sources every live watch takes (`--camera N`, `--video SOURCE`, `--images DIR`), so the
+    ocean grid's and the map's cameras open what `vision watch` opens (vision.camera_source)."""
+    src = parser.add_mutually_exclusive_group(required=True)
+    src.add_argument("--camera", type=int, default=None, dest="camera_index", help="camera device number")
+    # A string, not a Path: Path("rtsp://host/x") folds the two slashes and the stream is taken for a file.
+    src.add_argument("--video", default=None, metavar="SOURCE", help=SOURCE_HELP)
+    src.add_argument("--images", type=Path, default=None, help="a folder of images, read in name order")
+
+
 def watch_source(args: argparse.Namespace) -> Any:
     """What a live watch reads (`--camera N`, `--video`, `--images`), once its counts are checked."""
     if args.settle_frames < 1 or args.confirm < 1:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from smart_table.errors import CliError
-from smart_table.files import load_camera, read_image, watch_source
+from smart_table.files import add_watch_sources, load_camera, read_image, watch_source
 
 BARE_MAP_HELP = "the bare map from `calibrate sea-map` (PNG): print of a piece colour is no piece; optional"
 
@@ -44,10 +44,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     w = groups["vision"].add_parser(
         "regions-watch", help="read The Great Sea's map live and publish settled readings on ZeroMQ"
     )
-    src = w.add_mutually_exclusive_group(required=True)
-    src.add_argument("--camera", type=int, default=None, dest="camera_index", help="camera device number")
-    src.add_argument("--video", type=Path, default=None, help="a video file, or an RTSP/HTTP stream URL")
-    src.add_argument("--images", type=Path, default=None, help="a folder of images, read in name order")
+    add_watch_sources(w)
     w.add_argument("--layout", type=Path, required=True, help="Great Sea table layout JSON")
     w.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
     w.add_argument(

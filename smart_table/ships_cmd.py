@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from smart_table.errors import CliError
-from smart_table.files import load_camera, read_image, watch_source
+from smart_table.files import add_watch_sources, load_camera, read_image, watch_source
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
@@ -44,10 +44,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     p.set_defaults(func=_ships)
 
     w = vision.add_parser("ships-watch", help="read the table live and publish settled readings on ZeroMQ")
-    src = w.add_mutually_exclusive_group(required=True)
-    src.add_argument("--camera", type=int, default=None, dest="camera_index", help="camera device number")
-    src.add_argument("--video", type=Path, default=None, help="a video file")
-    src.add_argument("--images", type=Path, default=None, help="a folder of images, read in name order")
+    add_watch_sources(w)
     w.add_argument("--layout", type=Path, default=None, help="table layout JSON (default: the shipped one)")
     w.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
     w.add_argument("--ships", default=None, help="comma-separated ships in play")

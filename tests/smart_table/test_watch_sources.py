@@ -1,0 +1,74 @@
+"""The ocean grid's and the map's live watches open the sources `vision watch` opens (issue 12: "the
+controller take a V4L2 device, a video file, an RTSP or HTTP MJPEG stream"): an RTSP stream from the
+loopback server of tests/support/rtsp.py, read by the real command in a child process, as the
+controller's supervisor starts it.
+
+Before the shared source arguments (smart_table/files.py `add_watch_sources`), `--video` was a Path
+there: `rtsp://127.0.0.1:port/table` became `rtsp:/127.0.0.1:port/table` and was refused as a missing
+file."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from tests.support.rtsp import RtspServer
+from vision.ocean_grid.layout import default_table_layout
+from vision.synth.sea import tuning_scene
+from vision.synth.table import random_camera, render_table_scene
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _watch(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "smart_table", "vision", *argv, "--settle-frames", "1", "--confirm", "1"]
+        + ["--max-frames", "4", "--pub", "tcp://127.0.0.1:0", "--print"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
+def _readings(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
+def test_ships_watch_reads_an_rtsp_stream() -> None:
+    layout = default_table_layout()
+    rng = np.random.default_rng(5)
+    boards = {sq.id: (f"island-{i + 1:02d}" if sq.row == 1 else None) for i, sq in enumerate(layout.squares)}
+    frame, _ = render_table_scene(
+        layout,
+        boards,
+        {"red": "harbor", "blue": "r1c1"},
+        rng,
+        camera=random_camera(layout, rng, max_tilt_deg=15),
+        hands=0,
+        glare=False,
+        noise_sigma=1.0,
+        blur_sigma=0.0,
+    )
+    with RtspServer([frame], fps=25, loop=True) as server:
+        run = _watch("ships-watch", "--video", server.url, "--ships", "red,blue")
+    assert run.returncode == 0, run.stderr
+    readings = _readings(run.stdout)
+    assert readings, run.stderr
+    ships = {s["ship"]: s["square"] for s in readings[0]["reading"]["ships"]}
+    assert (ships["red"], ships["blue"]) == ("harbor", "r1c1"), readings[0]["reading"]
+
+
+def test_regions_watch_reads_an_rtsp_stream(tmp_path: Path) -> None:
+    image, _, layout = tuning_scene(0)
+    layout_file = tmp_path / "layout.json"
+    layout_file.write_text(json.dumps(layout))
+    with RtspServer([image], fps=25, loop=True) as server:
+        run = _watch("regions-watch", "--video", server.url, "--layout", str(layout_file))
+    assert run.returncode == 0, run.stderr
+    assert "published 1 settled readings" in run.stderr, run.stderr
+    assert _readings(run.stdout), run.stderr
