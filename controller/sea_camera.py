@@ -83,12 +83,24 @@ class SeaCamera:
         self.applied = 0
         self.dismissed: set[str] = set()  # prompts a player declined or dismissed, until the map changes
         self.beat = Heartbeat(time.monotonic, silent_s)
+        self.live = False  # the table view's sensor line: moves read by the camera, or entered by hand
         core.listeners.append(lambda _events: self.update())
+        core.sensor_sources.append(self.sensors)
         core.new_game_listeners.append(self._new_game)
 
     @property
     def playing(self) -> bool:
         return self.core.state is not None and self.core.game.name == self.game
+
+    def sensors(self) -> dict[str, str]:
+        """The map camera's entry of the table view's sensor line (only while its game is played)."""
+        return {"map_camera": "live" if self.live else "manual"} if self.playing else {}
+
+    def _set_live(self, live: bool) -> None:
+        if self.live != live:
+            self.live = live
+            if self.playing:
+                self.core.publish_state()
 
     def announce(self) -> None:
         """Say on the tablets that a camera is configured but has not read the map yet."""
@@ -116,7 +128,10 @@ class SeaCamera:
             self.update()
 
     def _online(self) -> None:
-        if self.set_device is not None and self.reading is not None:
+        if self.reading is None:
+            return
+        self._set_live(True)
+        if self.set_device is not None:
             status = str(self.reading.get("status"))
             self.set_device(DEVICE, True, status=status, readings=self.readings, ts=self.clock())
 
@@ -125,6 +140,8 @@ class SeaCamera:
         `silent_s` is shown offline, so the players know to enter their moves by hand."""
         if self.beat.silent():
             log.warning("map camera: nothing heard for %g s; shown offline", self.beat.silent_s)
+            with self.core.lock:
+                self._set_live(False)
             if self.set_device is not None:
                 self.set_device(
                     DEVICE,

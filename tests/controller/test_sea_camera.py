@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import random
+import time
 from functools import cache
 from typing import Any
 
@@ -201,3 +202,30 @@ def test_the_controller_reads_the_camera_its_game_declares(tmp_path) -> None:
         assert service.inputs is not None and service.inputs.handlers[topics.VISION_REGIONS] == reader.handle
     finally:
         service.close()
+
+
+def test_the_table_view_says_whether_the_map_camera_is_live(tmp_path) -> None:
+    """The brief: "the table always lets people go on by hand, and says which sensors are live" — the map
+    camera is on the table view's sensor line: manual until its first reading, live while it reads, manual
+    again once its process has been silent (its heartbeats stopped)."""
+    core, _, _ = _game_at_a_move(tmp_path)
+    side = api.public_view(core.state)["map"]
+    cam = SeaCamera(core, "great-sea", silent_s=0.05)
+    assert core.public_payload()["sensors"]["map_camera"] == "manual"
+    cam.handle({"topic": "vision.regions", "heartbeat": True})
+    assert core.public_payload()["sensors"]["map_camera"] == "manual"  # alive, but no map read yet
+    cam.handle(_photo(api.public_view(core.state)["regions"], side))
+    assert core.public_payload()["sensors"]["map_camera"] == "live"
+    deadline = time.monotonic() + 10
+    while cam.live and time.monotonic() < deadline:
+        cam.tick()
+    assert core.public_payload()["sensors"]["map_camera"] == "manual"
+    cam.handle({"topic": "vision.regions", "heartbeat": True})  # back: its last reading stands again
+    assert core.public_payload()["sensors"]["map_camera"] == "live"
+
+
+def test_the_map_camera_is_not_on_another_games_sensor_line(tmp_path) -> None:
+    core = TableCore(GameLog(tmp_path / "dr.db"), "dr")
+    core.open_game(["red", "blue"], seed=3)
+    SeaCamera(core, "great-sea")
+    assert "map_camera" not in core.public_payload()["sensors"]

@@ -156,7 +156,7 @@ function playerCard(p, active, words, seat) {
 }
 
 // The table's sensors as people call them (the payload's `sensors`: name -> "live" | "manual").
-const SENSOR_NAMES = { ocean_camera: "Ocean camera", zones: "Zone sensors", tower: "Battle tower", battle_camera: "Battle-board camera" };
+const SENSOR_NAMES = { ocean_camera: "Ocean camera", zones: "Zone sensors", tower: "Battle tower", battle_camera: "Battle-board camera", map_camera: "Map camera" };
 
 export function renderTable(root, store) {
   const st = store.state;
