@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import socket
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -95,3 +97,67 @@ def test_nothing_is_lost_when_the_database_goes_away_in_the_middle(
             finally:
                 stop.set()
                 runner.join(30)
+
+
+class _SlowUpstream:
+    """A loopback TCP proxy in front of a broker passing what its client sends `delay` seconds late (the
+    broker's answers at once): the service's SUBSCRIBE reaches the broker well after its CONNACK came back,
+    as it may on a loaded machine when the client's network thread is not scheduled."""
+
+    def __init__(self, port: int, delay: float) -> None:
+        self.target, self.delay = port, delay
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sockets: list[socket.socket] = [self.listener]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+            self.sockets += [conn, upstream]
+            threading.Thread(target=self._pipe, args=(conn, upstream, self.delay), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(upstream, conn, 0.0), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket, delay: float) -> None:
+        try:
+            while data := src.recv(65536):
+                time.sleep(delay)  # the latency this proxy simulates, not a wait for an event
+                dst.sendall(data)
+            dst.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        for s in self.sockets:
+            s.close()
+
+
+def test_the_service_says_it_is_connected_only_once_it_listens(postgres: Postgres, store: VenueStore) -> None:
+    """`wait_connected` returns once the broker acknowledged the subscriptions: an event a table publishes
+    the moment after is stored (it said so at the CONNACK before, and on a new session such an event was
+    lost: the store test's "first five events" timed out once at load ~20)."""
+    with tempfile.TemporaryDirectory(prefix="venue-") as tmp:
+        venue_files = make_venue(Path(tmp), ["table-1"])
+        with start_venue(venue_files) as venue:
+            slow = _SlowUpstream(venue.port, 1.5)
+            service = VenueService(
+                venue.host, slow.port, "venue", venue.users["venue"], postgres.dsn, retry=0.2
+            )
+            stop = threading.Event()
+            runner = threading.Thread(target=service.run, args=(stop,))
+            runner.start()
+            try:
+                assert service.wait_connected(30)
+                table = Client(venue, "table-1/bridge", protocol="3.1.1")
+                assert table.wait_connected()
+                table.publish("table/table-1/events", _events(1))
+                until(lambda: len(store.events("table-1", "g1")) == 1, 30, "the event published at once")
+            finally:
+                stop.set()
+                runner.join(30)
+                slow.close()
