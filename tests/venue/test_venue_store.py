@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import tempfile
@@ -66,15 +67,16 @@ def _events(seq: int) -> str:
     return json.dumps({"epoch": "g1", "seq": seq, "events": []})
 
 
-def test_nothing_is_lost_when_the_database_goes_away_in_the_middle(
-    postgres: Postgres, store: VenueStore
-) -> None:
+@contextlib.contextmanager
+def _service_and_table(postgres: Postgres, delay: float = 0.0) -> Iterator[tuple[VenueService, Client]]:
+    """A venue broker, the venue service listening on it (through a _SlowUpstream of `delay` seconds when
+    given) and table-1's bridge login connected to it."""
     with tempfile.TemporaryDirectory(prefix="venue-") as tmp:
         venue_files = make_venue(Path(tmp), ["table-1"])
         with start_venue(venue_files) as venue:
-            service = VenueService(
-                venue.host, venue.port, "venue", venue.users["venue"], postgres.dsn, retry=0.2
-            )
+            slow = _SlowUpstream(venue.port, delay) if delay else None
+            port = slow.port if slow is not None else venue.port
+            service = VenueService(venue.host, port, "venue", venue.users["venue"], postgres.dsn, retry=0.2)
             stop = threading.Event()
             runner = threading.Thread(target=service.run, args=(stop,))
             runner.start()
@@ -82,21 +84,30 @@ def test_nothing_is_lost_when_the_database_goes_away_in_the_middle(
                 assert service.wait_connected(30)
                 table = Client(venue, "table-1/bridge", protocol="3.1.1")
                 assert table.wait_connected()
-                for seq in range(1, 6):
-                    table.publish("table/table-1/events", _events(seq))
-                until(lambda: len(store.events("table-1", "g1")) == 5, 30, "the first five events")
-                postgres.stop()
-                for seq in range(6, 11):
-                    table.publish("table/table-1/events", _events(seq))
-                table.publish("table/table-1/events", b"not json")
-                postgres.start()
-                store.conn = type(store.conn).connect(postgres.dsn)
-                until(lambda: len(store.events("table-1", "g1")) == 10, 60, "the events sent while down")
-                assert [seq for seq, _ in store.events("table-1", "g1")] == list(range(1, 11))
-                until(lambda: service.rejected == 1, 30, "the garbled message to be refused")
+                yield service, table
             finally:
                 stop.set()
                 runner.join(30)
+                if slow is not None:
+                    slow.close()
+
+
+def test_nothing_is_lost_when_the_database_goes_away_in_the_middle(
+    postgres: Postgres, store: VenueStore
+) -> None:
+    with _service_and_table(postgres) as (service, table):
+        for seq in range(1, 6):
+            table.publish("table/table-1/events", _events(seq))
+        until(lambda: len(store.events("table-1", "g1")) == 5, 30, "the first five events")
+        postgres.stop()
+        for seq in range(6, 11):
+            table.publish("table/table-1/events", _events(seq))
+        table.publish("table/table-1/events", b"not json")
+        postgres.start()
+        store.conn = type(store.conn).connect(postgres.dsn)
+        until(lambda: len(store.events("table-1", "g1")) == 10, 60, "the events sent while down")
+        assert [seq for seq, _ in store.events("table-1", "g1")] == list(range(1, 11))
+        until(lambda: service.rejected == 1, 30, "the garbled message to be refused")
 
 
 class _SlowUpstream:
@@ -141,23 +152,6 @@ def test_the_service_says_it_is_connected_only_once_it_listens(postgres: Postgre
     """`wait_connected` returns once the broker acknowledged the subscriptions: an event a table publishes
     the moment after is stored (it said so at the CONNACK before, and on a new session such an event was
     lost: the store test's "first five events" timed out once at load ~20)."""
-    with tempfile.TemporaryDirectory(prefix="venue-") as tmp:
-        venue_files = make_venue(Path(tmp), ["table-1"])
-        with start_venue(venue_files) as venue:
-            slow = _SlowUpstream(venue.port, 1.5)
-            service = VenueService(
-                venue.host, slow.port, "venue", venue.users["venue"], postgres.dsn, retry=0.2
-            )
-            stop = threading.Event()
-            runner = threading.Thread(target=service.run, args=(stop,))
-            runner.start()
-            try:
-                assert service.wait_connected(30)
-                table = Client(venue, "table-1/bridge", protocol="3.1.1")
-                assert table.wait_connected()
-                table.publish("table/table-1/events", _events(1))
-                until(lambda: len(store.events("table-1", "g1")) == 1, 30, "the event published at once")
-            finally:
-                stop.set()
-                runner.join(30)
-                slow.close()
+    with _service_and_table(postgres, delay=1.5) as (_service, table):
+        table.publish("table/table-1/events", _events(1))
+        until(lambda: len(store.events("table-1", "g1")) == 1, 30, "the event published at once")
