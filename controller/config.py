@@ -157,6 +157,16 @@ SCHEMA: dict[str, dict[str, tuple[Any, ...]]] = {
     },
 }
 
+# The keys that name a file: a relative one is relative to the config file's folder (Config._beside).
+PATH_KEYS = (
+    "table.database",
+    "mqtt.password_file",
+    "vision.palette",
+    "vision.layout",
+    "vision.table_calibration",
+    "vision.sea_map",
+)
+
 _TYPE_NAMES = {
     str: "a string in quotes",
     int: "a whole number",
@@ -208,6 +218,27 @@ class Config:
     def _beside(self, value: str) -> Path:
         p = Path(value)
         return p if p.is_absolute() or self.path is None else self.path.parent / p
+
+    def palette_path(self) -> Path | None:
+        """The battle board camera's colours (`calibrate colors --out`) for `vision watch`, or None."""
+        value = self["vision"]["palette"]
+        return self._beside(value) if value else None
+
+    def layout_path(self) -> Path | None:
+        """The battle board layout the camera reads against, or None (vision's default layout)."""
+        value = self["vision"]["layout"]
+        return self._beside(value) if value else None
+
+    def with_paths_resolved(self) -> Config:
+        """A copy whose file keys (PATH_KEYS) name their files wherever it is read: for a child process,
+        which gets the values without the config file and runs in the folder `smart-table run` was
+        started in, not the config's."""
+        out = Config({s: dict(v) for s, v in self.values.items()}, self.path)
+        for dotted in PATH_KEYS:
+            value = out.get(dotted)
+            if value:
+                out.set(dotted, str(self._beside(value)))
+        return out
 
     def table_calibration_path(self) -> Path | None:
         """The ocean grid's table calibration (`calibrate table --out`) for `vision ships-watch`, or None."""

@@ -557,7 +557,8 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
         from vision.battle_board.layout import default_layout, load_board_layout
         from vision.geometry import detect_markers
 
-        layout = load_board_layout(v["layout"]) if v["layout"] else default_layout()
+        layout_path = cfg.layout_path()
+        layout = load_board_layout(layout_path) if layout_path else default_layout()
         want = {m.id for m in layout.markers}
         corners = detect_markers(got[-1], layout.aruco_dictionary, expected=want)
         found = set(corners) & want
@@ -583,10 +584,8 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
                     needed,
                 )
             )
-    if v["palette"]:
-        p = Path(v["palette"])
-        if not p.is_absolute() and cfg.path is not None:
-            p = cfg.path.parent / p
+    p = cfg.palette_path()
+    if p is not None:
         if not p.is_file():
             out.append(
                 _fail(

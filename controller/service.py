@@ -191,7 +191,7 @@ class ControllerService:
         from rules.battle.board import board_from_layout
         from vision.boardfile import battle_board_json
 
-        path = self.cfg["vision"]["layout"] or None
+        path = self.cfg.layout_path()
         try:
             data = battle_board_json(path)
             self.board_shapes = board_shapes(data)

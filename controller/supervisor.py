@@ -295,9 +295,9 @@ class Supervisor:
                     "watch",
                     *_source(v["camera"], "--video"),
                     "--layout",
-                    v["layout"] or str(DEFAULT_LAYOUT_PATH),
+                    str(cfg.layout_path() or DEFAULT_LAYOUT_PATH),
                     "--palette",
-                    v["palette"],
+                    str(cfg.palette_path()),
                     "--zmq-pub",
                     v["events"],
                 ]
@@ -360,7 +360,12 @@ class Supervisor:
         if self.limits.get("until_game_over"):
             argv.append("--until-game-over")
         self.children.append(
-            Child("controller", argv, essential=True, stdin=json.dumps(cfg.to_json()).encode())
+            Child(
+                "controller",
+                argv,
+                essential=True,
+                stdin=json.dumps(cfg.with_paths_resolved().to_json()).encode(),
+            )
         )
 
     def stored_logins(self, create: bool = False) -> dict[str, str]:

@@ -47,7 +47,10 @@ class VenueService:
         self.asked = 0  # events asked of the tables' logs (the gap refill)
         self._inbox: queue.Queue[mqtt.MQTTMessage] = queue.Queue()
         self._fresh_session = threading.Event()
+        # Set once the broker has acknowledged this connection's subscriptions, not at its CONNACK: a
+        # message published between the two would reach no subscriber (lost for good on a new session).
         self._connected = threading.Event()
+        self._subscribe_mid: int | None = None
         self.client = mqtt.Client(
             mqtt.CallbackAPIVersion.VERSION2,
             client_id=client_id,
@@ -57,6 +60,7 @@ class VenueService:
         )
         self.client.username_pw_set(username, password)
         self.client.on_connect = self._on_connect
+        self.client.on_subscribe = self._on_subscribe
         # paho backs off to 2 minutes by default: a venue broker back from a restart would wait that long.
         self.client.reconnect_delay_set(1, 5)
         self.client.on_disconnect = self._on_disconnect
@@ -163,6 +167,8 @@ class VenueService:
         self.client.loop_stop()
 
     def wait_connected(self, timeout: float) -> bool:
+        """Whether the service is listening within `timeout` seconds: connected, and its subscriptions
+        acknowledged by the broker (what a table publishes from then on reaches it)."""
         return self._connected.wait(timeout)
 
     # -- internals ---------------------------------------------------------------------------------
@@ -191,8 +197,15 @@ class VenueService:
             # A new session: the broker lost ours (it crashed, or this is the first start), and with it
             # whatever the tables sent before we subscribed, their refill index included: ask them again.
             self._fresh_session.set()
-        for topic in TOPICS:
-            client.subscribe(topic, qos=1)
+        # One SUBSCRIBE for every topic: its SUBACK (_on_subscribe) says the service is listening.
+        self._subscribe_mid = client.subscribe([(topic, 1) for topic in TOPICS])[1]
+
+    def _on_subscribe(self, _c: mqtt.Client, _u: Any, mid: int, reasons: Any, _props: Any = None) -> None:
+        if mid != self._subscribe_mid:
+            return
+        refused = [t for t, r in zip(TOPICS, reasons, strict=False) if r.is_failure]
+        if refused:
+            log.error("the venue broker refused the venue service's subscriptions %s: check its ACL", refused)
         self._connected.set()
 
     def _on_disconnect(self, _c: mqtt.Client, _u: Any, _flags: Any, _reason: Any, _props: Any = None) -> None:

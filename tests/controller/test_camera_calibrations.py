@@ -6,6 +6,7 @@ start and the camera starts without it."""
 from __future__ import annotations
 
 import io
+import json
 import socket
 import subprocess
 from pathlib import Path
@@ -183,3 +184,70 @@ def test_doctor_names_an_unusable_calibration_with_its_key(tmp_path) -> None:
     [check] = check_table_camera_calibration(_config(tmp_path, "great-sea"))
     assert check.status == "ok" and str(tmp_path / "sea-map-2.png") in check.detail
     assert check_table_camera_calibration(_config(tmp_path, "dead-reckoning")) == []
+
+
+def test_the_battle_camera_gets_its_palette_and_layout_beside_the_config(tmp_path, monkeypatch) -> None:
+    """vision.palette and vision.layout are paths beside the config as vision.table_calibration is: the
+    planned `vision watch` names them so, whatever folder `smart-table run` was started in."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    cfg = _config(tmp_path, "dead-reckoning", 'palette = "cal/palette.json"\nlayout = "board.json"\n')
+    assert cfg.palette_path() == tmp_path / "cal" / "palette.json"
+    assert cfg.layout_path() == tmp_path / "board.json"
+    argv = _children(cfg)[0]["vision"]
+    assert argv[argv.index("--palette") + 1] == str(tmp_path / "cal" / "palette.json")
+    assert argv[argv.index("--layout") + 1] == str(tmp_path / "board.json")
+    # Absolute paths stay as written; no layout is vision's default one.
+    cfg = _config(tmp_path, "dead-reckoning", 'palette = "/abs/palette.json"\n')
+    argv = _children(cfg)[0]["vision"]
+    assert argv[argv.index("--palette") + 1] == "/abs/palette.json"
+    assert argv[argv.index("--layout") + 1].endswith("battle-board.json") and cfg.layout_path() is None
+    assert (
+        "vision" not in _children(_config(tmp_path, "dead-reckoning"))[0]
+        and _config(tmp_path, "dead-reckoning").palette_path() is None
+    )
+
+
+def test_the_controller_child_gets_the_config_files_where_they_are(tmp_path, monkeypatch) -> None:
+    """The controller process gets the config as JSON, without its file, in the folder `run` was started
+    in: every key naming a file reaches it beside the config (the game log was opened in the start folder)."""
+    monkeypatch.chdir(REPO)
+    cfg = _config(tmp_path, "dead-reckoning", 'palette = "palette.json"\ntable_calibration = "/abs/t.json"\n')
+    s = Supervisor(cfg, simulate=False, limits={}, out=io.StringIO())
+    s._plan_controller()
+    [child] = [c for c in s.children if c.name == "controller"]
+    assert child.stdin is not None
+    sent = json.loads(child.stdin)
+    assert sent["table"]["database"] == str(tmp_path / "t.db") == str(cfg.database_path())
+    assert sent["mqtt"]["password_file"] == str(tmp_path / "tablets.passwd")
+    assert sent["vision"]["palette"] == str(tmp_path / "palette.json")
+    assert sent["vision"]["table_calibration"] == "/abs/t.json"
+    assert sent["vision"]["layout"] == "" and sent["vision"]["sea_map"] == ""  # unset stays unset
+    # The config itself is unchanged (doctor and the other children read it as written).
+    assert cfg["table"]["database"] == "t.db" and cfg["vision"]["palette"] == "palette.json"
+
+
+def test_the_battle_camera_child_started_as_planned_reads_the_palette_beside_the_config(tmp_path) -> None:
+    """The planned `vision watch` itself, run in another folder than the config's: it loads the palette
+    named relative to the config (it looked in its own folder before, and stopped: no such file)."""
+    from calibration.colors import learn_palette
+    from vision.battle_board.layout import default_layout
+    from vision.synth.battle import light_session
+
+    layout = default_layout()
+    light = light_session(layout, 4243, (640, 360))
+    (tmp_path / "palette.json").write_text(json.dumps(learn_palette(light.calibration, layout).to_json()))
+    video = tmp_path / "board.avi"
+    out = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 5, (640, 360))
+    for _ in range(3):
+        out.write(light.calibration)
+    out.release()
+    cfg = _config(
+        tmp_path,
+        "dead-reckoning",
+        f'camera = "{video}"\npalette = "palette.json"\nevents = "tcp://127.0.0.1:{_free_port()}"\n',
+    )
+    argv = _children(cfg)[0]["vision"] + ["--max-frames", "3", "--start-delay", "0"]
+    run = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
