@@ -20,7 +20,7 @@ per 1080p frame. Seeds: report only on seeds never run before (docs/bench/vision
 barrel distortion to k1 -0.06, a second lamp; `vision.synth.table_randomised._photograph`); held-out
 sets are run without it. `--cache DIR` keeps each table's rendered photos (a pickle per table and
 protocol) for reruns of the same seeds; `--json-out FILE` writes every reading's JSON (one line per
-scene) to compare two readers' answers.
+scene) to compare two readers' answers; `--render-only` fills the cache without reading.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hard", action="store_true", help="the tuning side's harsher light (not for held out)")
     ap.add_argument("--cache", default="", help="a folder keeping the rendered photos between runs")
     ap.add_argument("--json-out", default="", help="write each reading's JSON, one line per scene")
+    ap.add_argument("--render-only", action="store_true", help="with --cache: render the photos, read none")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
     json_lines: list[str] = []
@@ -82,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     for k in range(args.layouts):
         seed = args.layout_seed + k
         layout_json, setup, shots = _table(seed, args, size)
+        if args.render_only:
+            continue
         layout = load_table_layout(layout_json)
         calibration = None
         if setup is not None and not args.no_calibration:

@@ -33,6 +33,7 @@ from vision.ocean_grid.classification import (
 from vision.ocean_grid.detection import (
     _FRAME_PERIMETER_RATES,
     BOARD_PERIMETER_RANGE,
+    _bloom_look,
     _coarse_to_fine,
     _detect,
     _perimeter_px,
@@ -214,13 +215,25 @@ def read_table_detailed(
                 BOARD_PERIMETER_RANGE[1] * max(sizes) / side,
             )
             view = gray[ya:yb, xa:xb]
-            again = _detect(view, layout.ships.aruco_dictionary, "retry", rates)
+            undecoded: list[np.ndarray] = []
+            again = _detect(view, layout.ships.aruco_dictionary, "retry", rates, undecoded)
             if any(mid not in again for mid in missing) and np.percentile(view[::8, ::8], 90) >= 250:
                 # A bright exposure burns the marker's white and its surround together and the black
                 # border's outline is lost; the same look on a darkened copy (gamma 3) finds it again.
                 dark = cv2.LUT(view, _GAMMA3)
                 for mid, quads in _detect(dark, layout.ships.aruco_dictionary, "retry", rates).items():
                     again.setdefault(mid, quads)
+                if any(mid not in again for mid in missing):
+                    # ... or blooms its white into the black: the outline is found but its bits do not
+                    # decode; those outlines are read again with the black given back (`_bloom_look`).
+                    bloom = _bloom_look(
+                        view,
+                        layout.ships.aruco_dictionary,
+                        undecoded,
+                        (BOARD_PERIMETER_RANGE[0] * min(sizes), BOARD_PERIMETER_RANGE[1] * max(sizes)),
+                    )
+                    for mid, quads in bloom.items():
+                        again.setdefault(mid, quads)
             ship_found = dict(ship_found)
             for mid in missing:
                 if mid in again:
