@@ -262,7 +262,7 @@ def _coarse_to_fine(
 # docs/bench/ships.md, round 6).
 BLOOM_ERODE_PX = (2, 3)
 # Most outlines the bloom look decodes again (the largest first): it is a last look, not a full pass.
-BLOOM_MAX_OUTLINES = 24
+BLOOM_MAX_OUTLINES = 12
 
 
 def _bloom_look(

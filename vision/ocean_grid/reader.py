@@ -229,7 +229,7 @@ def read_table_detailed(
                     bloom = _bloom_look(
                         view,
                         layout.ships.aruco_dictionary,
-                        undecoded,
+                        _ship_sized(undecoded, np.array([xa, ya], np.float64), pose, layout),
                         (BOARD_PERIMETER_RANGE[0] * min(sizes), BOARD_PERIMETER_RANGE[1] * max(sizes)),
                     )
                     for mid, quads in bloom.items():
@@ -424,6 +424,29 @@ def read_table_detailed(
         timings_ms=timings,
         frame_ids=tuple(m.id for m, _ in frame),
     )
+
+
+# An undecoded outline is read again by the bloom look only when its perimeter is within this range of a
+# ship marker's at its place (a bloomed black border measures about 0.9 of it).
+BLOOM_SIZE_RANGE = (0.75, 1.2)
+
+
+def _ship_sized(
+    outlines: list[np.ndarray], offset: np.ndarray, pose: CameraPose, layout: TableLayout
+) -> list[np.ndarray]:
+    """The outlines (px of a view whose origin is `offset` in the frame) whose perimeter is a ship
+    marker's where they lie, seen at the marker's height (BLOOM_SIZE_RANGE)."""
+    if not outlines:
+        return []
+    qs = np.array(outlines, np.float64).reshape(-1, 4, 2)
+    top = pose.plane_homography(layout.ships.marker_height_mm)
+    where = apply_homography(np.linalg.inv(top), qs.mean(axis=1) + offset)
+    half = layout.ships.marker_size_mm / 2
+    square = where[:, None, :] + half * np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    expect = _perimeters(apply_homography(top, square.reshape(-1, 2)).reshape(-1, 4, 2))
+    got = _perimeters(qs)
+    keep = (got >= BLOOM_SIZE_RANGE[0] * expect) & (got <= BLOOM_SIZE_RANGE[1] * expect)
+    return list(qs[keep])
 
 
 def read_table(
