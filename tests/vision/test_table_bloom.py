@@ -24,7 +24,7 @@ def _bloomed_marker(side_px: int, gain: float, blur: float) -> np.ndarray:
     canvas[50:80, 50:350] = canvas[320:350, 50:350] = 255
     canvas[50:350, 50:80] = canvas[50:350, 320:350] = 255
     small = cv2.resize(canvas, None, fx=side_px / 240, fy=side_px / 240, interpolation=cv2.INTER_AREA)
-    linear = cv2.GaussianBlur((small / 255.0) ** 2.2, (0, 0), blur) * gain
+    linear = cv2.GaussianBlur(np.power(small.astype(np.float64) / 255.0, 2.2), (0, 0), blur) * gain
     image = (np.clip(linear, 0, 1) ** (1 / 2.2) * 255 + 0.5).astype(np.uint8)
     return cv2.copyMakeBorder(image, 40, 40, 40, 40, cv2.BORDER_CONSTANT, value=int(image[0, 0]))
 
