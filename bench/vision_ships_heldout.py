@@ -65,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--render-only", action="store_true", help="with --cache: render the photos, read none")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
+    if args.render_only and not args.cache:
+        ap.error("--render-only needs --cache DIR (where the photos are kept)")
     json_lines: list[str] = []
     cv2.setNumThreads(1)
     size: tuple[int, int] | None = None
@@ -84,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         seed = args.layout_seed + k
         layout_json, setup, shots = _table(seed, args, size)
         if args.render_only:
+            print(f"  table {seed}: {len(shots)} photos in {args.cache}")
             continue
         layout = load_table_layout(layout_json)
         calibration = None
@@ -160,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
                     f" read {[(s['ship'], s['square']) for s in reading.ships if s['ship'] in in_play]}"
                 )
         print(f"  layout {seed}: {layout_ok}/{args.scenes} scenes with every visible ship right")
+    if args.render_only:
+        return 0
     print(
         f"command: python bench/vision_ships_heldout.py --layouts {args.layouts} --layout-seed "
         f"{args.layout_seed} --scenes {args.scenes}"
