@@ -1,7 +1,7 @@
 """Benchmark: the ocean-grid reader on held-out tables (`vision.synth.table_randomised`).
 
     python bench/vision_ships_heldout.py --layouts 5 --layout-seed 7600 --scenes 20 [--size 1920x1080]
-        [--session [--no-calibration]]
+        [--session [--no-calibration]] [--hard] [--cache DIR] [--json-out FILE]
 
 Each layout is a random table in the layout format, read as a user's own file would be; each scene a
 random deal (2-4 ships, 0-2 hands, glare) under this generator's own light, lens and compression. Without
@@ -15,12 +15,20 @@ board marker read right, face-down boards read face down (also among those no ha
 confident wrong answers (a ship or board
 reported on a square where it is not). Time: process CPU time of one read (one OpenCV thread), median
 per 1080p frame. Seeds: report only on seeds never run before (docs/bench/vision.md lists those used).
+
+`--hard` draws the tuning side's harsher light (round 6: warm and cool ends, dim or clipped exposures,
+barrel distortion to k1 -0.06, a second lamp; `vision.synth.table_randomised._photograph`); held-out
+sets are run without it. `--cache DIR` keeps each table's rendered photos (a pickle per table and
+protocol) for reruns of the same seeds; `--json-out FILE` writes every reading's JSON (one line per
+scene) to compare two readers' answers; `--render-only` fills the cache without reading.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import pickle
 import statistics
 import sys
 import time
@@ -51,8 +59,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default="", help="force one resolution, e.g. 1920x1080 (else random per scene)")
     ap.add_argument("--session", action="store_true", help="one light and back print per table, calibrated")
     ap.add_argument("--no-calibration", action="store_true", help="with --session: read without calibration")
+    ap.add_argument("--hard", action="store_true", help="the tuning side's harsher light (not for held out)")
+    ap.add_argument("--cache", default="", help="a folder keeping the rendered photos between runs")
+    ap.add_argument("--json-out", default="", help="write each reading's JSON, one line per scene")
+    ap.add_argument("--render-only", action="store_true", help="with --cache: render the photos, read none")
     ap.add_argument("--verbose", action="store_true")
     args = ap.parse_args(argv)
+    if args.render_only and not args.cache:
+        ap.error("--render-only needs --cache DIR (where the photos are kept)")
+    json_lines: list[str] = []
     cv2.setNumThreads(1)
     size: tuple[int, int] | None = None
     if args.size:
@@ -69,20 +84,18 @@ def main(argv: list[str] | None = None) -> int:
     cpu_all: list[float] = []
     for k in range(args.layouts):
         seed = args.layout_seed + k
-        rng = np.random.default_rng(seed)
-        layout_json = random_table_layout(rng, f"random-table-{seed}")
+        layout_json, setup, shots = _table(seed, args, size)
+        if args.render_only:
+            print(f"  table {seed}: {len(shots)} photos in {args.cache}")
+            continue
         layout = load_table_layout(layout_json)
-        session = random_table_session(rng) if args.session else None
         calibration = None
-        if session is not None:
-            setup = calibration_scene(layout_json, rng, session, size or (1920, 1080))
-            if not args.no_calibration:
-                calibration = learn_table_calibration(setup, layout)
-                learned += calibration is not None and calibration.back is not None
-                printed += calibration is not None and calibration.print_template is not None
+        if setup is not None and not args.no_calibration:
+            calibration = learn_table_calibration(setup, layout)
+            learned += calibration is not None and calibration.back is not None
+            printed += calibration is not None and calibration.print_template is not None
         layout_ok = 0
-        for i in range(args.scenes):
-            image, truth, in_play = held_out_scene(layout_json, rng, size, session)
+        for i, (image, truth, in_play) in enumerate(shots):
             # Warm (lazy maps), as a running system.
             read_table_detailed(image, layout, ships_in_play=in_play, calibration=calibration)
             c0 = time.process_time()
@@ -92,6 +105,10 @@ def main(argv: list[str] | None = None) -> int:
             if image.shape[:2] == (1080, 1920):
                 cpu_hd.append(ms)
             n += 1
+            if args.json_out:
+                json_lines.append(
+                    json.dumps({"table": seed, "scene": i, **reading.to_json()}, sort_keys=True)
+                )
             statuses[reading.status] = statuses.get(reading.status, 0) + 1
             got_ships = {s["ship"]: s for s in reading.ships}
             scene_ok = True
@@ -146,12 +163,15 @@ def main(argv: list[str] | None = None) -> int:
                     f" read {[(s['ship'], s['square']) for s in reading.ships if s['ship'] in in_play]}"
                 )
         print(f"  layout {seed}: {layout_ok}/{args.scenes} scenes with every visible ship right")
+    if args.render_only:
+        return 0
     print(
         f"command: python bench/vision_ships_heldout.py --layouts {args.layouts} --layout-seed "
         f"{args.layout_seed} --scenes {args.scenes}"
         + (f" --size {args.size}" if args.size else "")
         + (" --session" if args.session else "")
         + (" --no-calibration" if args.no_calibration else "")
+        + (" --hard" if args.hard else "")
     )
     if args.session and not args.no_calibration:
         print(f"calibration: back learned on {learned}/{args.layouts} tables, its print on {printed}")
@@ -172,7 +192,34 @@ def main(argv: list[str] | None = None) -> int:
         print(f"CPU ms per 1080p frame: median {statistics.median(cpu_hd):.1f} (n {len(cpu_hd)})")
     if cpu_all:
         print(f"CPU ms all sizes: median {statistics.median(cpu_all):.1f}")
+    if args.json_out:
+        Path(args.json_out).write_text("\n".join(json_lines) + "\n")
     return 0
+
+
+def _table(
+    seed: int, args: argparse.Namespace, size: tuple[int, int] | None
+) -> tuple[dict, np.ndarray | None, list[tuple[np.ndarray, dict, list[str]]]]:
+    """One table's layout, setup photo (sessions) and scenes, drawn from its seed (or the cache)."""
+    protocol = ("session" if args.session else "r3") + ("-hard" if args.hard else "")
+    key = f"{seed}-{args.scenes}-{args.size or 'any'}-{protocol}"
+    path = Path(args.cache) / f"table-{key}.pkl" if args.cache else None
+    if path is not None and path.exists():
+        with path.open("rb") as fh:
+            cached: tuple[dict, np.ndarray | None, list[tuple[np.ndarray, dict, list[str]]]] = pickle.load(fh)
+        return cached
+    rng = np.random.default_rng(seed)
+    layout_json = random_table_layout(rng, f"random-table-{seed}")
+    session = random_table_session(rng, hard=args.hard) if args.session else None
+    setup = (
+        calibration_scene(layout_json, rng, session, size or (1920, 1080)) if session is not None else None
+    )
+    shots = [held_out_scene(layout_json, rng, size, session, hard=args.hard) for _ in range(args.scenes)]
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("wb") as fh:
+            pickle.dump((layout_json, setup, shots), fh, protocol=pickle.HIGHEST_PROTOCOL)
+    return layout_json, setup, shots
 
 
 if __name__ == "__main__":

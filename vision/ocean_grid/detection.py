@@ -97,16 +97,23 @@ def _detector(dictionary_name: str, kind: str) -> cv2.aruco.ArucoDetector:
 
 
 def _detect(
-    gray: np.ndarray, dictionary_name: str, kind: str, perimeter_rates: tuple[float, float] | None = None
+    gray: np.ndarray,
+    dictionary_name: str,
+    kind: str,
+    perimeter_rates: tuple[float, float] | None = None,
+    rejected: list[np.ndarray] | None = None,
 ) -> dict[int, list[np.ndarray]]:
     """Markers of one dictionary; `perimeter_rates` (min, max, of the image's larger side) replace the
-    detector's own limits for this call when the marker's size in pixels is known."""
+    detector's own limits for this call when the marker's size in pixels is known. The outlines that did
+    not decode go to `rejected` when it is given."""
     det = _detector(dictionary_name, kind)
     if perimeter_rates is not None:
         p = det.getDetectorParameters()
         p.minMarkerPerimeterRate, p.maxMarkerPerimeterRate = perimeter_rates
         det.setDetectorParameters(p)
-    corners, ids, _ = det.detectMarkers(gray)
+    corners, ids, undecoded = det.detectMarkers(gray)
+    if rejected is not None:
+        rejected.extend(np.asarray(q, np.float64).reshape(4, 2) for q in undecoded)
     found: dict[int, list[np.ndarray]] = {}
     if ids is not None:
         for c, i in zip(corners, ids.reshape(-1), strict=True):
@@ -246,6 +253,59 @@ def _coarse_to_fine(
             if any(np.linalg.norm(o.mean(axis=0) - q.mean(axis=0)) < 8.0 for o in found.get(mid, [])):
                 continue
             found.setdefault(mid, []).append(q)
+    return found
+
+
+# Grey erosions (min filters) the bloom look tries, in px: a bright exposure blooms a marker's white into
+# its black by about a pixel, shrinking the black border's outline and every black cell until the bits no
+# longer decode; a min filter of 2 or 3 px gives the black its pixel back (measured on the tuning tables,
+# docs/bench/ships.md, round 6).
+BLOOM_ERODE_PX = (2, 3)
+# Most outlines the bloom look decodes again (the largest first): it is a last look, not a full pass.
+BLOOM_MAX_OUTLINES = 12
+
+
+def _bloom_look(
+    gray: np.ndarray, dictionary_name: str, outlines: list[np.ndarray], perimeter_px: tuple[float, float]
+) -> dict[int, list[np.ndarray]]:
+    """Undecoded outlines of a marker's size (full-frame px) read again where a bright exposure bloomed
+    the marker's white into its black: each outline's crop under each grey erosion of BLOOM_ERODE_PX,
+    all laid side by side (one detector call per erosion, the full-frame pass's window), corners back in
+    full-frame px. Only markers found at one place (within 8 px) under every erosion that finds them."""
+    if not outlines:
+        return {}
+    h, w = gray.shape[:2]
+    qs = np.array(outlines, dtype=np.float64).reshape(-1, 4, 2)
+    qs = qs[np.argsort(-_perimeters(qs))][:BLOOM_MAX_OUTLINES]
+    m = np.ceil(12.0 + COARSE_MARGIN_RATE * _perimeters(qs))[:, None]
+    lo = np.maximum(np.floor(qs.min(axis=1)) - m, 0).astype(int)
+    hi = np.minimum(np.ceil(qs.max(axis=1)) + m + 1, [w, h]).astype(int)
+    ok = ((hi - lo) >= 16).all(axis=1)
+    rects = merge_boxes([tuple(r) for r in np.concatenate([lo, hi], axis=1)[ok].tolist()])
+    if not rects:
+        return {}
+    crops = [gray[y0:y1, x0:x1] for x0, y0, x1, y1 in rects]
+    tall = max(c.shape[0] for c in crops)
+    starts = np.cumsum([0] + [c.shape[1] for c in crops])
+    found: dict[int, list[np.ndarray]] = {}
+    for k in BLOOM_ERODE_PX:
+        kernel = np.ones((k, k), np.uint8)
+        strip = np.hstack(
+            [
+                cv2.copyMakeBorder(
+                    cv2.erode(c, kernel), 0, tall - c.shape[0], 0, 0, cv2.BORDER_CONSTANT, value=255
+                )
+                for c in crops
+            ]
+        )
+        side = float(max(strip.shape[:2]))
+        rates = (perimeter_px[0] / side, perimeter_px[1] / side)
+        for mid, strip_qs in _detect(strip, dictionary_name, "fine", rates).items():
+            for strip_q in strip_qs:
+                i = int(np.searchsorted(starts, strip_q[:, 0].mean(), side="right")) - 1
+                q = strip_q + np.array([rects[i][0] - starts[i], rects[i][1]], dtype=np.float64)
+                if not any(np.linalg.norm(o.mean(axis=0) - q.mean(axis=0)) < 8.0 for o in found.get(mid, [])):
+                    found.setdefault(mid, []).append(q)
     return found
 
 

@@ -32,7 +32,9 @@ from vision.ocean_grid.classification import (
 )
 from vision.ocean_grid.detection import (
     _FRAME_PERIMETER_RATES,
+    BLOOM_ERODE_PX,
     BOARD_PERIMETER_RANGE,
+    _bloom_look,
     _coarse_to_fine,
     _detect,
     _perimeter_px,
@@ -214,13 +216,25 @@ def read_table_detailed(
                 BOARD_PERIMETER_RANGE[1] * max(sizes) / side,
             )
             view = gray[ya:yb, xa:xb]
-            again = _detect(view, layout.ships.aruco_dictionary, "retry", rates)
+            undecoded: list[np.ndarray] = []
+            again = _detect(view, layout.ships.aruco_dictionary, "retry", rates, undecoded)
             if any(mid not in again for mid in missing) and np.percentile(view[::8, ::8], 90) >= 250:
                 # A bright exposure burns the marker's white and its surround together and the black
                 # border's outline is lost; the same look on a darkened copy (gamma 3) finds it again.
                 dark = cv2.LUT(view, _GAMMA3)
                 for mid, quads in _detect(dark, layout.ships.aruco_dictionary, "retry", rates).items():
                     again.setdefault(mid, quads)
+                if any(mid not in again for mid in missing):
+                    # ... or blooms its white into the black: the outline is found but its bits do not
+                    # decode; those outlines are read again with the black given back (`_bloom_look`).
+                    bloom = _bloom_look(
+                        view,
+                        layout.ships.aruco_dictionary,
+                        _ship_sized(undecoded, np.array([xa, ya], np.float64), pose, layout),
+                        (BOARD_PERIMETER_RANGE[0] * min(sizes), BOARD_PERIMETER_RANGE[1] * max(sizes)),
+                    )
+                    for mid, quads in bloom.items():
+                        again.setdefault(mid, quads)
             ship_found = dict(ship_found)
             for mid in missing:
                 if mid in again:
@@ -309,28 +323,43 @@ def read_table_detailed(
             )
     names: dict[int, set[str]] = {k: set() for k in range(len(layout.squares))}
 
-    def look(crops: list[tuple[int, int, int, np.ndarray]], lut: np.ndarray | None = None) -> None:
-        """One detector call over the crops laid side by side; names found go to `names`."""
+    def look(
+        crops: list[tuple[int, int, int, np.ndarray]],
+        lut: np.ndarray | None = None,
+        erode_px: int = 0,
+        outlined: set[int] | None = None,
+    ) -> None:
+        """One detector call over the crops laid side by side (darkened by `lut`, min-filtered by
+        `erode_px`); names found go to `names`, and the crops holding an undecoded outline of a board
+        marker's size to `outlined` when given."""
         tall = max(cr.shape[0] for *_, cr in crops)
         strip = np.hstack(
             [cv2.copyMakeBorder(cr, 0, tall - cr.shape[0], 0, 0, cv2.BORDER_REPLICATE) for *_, cr in crops]
         )
         if lut is not None:
             strip = cv2.LUT(strip, lut)
+        if erode_px:
+            strip = cv2.erode(strip, np.ones((erode_px, erode_px), np.uint8))
         starts = np.cumsum([0] + [cr.shape[1] for *_, cr in crops])
         # Only outlines of about the board marker's size in this view are decoded: the busy art in the
         # crops yields hundreds of smaller and larger contours, each one a warp and a decode.
         side = float(max(strip.shape[:2]))
+        undecoded: list[np.ndarray] = []
         perimeter_rates = (
             BOARD_PERIMETER_RANGE[0] * min(perimeters) / side,
             BOARD_PERIMETER_RANGE[1] * max(perimeters) / side,
         )
         hits = [
             (bname, q)
-            for mid, quads in _detect(strip, layout.boards.aruco_dictionary, "board", perimeter_rates).items()
+            for mid, quads in _detect(
+                strip, layout.boards.aruco_dictionary, "board", perimeter_rates, undecoded
+            ).items()
             if (bname := layout.boards.name_of(mid)) is not None
             for q in quads
         ]
+        if outlined is not None and undecoded:
+            centres_x = np.array([q[:, 0].mean() for q in undecoded])
+            outlined.update(int(i) for i in np.searchsorted(starts, centres_x, side="right") - 1)
         if hits:
             # Each marker's centre on the table (all of them through one homography call); it must lie
             # on the square whose spot it was cut from.
@@ -353,7 +382,16 @@ def read_table_detailed(
         # squares still unknown get one more look on a darkened copy (gamma 3) where they are burnt out.
         left = [c for c in crops if not names[c[0]] and fractions[c[0]] < BACK_FRACTION]
         if left and np.percentile(np.hstack([c[3].ravel() for c in left])[::7], 90) >= 250:
-            look(left, _GAMMA3)
+            outlined: set[int] = set()
+            look(left, _GAMMA3, outlined=outlined)
+            # ... or blooms its white into the black (the outline is there, the bits do not decode):
+            # the crops still unknown that hold such an outline are read again with the black given
+            # back (grey erosions, as the ships' bloom look).
+            bloomed = [c for i, c in enumerate(left) if i in outlined and not names[c[0]]]
+            for px in BLOOM_ERODE_PX:
+                bloomed = [c for c in bloomed if not names[c[0]]]
+                if bloomed:
+                    look(bloomed, erode_px=px)
     # The square's extent: a face-down board fills its square with the back's print, where a stray
     # patch of colour near the spot (a hand, a ship's hull, art near the back's colour) does not.
     backs = [k for k in range(n_spots) if fractions[k] >= BACK_FRACTION and not names[k]]
@@ -411,6 +449,29 @@ def read_table_detailed(
         timings_ms=timings,
         frame_ids=tuple(m.id for m, _ in frame),
     )
+
+
+# An undecoded outline is read again by the bloom look only when its perimeter is within this range of a
+# ship marker's at its place (a bloomed black border measures about 0.9 of it).
+BLOOM_SIZE_RANGE = (0.75, 1.2)
+
+
+def _ship_sized(
+    outlines: list[np.ndarray], offset: np.ndarray, pose: CameraPose, layout: TableLayout
+) -> list[np.ndarray]:
+    """The outlines (px of a view whose origin is `offset` in the frame) whose perimeter is a ship
+    marker's where they lie, seen at the marker's height (BLOOM_SIZE_RANGE)."""
+    if not outlines:
+        return []
+    qs = np.array(outlines, np.float64).reshape(-1, 4, 2)
+    top = pose.plane_homography(layout.ships.marker_height_mm)
+    where = apply_homography(np.linalg.inv(top), qs.mean(axis=1) + offset)
+    half = layout.ships.marker_size_mm / 2
+    square = where[:, None, :] + half * np.array([[-1.0, -1.0], [1.0, -1.0], [1.0, 1.0], [-1.0, 1.0]])
+    expect = _perimeters(apply_homography(top, square.reshape(-1, 2)).reshape(-1, 4, 2))
+    got = _perimeters(qs)
+    keep = (got >= BLOOM_SIZE_RANGE[0] * expect) & (got <= BLOOM_SIZE_RANGE[1] * expect)
+    return list(qs[keep])
 
 
 def read_table(
