@@ -404,6 +404,20 @@ class BoardDetection:
         rough = float(np.abs(added - cv2.GaussianBlur(added, (0, 0), 1.0))[rim].mean()) / peak
         return rough < GLOSS_ROUGH
 
+    def _flag_hidden_print(self, cubes: list[Cube]) -> None:
+        """Marks unsure every cube read on a swatch spot: the calibration's cube hid the print there, so
+        neither its colour against the print nor its shape against the print's edges tells a cube from
+        the spot printed under it (a dark spot on a dark rail read as a black cube in 9 of 12 photos of
+        tuning design 8056, with status `redrop`: docs/bench/vision.md, round 6). A person looks."""
+        if self.print is None:
+            return
+        for c in cubes:
+            if not c.ambiguous and any(
+                math.dist(c.center_mm, sw.center_mm) < SWATCH_R_MM for sw in self.layout.swatches
+            ):
+                c.ambiguous, c.confidence = True, min(c.confidence, 0.3)
+                c.why = "on a swatch spot, whose print the calibration's cube hid: a cube, or the spot?"
+
     def _unexplained(
         self,
         changed: np.ndarray,
