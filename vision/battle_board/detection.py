@@ -405,18 +405,22 @@ class BoardDetection:
         return rough < GLOSS_ROUGH
 
     def _flag_hidden_print(self, cubes: list[Cube]) -> None:
-        """Marks unsure every cube read on a swatch spot: the calibration's cube hid the print there, so
-        neither its colour against the print nor its shape against the print's edges tells a cube from
-        the spot printed under it (a dark spot on a dark rail read as a black cube in 9 of 12 photos of
-        tuning design 8056, with status `redrop`: docs/bench/vision.md, round 6). A person looks."""
+        """Marks unsure every cube read where the bare board is only guessed: on a swatch spot (the
+        calibration's cube hid its print) or where the calibration photo had a glossy highlight. Neither
+        a cube's colour against the print nor its shape against the print's edges is evidence there: a
+        dark spot on a dark rail read as a black cube in 9 of 12 photos of tuning design 8056, and a dark
+        rail under a former highlight fell apart into black cubes (8024/5), all read with confidence
+        (docs/bench/vision.md, round 6). A person looks."""
         if self.print is None:
             return
+        valid = self.print.ref_valid
+        h, w = valid.shape
         for c in cubes:
-            if not c.ambiguous and any(
-                math.dist(c.center_mm, sw.center_mm) < SWATCH_R_MM for sw in self.layout.swatches
-            ):
+            x, y = int(c.center_mm[0]), int(c.center_mm[1])
+            guessed = not (0 <= x < w and 0 <= y < h) or valid[y, x] != 255
+            if not c.ambiguous and guessed:
                 c.ambiguous, c.confidence = True, min(c.confidence, 0.3)
-                c.why = "on a swatch spot, whose print the calibration's cube hid: a cube, or the spot?"
+                c.why = "where the calibration photo did not show the bare board (a swatch's cube, a glare)"
 
     def _unexplained(
         self,
