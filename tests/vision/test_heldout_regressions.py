@@ -214,7 +214,8 @@ def test_a_dark_swatch_spot_on_a_dark_rail_is_never_a_confident_black_cube(
     assert "did not show the bare board" in got["reason"]
     monkeypatch.setattr(BoardReader, "_flag_hidden_print", lambda self, cubes: None)
     before = reader.read(image).to_json()
-    assert before["status"] == "redrop" and [before["cubes"][i]["color"] for i in before["redrop"]] == ["black"]
+    assert before["status"] == "redrop"
+    assert [before["cubes"][i]["color"] for i in before["redrop"]] == ["black"]
 
 
 def test_a_grey_looking_blue_cube_beside_a_rail_coloured_black_one_is_asked_not_refused() -> None:
