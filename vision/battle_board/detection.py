@@ -414,7 +414,7 @@ class BoardDetection:
         if self.print is None:
             return
         valid = self.print.ref_valid
-        h, w = valid.shape
+        h, w = self.print.ref.shape[:2]  # (ref_valid's shape)
         for c in cubes:
             x, y = int(c.center_mm[0]), int(c.center_mm[1])
             guessed = not (0 <= x < w and 0 <= y < h) or valid[y, x] != 255
