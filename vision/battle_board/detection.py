@@ -413,11 +413,17 @@ class BoardDetection:
         (docs/bench/vision.md, round 6). A person looks."""
         if self.print is None:
             return
-        valid = self.print.ref_valid
-        h, w = self.print.ref.shape[:2]  # (ref_valid's shape)
+        glare = self.print.highlight
+        h, w = self.print.ref.shape[:2]  # (the highlight map's shape)
+        # A swatch's cube hides at most its own footprint, placed up to 3 mm off the spot (`bare_board`):
+        # a printed spot larger than that shows around it in the calibration photo and is learned.
+        spot_r = self.layout.cube_size_mm * math.sqrt(0.5) + 3.0
         for c in cubes:
             x, y = int(c.center_mm[0]), int(c.center_mm[1])
-            guessed = not (0 <= x < w and 0 <= y < h) or valid[y, x] != 255
+            guessed = not (0 <= x < w and 0 <= y < h) or bool(glare[y, x] > 0)
+            guessed = guessed or any(
+                math.dist(c.center_mm, sw.center_mm) < spot_r for sw in self.layout.swatches
+            )
             if not c.ambiguous and guessed:
                 c.ambiguous, c.confidence = True, min(c.confidence, 0.3)
                 c.why = "where the calibration photo did not show the bare board (a swatch's cube, a glare)"
