@@ -97,6 +97,11 @@ SHAPE_PASSES = 3  # read by shape, then look again with those cubes, at most thi
 # renderer 0.115-0.32; docs/bench/vision.md round 5).
 GLOSS_BRIGHTER = 0.95
 GLOSS_ROUGH = 0.09
+# A cube read this near a swatch's centre (for 10 mm cubes) stands where the calibration's cube hid the
+# bare board or `bare_board` filled it in from a guess: false black re-drops of the randomised tuning set
+# lay up to 12.4 mm from the centre, a real re-drop of the tuning renderer 14 mm (docs/bench/vision.md,
+# round 6).
+SPOT_GUESSED_MM = 13.0
 COARSE_MIN_PX = 16  # mm2: a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
@@ -415,9 +420,7 @@ class BoardDetection:
             return
         glare = self.print.highlight
         h, w = self.print.ref.shape[:2]  # (the highlight map's shape)
-        # A swatch's cube hides at most its own footprint, placed up to 3 mm off the spot (`bare_board`):
-        # a printed spot larger than that shows around it in the calibration photo and is learned.
-        spot_r = self.layout.cube_size_mm * math.sqrt(0.5) + 3.0
+        spot_r = SPOT_GUESSED_MM * self.layout.cube_size_mm / 10.0
         for c in cubes:
             x, y = int(c.center_mm[0]), int(c.center_mm[1])
             guessed = not (0 <= x < w and 0 <= y < h) or bool(glare[y, x] > 0)
