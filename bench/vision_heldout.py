@@ -2,6 +2,11 @@
 
     python bench/vision_heldout.py --designs 5 --design-seed 7100 --scene-seed 9100 --scenes 40 \
         [--size 1920x1080]
+    python bench/vision_heldout.py --design-seeds 8011,8024 --scene-offset 500 --scenes 12 --size 1920x1080
+
+`--design-seeds` reads designs that are not consecutive (round 6's tuning designs with dark rails were
+chosen by their design parameters, docs/bench/vision.md); each one's scene seed is its design seed plus
+`--scene-offset`.
 
 Each design is a random board (layout file, print, paints) with its own room light; it is calibrated once
 from its calibration photo (one cube per swatch), then `--scenes` photos are read, each with light drift,
@@ -94,8 +99,10 @@ def run_design(args: tuple[int, int, int, tuple[int, int] | None]) -> list[dict[
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--designs", type=int, default=5)
-    ap.add_argument("--design-seed", type=int, required=True)
-    ap.add_argument("--scene-seed", type=int, required=True)
+    ap.add_argument("--design-seed", type=int)
+    ap.add_argument("--scene-seed", type=int)
+    ap.add_argument("--design-seeds", default="", help="comma-separated design seeds (instead of a range)")
+    ap.add_argument("--scene-offset", type=int, default=500, help="with --design-seeds: scene seed - design")
     ap.add_argument("--scenes", type=int, default=40)
     ap.add_argument("--size", default="", help="force one resolution, e.g. 1920x1080 (else random per shot)")
     ap.add_argument("--jobs", type=int, default=1)
@@ -106,7 +113,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.size:
         width, height = (int(v) for v in args.size.lower().split("x"))
         size = (width, height)
-    jobs = [(args.design_seed + k, args.scene_seed + k, args.scenes, size) for k in range(args.designs)]
+    if args.design_seeds:
+        try:
+            seeds = [int(v) for v in args.design_seeds.split(",") if v.strip()]
+        except ValueError:
+            ap.error(f"--design-seeds takes whole numbers separated by commas, not {args.design_seeds!r}")
+        jobs = [(d, d + args.scene_offset, args.scenes, size) for d in seeds]
+    elif args.design_seed is None or args.scene_seed is None:
+        ap.error("give --design-seed and --scene-seed (a range of --designs), or --design-seeds")
+    else:
+        jobs = [(args.design_seed + k, args.scene_seed + k, args.scenes, size) for k in range(args.designs)]
     t0 = time.perf_counter()
     if args.jobs > 1:
         with ProcessPoolExecutor(args.jobs) as pool:
@@ -121,9 +137,13 @@ def main(argv: list[str] | None = None) -> int:
     exact = sum(r["exact"] for r in recs) / max(1, len(recs))
     silent = sum(r["silent"] for r in recs)
     hd = [r["cpu_ms"] for r in recs if r["size"] == "1920x1080"]
+    which = (
+        f"--design-seeds {args.design_seeds} --scene-offset {args.scene_offset}"
+        if args.design_seeds
+        else f"--designs {args.designs} --design-seed {args.design_seed} --scene-seed {args.scene_seed}"
+    )
     print(
-        f"command: python bench/vision_heldout.py --designs {args.designs} --design-seed {args.design_seed} "
-        f"--scene-seed {args.scene_seed} --scenes {args.scenes}"
+        f"command: python bench/vision_heldout.py {which} --scenes {args.scenes}"
         + (f" --size {args.size}" if args.size else "")
     )
     print(

@@ -97,6 +97,11 @@ SHAPE_PASSES = 3  # read by shape, then look again with those cubes, at most thi
 # renderer 0.115-0.32; docs/bench/vision.md round 5).
 GLOSS_BRIGHTER = 0.95
 GLOSS_ROUGH = 0.09
+# A cube read this near a swatch's centre (for 10 mm cubes) stands where the calibration's cube hid the
+# bare board or `bare_board` filled it in from a guess: false black re-drops of the randomised tuning set
+# lay up to 12.4 mm from the centre, a real re-drop of the tuning renderer 14 mm (docs/bench/vision.md,
+# round 6).
+SPOT_GUESSED_MM = 13.0
 COARSE_MIN_PX = 16  # mm2: a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
@@ -403,6 +408,28 @@ class BoardDetection:
         rim = cv2.dilate(part.view(np.uint8), self.kernel) > 0
         rough = float(np.abs(added - cv2.GaussianBlur(added, (0, 0), 1.0))[rim].mean()) / peak
         return rough < GLOSS_ROUGH
+
+    def _flag_hidden_print(self, cubes: list[Cube]) -> None:
+        """Marks unsure every cube read where the bare board is only guessed: on a swatch spot (the
+        calibration's cube hid its print) or where the calibration photo had a glossy highlight. Neither
+        a cube's colour against the print nor its shape against the print's edges is evidence there: a
+        dark spot on a dark rail read as a black cube in 9 of 12 photos of tuning design 8056, and a dark
+        rail under a former highlight fell apart into black cubes (8024/5), all read with confidence
+        (docs/bench/vision.md, round 6). A person looks."""
+        if self.print is None:
+            return
+        glare = self.print.highlight
+        h, w = self.print.ref.shape[:2]  # (the highlight map's shape)
+        spot_r = SPOT_GUESSED_MM * self.layout.cube_size_mm / 10.0
+        for c in cubes:
+            x, y = int(c.center_mm[0]), int(c.center_mm[1])
+            guessed = not (0 <= x < w and 0 <= y < h) or bool(glare[y, x] > 0)
+            guessed = guessed or any(
+                math.dist(c.center_mm, sw.center_mm) < spot_r for sw in self.layout.swatches
+            )
+            if not c.ambiguous and guessed:
+                c.ambiguous, c.confidence = True, min(c.confidence, 0.3)
+                c.why = "where the calibration photo did not show the bare board (a swatch's cube, a glare)"
 
     def _unexplained(
         self,

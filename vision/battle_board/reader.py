@@ -150,6 +150,7 @@ class BoardReader(BoardCounting):
             occluded = self._foreign_object(image, pose, cubes, unexplained)
             if not occluded and not unexplained:
                 self._structure_changes(image, pose, cubes, unexplained)
+        self._flag_hidden_print(cubes)  # (a swatch spot's print is unknown: a cube read there is unsure)
         t5 = detection.CLOCK()
         timings = {
             "markers": (t1 - t0) * 1e3,
