@@ -65,6 +65,12 @@ class BareMap:
         out: np.ndarray = ~changed & (self.valid[ys, xs] > 0)
         return out
 
+    def brightness_ratio(self, now: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        """How bright `now` is at pixels (ys, xs) against the bare map under this frame's light (fitted by
+        the last `print_mask` call): a shadow keeps 0.33 or more of it, a black piece far less."""
+        out: np.ndarray = self.print.brightness_ratio(now[ys, xs], self.top[ys, xs])
+        return out
+
     def save(self, path: Path | str) -> None:
         path = Path(path)
         if path.suffix.lower() != ".png":

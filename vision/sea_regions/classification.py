@@ -28,6 +28,13 @@ MIN_BRIGHTNESS = 28
 BLACK_BRIGHTNESS = 0.26
 BLACK_GREYNESS = 0.3
 BLACK_CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+# With a bare map a black piece is also told by its change: a pixel of brightness up to
+# BLACK_CHANGED_BRIGHTNESS (its lit faces), tinted up to BLACK_CHANGED_GREYNESS (a warm lamp half corrected
+# browns black paint), at most BLACK_CHANGE_RATIO as bright as the bare map there under this frame's light
+# (a shadow keeps more of it).
+BLACK_CHANGED_BRIGHTNESS = 0.26
+BLACK_CHANGED_GREYNESS = 0.6
+BLACK_CHANGE_RATIO = 0.5
 # A blob is a piece when its extents and area fit one within FIT_MM and the next best is FIT_MARGIN_MM worse.
 FIT_MM = 3.6
 FIT_MARGIN_MM = 1.0
@@ -131,6 +138,36 @@ def label_pixels(top: np.ndarray, layout: SeaLayout, loose: float = 1.0) -> np.n
     return out
 
 
+def black_by_change(
+    top: np.ndarray,
+    layout: SeaLayout,
+    labels: np.ndarray,
+    ratio: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    loose: float = 1.0,
+) -> None:
+    """Label as the black player's (in place) the unlabelled pixels of `labels` that are dark
+    (BLACK_CHANGED_BRIGHTNESS), tinted at most BLACK_CHANGED_GREYNESS (`loose` widens both as in `_lut`)
+    and at most BLACK_CHANGE_RATIO as bright as the bare map there (`ratio(ys, xs)`: the bare map's
+    brightness ratio)."""
+    names = list(layout.players)
+    black = [k for k, n in enumerate(names, start=1) if is_black(layout.players[n])]
+    if not black:
+        return
+    mx = top.max(axis=2)
+    dark = (mx <= BLACK_CHANGED_BRIGHTNESS * 235 * loose) & (labels == 0)
+    ys, xs = np.nonzero(dark)
+    if len(ys) == 0:
+        return
+    px = top[ys, xs].astype(np.int32)
+    hi, lo = px.max(axis=1), px.min(axis=1)
+    ok = hi - lo <= BLACK_CHANGED_GREYNESS * loose * hi + 6
+    ys, xs = ys[ok], xs[ok]
+    if len(ys) == 0:
+        return
+    changed = ratio(ys, xs) <= BLACK_CHANGE_RATIO
+    labels[ys[changed], xs[changed]] = black[0]
+
+
 def blobs(
     labels: np.ndarray,
     top: np.ndarray,
@@ -172,7 +209,9 @@ def blobs(
         m = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, small)
         near = (edge == idx).view(np.uint8)
         for _ in range(EDGE_GROW_PX):
-            m = cv2.bitwise_and(cv2.dilate(m, small), near)
+            # Grown, never shrunk: a black piece's brownish pixels may take a chromatic player's label in
+            # the looser test (its chromatic matches come first) and must not leave the blob for it.
+            m = cv2.bitwise_or(m, cv2.bitwise_and(cv2.dilate(m, small), near))
         masks.append(m)
     anything = np.zeros_like(labels, np.uint8)
     for m in masks:

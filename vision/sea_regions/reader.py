@@ -27,6 +27,7 @@ from vision.sea_regions.classification import (
     Blob,
     Fit,
     Hypothesis,
+    black_by_change,
     blobs,
     fit_blob,
     hypotheses,
@@ -98,6 +99,13 @@ def read_regions_detailed(
         edge = label_pixels(reg.top, lay, EDGE_LOOSENESS)
         printed = bare_map.print_mask(reg.top, edge > 0)
         now, known = reg.top, bare_map
+
+        def ratio(ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+            return known.brightness_ratio(now, ys, xs)
+
+        # Black paint under a warm lamp is tinted past the darkness test: told by its change instead.
+        black_by_change(now, lay, labels, ratio)
+        black_by_change(now, lay, edge, ratio, EDGE_LOOSENESS)
 
         def is_print(ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
             return known.is_print(now, ys, xs)
