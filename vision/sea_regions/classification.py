@@ -19,6 +19,8 @@ from vision.sea_regions.layout import SeaLayout
 
 # Chromaticity (r, g of r+g+b = 1) distance under which a pixel takes a player's colour.
 CHROMA_TOLERANCE = 0.1
+# ... measured from the colour or the same hue up to this much more saturated (`_saturation_distance`).
+SATURATION_REACH = 0.12
 # The looser colour test of a blob's edge pixels, and how far (px) a blob grows into them.
 EDGE_LOOSENESS = 1.4
 EDGE_GROW_PX = 1
@@ -104,6 +106,18 @@ def is_black(colour: tuple[int, int, int]) -> bool:
     return bool(ref.max() < 0.36 * 255 and ref.max() - ref.min() < 0.45 * ref.max() + 8)
 
 
+def _saturation_distance(chroma: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Chromaticity distance from `ref` or from the same hue more saturated (up to SATURATION_REACH further
+    from grey): a paint's shaded faces, its stain and JPEG's colour blur push its pixels outward, never
+    toward another hue."""
+    grey = np.array([1 / 3, 1 / 3])
+    out = ref - grey
+    unit = out / max(float(np.linalg.norm(out)), 1e-9)
+    along = np.clip((chroma - ref) @ unit, 0.0, SATURATION_REACH)
+    dist: np.ndarray = np.linalg.norm(chroma - (ref + along[:, None] * unit), axis=1)
+    return dist
+
+
 @lru_cache(maxsize=8)
 def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1.0) -> np.ndarray:
     """Label (0 none, k = players[k-1]) of every colour quantised to 5 bits a channel; `loose` widens
@@ -122,7 +136,7 @@ def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1
             labels[hit & np.isinf(best)] = k
             best[hit & np.isinf(best)] = 1.0  # any chromatic match closer wins
             continue
-        d = np.linalg.norm(chroma - _chromaticity(ref), axis=1)
+        d = _saturation_distance(chroma, _chromaticity(ref[None, :])[0])
         hit = (d < CHROMA_TOLERANCE * loose) & (mx >= MIN_BRIGHTNESS / loose) & (d < best)
         labels[hit] = k
         best[hit] = d[hit]

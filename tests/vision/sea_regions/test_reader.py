@@ -60,3 +60,15 @@ def test_a_grey_photo_is_read_and_a_bad_array_refused() -> None:
     assert all(p["owner"] != "red" for r in grey.regions.values() for p in r["pieces"])
     with pytest.raises(ValueError, match="8-bit"):
         read_regions_detailed(np.zeros((10, 10), np.float32), layout)
+
+
+def test_a_paint_more_saturated_than_declared_keeps_its_player_another_hue_does_not() -> None:
+    """A red piece's shaded face came out as (15, 15, 108) BGR: its own hue, more saturated than the
+    declared paint, 0.15 from it in chromaticity as the look-up table quantises it (the tolerance is 0.1);
+    it is red's. Pixels 0.14 from red toward orange and 0.16 toward grey are nobody's."""
+    from vision.sea_regions.classification import label_pixels
+
+    lay = load_sea_layout(tuning_scene(0)[2])
+    red = list(lay.players).index("red") + 1
+    px = np.array([[[15, 15, 108], [5, 45, 110], [70, 62, 150], [46, 38, 179]]], np.uint8)
+    assert label_pixels(px, lay).tolist() == [[red, 0, 0, red]]
