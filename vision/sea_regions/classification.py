@@ -37,6 +37,9 @@ BLACK_CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 BLACK_CHANGED_BRIGHTNESS = 0.26
 BLACK_CHANGED_GREYNESS = 0.6
 BLACK_CHANGE_RATIO = 0.5
+# A chromatic player's blob whose brightest tenth is under this share of its paint's brightest channel is
+# too dark to be its piece (read ones: 0.58 and up on heldgen 500-529; black pieces as purple: 0.19-0.30).
+DARK_SHARE = 0.45
 # A blob is a piece when its extents and area fit one within FIT_MM and the next best is FIT_MARGIN_MM worse.
 FIT_MM = 3.6
 FIT_MARGIN_MM = 1.0
@@ -78,6 +81,7 @@ class Blob:
     mask: np.ndarray  # uint8 (bbox_px's size): 1 on the blob's pixels
     solidity: float  # its area over its convex hull's
     cut: bool = False  # cut out of a blob of several pieces: its sides may be cut short, its top is whole
+    brightness: float = 0.0  # its pixels' brightest channel, 90th percentile (balanced: white is 235)
     # The share of a ring around the blob (REACH_MM wide) whose pixels pass its player's looser colour test
     # and are no print: its colour reaching past it (`_reach`); computed only when asked (it costs ~1 ms).
     reach_fn: Callable[[], float] | None = None
@@ -227,6 +231,9 @@ def blobs(
             # the looser test (its chromatic matches come first) and must not leave the blob for it.
             m = cv2.bitwise_or(m, cv2.bitwise_and(cv2.dilate(m, small), near))
         masks.append(m)
+    _dark_to_black(
+        masks, top, layout, 0.3 * min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
+    )
     anything = np.zeros_like(labels, np.uint8)
     for m in masks:
         np.bitwise_or(anything, m, out=anything)
@@ -256,6 +263,31 @@ def blobs(
             b.reach_fn = partial(_reach, crop, x, y, top, layout, idx, px_per_mm, is_print)
             out.append(b)
     return out
+
+
+def _dark_to_black(masks: list[np.ndarray], top: np.ndarray, layout: SeaLayout, min_area: float) -> None:
+    """A blob of a chromatic player far darker than its paint can look (its brightest tenth under
+    DARK_SHARE of the paint's brightest channel) is no piece of that colour: a black piece tinted by the
+    lamp (moved to the black player's mask, in place) or dark print (dropped)."""
+    names = list(layout.players)
+    black = [k for k, n in enumerate(names) if is_black(layout.players[n])]
+    light: np.ndarray | None = None
+    for k, m in enumerate(masks):
+        if k in black:
+            continue
+        paint = max(layout.players[names[k]])
+        n, comp, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
+        for c in range(1, n):
+            x, y, w, h = (int(v) for v in stats[c, :4])
+            if w * h < min_area:
+                continue
+            if light is None:
+                light = top.max(axis=2)
+            sel = comp[y : y + h, x : x + w] == c
+            if _p90(light[y : y + h, x : x + w][sel]) < DARK_SHARE * paint:
+                m[y : y + h, x : x + w][sel] = 0
+                if black:
+                    masks[black[0]][y : y + h, x : x + w][sel] = 1
 
 
 def _reach(
@@ -331,7 +363,15 @@ def _blob(
         crop,
         min(1.0, float(np.count_nonzero(inside)) / hull_area),
         cut=cut,
+        brightness=_p90(top[y : y + h, x : x + w].max(axis=2)[inside]),
     )
+
+
+def _p90(vals: np.ndarray) -> float:
+    if len(vals) == 0:
+        return 0.0
+    k = int(0.9 * (len(vals) - 1))
+    return float(np.partition(vals, k)[k])
 
 
 def top_face(crop: np.ndarray, patch: np.ndarray) -> np.ndarray:
