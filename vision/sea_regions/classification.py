@@ -160,22 +160,30 @@ def label_pixels(top: np.ndarray, layout: SeaLayout, loose: float = 1.0) -> np.n
     return out
 
 
+def brightest(top: np.ndarray) -> np.ndarray:
+    """Each pixel's brightest channel (numpy's max over the short last axis is several times slower)."""
+    b, g, r = cv2.split(top)
+    out: np.ndarray = cv2.max(cv2.max(b, g), r)
+    return out
+
+
 def black_by_change(
     top: np.ndarray,
     layout: SeaLayout,
     labels: np.ndarray,
     ratio: Callable[[np.ndarray, np.ndarray], np.ndarray],
     loose: float = 1.0,
+    light: np.ndarray | None = None,
 ) -> None:
     """Label as the black player's (in place) the unlabelled pixels of `labels` that are dark
     (BLACK_CHANGED_BRIGHTNESS), tinted at most BLACK_CHANGED_GREYNESS (`loose` widens both as in `_lut`)
     and at most BLACK_CHANGE_RATIO as bright as the bare map there (`ratio(ys, xs)`: the bare map's
-    brightness ratio)."""
+    brightness ratio); `light`: `brightest(top)` when the caller has it."""
     names = list(layout.players)
     black = [k for k, n in enumerate(names, start=1) if is_black(layout.players[n])]
     if not black:
         return
-    mx = top.max(axis=2)
+    mx = brightest(top) if light is None else light
     dark = (mx <= BLACK_CHANGED_BRIGHTNESS * 235 * loose) & (labels == 0)
     ys, xs = np.nonzero(dark)
     if len(ys) == 0:
@@ -199,11 +207,12 @@ def blobs(
     print_mask: np.ndarray | None = None,
     is_print: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
     edge: np.ndarray | None = None,
+    light: np.ndarray | None = None,
 ) -> list[Blob]:
     """Connected pieces of each player's colour, thin print lines and specks opened away; pixels where
     `print_mask` is True (the bare map's print, see `bare_map`) are no candidates; `is_print(ys, xs)`
     answers the same for any pixels (the rings of the cut-short test); `edge`: the labels at
-    EDGE_LOOSENESS when the caller has them already."""
+    EDGE_LOOSENESS when the caller has them already; `light`: `brightest(top)` likewise."""
     names = list(layout.players)
     smallest = min(min(p.width, p.length) for p in layout.pieces.values())
     k = max(3, int(round(smallest * px_per_mm * 0.35)) | 1)
@@ -235,24 +244,39 @@ def blobs(
             # the looser test (its chromatic matches come first) and must not leave the blob for it.
             m = cv2.bitwise_or(m, cv2.bitwise_and(cv2.dilate(m, small), near))
         masks.append(m)
-    _dark_to_black(
-        masks, top, layout, 0.3 * min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
-    )
-    anything = np.zeros_like(labels, np.uint8)
-    for m in masks:
-        np.bitwise_or(anything, m, out=anything)
     min_area = 0.3 * min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
-    origin = np.array(origin_mm)
-    box = np.ones((5, 5), np.uint8)
-    for idx, m in enumerate(masks, start=1):
+    black = [k for k, n in enumerate(names) if is_black(layout.players[n])]
+    # Each colour's outlines of a blob's size; the chromatic colours' first, as a blob far darker than its
+    # paint can look goes to the black player's mask (`_too_dark`) before black's outlines are found.
+    found: dict[int, list[tuple[np.ndarray, int, int, int, int]]] = {}
+    for k in [k for k in range(len(masks)) if k not in black] + black:
+        m = masks[k]
         contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        near_others: np.ndarray | None = None
+        found[k] = []
         for cnt in contours:
             x, y, w, h = cv2.boundingRect(cnt)
             if w * h < min_area:
                 continue
             outline: np.ndarray = np.zeros((h, w), np.uint8)
             cv2.drawContours(outline, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
+            if k not in black:
+                if light is None:
+                    light = brightest(top)
+                sel = (outline > 0) & (m[y : y + h, x : x + w] > 0)
+                if _too_dark(light[y : y + h, x : x + w][sel], layout.players[names[k]]):
+                    m[y : y + h, x : x + w][sel] = 0
+                    if black:
+                        masks[black[0]][y : y + h, x : x + w][sel] = 1
+                    continue
+            found[k].append((outline, x, y, w, h))
+    anything = np.zeros_like(labels, np.uint8)
+    for m in masks:
+        np.bitwise_or(anything, m, out=anything)
+    origin = np.array(origin_mm)
+    box = np.ones((5, 5), np.uint8)
+    for idx, m in enumerate(masks, start=1):
+        near_others: np.ndarray | None = None
+        for outline, x, y, w, h in found[idx - 1]:
             # Holes filled: noise and dark edges between faces leave holes in one piece, never a second piece.
             crop: np.ndarray = outline
             area = int(np.count_nonzero(crop))
@@ -269,29 +293,11 @@ def blobs(
     return out
 
 
-def _dark_to_black(masks: list[np.ndarray], top: np.ndarray, layout: SeaLayout, min_area: float) -> None:
-    """A blob of a chromatic player far darker than its paint can look (its brightest tenth under
-    DARK_SHARE of the paint's brightest channel) is no piece of that colour: a black piece tinted by the
-    lamp (moved to the black player's mask, in place) or dark print (dropped)."""
-    names = list(layout.players)
-    black = [k for k, n in enumerate(names) if is_black(layout.players[n])]
-    light: np.ndarray | None = None
-    for k, m in enumerate(masks):
-        if k in black:
-            continue
-        paint = max(layout.players[names[k]])
-        n, comp, stats, _ = cv2.connectedComponentsWithStats(m, connectivity=8)
-        for c in range(1, n):
-            x, y, w, h = (int(v) for v in stats[c, :4])
-            if w * h < min_area:
-                continue
-            if light is None:
-                light = top.max(axis=2)
-            sel = comp[y : y + h, x : x + w] == c
-            if _p90(light[y : y + h, x : x + w][sel]) < DARK_SHARE * paint:
-                m[y : y + h, x : x + w][sel] = 0
-                if black:
-                    masks[black[0]][y : y + h, x : x + w][sel] = 1
+def _too_dark(light: np.ndarray, paint: tuple[int, int, int]) -> bool:
+    """A chromatic player's blob (its pixels' brightest channels `light`) far darker than its paint can
+    look (its brightest tenth under DARK_SHARE of the paint's brightest channel) is no piece of that
+    colour: a black piece tinted by the lamp, or dark print."""
+    return _p90(light) < DARK_SHARE * max(paint)
 
 
 def _reach(

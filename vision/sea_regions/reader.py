@@ -31,6 +31,7 @@ from vision.sea_regions.classification import (
     Hypothesis,
     black_by_change,
     blobs,
+    brightest,
     fit_blob,
     hypotheses,
     label_pixels,
@@ -97,6 +98,7 @@ def read_regions_detailed(
     t1 = time.perf_counter()
     labels = label_pixels(reg.top, lay)
     printed = is_print = edge = None
+    light = brightest(reg.top)
     if bare_map is not None:
         edge = label_pixels(reg.top, lay, EDGE_LOOSENESS)
         printed = bare_map.print_mask(reg.top, edge > 0)
@@ -106,13 +108,13 @@ def read_regions_detailed(
             return known.brightness_ratio(now, ys, xs)
 
         # Black paint under a warm lamp is tinted past the darkness test: told by its change instead.
-        black_by_change(now, lay, labels, ratio)
-        black_by_change(now, lay, edge, ratio, EDGE_LOOSENESS)
+        black_by_change(now, lay, labels, ratio, light=light)
+        black_by_change(now, lay, edge, ratio, EDGE_LOOSENESS, light)
 
         def is_print(ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
             return known.is_print(now, ys, xs)
 
-    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed, is_print, edge)
+    found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed, is_print, edge, light)
     t2 = time.perf_counter()
     hyps = hypotheses(lay)
     foot, cam_h = reg.pose.foot_mm, reg.pose.height_mm
