@@ -43,10 +43,6 @@ DARK_SHARE = 0.45
 # A blob is a piece when its extents and area fit one within FIT_MM and the next best is FIT_MARGIN_MM worse.
 FIT_MM = 3.6
 FIT_MARGIN_MM = 1.0
-# A fit looser than LOOSE_FIT_MM needs the next best LOOSE_FIT_MARGIN_MM worse: a Stronghold and a Damaged
-# Small Ship (16x16x20 mm, 22x16x8 mm) fitted 3.1-3.3 mm, each taken for the other at 720p-1080p.
-LOOSE_FIT_MM = 3.0
-LOOSE_FIT_MARGIN_MM = 2.5
 # A blob's pixels this bright (share of its 90th percentile) are its top face.
 TOP_SHARE = 0.82
 # One piece's blob is convex (a block swept along its parallax): less solid than this, it is several.

@@ -23,8 +23,6 @@ from vision.sea_regions.classification import (
     EDGE_LOOSENESS,
     FIT_MARGIN_MM,
     FIT_MM,
-    LOOSE_FIT_MARGIN_MM,
-    LOOSE_FIT_MM,
     MIN_SOLIDITY,
     Blob,
     Fit,
@@ -202,9 +200,7 @@ def _judge(b: Blob, lay: SeaLayout, hyps: list[Hypothesis], foot: Any, cam_h: fl
     elif best.error_mm > FIT_MM:
         big = b.area_mm2 > 1.3 * max(p.length * p.width for p in lay.pieces.values())
         why = "pieces touching or stacked" if big else "a shape that is no piece of the game"
-    elif len(fits) > 1 and fits[1].error_mm - best.error_mm < (
-        LOOSE_FIT_MARGIN_MM if best.error_mm > LOOSE_FIT_MM else FIT_MARGIN_MM
-    ):
+    elif len(fits) > 1 and fits[1].error_mm - best.error_mm < FIT_MARGIN_MM:
         why = f"a {_name(fits[0].hypothesis)} or a {_name(fits[1].hypothesis)}"
     elif b.touches_other:
         why = "touching another colour's piece (one may hide part of the other)"
