@@ -31,9 +31,9 @@ BLACK_BRIGHTNESS = 0.26
 BLACK_GREYNESS = 0.3
 BLACK_CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
 # With a bare map a black piece is also told by its change: a pixel of brightness up to
-# BLACK_CHANGED_BRIGHTNESS (its lit faces), tinted up to BLACK_CHANGED_GREYNESS (a warm lamp half corrected
-# browns black paint), at most BLACK_CHANGE_RATIO as bright as the bare map there under this frame's light
-# (a shadow keeps more of it).
+# BLACK_CHANGED_BRIGHTNESS (the darkness test's own: 0.36 let other colours' shaded faces in), tinted up to
+# BLACK_CHANGED_GREYNESS (a warm lamp half corrected browns black paint), at most BLACK_CHANGE_RATIO as
+# bright as the bare map there under this frame's light (a shadow keeps more of it).
 BLACK_CHANGED_BRIGHTNESS = 0.26
 BLACK_CHANGED_GREYNESS = 0.6
 BLACK_CHANGE_RATIO = 0.5
