@@ -39,6 +39,10 @@ from vision.sea_regions.detection import PX_PER_MM, NoTable, register
 from vision.sea_regions.layout import SeaLayout, load_sea_layout, locate
 
 CROP_MARGIN_MM = 12.0
+# With a bare map: a patch of the map changed beyond doubt, at least UNEXPLAINED_SHARE of the smallest
+# piece's footprint and farther than UNEXPLAINED_MARGIN_MM from every blob, is a piece nobody read.
+UNEXPLAINED_SHARE = 0.5
+UNEXPLAINED_MARGIN_MM = 3.0
 
 
 @dataclass
@@ -152,6 +156,34 @@ def read_regions_detailed(
                 "crop_px": list(box),
             }
         )
+    if bare_map is not None:
+        # A piece no colour test found (a paint off its colour under this light, print of its colour all
+        # around it) still changed the map: its region is left to be checked by hand, never read as empty.
+        covered: np.ndarray = np.zeros(reg.top.shape[:2], np.uint8)
+        for b in found:
+            x0, y0, x1, y1 = b.bbox_px
+            covered[y0:y1, x0:x1] |= b.mask
+        reach = int(round(UNEXPLAINED_MARGIN_MM * PX_PER_MM))
+        covered = cv2.dilate(covered, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * reach + 1,) * 2))
+        smallest = min(p.length * p.width for p in lay.pieces.values())
+        for cx, cy in bare_map.unexplained(reg.top, covered, UNEXPLAINED_SHARE * smallest * PX_PER_MM**2):
+            at_mm = reg.to_mm(np.array([[cx, cy]]))[0]
+            place, _ = locate(lay, float(at_mm[0]), float(at_mm[1]))
+            if place is None:
+                continue
+            regions[place]["complete"] = False
+            box = _crop_box(reg, (float(at_mm[0]), float(at_mm[1])), image_bgr.shape)
+            x0, y0, x1, y1 = box
+            crops.append(image_bgr[y0:y1, x0:x1].copy())
+            unsure.append(
+                {
+                    "region": place,
+                    "owner": None,
+                    "at_mm": [round(float(at_mm[0]), 1), round(float(at_mm[1]), 1)],
+                    "reason": "the map changed here but no piece was read (check by hand)",
+                    "crop_px": list(box),
+                }
+            )
     for r in regions.values():
         r["pieces"].sort(key=lambda p: (p["owner"], p["kind"], p["damaged"]))
     t3 = time.perf_counter()

@@ -50,6 +50,22 @@ def test_black_pieces_browned_by_a_warm_lamp_are_told_by_their_change_against_th
     assert seen["wrong"] == 0 and blind["wrong"] == 0 and not seen["wrong_yet_ok"]
 
 
+def test_pieces_no_colour_test_finds_leave_their_regions_to_be_checked_by_hand() -> None:
+    """Pieces painted a colour no player has (green): no colour test finds them. Without the bare map the
+    reading is `ok` with every region empty (wrong yet ok); with it each region holding one is left
+    incomplete, with an unsure entry and its crop, and nothing else is."""
+    image, bare, truth, layout = brown_black_scene((60.0, 150.0, 70.0))
+    lay = load_sea_layout(layout)
+    blind = read_regions_detailed(image, lay)
+    assert score(blind.to_json(), truth)["wrong_yet_ok"]
+    seen = read_regions_detailed(image, lay, bare_map=learn_bare_map(bare, lay))
+    held = sorted(rid for rid, want in truth.items() if want)
+    assert seen.status == "ambiguous" and sorted({u["region"] for u in seen.unsure}) == held
+    assert sorted(rid for rid, r in seen.regions.items() if not r["complete"]) == held
+    assert all(u["owner"] is None and "check by hand" in u["reason"] for u in seen.unsure)
+    assert len(seen.crops) == len(seen.unsure)
+
+
 def test_a_calibration_photo_with_pieces_on_it_is_refused(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
