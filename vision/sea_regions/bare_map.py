@@ -65,6 +65,30 @@ class BareMap:
         out: np.ndarray = ~changed & (self.valid[ys, xs] > 0)
         return out
 
+    def brightness_ratio(self, now: np.ndarray, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        """How bright `now` is at pixels (ys, xs) against the bare map under this frame's light (fitted by
+        the last `print_mask` call): a shadow keeps 0.33 or more of it, a black piece far less."""
+        out: np.ndarray = self.print.brightness_ratio(now[ys, xs], self.top[ys, xs])
+        return out
+
+    def unexplained(
+        self, now: np.ndarray, covered: np.ndarray, min_area_px: float
+    ) -> list[tuple[float, float]]:
+        """Centres (top-down copy px) of patches of at least `min_area_px` where `now` changed beyond doubt
+        against the bare map (far darker or brighter, or another colour; the light fitted by the last
+        `print_mask` call) outside `covered` (uint8, the blobs read): a piece no colour test found.
+        Judged at half the copy's resolution: a piece is still 9 px across there."""
+        n, r = now[::2, ::2], self.top[::2, ::2]
+        _, strong = self.print.changed(n, r, None, strong=True)
+        m = (np.asarray(strong, bool) & (self.valid[::2, ::2] > 0) & (covered[::2, ::2] == 0)).view(np.uint8)
+        m = cv2.morphologyEx(m, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        count, _, stats, centres = cv2.connectedComponentsWithStats(m, connectivity=8)
+        return [
+            (float(centres[i][0]) * 2 + 0.5, float(centres[i][1]) * 2 + 0.5)
+            for i in range(1, count)
+            if stats[i, cv2.CC_STAT_AREA] >= min_area_px / 4
+        ]
+
     def save(self, path: Path | str) -> None:
         path = Path(path)
         if path.suffix.lower() != ".png":

@@ -19,6 +19,8 @@ from vision.sea_regions.layout import SeaLayout
 
 # Chromaticity (r, g of r+g+b = 1) distance under which a pixel takes a player's colour.
 CHROMA_TOLERANCE = 0.1
+# ... measured from the colour or the same hue up to this much more saturated (`_saturation_distance`).
+SATURATION_REACH = 0.12
 # The looser colour test of a blob's edge pixels, and how far (px) a blob grows into them.
 EDGE_LOOSENESS = 1.4
 EDGE_GROW_PX = 1
@@ -28,6 +30,16 @@ MIN_BRIGHTNESS = 28
 BLACK_BRIGHTNESS = 0.26
 BLACK_GREYNESS = 0.3
 BLACK_CLOSE = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+# With a bare map a black piece is also told by its change: a pixel of brightness up to
+# BLACK_CHANGED_BRIGHTNESS (the darkness test's own: 0.36 let other colours' shaded faces in), tinted up to
+# BLACK_CHANGED_GREYNESS (a warm lamp half corrected browns black paint), at most BLACK_CHANGE_RATIO as
+# bright as the bare map there under this frame's light (a shadow keeps more of it).
+BLACK_CHANGED_BRIGHTNESS = 0.26
+BLACK_CHANGED_GREYNESS = 0.6
+BLACK_CHANGE_RATIO = 0.5
+# A chromatic player's blob whose brightest tenth is under this share of its paint's brightest channel is
+# too dark to be its piece (read ones: 0.58 and up on heldgen 500-529; black pieces as purple: 0.19-0.30).
+DARK_SHARE = 0.45
 # A blob is a piece when its extents and area fit one within FIT_MM and the next best is FIT_MARGIN_MM worse.
 FIT_MM = 3.6
 FIT_MARGIN_MM = 1.0
@@ -69,6 +81,7 @@ class Blob:
     mask: np.ndarray  # uint8 (bbox_px's size): 1 on the blob's pixels
     solidity: float  # its area over its convex hull's
     cut: bool = False  # cut out of a blob of several pieces: its sides may be cut short, its top is whole
+    brightness: float = 0.0  # its pixels' brightest channel, 90th percentile (balanced: white is 235)
     # The share of a ring around the blob (REACH_MM wide) whose pixels pass its player's looser colour test
     # and are no print: its colour reaching past it (`_reach`); computed only when asked (it costs ~1 ms).
     reach_fn: Callable[[], float] | None = None
@@ -97,6 +110,18 @@ def is_black(colour: tuple[int, int, int]) -> bool:
     return bool(ref.max() < 0.36 * 255 and ref.max() - ref.min() < 0.45 * ref.max() + 8)
 
 
+def _saturation_distance(chroma: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Chromaticity distance from `ref` or from the same hue more saturated (up to SATURATION_REACH further
+    from grey): a paint's shaded faces, its stain and JPEG's colour blur push its pixels outward, never
+    toward another hue."""
+    grey = np.array([1 / 3, 1 / 3])
+    out = ref - grey
+    unit = out / max(float(np.linalg.norm(out)), 1e-9)
+    along = np.clip((chroma - ref) @ unit, 0.0, SATURATION_REACH)
+    dist: np.ndarray = np.linalg.norm(chroma - (ref + along[:, None] * unit), axis=1)
+    return dist
+
+
 @lru_cache(maxsize=8)
 def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1.0) -> np.ndarray:
     """Label (0 none, k = players[k-1]) of every colour quantised to 5 bits a channel; `loose` widens
@@ -115,7 +140,7 @@ def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1
             labels[hit & np.isinf(best)] = k
             best[hit & np.isinf(best)] = 1.0  # any chromatic match closer wins
             continue
-        d = np.linalg.norm(chroma - _chromaticity(ref), axis=1)
+        d = _saturation_distance(chroma, _chromaticity(ref[None, :])[0])
         hit = (d < CHROMA_TOLERANCE * loose) & (mx >= MIN_BRIGHTNESS / loose) & (d < best)
         labels[hit] = k
         best[hit] = d[hit]
@@ -131,6 +156,44 @@ def label_pixels(top: np.ndarray, layout: SeaLayout, loose: float = 1.0) -> np.n
     return out
 
 
+def brightest(top: np.ndarray) -> np.ndarray:
+    """Each pixel's brightest channel (numpy's max over the short last axis is several times slower)."""
+    b, g, r = cv2.split(top)
+    out: np.ndarray = cv2.max(cv2.max(b, g), r)
+    return out
+
+
+def black_by_change(
+    top: np.ndarray,
+    layout: SeaLayout,
+    labels: np.ndarray,
+    ratio: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    loose: float = 1.0,
+    light: np.ndarray | None = None,
+) -> None:
+    """Label as the black player's (in place) the unlabelled pixels of `labels` that are dark
+    (BLACK_CHANGED_BRIGHTNESS), tinted at most BLACK_CHANGED_GREYNESS (`loose` widens both as in `_lut`)
+    and at most BLACK_CHANGE_RATIO as bright as the bare map there (`ratio(ys, xs)`: the bare map's
+    brightness ratio); `light`: `brightest(top)` when the caller has it."""
+    names = list(layout.players)
+    black = [k for k, n in enumerate(names, start=1) if is_black(layout.players[n])]
+    if not black:
+        return
+    mx = brightest(top) if light is None else light
+    dark = (mx <= BLACK_CHANGED_BRIGHTNESS * 235 * loose) & (labels == 0)
+    ys, xs = np.nonzero(dark)
+    if len(ys) == 0:
+        return
+    px = top[ys, xs].astype(np.int32)
+    hi, lo = px.max(axis=1), px.min(axis=1)
+    ok = hi - lo <= BLACK_CHANGED_GREYNESS * loose * hi + 6
+    ys, xs = ys[ok], xs[ok]
+    if len(ys) == 0:
+        return
+    changed = ratio(ys, xs) <= BLACK_CHANGE_RATIO
+    labels[ys[changed], xs[changed]] = black[0]
+
+
 def blobs(
     labels: np.ndarray,
     top: np.ndarray,
@@ -140,11 +203,12 @@ def blobs(
     print_mask: np.ndarray | None = None,
     is_print: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
     edge: np.ndarray | None = None,
+    light: np.ndarray | None = None,
 ) -> list[Blob]:
     """Connected pieces of each player's colour, thin print lines and specks opened away; pixels where
     `print_mask` is True (the bare map's print, see `bare_map`) are no candidates; `is_print(ys, xs)`
     answers the same for any pixels (the rings of the cut-short test); `edge`: the labels at
-    EDGE_LOOSENESS when the caller has them already."""
+    EDGE_LOOSENESS when the caller has them already; `light`: `brightest(top)` likewise."""
     names = list(layout.players)
     smallest = min(min(p.width, p.length) for p in layout.pieces.values())
     k = max(3, int(round(smallest * px_per_mm * 0.35)) | 1)
@@ -172,23 +236,43 @@ def blobs(
         m = cv2.morphologyEx(opened, cv2.MORPH_CLOSE, small)
         near = (edge == idx).view(np.uint8)
         for _ in range(EDGE_GROW_PX):
-            m = cv2.bitwise_and(cv2.dilate(m, small), near)
+            # Grown, never shrunk: a black piece's brownish pixels may take a chromatic player's label in
+            # the looser test (its chromatic matches come first) and must not leave the blob for it.
+            m = cv2.bitwise_or(m, cv2.bitwise_and(cv2.dilate(m, small), near))
         masks.append(m)
-    anything = np.zeros_like(labels, np.uint8)
-    for m in masks:
-        np.bitwise_or(anything, m, out=anything)
     min_area = 0.3 * min(p.length * p.width for p in layout.pieces.values()) * px_per_mm**2
-    origin = np.array(origin_mm)
-    box = np.ones((5, 5), np.uint8)
-    for idx, m in enumerate(masks, start=1):
+    black = [k for k, n in enumerate(names) if is_black(layout.players[n])]
+    # Each colour's outlines of a blob's size; the chromatic colours' first, as a blob far darker than its
+    # paint can look goes to the black player's mask (`_too_dark`) before black's outlines are found.
+    found: dict[int, list[tuple[np.ndarray, int, int, int, int]]] = {}
+    for k in [k for k in range(len(masks)) if k not in black] + black:
+        m = masks[k]
         contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        near_others: np.ndarray | None = None
+        found[k] = []
         for cnt in contours:
             x, y, w, h = cv2.boundingRect(cnt)
             if w * h < min_area:
                 continue
             outline: np.ndarray = np.zeros((h, w), np.uint8)
             cv2.drawContours(outline, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
+            if k not in black:
+                if light is None:
+                    light = brightest(top)
+                sel = (outline > 0) & (m[y : y + h, x : x + w] > 0)
+                if _too_dark(light[y : y + h, x : x + w][sel], layout.players[names[k]]):
+                    m[y : y + h, x : x + w][sel] = 0
+                    if black:
+                        masks[black[0]][y : y + h, x : x + w][sel] = 1
+                    continue
+            found[k].append((outline, x, y, w, h))
+    anything = np.zeros_like(labels, np.uint8)
+    for m in masks:
+        np.bitwise_or(anything, m, out=anything)
+    origin = np.array(origin_mm)
+    box = np.ones((5, 5), np.uint8)
+    for idx, m in enumerate(masks, start=1):
+        near_others: np.ndarray | None = None
+        for outline, x, y, w, h in found[idx - 1]:
             # Holes filled: noise and dark edges between faces leave holes in one piece, never a second piece.
             crop: np.ndarray = outline
             area = int(np.count_nonzero(crop))
@@ -203,6 +287,13 @@ def blobs(
             b.reach_fn = partial(_reach, crop, x, y, top, layout, idx, px_per_mm, is_print)
             out.append(b)
     return out
+
+
+def _too_dark(light: np.ndarray, paint: tuple[int, int, int]) -> bool:
+    """A chromatic player's blob (its pixels' brightest channels `light`) far darker than its paint can
+    look (its brightest tenth under DARK_SHARE of the paint's brightest channel) is no piece of that
+    colour: a black piece tinted by the lamp, or dark print."""
+    return _p90(light) < DARK_SHARE * max(paint)
 
 
 def _reach(
@@ -278,7 +369,15 @@ def _blob(
         crop,
         min(1.0, float(np.count_nonzero(inside)) / hull_area),
         cut=cut,
+        brightness=_p90(top[y : y + h, x : x + w].max(axis=2)[inside]),
     )
+
+
+def _p90(vals: np.ndarray) -> float:
+    if len(vals) == 0:
+        return 0.0
+    k = int(0.9 * (len(vals) - 1))
+    return float(np.partition(vals, k)[k])
 
 
 def top_face(crop: np.ndarray, patch: np.ndarray) -> np.ndarray:

@@ -84,3 +84,32 @@ def _gold_photos(layout: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     image = render(layout, texture, pieces, cam, Lighting(shadow_strength=0.25), np.random.default_rng(6))
     bare = render(layout, texture, [], cam, Lighting(gain=0.93), np.random.default_rng(7))
     return image, bare
+
+
+@cache
+def brown_black_scene(
+    black: tuple[float, float, float] = (24.0, 32.0, 52.0),
+) -> tuple[np.ndarray, np.ndarray, dict[str, list[list[Any]]], dict[str, Any]]:
+    """Black pieces under a warm lamp the camera half corrects: their paint (`black`, BGR) comes out dark
+    brown, tinted past the darkness test's greyness, on a dark blue sea; and the bare map's calibration
+    photo. Returns (photo, bare photo, truth, layout)."""
+    layout = layout_dict("4")
+    regions = layout["regions"]
+    kinds = [("large", False), ("medium", False), ("small", False), ("stronghold", False), ("outpost", False)]
+    kinds += [("medium", True), ("large", False), ("small", False)]
+    pieces = []
+    for k, (kind, damaged) in enumerate(kinds):
+        r = regions[2 * k + 1]
+        c = np.array(r["polygon_mm"]).mean(axis=0)
+        pieces.append(Piece("black", kind, damaged, (float(c[0]), float(c[1])), 25.0 * k, r["id"]))
+    look = Print(sea=(105, 70, 30))
+    texture = paint_map(layout, look, np.random.default_rng(8))
+    w, h = layout["size_mm"]
+    cam = framed_camera(layout, (w / 2, h / 2), 15.0, 200.0, 0.0, 62.0, (1920, 1080))
+    light = Lighting(shadow_strength=0.3)
+    paints = {"red": (46.0, 38.0, 179.0), "yellow": (35.0, 185.0, 232.0), "purple": (154.0, 61.0, 106.0)}
+    paints["black"] = black
+    rng = np.random.default_rng(9)
+    image = render(layout, texture, pieces, cam, light, rng, paints=paints)
+    bare = render(layout, texture, [], cam, Lighting(gain=1.05), np.random.default_rng(10))
+    return image, bare, truth_of(pieces, layout), layout

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from smart_table.main import main
-from tests.vision.sea_regions.scenes import gold_print_scene, spread_scene
+from tests.vision.sea_regions.scenes import brown_black_scene, gold_print_scene, spread_scene
 from vision.sea_regions.bare_map import BareMapError, learn_bare_map, load_bare_map
 from vision.sea_regions.layout import default_layout_path, load_sea_layout
 from vision.sea_regions.live import RegionsWatcher
@@ -36,6 +36,34 @@ def test_print_near_a_piece_colour_is_no_piece_once_the_bare_map_is_known() -> N
         got = seen.regions[rid]
         if len(got["pieces"]) != len(want):
             assert got["complete"] is False
+
+
+def test_black_pieces_browned_by_a_warm_lamp_are_told_by_their_change_against_the_bare_map() -> None:
+    """Black paint under a warm lamp comes out dark brown, tinted past the darkness test: with the bare
+    map a pixel far darker than the map there is the black player's (the reader of round 3 read none of
+    these 8 pieces, with or without the bare map). Nothing is read wrong with confidence."""
+    image, bare, truth, layout = brown_black_scene()
+    lay = load_sea_layout(layout)
+    blind = score(read_regions_detailed(image, lay).to_json(), truth)
+    seen = score(read_regions_detailed(image, lay, bare_map=learn_bare_map(bare, lay)).to_json(), truth)
+    assert seen["right"] >= 4 and seen["right"] > blind["right"]
+    assert seen["wrong"] == 0 and blind["wrong"] == 0 and not seen["wrong_yet_ok"]
+
+
+def test_pieces_no_colour_test_finds_leave_their_regions_to_be_checked_by_hand() -> None:
+    """Pieces painted a colour no player has (green): no colour test finds them. Without the bare map the
+    reading is `ok` with every region empty (wrong yet ok); with it each region holding one is left
+    incomplete, with an unsure entry and its crop, and nothing else is."""
+    image, bare, truth, layout = brown_black_scene((60.0, 150.0, 70.0))
+    lay = load_sea_layout(layout)
+    blind = read_regions_detailed(image, lay)
+    assert score(blind.to_json(), truth)["wrong_yet_ok"]
+    seen = read_regions_detailed(image, lay, bare_map=learn_bare_map(bare, lay))
+    held = sorted(rid for rid, want in truth.items() if want)
+    assert seen.status == "ambiguous" and sorted({u["region"] for u in seen.unsure}) == held
+    assert sorted(rid for rid, r in seen.regions.items() if not r["complete"]) == held
+    assert all(u["owner"] is None and "check by hand" in u["reason"] for u in seen.unsure)
+    assert len(seen.crops) == len(seen.unsure)
 
 
 def test_a_calibration_photo_with_pieces_on_it_is_refused(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.vision.sea_regions.scenes import spread_scene, touching_scene
+from tests.vision.sea_regions.scenes import brown_black_scene, spread_scene, touching_scene
 from vision.sea_regions.layout import load_sea_layout
 from vision.sea_regions.reader import read_regions, read_regions_detailed
 from vision.synth.sea import score, tuning_scene
@@ -60,3 +60,24 @@ def test_a_grey_photo_is_read_and_a_bad_array_refused() -> None:
     assert all(p["owner"] != "red" for r in grey.regions.values() for p in r["pieces"])
     with pytest.raises(ValueError, match="8-bit"):
         read_regions_detailed(np.zeros((10, 10), np.float32), layout)
+
+
+def test_a_paint_more_saturated_than_declared_keeps_its_player_another_hue_does_not() -> None:
+    """A red piece's shaded face came out as (15, 15, 108) BGR: its own hue, more saturated than the
+    declared paint, 0.15 from it in chromaticity as the look-up table quantises it (the tolerance is 0.1);
+    it is red's. Pixels 0.14 from red toward orange and 0.16 toward grey are nobody's."""
+    from vision.sea_regions.classification import label_pixels
+
+    lay = load_sea_layout(tuning_scene(0)[2])
+    red = list(lay.players).index("red") + 1
+    px = np.array([[[15, 15, 108], [5, 45, 110], [70, 62, 150], [46, 38, 179]]], np.uint8)
+    assert label_pixels(px, lay).tolist() == [[red, 0, 0, red]]
+
+
+def test_black_paint_tinted_purple_is_black_not_a_purple_piece() -> None:
+    """Black pieces whose paint the lamp tints purple ((60, 30, 50) BGR) pass the purple player's colour
+    test, but no purple piece looks that dark: they are read as the black player's (the reader of round 3
+    read all 8 as purple pieces, status `ok`: wrong yet ok)."""
+    image, _, truth, layout = brown_black_scene((60.0, 30.0, 50.0))
+    got = score(read_regions(image, layout), truth)
+    assert got["wrong"] == 0 and not got["wrong_yet_ok"] and got["right"] >= 6
