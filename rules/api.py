@@ -107,7 +107,7 @@ def apply(
 
     Raises Invalid / Illegal / Ambiguous (all RulesError) and then changes nothing. `inplace=True` skips
     the copy (simulation and benchmarks: the old state object is then the new one)."""
-    return engine.apply(_game(state), state, command, inplace)
+    return engine.apply(state.game or _game(state), state, command, inplace)
 
 
 def _game(state: GameState) -> Game[Any]:
