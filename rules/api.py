@@ -8,6 +8,7 @@ events are JSON-ready dicts.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from rules.core import engine
@@ -15,6 +16,7 @@ from rules.core.actions import Game
 from rules.core.errors import Illegal, Invalid, RulesError
 from rules.core.state import GameState, from_saved, snapshot_base, to_saved
 from rules.dead_reckoning import game as dead_reckoning
+from rules.dead_reckoning.legal import generator as dr_generator
 from rules.dead_reckoning.legal import legal_actions as dr_legal_actions
 from rules.dead_reckoning.views import event_view as dr_event_view
 from rules.dead_reckoning.views import private_view as dr_private_view
@@ -105,7 +107,7 @@ def apply(
 
     Raises Invalid / Illegal / Ambiguous (all RulesError) and then changes nothing. `inplace=True` skips
     the copy (simulation and benchmarks: the old state object is then the new one)."""
-    return engine.apply(_game(state), state, command, inplace)
+    return engine.apply(state.game or _game(state), state, command, inplace)
 
 
 def _game(state: GameState) -> Game[Any]:
@@ -118,7 +120,17 @@ def _game(state: GameState) -> Game[Any]:
 def _game_for(options: dict[str, Any]) -> Game[Any]:
     if _sea(options):
         return great_sea.GAME
-    return dead_reckoning.game_for(options)
+    key = (tuple(options.get("expansions") or ()), bool(options.get("deep_legends")))
+    got = _DEAD_RECKONING.get(key)
+    if got is None:
+        # Dead Reckoning with these options and its legal-action generator, the expansions' offers joined
+        # once (`Game.legal`): `legal_actions` then looks nothing up per state
+        got = replace(dead_reckoning.game_for(options), legal=dr_generator(options))
+        _DEAD_RECKONING[key] = got
+    return got
+
+
+_DEAD_RECKONING: dict[tuple[tuple[str, ...], bool], Game[Any]] = {}
 
 
 def fold(state: GameState, event: dict[str, Any]) -> GameState:
@@ -146,7 +158,11 @@ def private_view(state: GameState, player: str) -> dict[str, Any]:
 
 
 def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
-    if _game(state) is great_sea.GAME:
+    game = state.game or _game(state)
+    legal = game.legal  # the game's generator, its expansions' offers joined once (`Game.legal`)
+    if legal is not None:
+        return legal(state, player)
+    if game is great_sea.GAME:
         return great_sea_legal.legal_actions(state, player)
     return dr_legal_actions(state, player)
 

@@ -43,7 +43,10 @@ class Game(Generic[D]):
     `next_chance(data)`: the chance request to draw now with `auto_chance`, or None (nothing pending, or the
     game waits for something else first); `undo_blocked(data)`: True while something the table must finish
     (a chance step, a battle) forbids undo;
-    `turn_notice`: the notice type that starts a turn (the core then takes the turn's undo base)."""
+    `turn_notice`: the notice type that starts a turn (the core then takes the turn's undo base);
+    `legal(state, player)`: the actions a seat may send now, with every offer of the game's expansions joined
+    once (the facade joins it when it looks up the game a state plays, and its `legal_actions` calls it;
+    None: the facade finds the generator itself)."""
 
     name: str
     actions: Mapping[str, Action[D]]
@@ -54,6 +57,7 @@ class Game(Generic[D]):
     undo_blocked: Callable[[D], bool]
     turn_notice: str = "turn_started"
     options: Mapping[str, Any] = field(default_factory=dict)
+    legal: Callable[[Any, str], list[dict[str, Any]]] | None = None  # (a `GameState`, a seat)
 
 
 def action_table(*chapters: Iterable[Action[D]]) -> dict[str, Action[D]]:

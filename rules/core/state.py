@@ -13,7 +13,7 @@ from __future__ import annotations
 import marshal
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from rules.core.actions import Game
 
@@ -32,21 +32,27 @@ class GameState:
     # the options (which never change it during a game); not game data: None until looked up
     game: Game[Any] | None = field(default=None, compare=False, repr=False)
 
+    # (each read into a typed name, not through `typing.cast`, which is a function call at run time: the
+    # table and the benchmark read these for every action)
     @property
     def seq(self) -> int:
-        return cast(int, self.data["seq"])
+        value: int = self.data["seq"]
+        return value
 
     @property
     def players(self) -> list[str]:
-        return cast(list[str], self.data["players"])
+        value: list[str] = self.data["players"]
+        return value
 
     @property
     def active(self) -> str | None:
-        return cast("str | None", self.data["active"])
+        value: str | None = self.data["active"]
+        return value
 
     @property
     def phase(self) -> str:
-        return cast(str, self.data["phase"])
+        value: str = self.data["phase"]
+        return value
 
     def copy(self) -> GameState:
         # turn_base and created are never mutated once written, and turn_log entries are replaced rather

@@ -7,13 +7,14 @@ abilities no check can refuse (the legal-action generator offers those without a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from contracts.grid import HARBOR, SQUARES, neighbours, step
 from rules.core.actions import Action
 from rules.core.errors import Ambiguous, Illegal, Invalid
 from rules.core.events import notice
-from rules.dead_reckoning.achievements import check_achievements
+from rules.dead_reckoning.achievements import affected, check_achievements
 from rules.dead_reckoning.buildings import fortified_against
 from rules.dead_reckoning.buying import pay_from, pay_plan
 from rules.dead_reckoning.cards import BUILDINGS, building_cost, card_abilities, card_icons, catalog
@@ -225,6 +226,32 @@ def _check_effect(
     raise Invalid(f"unknown effect {do!r}.")
 
 
+# What each effect (`_do_effect`, below) changes of the achievements' inputs (`ACHIEVEMENT_INPUTS` in
+# achievements.py); paying Cargo changes none. After an ability only the achievements reading these are
+# checked; an effect kind not listed here (an expansion's) has them all checked.
+EFFECT_CHANGES: Mapping[str, frozenset[str]] = {
+    "gain": frozenset({"chest"}),  # Coins not taken aboard go to the chest
+    "sails": frozenset(),
+    "repair": frozenset(),
+    "produce": frozenset(),  # Cargo and Coins onto islands
+    "influence": frozenset({"islands", "cubes"}),  # cubes placed, control, cubes taken back
+    "build": frozenset({"islands"}),
+    "upgrade": frozenset({"hull"}),
+}
+_AFTER: dict[str | tuple[str, ...], frozenset[str] | None] = {}
+
+
+def achievements_after(effects: list[dict[str, Any]]) -> frozenset[str] | None:
+    """The achievements an ability with these effects may complete (None: all), by `EFFECT_CHANGES`;
+    remembered by the effects' kinds (most abilities have one)."""
+    kinds = effects[0]["do"] if len(effects) == 1 else tuple([e["do"] for e in effects])
+    if kinds not in _AFTER:
+        each = (kinds,) if isinstance(kinds, str) else kinds
+        known = all(k in EFFECT_CHANGES for k in each)
+        _AFTER[kinds] = affected(c for k in each for c in EFFECT_CHANGES[k]) if known else None
+    return _AFTER[kinds]
+
+
 def do_use_ability(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     mark_acted(d, player)
     p = d["p"][player]
@@ -236,7 +263,7 @@ def do_use_ability(d: State, player: str, a: dict[str, Any], out: list[dict[str,
         pay_from(d, p, a["pay"])
     for i, e in enumerate(ab["effects"]):
         _do_effect(d, player, e, a[f"e{i}"], out)
-    check_achievements(d, player, out)
+    check_achievements(d, player, out, achievements_after(ab["effects"]))
 
 
 def _do_effect(

@@ -5,6 +5,7 @@ the cubes that count toward Legendary, Explorer and Expert Sailors, and the opti
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from contracts.grid import SQUARES
@@ -96,8 +97,61 @@ def place_marker(d: State, color: str, ach: str, out: list[dict[str, Any]]) -> N
     notice(out, "achievement", player=color, achievement=ach)
 
 
-def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
-    """Place markers for achievements met; only on the player's own turn (starred ones wait for it)."""
+# What each achievement reads of its player's part of the state (its inputs, by name; `INPUTS` reads them).
+# An action that changes none of an achievement's inputs cannot complete it, so an effect that declares what
+# it changes (next to its own code: `cargo.UNLOAD_CHANGES`, `abilities.EFFECT_CHANGES`, `sailors`'
+# `LEVEL_UP_CHANGES`) has only the achievements reading those inputs checked after it (`affected`); a turn's
+# start checks them all. tests/rules/dead_reckoning/test_achievement_inputs.py plays random games (base and
+# Letters of Marque) and fails when an effect changes an input it does not declare, or when a narrowed check
+# places other markers than the full one. Markers are never given back, so the supply of markers is no input.
+ACHIEVEMENT_INPUTS: Mapping[str, frozenset[str]] = {
+    "legendary": frozenset({"cubes"}),
+    "expert_sailors": frozenset({"levels"}),
+    "terror_of_the_sea": frozenset({"sank"}),
+    "capitalist": frozenset({"chest"}),
+    "elite_vessel": frozenset({"hull"}),
+    "explorer": frozenset({"cubes", "boards"}),
+    "builder": frozenset({"islands"}),
+    "settler": frozenset({"islands"}),
+}
+
+
+def _islands(d: State, color: str) -> list[Any]:
+    return [
+        (isl["controller"], dict(isl["buildings"]), isl["permanent"].get(color, 0))
+        for isl in (g["island"] for g in d["grid"].values())
+        if isl
+    ]
+
+
+# the inputs as values, for the tests that hold each effect to what it declares
+INPUTS: Mapping[str, Callable[[State, str], Any]] = {
+    "cubes": lambda d, c: (
+        {a: n[c] for a, n in d["achievement_cubes"].items() if c in n},
+        d["p"][c].get("cubes_owed"),
+    ),
+    "levels": lambda d, c: {cid: card["level"] for cid, card in d["p"][c]["cards"].items()},
+    "sank": lambda d, c: d["p"][c]["sank"],
+    "chest": lambda d, c: d["p"][c]["chest"],
+    "hull": lambda d, c: [len(stack) for stack in d["p"][c]["ship"]["hull"]],
+    "boards": lambda d, c: [g["board"] is None for g in d["grid"].values()],
+    "islands": _islands,
+}
+
+
+def affected(changes: Iterable[str]) -> frozenset[str]:
+    """The achievements reading any of these inputs: those an effect changing them may complete."""
+    ch = frozenset(changes)
+    return frozenset(a for a, reads in ACHIEVEMENT_INPUTS.items() if reads & ch)
+
+
+def check_achievements(
+    d: State, color: str, out: list[dict[str, Any]], only: frozenset[str] | None = None
+) -> None:
+    """Place markers for achievements met; only on the player's own turn (starred ones wait for it).
+    `only`: the achievements the caller's effect may have completed (`affected` by what it declares it
+    changes); None: all of them. The tests of one comparison run in any case; `only` spares the ones that
+    count Sailor cards and scan the grid."""
     if d["active"] != color or d["phase"] != "main":
         return
     p = d["p"][color]
@@ -106,7 +160,7 @@ def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
     if color not in achs["legendary"] and cubes["legendary"].get(color, 0) >= 4:
         place_marker(d, color, "legendary", out)
     # (plain loops: a comprehension is a call of its own, and this runs after most actions)
-    if color not in achs["expert_sailors"]:
+    if color not in achs["expert_sailors"] and (only is None or "expert_sailors" in only):
         level4 = 0
         for c in p["cards"].values():
             if c["level"] == 4:
@@ -132,7 +186,7 @@ def check_achievements(d: State, color: str, out: list[dict[str, Any]]) -> None:
             p["cubes"] += cubes["explorer"].pop(color, 0)
             drop_owed_cubes(d, color, "explorer")
     builder, settler = color not in achs["builder"], color not in achs["settler"]
-    if builder or settler:
+    if (builder or settler) and (only is None or "builder" in only or "settler" in only):
         buildings = perm = 0
         for g in grid.values():  # every square of the grid (order does not matter for the sums)
             isl = g["island"]

@@ -350,9 +350,26 @@ def default_catalog() -> Catalog:
     return load_catalog()
 
 
+# The options last looked up and their catalogue. A game's options are fixed when it is created (replays and
+# tests switch only `auto_chance`, which the catalogue does not read), so a game played in place asks with the
+# same mapping thousands of times and is answered by one comparison; a copied state has a mapping of its own
+# and is looked up once (docs/bench/rules.md, "Letters of Marque, round 6").
+_last: tuple[object, Catalog | None] = (None, None)
+
+
 def catalog(d: State) -> Catalog:
     """The catalogue a game plays with: the sample set, or the user's files named in its options."""
+    global _last
     o = d["options"]
+    last_options, last = _last
+    if o is last_options and last is not None:
+        return last
+    cat = _catalog_of(o)
+    _last = (o, cat)
+    return cat
+
+
+def _catalog_of(o: dict[str, Any]) -> Catalog:
     if "deep_legends" in o:  # the saga's Advancements and Merchants join the cards (docs/deep-legends.md)
         from rules.dead_reckoning.expansions import saga_part  # the saga's data: imported when named
 

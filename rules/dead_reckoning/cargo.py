@@ -10,7 +10,7 @@ from typing import Any
 from contracts.grid import HARBOR
 from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
-from rules.dead_reckoning.achievements import check_achievements
+from rules.dead_reckoning.achievements import affected, check_achievements
 from rules.dead_reckoning.battles import refresh_battle
 from rules.dead_reckoning.buildings import fortified_against
 from rules.dead_reckoning.islands import blockaded, island_at
@@ -83,6 +83,12 @@ def check_unload(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:
     return {"type": "unload", "hold": h, "cargo": cargo, "coins": coins}
 
 
+# what an unload changes of the achievements' inputs (`achievements.ACHIEVEMENT_INPUTS`): Coins into the chest
+# (Cargo to the Dock or an island, and owed goods taken aboard, are read by none)
+UNLOAD_CHANGES = frozenset({"chest"})
+_AFTER_UNLOAD = affected(UNLOAD_CHANGES)
+
+
 def do_unload(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     p = d["p"][player]
     mark_acted(d, player)
@@ -98,7 +104,7 @@ def do_unload(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]
         isl["cargo"] += a["cargo"]
         isl["coins"] += a["coins"]
     take_owed(d, player, out)
-    check_achievements(d, player, out)
+    check_achievements(d, player, out, _AFTER_UNLOAD)
 
 
 def check_rearrange(d: State, player: str, a: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,8 @@ own RNG is not advanced by looking). Checks run here are kept in `state.offers` 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from functools import partial
 from typing import Any, Literal, cast
 
 from contracts.grid import HARBOR, SQUARES, neighbours
@@ -470,17 +472,41 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
 def legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
     """Actions `player` may send now. While a chance step is pending every seat (and "table") is offered
     its outcomes; the active player always has at least one action (end_turn) until the game is over."""
-    if "deep_legends" in state.data["options"]:  # the saga's own actions (docs/deep-legends.md)
-        acts = _legal_actions(state, player)
+    d = state.data
+    hooks = expansion_hooks(d["options"])
+    if "deep_legends" in d["options"]:  # the saga's own actions (docs/deep-legends.md)
+        acts = _legal_actions(hooks, state, player)
         more: list[dict[str, Any]] = saga_part("legal").more_actions(
-            cast(State, state.data), player, acts, state.offers
+            cast(State, d), player, acts, state.offers
         )
         return more
-    return _legal_actions(state, player)
+    return _legal_actions(hooks, state, player)
 
 
-def _legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
-    d = cast(State, state.data)  # the JSON edge: the core keeps plain data
+LegalHook = Callable[[State, str, list[dict[str, Any]]], list[dict[str, Any]]]
+
+
+def expansion_hooks(options: dict[str, Any]) -> tuple[LegalHook, ...]:
+    """The `legal` hooks of the expansions a game's options name, in their order."""
+    hooks = []
+    for name in expansions_of(options):
+        more = expansion(name).legal
+        if more is not None:
+            hooks.append(more)
+    return tuple(hooks)
+
+
+def generator(options: dict[str, Any]) -> Callable[[GameState, str], list[dict[str, Any]]]:
+    """`legal_actions` for games with these options, the expansions' hooks joined once (the facade keeps it
+    as the game's `legal` and calls it): no look-up of the expansions per state."""
+    if options.get("deep_legends"):
+        return legal_actions
+    return partial(_legal_actions, expansion_hooks(options))
+
+
+def _legal_actions(hooks: tuple[LegalHook, ...], state: GameState, player: str) -> list[dict[str, Any]]:
+    # the JSON edge: the core keeps plain data (typed here without `cast`, a function call at run time)
+    d: State = state.data  # type: ignore[assignment]
     if d["phase"] == "over":
         return []
     offers = state.offers
@@ -496,12 +522,8 @@ def _legal_actions(state: GameState, player: str) -> list[dict[str, Any]]:
             mine = choice_actions(d, player)
     if d["battle"] or player == d["active"]:
         acts = battle_actions(d, player, offers) if d["battle"] else main_actions(d, player, offers)
-        names = d["options"].get("expansions")
-        if names:
-            for name in names:
-                more = expansion(name).legal
-                if more is not None:
-                    acts = more(d, player, acts)
+        for more in hooks:  # the expansions' offers (each may add its own and drop base ones it refuses)
+            acts = more(d, player, acts)
         return acts + mine if mine else acts
     if player in d["players"]:
         out: list[dict[str, Any]] = mine

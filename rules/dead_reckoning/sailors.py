@@ -10,7 +10,7 @@ from typing import Any
 from rules.core.actions import Action
 from rules.core.errors import Illegal, Invalid
 from rules.core.state import copy_data
-from rules.dead_reckoning.achievements import check_achievements, earn_cube
+from rules.dead_reckoning.achievements import affected, check_achievements, earn_cube
 from rules.dead_reckoning.battles import refresh_battle
 from rules.dead_reckoning.cards import Catalog, card_abilities, card_icons, catalog
 from rules.dead_reckoning.model import PlayerBoard, SailorCard, State
@@ -123,6 +123,12 @@ def own_card(p: PlayerBoard, cid: str) -> SailorCard:
     return card
 
 
+# what a level-up changes of the achievements' inputs (`achievements.ACHIEVEMENT_INPUTS`): a card's level, and
+# at level 4 an Expert Sailors cube (from the supply, or owed to the player's choice)
+LEVEL_UP_CHANGES = frozenset({"levels", "cubes"})
+_AFTER_LEVEL_UP = affected(LEVEL_UP_CHANGES)
+
+
 def do_level_up(d: State, player: str, a: dict[str, Any], out: list[dict[str, Any]]) -> None:
     p = d["p"][player]
     p["level_up"] = False
@@ -131,7 +137,7 @@ def do_level_up(d: State, player: str, a: dict[str, Any], out: list[dict[str, An
     if c["level"] == 4:
         earn_cube(d, player, "expert_sailors", 2, out)  # "The first 2 times you get a card to level 4"
     if d["active"] == player:
-        check_achievements(d, player, out)
+        check_achievements(d, player, out, _AFTER_LEVEL_UP)
 
 
 def queue_draw(d: State, player: str, n: int) -> None:

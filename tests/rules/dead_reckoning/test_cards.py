@@ -90,3 +90,33 @@ def test_a_users_card_file_is_played_and_a_broken_one_refused(tmp_path):
         api.new_game(["red", "blue"], 1, {"cards_file": str(bad)})
     with pytest.raises(Invalid, match="cannot be read"):
         api.new_game(["red", "blue"], 1, {"cards_file": str(tmp_path / "none.json")})
+
+
+def test_the_catalogue_follows_the_game_asked_about_and_a_games_options_never_change():
+    """`catalog` answers a game played in place from its last look-up (the options' mapping itself): games
+    with different catalogues asked in turn each get their own, in place and copied, and no action of a random
+    game (base or Letters of Marque) changes the options the catalogue is read from."""
+    import random
+
+    from rules.dead_reckoning.cards import catalog
+
+    base = api.new_game(["red", "blue", "green"], 3)
+    lom = api.new_game(["red", "blue", "green"], 3, {"expansions": ["letters-of-marque"]})
+    want = {id(base): load_catalog(), id(lom): load_catalog(expansions=("letters-of-marque",))}
+    assert want[id(base)] is not want[id(lom)]
+    rng = random.Random(3)
+    games = {id(base): base, id(lom): lom}
+    created = {k: dict(g.data["options"]) for k, g in games.items()}
+    for step in range(600):
+        key = (id(base), id(lom))[step % 2]
+        g = games[key]
+        if g.phase == "over":
+            continue
+        assert catalog(g.data) is want[key]
+        assert catalog(g.copy().data) is want[key]  # a copy's options are a mapping of their own
+        who = g.active or "table"
+        acts = api.legal_actions(g, who)
+        games[key], _ = api.apply(
+            g, {"seq": g.seq, "player": who, "action": rng.choice(acts)}, inplace=step % 4 < 2
+        )
+        assert games[key].data["options"] == created[key]

@@ -139,3 +139,26 @@ def test_a_battle_record_is_kept_in_its_plain_form() -> None:
         assert got == plain(r) and type(got) is dict
         assert got["steps"] is not r["steps"] and got["board"] is not r["board"]  # a copy, not shared
         assert "(" not in repr(got).replace("z(1)", "")  # no tuples left
+
+
+def test_the_games_joined_generator_offers_what_the_expansions_looked_up_per_state_offer() -> None:
+    """`Game.legal` (the expansions' offers joined once, by the facade) is the facade's generator, and it
+    offers exactly what `legal.legal_actions` offers looking the expansions up from the options, state by
+    state, in a base game, a Letters of Marque game and a Deep Legends one."""
+    from rules.dead_reckoning import legal
+
+    saga = {"deep_legends": {"items": {"red": ["1.04"], "blue": ["1.07"], "green": ["1.09"]}}}
+    for options in (None, {"expansions": ["letters-of-marque"]}, saga):
+        state = api.new_game(COLORS[:3], 7, options)
+        api.legal_actions(state, state.active or "table")
+        game = state.game  # the game the facade looked up for this state, with its generator
+        assert game is not None and game.legal is not None and game.actions.keys() >= GAME.actions.keys()
+        rng = random.Random(7)
+        for _ in range(300):
+            if state.phase == "over":
+                break
+            who = state.active or "table"
+            acts = api.legal_actions(state, who)
+            assert acts == game.legal(state, who) == legal.legal_actions(state, who), (options, state.seq)
+            state, _ = api.apply(state, {"seq": state.seq, "player": who, "action": rng.choice(acts)})
+            assert state.game is game  # a copied state plays the same game
