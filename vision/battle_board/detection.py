@@ -555,23 +555,36 @@ class BoardDetection:
             `floor`, the score alone is right (the caller rejects it)."""
             cx, cy, th = (a.ravel() for a in np.meshgrid(xs, ys, np.radians(angles), indexing="ij"))
             centre = np.stack([cx, cy], 1) + r
-            u = np.stack([np.cos(th), np.sin(th)], 1)
+            # Every square at one angle has the same sampling points about its centre: those offsets are
+            # made once per angle (edge, angle, point along the edge, xy) and moved to each centre, in
+            # the search's order (centre-major, then angle).
+            ang = np.radians(angles)
+            u = np.stack([np.cos(ang), np.sin(ang)], 1)
             v = np.stack([-u[:, 1], u[:, 0]], 1)
-            t_obs, m_obs, p_ins, p_outs = [], [], [], []
-            for nrm in (u, v, -u, -v):
-                along = np.stack([-nrm[:, 1], nrm[:, 0]], 1)[:, None, :] * _SHAPE_ALONG[None, :, None]
-                mid = centre + nrm * (size / 2)
-                p_in = ((mid - nrm * SHAPE_STEP_MM)[:, None, :] + along) * k
-                p_out = ((mid + nrm * SHAPE_STEP_MM)[:, None, :] + along) * k
-                d = (_sample(lum, p_in.reshape(-1, 2)) - _sample(lum, p_out.reshape(-1, 2))).reshape(
-                    len(cx), -1
-                )
-                m = d.mean(axis=1)
-                t_obs.append(np.abs(m) / (d.std(axis=1) + SHAPE_NOISE))
-                m_obs.append(np.abs(m))
-                p_ins.append(p_in)
-                p_outs.append(p_out)
-            t, mo = np.stack(t_obs, 1), np.stack(m_obs, 1)
+            nrm_a = np.stack([u, v, -u, -v])
+            along = (
+                np.stack([-nrm_a[..., 1], nrm_a[..., 0]], -1)[:, :, None, :]
+                * _SHAPE_ALONG[None, None, :, None]
+            )
+            # Centres in px, x and y apart (numpy adds long rows far faster than (..., 2) pairs).
+            at_x, at_y = (np.repeat(xs, len(ys)) + r) * k, (np.tile(ys, len(xs)) + r) * k
+            n_sq = len(cx)
+
+            def points(depth: float) -> tuple[np.ndarray, np.ndarray]:
+                """x and y (edge, square, point along the edge) at `depth` mm from each square's centre."""
+                off = ((nrm_a * depth)[:, :, None, :] + along) * k
+                shape = (4, n_sq, len(_SHAPE_ALONG))
+                x = at_x[None, :, None, None] + off[:, None, :, :, 0]
+                y = at_y[None, :, None, None] + off[:, None, :, :, 1]
+                return x.reshape(shape), y.reshape(shape)
+
+            # All four edges of all squares at once: one sampling call for the whole search.
+            p_in = points(size / 2 - SHAPE_STEP_MM)
+            p_out = points(size / 2 + SHAPE_STEP_MM)
+            nrm = nrm_a[:, np.arange(n_sq) % len(ang)]  # each square's normals (edge, square, xy)
+            d = _sample_steps(lum, p_in, p_out)  # (edge, square, point)
+            m = np.abs(d.mean(axis=2))
+            t, mo = (m / (d.std(axis=2) + SHAPE_NOISE)).T, m.T  # (square, edge)
             # Without the print's test an edge can only hold more often: this score bounds the true one, so
             # the print is sampled only for squares, best bound first, that could still win (its samples
             # are most of the cost: five shifts per edge).
@@ -582,21 +595,23 @@ class BoardDetection:
                 idx = order[start : start + _SHAPE_BATCH]
                 if bound[idx[0]] < max(best, floor):
                     break
-                mr = np.zeros((len(idx), 4), np.float32)
-                for e, nrm in enumerate((u, v, -u, -v)):
-                    # The print's step there, allowing for its registration (a lens the reader was not told
-                    # of, a rail's parallax): the largest within SHAPE_SHIFT_MM across the edge.
-                    for dk in _SHAPE_SHIFTS:
-                        sh = (nrm[idx] * dk * k)[:, None, :]
-                        a = _sample(lum_ref, (p_ins[e][idx] + sh).reshape(-1, 2))
-                        b = _sample(lum_ref, (p_outs[e][idx] + sh).reshape(-1, 2))
-                        mr[:, e] = np.maximum(mr[:, e], np.abs((a - b).reshape(len(idx), -1).mean(axis=1)))
+                # The print's step there, allowing for its registration (a lens the reader was not told of,
+                # a rail's parallax): the largest within SHAPE_SHIFT_MM across the edge (shift, edge, square).
+                sh = nrm[None, :, idx] * _SHAPE_SHIFTS[:, None, None, None] * k  # (shift, edge, square, xy)
+                steps = _sample_steps(
+                    lum_ref,
+                    tuple(p[None, :, idx] + sh[..., i, None] for i, p in enumerate(p_in)),
+                    tuple(p[None, :, idx] + sh[..., i, None] for i, p in enumerate(p_out)),
+                )
+                mr = np.abs(steps.mean(axis=3)).max(axis=0).T  # (square, edge)
                 # An edge holds: a real step, the same all along the edge, and not the print's own edge.
                 holds = (mo[idx] >= SHAPE_STEP_LOG) & (mr < SHAPE_PRINT_SHARE * mo[idx])
                 score = np.sort(np.where(holds, t[idx], 0.0), axis=1)[:, 1]  # the third-best edge
-                for sc, jj in zip(score.tolist(), idx.tolist(), strict=True):
-                    if sc > best or (sc == best and jj < best_j):
-                        best, best_j = sc, jj
+                # The batch's best, the first square in the search's order among equals.
+                top = float(score.max())
+                jj = int(idx[score == top].min())
+                if top > best or (top == best and jj < best_j):
+                    best, best_j = top, jj
             return max(best, 0.0), centre[best_j] - r, float(np.degrees(th[best_j]))
 
         best, c, ang = search(
@@ -1032,14 +1047,34 @@ _SHAPE_INSIDE = np.stack(np.meshgrid(np.linspace(-3.0, 3.0, 6), np.linspace(-3.0
 
 def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Bilinear samples of a one-channel float image at pixel positions `pts` (n, 2)."""
-    n = len(pts)
+    return _sample_xy(img, pts[:, 0], pts[:, 1])
+
+
+def _sample_xy(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a one-channel float image at pixel positions `x`, `y` (any one shape; flat out)."""
+    n = x.size
     w = 1024  # remap's maps must stay under 32767 columns
-    p = np.zeros((-(-n // w) * w, 2), np.float32)
-    p[:n] = pts
+    mx = np.zeros(-(-n // w) * w, np.float32)
+    my = np.zeros_like(mx)
+    mx[:n] = x.reshape(-1)
+    my[:n] = y.reshape(-1)
     out = cv2.remap(
-        img, p[:, 0].reshape(-1, w), p[:, 1].reshape(-1, w), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        img, mx.reshape(-1, w), my.reshape(-1, w), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     return out.reshape(-1)[:n]
+
+
+def _sample_steps(
+    img: np.ndarray, p_in: tuple[np.ndarray, np.ndarray], p_out: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """`img` at `p_in` less `img` at `p_out` (bilinear; x and y arrays of one shape), in one call."""
+    v = _sample_xy(
+        img,
+        np.concatenate([p_in[0].ravel(), p_out[0].ravel()]),
+        np.concatenate([p_in[1].ravel(), p_out[1].ravel()]),
+    )
+    half = len(v) // 2
+    return (v[:half] - v[half:]).reshape(p_in[0].shape)
 
 
 def _bin_index(bgr: np.ndarray) -> np.ndarray:
