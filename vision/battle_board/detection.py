@@ -545,16 +545,13 @@ class BoardDetection:
             (n, n),
             flags=flags,
         )
-        lum = np.log(top.astype(np.float32).sum(axis=2) + SHAPE_OFFSET)
-        lum_ref = np.log(ref.astype(np.float32).sum(axis=2) + SHAPE_OFFSET)
+        lum, lum_ref = _LOG_SHAPE.take(_channel_sum(top)), _LOG_SHAPE.take(_channel_sum(ref))
 
         def search(
             xs: np.ndarray, ys: np.ndarray, angles: np.ndarray, floor: float
         ) -> tuple[float, np.ndarray, float]:
             """The best square (its third-best edge's score, centre offset, angle); when no square reaches
             `floor`, the score alone is right (the caller rejects it)."""
-            cx, cy, th = (a.ravel() for a in np.meshgrid(xs, ys, np.radians(angles), indexing="ij"))
-            centre = np.stack([cx, cy], 1) + r
             # Every square at one angle has the same sampling points about its centre: those offsets are
             # made once per angle (edge, angle, point along the edge, xy) and moved to each centre, in
             # the search's order (centre-major, then angle).
@@ -568,7 +565,7 @@ class BoardDetection:
             )
             # Centres in px, x and y apart (numpy adds long rows far faster than (..., 2) pairs).
             at_x, at_y = (np.repeat(xs, len(ys)) + r) * k, (np.tile(ys, len(xs)) + r) * k
-            n_sq = len(cx)
+            n_sq = len(xs) * len(ys) * len(ang)
 
             def points(depth: float) -> tuple[np.ndarray, np.ndarray]:
                 """x and y (edge, square, point along the edge) at `depth` mm from each square's centre."""
@@ -581,15 +578,15 @@ class BoardDetection:
             # All four edges of all squares at once: one sampling call for the whole search.
             p_in = points(size / 2 - SHAPE_STEP_MM)
             p_out = points(size / 2 + SHAPE_STEP_MM)
-            nrm = nrm_a[:, np.arange(n_sq) % len(ang)]  # each square's normals (edge, square, xy)
             d = _sample_steps(lum, p_in, p_out)  # (edge, square, point)
-            m = np.abs(d.mean(axis=2))
-            t, mo = (m / (d.std(axis=2) + SHAPE_NOISE)).T, m.T  # (square, edge)
+            mean = d.mean(axis=2, keepdims=True)
+            m = np.abs(mean[..., 0])
+            t, mo = (m / (d.std(axis=2, mean=mean) + SHAPE_NOISE)).T, m.T  # (square, edge)
             # Without the print's test an edge can only hold more often: this score bounds the true one, so
             # the print is sampled only for squares, best bound first, that could still win (its samples
             # are most of the cost: five shifts per edge).
             bound = np.sort(np.where(mo >= SHAPE_STEP_LOG, t, 0.0), axis=1)[:, 1]
-            order = np.lexsort((np.arange(len(cx)), -bound))
+            order = np.lexsort((np.arange(n_sq), -bound))
             best, best_j = -1.0, 0
             for start in range(0, len(order), _SHAPE_BATCH):
                 idx = order[start : start + _SHAPE_BATCH]
@@ -597,7 +594,8 @@ class BoardDetection:
                     break
                 # The print's step there, allowing for its registration (a lens the reader was not told of,
                 # a rail's parallax): the largest within SHAPE_SHIFT_MM across the edge (shift, edge, square).
-                sh = nrm[None, :, idx] * _SHAPE_SHIFTS[:, None, None, None] * k  # (shift, edge, square, xy)
+                nrm = nrm_a[:, idx % len(ang)]  # the squares' normals (edge, square, xy)
+                sh = nrm[None] * _SHAPE_SHIFTS[:, None, None, None] * k  # (shift, edge, square, xy)
                 steps = _sample_steps(
                     lum_ref,
                     tuple(p[None, :, idx] + sh[..., i, None] for i, p in enumerate(p_in)),
@@ -612,7 +610,9 @@ class BoardDetection:
                 jj = int(idx[score == top].min())
                 if top > best or (top == best and jj < best_j):
                     best, best_j = top, jj
-            return max(best, 0.0), centre[best_j] - r, float(np.degrees(th[best_j]))
+            i_xy, i_ang = divmod(best_j, len(ang))
+            centre = np.array([xs[i_xy // len(ys)], ys[i_xy % len(ys)]]) + r
+            return max(best, 0.0), centre - r, float(np.degrees(ang[i_ang]))
 
         best, c, ang = search(
             np.arange(-8.0, 8.01, 2.0), np.arange(-8.0, 8.01, 2.0), np.arange(0.0, 90.0, 6.0), SHAPE_T / 2
@@ -1039,6 +1039,8 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
     return out
 
 
+# log(B + G + R + SHAPE_OFFSET) of every channel sum: the shape search's brightness by table.
+_LOG_SHAPE = np.log(np.arange(766, dtype=np.float32) + SHAPE_OFFSET)
 _SHAPE_SHIFTS = np.arange(-SHAPE_SHIFT_MM, SHAPE_SHIFT_MM + 0.01, 1.0)
 _SHAPE_BATCH = 32  # squares whose print is sampled at once
 _SHAPE_ALONG = np.linspace(-3.5, 3.5, 12)  # mm along an edge from its middle (corners left out)
@@ -1068,13 +1070,21 @@ def _sample_steps(
     img: np.ndarray, p_in: tuple[np.ndarray, np.ndarray], p_out: tuple[np.ndarray, np.ndarray]
 ) -> np.ndarray:
     """`img` at `p_in` less `img` at `p_out` (bilinear; x and y arrays of one shape), in one call."""
-    v = _sample_xy(
-        img,
-        np.concatenate([p_in[0].ravel(), p_out[0].ravel()]),
-        np.concatenate([p_in[1].ravel(), p_out[1].ravel()]),
-    )
-    half = len(v) // 2
-    return (v[:half] - v[half:]).reshape(p_in[0].shape)
+    half = p_in[0].size
+    w = 1024  # remap's maps must stay under 32767 columns
+    maps = np.zeros((2, -(-2 * half // w) * w), np.float32)
+    for c in range(2):
+        maps[c, :half] = p_in[c].reshape(-1)
+        maps[c, half : 2 * half] = p_out[c].reshape(-1)
+    v = cv2.remap(
+        img, maps[0].reshape(-1, w), maps[1].reshape(-1, w), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).reshape(-1)
+    return (v[:half] - v[half : 2 * half]).reshape(p_in[0].shape)
+
+
+def _channel_sum(bgr: np.ndarray) -> np.ndarray:
+    """B + G + R of every pixel of an 8-bit image (0-765), by channel planes."""
+    return bgr[..., 0].astype(np.uint16) + bgr[..., 1] + bgr[..., 2]
 
 
 def _bin_index(bgr: np.ndarray) -> np.ndarray:
