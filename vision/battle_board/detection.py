@@ -508,6 +508,8 @@ class BoardDetection:
         that height counts. Returns (label, footprint centre mm, angle degrees) or None."""
         found = []
         for base in (0.0, self.layout.rail_height_mm) if self.layout.rail_height_mm > 0 else (0.0,):
+            if not self._height_possible(near_mm, base):
+                continue  # every square the search could return there would be refused below
             at = self._cube_by_shape_at(image, pose, near_mm, base)
             if at is None:
                 continue
@@ -523,6 +525,26 @@ class BoardDetection:
             return None
         label, fp, ang, _ = max(found, key=lambda f: f[3])
         return label, fp, ang
+
+    def _height_possible(self, near_mm: tuple[float, float], base_mm: float) -> bool:
+        """Whether `_cube_by_shape`'s height rule can accept any footprint the search near `near_mm` may
+        return (centres within `_SHAPE_REACH_MM`) for a cube standing `base_mm` up: the rule tried on the
+        deepest and the shallowest board pixel of that window (it is monotonic in the depth). A search
+        whose every answer would be refused is not run: near the middle of a zone no cube stands on a
+        rail, nor in a well far out on the rail (an exact bound, not a guess)."""
+        if len(self.zone_ids):
+            # The footprint's pixel as `_cube_by_shape` takes it, at either end of the reach (a pixel more).
+            lo = [math.floor((c - _SHAPE_REACH_MM) * self.s) - 1 for c in near_mm]
+            hi = [math.floor((c + _SHAPE_REACH_MM) * self.s) + 1 for c in near_mm]
+            (x0, x1), (y0, y1) = (
+                (min(max(lo[i], 0), n - 1), min(max(hi[i], 0), n - 1)) for i, n in enumerate(self.size_px)
+            )
+            deepest = self.signed[:, y0 : y1 + 1, x0 : x1 + 1].max(axis=0)
+            depths = [float(deepest.max()), float(deepest.min())]
+        else:
+            depths = [-math.inf]
+        half = self.layout.cube_size_mm / 2 - 1.0  # as `_cube_by_shape`
+        return any((depth >= half) if base_mm == 0.0 else (depth <= -half) for depth in depths)
 
     def _cube_by_shape_at(
         self, image: np.ndarray, pose: CameraPose, near_mm: tuple[float, float], base_mm: float
@@ -1051,6 +1073,8 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
 
 # log(B + G + R + SHAPE_OFFSET) of every channel sum: the shape search's brightness by table.
 _LOG_SHAPE = np.log(np.arange(766, dtype=np.float32) + SHAPE_OFFSET)
+# The shape search's squares lie within 8 mm (its coarse grid) + 1.5 mm (its fine grid) of the change.
+_SHAPE_REACH_MM = 9.5
 _SHAPE_SHIFTS = np.arange(-SHAPE_SHIFT_MM, SHAPE_SHIFT_MM + 0.01, 1.0)
 _SHAPE_BATCH = 32  # squares whose print is sampled at once
 _SHAPE_ALONG = np.linspace(-3.5, 3.5, 12)  # mm along an edge from its middle (corners left out)
