@@ -628,11 +628,12 @@ class BoardDetection:
                 holds = (mo[idx] >= SHAPE_STEP_LOG) & (mr < SHAPE_PRINT_SHARE * mo[idx])
                 score = np.sort(np.where(holds, t[idx], 0.0), axis=1)[:, 1]  # the third-best edge
                 # The batch's best, the first square in the search's order among equals.
-                top = float(score.max())
-                jj = int(idx[score == top].min())
-                if top > best or (top == best and jj < best_j):
-                    best, best_j = top, jj
+                batch_best = float(score.max())
+                jj = int(idx[score == batch_best].min())
+                if batch_best > best or (batch_best == best and jj < best_j):
+                    best, best_j = batch_best, jj
             i_xy, i_ang = divmod(best_j, len(ang))
+            # (+ r - r: the centre rounded as the search has always had it; the fine search builds on it.)
             centre = np.array([xs[i_xy // len(ys)], ys[i_xy % len(ys)]]) + r
             return max(best, 0.0), centre - r, float(np.degrees(ang[i_ang]))
 
