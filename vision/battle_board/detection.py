@@ -782,9 +782,12 @@ class BoardDetection:
             borderValue=(0, 0, 0),
         )
         t_warp += CLOCK() - tw
-        cand: np.ndarray = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
         to_mm = None
-        if self.print is not None:
+        # Coloured pixels; with the bare print learned, those that differ from it (that comparison labels
+        # the colours itself: labelling them first as well was wasted).
+        if self.print is None:
+            cand: np.ndarray = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
+        else:
             # Rectified pixels -> board-plane millimetres (where each pixel's ray meets the board).
             to_mm = (
                 np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]])
