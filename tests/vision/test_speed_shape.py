@@ -30,7 +30,7 @@ def test_a_skipped_height_is_one_whose_every_footprint_the_height_rule_refuses(
     near_points = rng.uniform((0.0, 0.0), (W, H), size=(150, 2))
     reach = detection._SHAPE_REACH_MM
     offsets = [
-        np.array([dx, dy]) for dx in np.linspace(-reach, reach, 11) for dy in np.linspace(-reach, reach, 11)
+        np.array([dx, dy]) for dx in np.linspace(-reach, reach, 21) for dy in np.linspace(-reach, reach, 21)
     ]
     skipped = {0.0: 0, rail: 0}
     answer: dict[str, Any] = {}
