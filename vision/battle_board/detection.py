@@ -637,13 +637,12 @@ class BoardDetection:
             centre = np.array([xs[i_xy // len(ys)], ys[i_xy % len(ys)]]) + r
             return max(best, 0.0), centre - r, float(np.degrees(ang[i_ang]))
 
-        best, c, ang = search(
-            np.arange(-8.0, 8.01, 2.0), np.arange(-8.0, 8.01, 2.0), np.arange(0.0, 90.0, 6.0), SHAPE_T / 2
-        )
+        best, c, ang = search(_SHAPE_COARSE, _SHAPE_COARSE, np.arange(0.0, 90.0, 6.0), SHAPE_T / 2)
         if best < SHAPE_T / 2:
             return None
-        fine = np.arange(-1.5, 1.51, 0.5)
-        best, c, ang = search(c[0] + fine, c[1] + fine, ang + np.arange(-4.5, 4.51, 1.5), SHAPE_T)
+        best, c, ang = search(
+            c[0] + _SHAPE_FINE, c[1] + _SHAPE_FINE, ang + np.arange(-4.5, 4.51, 1.5), SHAPE_T
+        )
         if best < SHAPE_T:
             return None
         # The inside: even (one paint, one face) and of one palette colour under the calibration's light.
@@ -1077,8 +1076,11 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
 
 # log(B + G + R + SHAPE_OFFSET) of every channel sum: the shape search's brightness by table.
 _LOG_SHAPE = np.log(np.arange(766, dtype=np.float32) + SHAPE_OFFSET)
-# The shape search's squares lie within 8 mm (its coarse grid) + 1.5 mm (its fine grid) of the change.
-_SHAPE_REACH_MM = 9.5
+# The shape search's square centres (mm from the change): a coarse grid, then a fine one about its best;
+# so every square it can return lies within the reach of the change.
+_SHAPE_COARSE = np.arange(-8.0, 8.01, 2.0)
+_SHAPE_FINE = np.arange(-1.5, 1.51, 0.5)
+_SHAPE_REACH_MM = float(_SHAPE_COARSE.max() + _SHAPE_FINE.max())
 _SHAPE_SHIFTS = np.arange(-SHAPE_SHIFT_MM, SHAPE_SHIFT_MM + 0.01, 1.0)
 _SHAPE_BATCH = 32  # squares whose print is sampled at once
 _SHAPE_ALONG = np.linspace(-3.5, 3.5, 12)  # mm along an edge from its middle (corners left out)
