@@ -508,7 +508,7 @@ class BoardDetection:
             segs = np.round(np.stack([f, t], 1)).astype(np.int32)
             cv2.polylines(look, list(segs), False, 0, int(round(3.0 * size)))
         edges = cv2.dilate(((dev > STRUCT_DEV) & (look > 0)).view(np.uint8), self._disc5)
-        n, cc, stats, cents = cv2.connectedComponentsWithStats(edges, connectivity=8)
+        n, cc, stats, cents = _parts(edges, 8)
         excess = np.clip(dev - STRUCT_DEV, 0.0, None)
         for j in range(1, n):
             x, y, bw, bh = (int(v) for v in stats[j, :4])
@@ -518,7 +518,7 @@ class BoardDetection:
                 out.append((float(cents[j][0]), float(cents[j][1])))
         # A face's 7 mm window must lie wholly where it looks: else it averages in a read cube's edges.
         faces = ((shift > STRUCT_SHIFT) & (cv2.erode(look, self._box7) > 0)).view(np.uint8)
-        n, _, stats, cents = cv2.connectedComponentsWithStats(faces, connectivity=8)
+        n, _, stats, cents = _parts(faces, 8)
         for j in range(1, n):
             if max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) >= 5:
                 out.append((float(cents[j][0]), float(cents[j][1])))
@@ -535,6 +535,8 @@ class BoardDetection:
         that height counts. Returns (label, footprint centre mm, angle degrees) or None."""
         found = []
         for base in (0.0, self.layout.rail_height_mm) if self.layout.rail_height_mm > 0 else (0.0,):
+            if not self._height_possible(near_mm, base):
+                continue  # every square the search could return there would be refused below
             at = self._cube_by_shape_at(image, pose, near_mm, base)
             if at is None:
                 continue
@@ -550,6 +552,26 @@ class BoardDetection:
             return None
         label, fp, ang, _ = max(found, key=lambda f: f[3])
         return label, fp, ang
+
+    def _height_possible(self, near_mm: tuple[float, float], base_mm: float) -> bool:
+        """Whether `_cube_by_shape`'s height rule can accept any footprint the search near `near_mm` may
+        return (centres within `_SHAPE_REACH_MM`) for a cube standing `base_mm` up: the rule tried on the
+        deepest and the shallowest board pixel of that window (it is monotonic in the depth). A search
+        whose every answer would be refused is not run: near the middle of a zone no cube stands on a
+        rail, nor in a well far out on the rail (an exact bound, not a guess)."""
+        if len(self.zone_ids):
+            # The footprint's pixel as `_cube_by_shape` takes it, at either end of the reach (a pixel more).
+            lo = [math.floor((c - _SHAPE_REACH_MM) * self.s) - 1 for c in near_mm]
+            hi = [math.floor((c + _SHAPE_REACH_MM) * self.s) + 1 for c in near_mm]
+            (x0, x1), (y0, y1) = (
+                (min(max(lo[i], 0), n - 1), min(max(hi[i], 0), n - 1)) for i, n in enumerate(self.size_px)
+            )
+            deepest = self.signed[:, y0 : y1 + 1, x0 : x1 + 1].max(axis=0)
+            depths = [float(deepest.max()), float(deepest.min())]
+        else:
+            depths = [-math.inf]
+        half = self.layout.cube_size_mm / 2 - 1.0  # as `_cube_by_shape`
+        return any((depth >= half) if base_mm == 0.0 else (depth <= -half) for depth in depths)
 
     def _cube_by_shape_at(
         self, image: np.ndarray, pose: CameraPose, near_mm: tuple[float, float], base_mm: float
@@ -572,67 +594,82 @@ class BoardDetection:
             (n, n),
             flags=flags,
         )
-        lum = np.log(top.astype(np.float32).sum(axis=2) + SHAPE_OFFSET)
-        lum_ref = np.log(ref.astype(np.float32).sum(axis=2) + SHAPE_OFFSET)
+        lum, lum_ref = _LOG_SHAPE.take(_channel_sum(top)), _LOG_SHAPE.take(_channel_sum(ref))
 
         def search(
             xs: np.ndarray, ys: np.ndarray, angles: np.ndarray, floor: float
         ) -> tuple[float, np.ndarray, float]:
             """The best square (its third-best edge's score, centre offset, angle); when no square reaches
             `floor`, the score alone is right (the caller rejects it)."""
-            cx, cy, th = (a.ravel() for a in np.meshgrid(xs, ys, np.radians(angles), indexing="ij"))
-            centre = np.stack([cx, cy], 1) + r
-            u = np.stack([np.cos(th), np.sin(th)], 1)
+            # Every square at one angle has the same sampling points about its centre: those offsets are
+            # made once per angle (edge, angle, point along the edge, xy) and moved to each centre, in
+            # the search's order (centre-major, then angle).
+            ang = np.radians(angles)
+            u = np.stack([np.cos(ang), np.sin(ang)], 1)
             v = np.stack([-u[:, 1], u[:, 0]], 1)
-            t_obs, m_obs, p_ins, p_outs = [], [], [], []
-            for nrm in (u, v, -u, -v):
-                along = np.stack([-nrm[:, 1], nrm[:, 0]], 1)[:, None, :] * _SHAPE_ALONG[None, :, None]
-                mid = centre + nrm * (size / 2)
-                p_in = ((mid - nrm * SHAPE_STEP_MM)[:, None, :] + along) * k
-                p_out = ((mid + nrm * SHAPE_STEP_MM)[:, None, :] + along) * k
-                d = (_sample(lum, p_in.reshape(-1, 2)) - _sample(lum, p_out.reshape(-1, 2))).reshape(
-                    len(cx), -1
-                )
-                m = d.mean(axis=1)
-                t_obs.append(np.abs(m) / (d.std(axis=1) + SHAPE_NOISE))
-                m_obs.append(np.abs(m))
-                p_ins.append(p_in)
-                p_outs.append(p_out)
-            t, mo = np.stack(t_obs, 1), np.stack(m_obs, 1)
+            nrm_a = np.stack([u, v, -u, -v])
+            along = (
+                np.stack([-nrm_a[..., 1], nrm_a[..., 0]], -1)[:, :, None, :]
+                * _SHAPE_ALONG[None, None, :, None]
+            )
+            # Centres in px, x and y apart (numpy adds long rows far faster than (..., 2) pairs).
+            at_x, at_y = (np.repeat(xs, len(ys)) + r) * k, (np.tile(ys, len(xs)) + r) * k
+            n_sq = len(xs) * len(ys) * len(ang)
+
+            def points(depth: float) -> tuple[np.ndarray, np.ndarray]:
+                """x and y (edge, square, point along the edge) at `depth` mm from each square's centre."""
+                off = ((nrm_a * depth)[:, :, None, :] + along) * k
+                shape = (4, n_sq, len(_SHAPE_ALONG))
+                x = at_x[None, :, None, None] + off[:, None, :, :, 0]
+                y = at_y[None, :, None, None] + off[:, None, :, :, 1]
+                return x.reshape(shape), y.reshape(shape)
+
+            # All four edges of all squares at once: one sampling call for the whole search.
+            p_in = points(size / 2 - SHAPE_STEP_MM)
+            p_out = points(size / 2 + SHAPE_STEP_MM)
+            d = _sample_steps(lum, p_in, p_out)  # (edge, square, point)
+            mean = d.mean(axis=2, keepdims=True)
+            m = np.abs(mean[..., 0])
+            t, mo = (m / (d.std(axis=2, mean=mean) + SHAPE_NOISE)).T, m.T  # (square, edge)
             # Without the print's test an edge can only hold more often: this score bounds the true one, so
             # the print is sampled only for squares, best bound first, that could still win (its samples
             # are most of the cost: five shifts per edge).
             bound = np.sort(np.where(mo >= SHAPE_STEP_LOG, t, 0.0), axis=1)[:, 1]
-            order = np.lexsort((np.arange(len(cx)), -bound))
+            order = np.lexsort((np.arange(n_sq), -bound))
             best, best_j = -1.0, 0
             for start in range(0, len(order), _SHAPE_BATCH):
                 idx = order[start : start + _SHAPE_BATCH]
                 if bound[idx[0]] < max(best, floor):
                     break
-                mr = np.zeros((len(idx), 4), np.float32)
-                for e, nrm in enumerate((u, v, -u, -v)):
-                    # The print's step there, allowing for its registration (a lens the reader was not told
-                    # of, a rail's parallax): the largest within SHAPE_SHIFT_MM across the edge.
-                    for dk in _SHAPE_SHIFTS:
-                        sh = (nrm[idx] * dk * k)[:, None, :]
-                        a = _sample(lum_ref, (p_ins[e][idx] + sh).reshape(-1, 2))
-                        b = _sample(lum_ref, (p_outs[e][idx] + sh).reshape(-1, 2))
-                        mr[:, e] = np.maximum(mr[:, e], np.abs((a - b).reshape(len(idx), -1).mean(axis=1)))
+                # The print's step there, allowing for its registration (a lens the reader was not told of,
+                # a rail's parallax): the largest within SHAPE_SHIFT_MM across the edge (shift, edge, square).
+                nrm = nrm_a[:, idx % len(ang)]  # the squares' normals (edge, square, xy)
+                sh = nrm[None] * _SHAPE_SHIFTS[:, None, None, None] * k  # (shift, edge, square, xy)
+                steps = _sample_steps(
+                    lum_ref,
+                    tuple(p[None, :, idx] + sh[..., i, None] for i, p in enumerate(p_in)),
+                    tuple(p[None, :, idx] + sh[..., i, None] for i, p in enumerate(p_out)),
+                )
+                mr = np.abs(steps.mean(axis=3)).max(axis=0).T  # (square, edge)
                 # An edge holds: a real step, the same all along the edge, and not the print's own edge.
                 holds = (mo[idx] >= SHAPE_STEP_LOG) & (mr < SHAPE_PRINT_SHARE * mo[idx])
                 score = np.sort(np.where(holds, t[idx], 0.0), axis=1)[:, 1]  # the third-best edge
-                for sc, jj in zip(score.tolist(), idx.tolist(), strict=True):
-                    if sc > best or (sc == best and jj < best_j):
-                        best, best_j = sc, jj
-            return max(best, 0.0), centre[best_j] - r, float(np.degrees(th[best_j]))
+                # The batch's best, the first square in the search's order among equals.
+                batch_best = float(score.max())
+                jj = int(idx[score == batch_best].min())
+                if batch_best > best or (batch_best == best and jj < best_j):
+                    best, best_j = batch_best, jj
+            i_xy, i_ang = divmod(best_j, len(ang))
+            # (+ r - r: the centre rounded as the search has always had it; the fine search builds on it.)
+            centre = np.array([xs[i_xy // len(ys)], ys[i_xy % len(ys)]]) + r
+            return max(best, 0.0), centre - r, float(np.degrees(ang[i_ang]))
 
-        best, c, ang = search(
-            np.arange(-8.0, 8.01, 2.0), np.arange(-8.0, 8.01, 2.0), np.arange(0.0, 90.0, 6.0), SHAPE_T / 2
-        )
+        best, c, ang = search(_SHAPE_COARSE, _SHAPE_COARSE, np.arange(0.0, 90.0, 6.0), SHAPE_T / 2)
         if best < SHAPE_T / 2:
             return None
-        fine = np.arange(-1.5, 1.51, 0.5)
-        best, c, ang = search(c[0] + fine, c[1] + fine, ang + np.arange(-4.5, 4.51, 1.5), SHAPE_T)
+        best, c, ang = search(
+            c[0] + _SHAPE_FINE, c[1] + _SHAPE_FINE, ang + np.arange(-4.5, 4.51, 1.5), SHAPE_T
+        )
         if best < SHAPE_T:
             return None
         # The inside: even (one paint, one face) and of one palette colour under the calibration's light.
@@ -771,9 +808,12 @@ class BoardDetection:
             borderValue=(0, 0, 0),
         )
         t_warp += CLOCK() - tw
-        cand: np.ndarray = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
         to_mm = None
-        if self.print is not None:
+        # Coloured pixels; with the bare print learned, those that differ from it (that comparison labels
+        # the colours itself: labelling them first as well was wasted).
+        if self.print is None:
+            cand: np.ndarray = (self._lut.take(_bin_index(coarse)) > 0).view(np.uint8)
+        else:
             # Rectified pixels -> board-plane millimetres (where each pixel's ray meets the board).
             to_mm = (
                 np.array([[1.0, 0, -0.5], [0, 1.0, -0.5], [0, 0, 1.0]])
@@ -1015,6 +1055,16 @@ def _lit_tables(palette: Palette, lut: np.ndarray) -> tuple[list[tuple[np.ndarra
     return models, lit_bins
 
 
+def _parts(mask: np.ndarray, connectivity: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """`connectedComponentsWithStats` of a board-sized mask, an empty one answered without labelling it
+    (most frames' masks of new detail are empty; labelling the 1 mm board costs ~0.5 ms)."""
+    if cv2.countNonZero(mask):
+        return cv2.connectedComponentsWithStats(mask, connectivity=connectivity)
+    h, w = mask.shape
+    stats = np.array([[0, 0, w, h, w * h]], np.int32)
+    return 1, np.zeros((h, w), np.int32), stats, np.array([[(w - 1) / 2, (h - 1) / 2]])
+
+
 def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """4-connected components of `mask` with at least `min_area` pixels: (first pixel's raster index,
     stats row [x, y, w, h, area] in `mask`, boolean mask of the component inside its box), in the order
@@ -1051,6 +1101,13 @@ def _components(mask: np.ndarray, min_area: float) -> list[tuple[int, np.ndarray
     return out
 
 
+# log(B + G + R + SHAPE_OFFSET) of every channel sum: the shape search's brightness by table.
+_LOG_SHAPE = np.log(np.arange(766, dtype=np.float32) + SHAPE_OFFSET)
+# The shape search's square centres (mm from the change): a coarse grid, then a fine one about its best;
+# so every square it can return lies within the reach of the change.
+_SHAPE_COARSE = np.arange(-8.0, 8.01, 2.0)
+_SHAPE_FINE = np.arange(-1.5, 1.51, 0.5)
+_SHAPE_REACH_MM = float(_SHAPE_COARSE.max() + _SHAPE_FINE.max())
 _SHAPE_SHIFTS = np.arange(-SHAPE_SHIFT_MM, SHAPE_SHIFT_MM + 0.01, 1.0)
 _SHAPE_BATCH = 32  # squares whose print is sampled at once
 _SHAPE_ALONG = np.linspace(-3.5, 3.5, 12)  # mm along an edge from its middle (corners left out)
@@ -1059,14 +1116,42 @@ _SHAPE_INSIDE = np.stack(np.meshgrid(np.linspace(-3.0, 3.0, 6), np.linspace(-3.0
 
 def _sample(img: np.ndarray, pts: np.ndarray) -> np.ndarray:
     """Bilinear samples of a one-channel float image at pixel positions `pts` (n, 2)."""
-    n = len(pts)
+    return _sample_xy(img, pts[:, 0], pts[:, 1])
+
+
+def _sample_xy(img: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Bilinear samples of a one-channel float image at pixel positions `x`, `y` (any one shape; flat out)."""
+    n = x.size
     w = 1024  # remap's maps must stay under 32767 columns
-    p = np.zeros((-(-n // w) * w, 2), np.float32)
-    p[:n] = pts
+    mx = np.zeros(-(-n // w) * w, np.float32)
+    my = np.zeros_like(mx)
+    mx[:n] = x.reshape(-1)
+    my[:n] = y.reshape(-1)
     out = cv2.remap(
-        img, p[:, 0].reshape(-1, w), p[:, 1].reshape(-1, w), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        img, mx.reshape(-1, w), my.reshape(-1, w), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     return out.reshape(-1)[:n]
+
+
+def _sample_steps(
+    img: np.ndarray, p_in: tuple[np.ndarray, np.ndarray], p_out: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray:
+    """`img` at `p_in` less `img` at `p_out` (bilinear; x and y arrays of one shape), in one call."""
+    half = p_in[0].size
+    w = 1024  # remap's maps must stay under 32767 columns
+    maps = np.zeros((2, -(-2 * half // w) * w), np.float32)
+    for c in range(2):
+        maps[c, :half] = p_in[c].reshape(-1)
+        maps[c, half : 2 * half] = p_out[c].reshape(-1)
+    v = cv2.remap(
+        img, maps[0].reshape(-1, w), maps[1].reshape(-1, w), cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    ).reshape(-1)
+    return (v[:half] - v[half : 2 * half]).reshape(p_in[0].shape)
+
+
+def _channel_sum(bgr: np.ndarray) -> np.ndarray:
+    """B + G + R of every pixel of an 8-bit image (0-765), by channel planes."""
+    return bgr[..., 0].astype(np.uint16) + bgr[..., 1] + bgr[..., 2]
 
 
 def _bin_index(bgr: np.ndarray) -> np.ndarray:
