@@ -210,6 +210,10 @@ class Plan:
     def truth(self, room: Room) -> dict[str, Any]:
         return {
             **R.truth_of(self.cubes),
+            "cubes": [
+                {"color": c.color, "center_mm": [round(float(v), 2) for v in c.center], "zone": c.zone}
+                for c in self.cubes
+            ],
             "size": list(self.shot.size),
             "tilt_deg": round(self.shot.tilt_deg, 1),
             "moved_camera": self.moved_camera,

@@ -254,13 +254,13 @@ def render_linear(bpy: Any, work: Path) -> np.ndarray:
     return px.reshape(h, w, 4)[::-1, :, :3].copy()
 
 
-def render_set(
-    bpy: Any, designs: list[int], n_scenes: int, samples: int, size: tuple[int, int], work: Path
-) -> None:
-    """Every design's calibration photo first, then each design's first scene, its second, ...: a set
-    cut short still has every design. Each photo's own randomness (bevels, wood, noise) is seeded by
-    (design, photo), so any photo re-renders the same alone. The truth of every planned photo is
-    written first (it comes from the plan, never from a render)."""
+def write_truth(
+    designs: list[int], n_scenes: int, size: tuple[int, int], work: Path
+) -> dict[int, tuple[R.Design, S.Room, list[S.Plan]]]:
+    """Plan every design's session (seeded by the design) and write what the reader is given
+    (`layout-N.json`) and what was put where (`truth-N.json`, `room-N.json` for the calibration photo):
+    no Blender needed, the same files a render writes."""
+    work.mkdir(parents=True, exist_ok=True)
     sessions = {}
     for d in designs:
         design = R.random_design(d)
@@ -272,6 +272,17 @@ def render_set(
             json.dumps({**cal.truth(room), "rail_height_mm": design.layout["rail_height_mm"]})
         )
         print(json.dumps({"design": d, "lamps": [lamp.as_json() for lamp in room.lamps]}), flush=True)
+    return sessions
+
+
+def render_set(
+    bpy: Any, designs: list[int], n_scenes: int, samples: int, size: tuple[int, int], work: Path
+) -> None:
+    """Every design's calibration photo first, then each design's first scene, its second, ...: a set
+    cut short still has every design. Each photo's own randomness (bevels, wood, noise) is seeded by
+    (design, photo), so any photo re-renders the same alone. The truth of every planned photo is
+    written first (it comes from the plan, never from a render)."""
+    sessions = write_truth(designs, n_scenes, size, work)
     seconds: dict[int, list[float]] = {d: [] for d in designs}
     for k in range(n_scenes + 1):
         for d in designs:
@@ -406,6 +417,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", type=_size, default=(1280, 720), help="WIDTHxHEIGHT (default 1280x720)")
     ap.add_argument("--out", required=True, help="cache folder for the images (outside the repository)")
     ap.add_argument("--read", action="store_true", help="read the cached images only (no Blender needed)")
+    ap.add_argument(
+        "--truth-only", action="store_true", help="write the layouts and truths only (no Blender)"
+    )
     args = ap.parse_args(argv)
     work = Path(args.out).expanduser()
     if args.read:
@@ -413,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
         for r in results:
             print(json.dumps(r))
         print(json.dumps({"summary": summary(results)}))
+        return 0
+    if args.truth_only:
+        write_truth(args.design, args.scenes, args.size, work)
         return 0
     try:
         import bpy  # type: ignore[import-not-found]  # the Blender wheel (not a dependency); see the docstring
