@@ -343,7 +343,8 @@ def read_cached(work: Path, design_id: int) -> dict[str, Any]:
 
     scenes = []
     for k, truth in enumerate(truths):
-        image = cv2.imread(str(work / f"scene-{design_id}-{k}.png"))
+        path = work / f"scene-{design_id}-{k}.png"
+        image = cv2.imread(str(path)) if path.exists() else None
         if image is None:
             continue  # not rendered (a set cut short): counted as "not cached" below
         reader.read(image)  # warm (lazy maps), as a running system is
