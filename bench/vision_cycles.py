@@ -1,15 +1,19 @@
 """Physically based held-out photos of random battle boards with Blender Cycles (the `bpy` wheel), read
-by the reader: path-traced bevelled cubes, an area lamp, soft shadows, interreflection, sensor noise, JPEG.
+by the reader: the board a solid with its rails standing `rail_height_mm` above the wells and the print as
+its texture, bevelled cubes of stained wood, one or two lamps (area or spot, 2700-7500 K), a lamp arm's
+shadow, soft shadows, interreflection, a real lens (depth of field, focused on the board; radial
+distortion), auto-exposure from dim to clipped, sensor noise, JPEG.
 
     pip install --target /tmp/bpyenv bpy==4.2.0          # Python 3.11 wheel, ~520 MB, kept out of the project
-    PYTHONPATH=/tmp/bpyenv:. nice python bench/vision_cycles.py \
-        --design 7300 --scenes 3 --out ~/.cache/st-cycles
-    python bench/vision_cycles.py --design 7300 --out ~/.cache/st-cycles --read   # score the cached images
+    PYTHONPATH=/tmp/bpyenv:. nice -n 10 python bench/vision_cycles.py \
+        --design 7350 --scenes 10 --size 1280x720 --out /tmp/st-cycles6
+    python bench/vision_cycles.py --read --out /tmp/st-cycles6 --design 7350 7351   # score the cache
 
-Boards, print and cube paints come from `vision.synth.randomised` (designs there are layout files); this
-script replaces its renderer only (flat board, rails printed, not raised: `rail_height_mm` is set to 0).
-Images are cached outside the repository (`--out`); nothing rendered is committed. Small and slow on
-purpose: 960x540, `--samples` (default 16) with denoising.
+Boards, print and cube paints come from `vision.synth.randomised` (designs there are layout files); the
+scene as numbers (rail solid, lamps, lens, wood, developing) is `bench/cycles_scene.py`. Images are cached
+outside the repository (`--out`); nothing rendered is committed. Beside each design's images:
+`layout-N.json` (what the reader is given), `truth-N.json` (per photo: each cube colour's count per zone,
+the re-drop colours, the camera, lamps and developing), `cal-N.png`, `scene-N-K.png`.
 """
 
 from __future__ import annotations
@@ -17,51 +21,199 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import statistics
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cv2  # noqa: E402
+import cycles_scene as S  # noqa: E402
 import numpy as np  # noqa: E402
 
 from vision.synth import randomised as R  # noqa: E402
 
+MAIN_IRRADIANCE = 5.0e6 / 900.0**2  # what the main lamp's power is scaled to give at its distance
 
-def _setup(bpy: Any, design: R.Design, shot: R.Shot, samples: int, tex_path: Path) -> None:
+
+def _node_material(bpy: Any, name: str) -> tuple[Any, Any, Any]:
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    tree = mat.node_tree
+    return mat, tree, tree.nodes["Principled BSDF"]
+
+
+def _aim(ob: Any, target_up: np.ndarray) -> None:
+    from mathutils import Vector  # type: ignore[import-not-found]  # Blender's module, absent outside it
+
+    d = Vector((float(target_up[0]), float(-target_up[1]), float(target_up[2]))) - ob.location
+    ob.rotation_euler = d.to_track_quat("-Z", "Y").to_euler()
+
+
+def build_room(bpy: Any, design: R.Design, room: S.Room, samples: int, work: Path) -> None:
+    """The parts that stay for a session: render settings, the board solid with its print, the table,
+    the lamps, the world's dim fill and the lamp arm."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
+    scene.cycles.device = "CPU"
     scene.cycles.samples = samples
     scene.cycles.use_denoising = True
-    scene.render.resolution_x, scene.render.resolution_y = shot.size
+    scene.cycles.denoising_prefilter = "FAST"
+    # Two diffuse bounces carry the interreflection between cubes, walls and print; more cost time only.
+    scene.cycles.max_bounces = 4
+    scene.cycles.diffuse_bounces = 2
+    scene.cycles.glossy_bounces = 2
+    scene.cycles.transmission_bounces = 0
+    scene.cycles.transparent_max_bounces = 0
+    scene.cycles.adaptive_threshold = 0.02
+    scene.render.threads_mode = "FIXED"
+    scene.render.threads = 2
     scene.render.resolution_percentage = 100
     scene.view_settings.view_transform = "Standard"
-    scene.render.image_settings.file_format = "PNG"
+    scene.render.image_settings.file_format = "OPEN_EXR"
     scene.render.image_settings.color_depth = "16"
     scene.unit_settings.scale_length = 0.001  # one unit is a millimetre
-    W, H = design.layout["size_mm"]
-    # The board: a plane from (0, 0) to (W, -H) in Blender (board y runs down, Blender's y up).
-    bpy.ops.mesh.primitive_plane_add(size=1.0, location=(W / 2, -H / 2, 0.0))
-    board = bpy.context.object
-    board.scale = (W, H, 1.0)
-    mat = bpy.data.materials.new("print")
-    mat.use_nodes = True
-    nodes = mat.node_tree.nodes
-    img = nodes.new("ShaderNodeTexImage")
-    img.image = bpy.data.images.load(str(tex_path))
-    bsdf = nodes["Principled BSDF"]
-    bsdf.inputs["Roughness"].default_value = 0.55
-    mat.node_tree.links.new(img.outputs["Color"], bsdf.inputs["Base Color"])
+    W, H = (float(v) for v in design.layout["size_mm"])
+    tex = work / f"print-{design.seed}.png"
+    if not tex.exists():
+        srgb = S.srgb_encode(np.clip(design.texture_rgb, 0, 1))
+        cv2.imwrite(str(tex), (srgb[..., ::-1] * 65535 + 0.5).astype(np.uint16))
+    # The board: one mesh (floor, rail tops, walls) textured by the print through its UVs.
+    m = S.rail_mesh(design.layout)
+    mesh = bpy.data.meshes.new("board")
+    mesh.from_pydata([tuple(v) for v in m.verts.tolist()], [], m.faces)
+    uv = mesh.uv_layers.new(name="print")
+    for poly, corners in zip(mesh.polygons, m.uvs, strict=True):
+        for li, c in zip(poly.loop_indices, corners, strict=True):
+            uv.data[li].uv = c
+    mesh.update()
+    board = bpy.data.objects.new("board", mesh)
+    scene.collection.objects.link(board)
+    mat, tree, bsdf = _node_material(bpy, "print")
+    img = tree.nodes.new("ShaderNodeTexImage")
+    img.image = bpy.data.images.load(str(tex))
+    img.interpolation = "Linear"
+    bsdf.inputs["Roughness"].default_value = room.print_roughness
+    tree.links.new(img.outputs["Color"], bsdf.inputs["Base Color"])
     board.data.materials.append(mat)
-    # A table under the board.
-    bpy.ops.mesh.primitive_plane_add(size=4000.0, location=(W / 2, -H / 2, -1.0))
+    # The table under it.
+    bpy.ops.mesh.primitive_plane_add(size=4000.0, location=(W / 2, -H / 2, -S.BOARD_THICKNESS_MM - 0.01))
     table = bpy.context.object
-    tm = bpy.data.materials.new("table")
-    tm.use_nodes = True
-    tm.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.18, 0.12, 0.08, 1.0)
+    tm, _, tb = _node_material(bpy, "table")
+    tb.inputs["Base Color"].default_value = (*room.table_rgb, 1.0)
+    tb.inputs["Roughness"].default_value = 0.6
     table.data.materials.append(tm)
+    # Lamps: powers scaled by distance squared so that each gives its share of the main lamp's light.
+    centre = np.array([W / 2, H / 2, 0.0])
+    for k, lamp in enumerate(room.lamps):
+        d = float(np.linalg.norm(lamp.position - centre))
+        energy = lamp.power * MAIN_IRRADIANCE * d**2
+        data = bpy.data.lights.new(f"lamp{k}", type=lamp.kind)
+        if lamp.kind == "AREA":
+            data.shape = "RECTANGLE"
+            data.size = data.size_y = lamp.size_mm
+        else:
+            energy *= 4.0  # a spot spreads over a sphere's worth of intensity, an area lamp a hemisphere
+            data.spot_size = math.radians(lamp.cone_deg)
+            data.spot_blend = lamp.blend
+            data.shadow_soft_size = lamp.size_mm
+        data.energy = energy
+        rgb = R.kelvin_rgb(lamp.kelvin)
+        data.color = tuple(float(v) for v in rgb / rgb.max())
+        ob = bpy.data.objects.new(f"lamp{k}", data)
+        ob.location = (float(lamp.position[0]), float(-lamp.position[1]), float(lamp.position[2]))
+        scene.collection.objects.link(ob)
+        _aim(ob, lamp.target)
+    # The room's dim fill: light off walls and ceiling, a tenth to a quarter of the main lamp's.
+    world = bpy.data.worlds.new("room")
+    world.use_nodes = True
+    bg = world.node_tree.nodes["Background"]
+    fill = float(np.random.default_rng(design.seed).uniform(0.08, 0.25)) * MAIN_IRRADIANCE / math.pi
+    bg.inputs["Color"].default_value = (fill, fill, fill * 0.95, 1.0)
+    bg.inputs["Strength"].default_value = 1.0
+    scene.world = world
+    if room.arm is not None:
+        mid, length, width, yaw = room.arm
+        bpy.ops.mesh.primitive_cube_add(size=1.0, location=(float(mid[0]), float(-mid[1]), float(mid[2])))
+        arm = bpy.context.object
+        arm.scale = (length, width, 15.0)
+        arm.rotation_euler = (0.0, 0.0, yaw)
+        arm.visible_camera = False  # casts its shadow; it hangs outside the picture
+
+
+def _wood_material(bpy: Any, name: str, paint: np.ndarray, wood: S.Wood, rng: np.random.Generator) -> Any:
+    """Stained wood: the paint colour multiplied by the wood's rings (late wood darker), a fine grain,
+    a faint bump from the rings and a thin varnish coat."""
+    mat, tree, bsdf = _node_material(bpy, name)
+    n, link = tree.nodes, tree.links.new
+    coord = n.new("ShaderNodeTexCoord")
+    mapping = n.new("ShaderNodeMapping")
+    mapping.inputs["Location"].default_value = tuple(float(v) for v in rng.uniform(-25, 25, 3))
+    link(coord.outputs["Object"], mapping.inputs["Vector"])
+    wave = n.new("ShaderNodeTexWave")
+    wave.wave_type = "RINGS"
+    wave.rings_direction = "XYZ"[wood.axis]
+    wave.inputs["Scale"].default_value = wood.scale
+    wave.inputs["Distortion"].default_value = wood.distortion
+    wave.inputs["Detail"].default_value = 3.0
+    wave.inputs["Phase Offset"].default_value = wood.phase
+    link(mapping.outputs["Vector"], wave.inputs["Vector"])
+    grain = n.new("ShaderNodeTexNoise")
+    grain.inputs["Scale"].default_value = 3.0
+    link(mapping.outputs["Vector"], grain.inputs["Vector"])
+    rings = n.new("ShaderNodeMath")
+    rings.operation = "MULTIPLY_ADD"  # 1 - contrast * wave
+    link(wave.outputs["Fac"], rings.inputs[0])
+    rings.inputs[1].default_value = -wood.contrast
+    rings.inputs[2].default_value = 1.0
+    fine = n.new("ShaderNodeMath")
+    fine.operation = "MULTIPLY_ADD"  # and a +-4 % grain
+    link(grain.outputs["Fac"], fine.inputs[0])
+    fine.inputs[1].default_value = 0.08
+    fine.inputs[2].default_value = 0.96
+    both = n.new("ShaderNodeMath")
+    both.operation = "MULTIPLY"
+    link(rings.outputs[0], both.inputs[0])
+    link(fine.outputs[0], both.inputs[1])
+    mix = n.new("ShaderNodeMix")
+    mix.data_type = "RGBA"
+    mix.blend_type = "MULTIPLY"
+    mix.inputs["Factor"].default_value = 1.0
+    mix.inputs[6].default_value = (*[float(v) for v in paint], 1.0)
+    link(both.outputs[0], mix.inputs[7])
+    link(mix.outputs[2], bsdf.inputs["Base Color"])
+    bump = n.new("ShaderNodeBump")
+    bump.inputs["Strength"].default_value = 0.05
+    link(wave.outputs["Fac"], bump.inputs["Height"])
+    link(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    bsdf.inputs["Roughness"].default_value = float(rng.uniform(0.35, 0.6))
+    bsdf.inputs["Coat Weight"].default_value = float(rng.uniform(0.0, 0.3))
+    bsdf.inputs["Coat Roughness"].default_value = 0.25
+    return mat
+
+
+def set_photo(bpy: Any, design: R.Design, room: S.Room, plan: S.Plan, rng: np.random.Generator) -> None:
+    """Replace the cubes and the camera of the last photo with `plan`'s."""
+    scene = bpy.context.scene
+    for ob in list(scene.objects):
+        if ob.name.startswith("cube") or ob.type == "CAMERA":
+            bpy.data.objects.remove(ob, do_unlink=True)
+    for k, (c, wood) in enumerate(zip(plan.cubes, plan.wood, strict=True)):
+        bpy.ops.mesh.primitive_cube_add(
+            size=c.size, location=(float(c.center[0]), float(-c.center[1]), c.z + c.size / 2)
+        )
+        ob = bpy.context.object
+        ob.name = f"cube{k}"
+        ob.rotation_euler = (0.0, 0.0, -c.yaw)
+        bev = ob.modifiers.new("bevel", "BEVEL")
+        bev.width, bev.segments = float(rng.uniform(0.5, 1.0)), 3
+        ob.data.materials.append(_wood_material(bpy, f"stain{k}", design.paints[c.color], wood, rng))
+    shot = plan.shot
+    scene.render.resolution_x, scene.render.resolution_y = shot.size
     # Camera from the shot's OpenCV pose (world x right, y down the board, z into the table).
     Rm, _ = cv2.Rodrigues(shot.rvec)
     D = np.diag([1.0, -1.0, -1.0])  # OpenCV world -> Blender world
@@ -70,11 +222,14 @@ def _setup(bpy: Any, design: R.Design, shot: R.Shot, samples: int, tex_path: Pat
     cam_data = bpy.data.cameras.new("cam")
     w, h = shot.size
     cam_data.sensor_fit = "HORIZONTAL"
-    cam_data.sensor_width = 36.0
-    cam_data.lens = shot.K[0, 0] * 36.0 / w
+    cam_data.sensor_width = room.sensor_mm
+    cam_data.lens = shot.K[0, 0] * room.sensor_mm / w
     cam_data.shift_x = -(shot.K[0, 2] - w / 2) / w
     cam_data.shift_y = (shot.K[1, 2] - h / 2) / w
     cam_data.clip_start, cam_data.clip_end = 10.0, 100000.0
+    cam_data.dof.use_dof = True
+    cam_data.dof.focus_distance = plan.focus_mm
+    cam_data.dof.aperture_fstop = room.fstop
     cam = bpy.data.objects.new("cam", cam_data)
     M = np.eye(4)
     M[:3, :3], M[:3, 3] = axes, centre
@@ -85,71 +240,73 @@ def _setup(bpy: Any, design: R.Design, shot: R.Shot, samples: int, tex_path: Pat
     scene.camera = cam
 
 
-def _add_lamp(bpy: Any, pos_up: np.ndarray, power_w: float, rgb: np.ndarray, size: float) -> None:
-    data = bpy.data.lights.new("lamp", type="AREA")
-    data.energy = power_w
-    data.size = size
-    data.color = tuple(float(v) for v in rgb / rgb.max())
-    lamp = bpy.data.objects.new("lamp", data)
-    lamp.location = (float(pos_up[0]), float(-pos_up[1]), float(pos_up[2]))  # area lights face down (-z)
-    bpy.context.scene.collection.objects.link(lamp)
-
-
-def _add_cubes(bpy: Any, cubes: list[R.Cube], paints: dict[str, np.ndarray]) -> None:
-    for c in cubes:
-        bpy.ops.mesh.primitive_cube_add(
-            size=c.size, location=(float(c.center[0]), float(-c.center[1]), c.z + c.size / 2)
-        )
-        ob = bpy.context.object
-        ob.rotation_euler = (0.0, 0.0, -c.yaw)
-        bev = ob.modifiers.new("bevel", "BEVEL")
-        bev.width, bev.segments = 0.8, 3
-        mat = bpy.data.materials.new(f"paint-{c.color}")
-        mat.use_nodes = True
-        bsdf = mat.node_tree.nodes["Principled BSDF"]
-        bsdf.inputs["Base Color"].default_value = (*[float(v) for v in paints[c.color]], 1.0)
-        bsdf.inputs["Roughness"].default_value = 0.45
-        ob.data.materials.append(mat)
-
-
-def render(
-    bpy: Any,
-    design: R.Design,
-    cubes: list[R.Cube],
-    shot: R.Shot,
-    lamp: tuple[np.ndarray, np.ndarray],
-    samples: int,
-    work: Path,
-    rng: np.random.Generator,
-    level: float,
-) -> np.ndarray:
-    tex = work / f"print-{design.seed}.png"
-    if not tex.exists():
-        srgb = np.clip(design.texture_rgb, 0, 1) ** (1 / 2.2)
-        cv2.imwrite(str(tex), (srgb[..., ::-1] * 65535).astype(np.uint16))
-    _setup(bpy, design, shot, samples, tex)
-    _add_lamp(bpy, lamp[0], 6.0e6, lamp[1], 300.0)
-    _add_cubes(bpy, cubes, design.paints)
-    out = work / "render.png"
-    bpy.context.scene.render.filepath = str(out)
+def render_linear(bpy: Any, work: Path) -> np.ndarray:
+    """Render the scene; its light as linear RGB (H, W, 3) float32, top row first."""
+    out = work / "render.exr"
+    scene = bpy.context.scene
+    scene.render.filepath = str(out)
     bpy.ops.render.render(write_still=True)
-    raw = cv2.imread(str(out), cv2.IMREAD_UNCHANGED)
-    if raw is None:
-        raise RuntimeError(f"Blender wrote no readable image at {out}")
-    img = raw.astype(np.float32) / 65535.0
-    img = img[..., :3]
-    # Auto-exposure: the board's bright end at `level` of full scale, then sensor noise and JPEG.
-    img *= level / max(float(np.percentile(img, 97)), 1e-3)
-    img = np.clip(img + rng.normal(0, 1.5 / 255, img.shape).astype(np.float32), 0, 1)
-    photo = (img * 255 + 0.5).astype(np.uint8)
-    ok, buf = cv2.imencode(".jpg", photo, [cv2.IMWRITE_JPEG_QUALITY, 88])
-    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return decoded if decoded is not None else photo
+    img = bpy.data.images.load(str(out))
+    w, h = img.size
+    px = np.empty(w * h * 4, np.float32)
+    img.pixels.foreach_get(px)
+    bpy.data.images.remove(img)
+    return px.reshape(h, w, 4)[::-1, :, :3].copy()
+
+
+def write_truth(
+    designs: list[int], n_scenes: int, size: tuple[int, int], work: Path
+) -> dict[int, tuple[R.Design, S.Room, list[S.Plan]]]:
+    """Plan every design's session (seeded by the design) and write what the reader is given
+    (`layout-N.json`) and what was put where (`truth-N.json`, `room-N.json` for the calibration photo):
+    no Blender needed, the same files a render writes."""
+    work.mkdir(parents=True, exist_ok=True)
+    sessions = {}
+    for d in designs:
+        design = R.random_design(d)
+        room, cal, scenes = S.plan_session(design, np.random.default_rng(d + 1), n_scenes, size)
+        sessions[d] = (design, room, [cal, *scenes])
+        (work / f"layout-{d}.json").write_text(json.dumps(design.layout))
+        (work / f"truth-{d}.json").write_text(json.dumps([p.truth(room) for p in scenes]))
+        (work / f"room-{d}.json").write_text(
+            json.dumps({**cal.truth(room), "rail_height_mm": design.layout["rail_height_mm"]})
+        )
+        print(json.dumps({"design": d, "lamps": [lamp.as_json() for lamp in room.lamps]}), flush=True)
+    return sessions
+
+
+def render_set(
+    bpy: Any, designs: list[int], n_scenes: int, samples: int, size: tuple[int, int], work: Path
+) -> None:
+    """Every design's calibration photo first, then each design's first scene, its second, ...: a set
+    cut short still has every design. Each photo's own randomness (bevels, wood, noise) is seeded by
+    (design, photo), so any photo re-renders the same alone. The truth of every planned photo is
+    written first (it comes from the plan, never from a render)."""
+    sessions = write_truth(designs, n_scenes, size, work)
+    seconds: dict[int, list[float]] = {d: [] for d in designs}
+    for k in range(n_scenes + 1):
+        for d in designs:
+            design, room, plans = sessions[d]
+            name = f"cal-{d}.png" if k == 0 else f"scene-{d}-{k - 1}.png"
+            if (work / name).exists():
+                continue
+            rng = np.random.default_rng([d, k])
+            t0 = time.perf_counter()
+            build_room(bpy, design, room, samples, work)
+            set_photo(bpy, design, room, plans[k], rng)
+            photo = S.develop(render_linear(bpy, work), plans[k], rng)
+            seconds[d].append(time.perf_counter() - t0)
+            cv2.imwrite(str(work / name), photo)
+            print(json.dumps({"design": d, "photo": name, "seconds": round(seconds[d][-1], 1)}), flush=True)
+    times = [t for ts in seconds.values() for t in ts]
+    if times:
+        print(json.dumps({"rendered": len(times), "seconds_median": round(statistics.median(times), 1)}))
 
 
 def read_cached(work: Path, design_id: int) -> dict[str, Any]:
-    """Calibrate from the cached calibration photo of `design_id` and read its cached scenes: the
-    scoring of `bench/vision_heldout.py` (strict multiset of (colour, zone or rail), exact, silent)."""
+    """Calibrate from the cached calibration photo of `design_id` (each question a person would be
+    asked is answered yes: the cubes are on their swatches) and read its cached scenes: the scoring of
+    `bench/vision_heldout.py` (strict multiset of (colour, zone or rail), exact, silent, CPU ms)."""
     from collections import Counter
 
     from calibration.colors import CalibrationError, learn_palette
@@ -157,7 +314,13 @@ def read_cached(work: Path, design_id: int) -> dict[str, Any]:
     from vision.battle_board.reader import BoardReader
 
     cv2.setNumThreads(1)
-    layout = load_board_layout(json.loads((work / f"layout-{design_id}.json").read_text()))
+    layout_path = work / f"layout-{design_id}.json"
+    if not layout_path.exists():
+        return {
+            "design": design_id,
+            "error": f"no layout-{design_id}.json in {work}: render the design first",
+        }
+    layout = load_board_layout(json.loads(layout_path.read_text()))
     cal = cv2.imread(str(work / f"cal-{design_id}.png"))
     if cal is None:
         return {"design": design_id, "error": f"no cached calibration photo in {work}: render it first"}
@@ -180,10 +343,14 @@ def read_cached(work: Path, design_id: int) -> dict[str, Any]:
 
     scenes = []
     for k, truth in enumerate(truths):
-        image = cv2.imread(str(work / f"scene-{design_id}-{k}.png"))
+        path = work / f"scene-{design_id}-{k}.png"
+        image = cv2.imread(str(path)) if path.exists() else None
         if image is None:
-            return {"design": design_id, "error": f"scene {k} is not cached in {work}: render it first"}
+            continue  # not rendered (a set cut short): counted as "not cached" below
+        reader.read(image)  # warm (lazy maps), as a running system is
+        t0 = time.process_time()
         got = reader.read(image).to_json()
+        cpu_ms = (time.process_time() - t0) * 1e3
         want = multiset(truth["counts"], truth["redrop_colors"])
         have = multiset(got["counts"], [got["cubes"][i]["color"] for i in got["redrop"]])
         exact = want == have and got["status"] != "ambiguous"
@@ -196,61 +363,84 @@ def read_cached(work: Path, design_id: int) -> dict[str, Any]:
                 "right": sum((want & have).values()),
                 "exact": exact,
                 "silent": not exact and got["status"] != "ambiguous",
+                "cpu_ms": round(cpu_ms, 1),
+                "missed": sorted(f"{c}@{z}" for c, z in (want - have).elements()),
+                "extra": sorted(f"{c}@{z}" for c, z in (have - want).elements()),
                 "reason": got.get("reason", ""),
             }
         )
-    return {"design": design_id, "questions": [q["kind"] for q in questions], "scenes": scenes}
+    return {
+        "design": design_id,
+        "questions": [q["kind"] for q in questions],
+        "question_texts": [q.get("text", "") for q in questions],
+        "scenes": scenes,
+        "not_cached": len(truths) - len(scenes),
+    }
+
+
+def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Strict cube F1, exact, ambiguous, silent and CPU median over every design read."""
+    scenes = [s for r in results for s in r.get("scenes", [])]
+    right = sum(s["right"] for s in scenes)
+    truth = sum(s["truth"] for s in scenes)
+    read = sum(s["read"] for s in scenes)
+    p = right / read if read else 0.0
+    rc = right / truth if truth else 0.0
+    return {
+        "designs": len(results),
+        "calibrations_accepted": sum("scenes" in r for r in results),
+        "questions": sum(len(r.get("questions", [])) for r in results),
+        "scenes": len(scenes),
+        "cubes": truth,
+        "f1": round(2 * p * rc / (p + rc), 4) if p + rc else 0.0,
+        "precision": round(p, 4),
+        "recall": round(rc, 4),
+        "exact": sum(s["exact"] for s in scenes),
+        "ambiguous": sum(s["status"] == "ambiguous" for s in scenes),
+        "silent": sum(s["silent"] for s in scenes),
+        "cpu_ms_median": round(statistics.median(s["cpu_ms"] for s in scenes), 1) if scenes else None,
+    }
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"size {text!r} is not WIDTHxHEIGHT, e.g. 1280x720") from None
+    return w, h
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--design", type=int, required=True)
-    ap.add_argument("--scenes", type=int, default=3)
-    ap.add_argument("--samples", type=int, default=16)
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--design", type=int, nargs="+", required=True)
+    ap.add_argument("--scenes", type=int, default=10)
+    ap.add_argument("--samples", type=int, default=8)
+    ap.add_argument("--size", type=_size, default=(1280, 720), help="WIDTHxHEIGHT (default 1280x720)")
     ap.add_argument("--out", required=True, help="cache folder for the images (outside the repository)")
     ap.add_argument("--read", action="store_true", help="read the cached images only (no Blender needed)")
+    ap.add_argument(
+        "--truth-only", action="store_true", help="write the layouts and truths only (no Blender)"
+    )
     args = ap.parse_args(argv)
-    if args.read:
-        print(json.dumps(read_cached(Path(args.out).expanduser(), args.design)))
-        return 0
-    import bpy  # type: ignore[import-not-found]  # the Blender wheel (not a dependency); see the docstring
-
     work = Path(args.out).expanduser()
-    work.mkdir(parents=True, exist_ok=True)
-    design = R.random_design(args.design)
-    design.layout["rail_height_mm"] = 0.0
-    design.rail_h = 0.0
-    rng = np.random.default_rng(args.design + 1)
-    shot = R._resized(R.random_shot(rng, design), (960, 540))
-    shot.dist = np.zeros(5)
-    W, H = design.layout["size_mm"]
-    lamp = (
-        np.array([rng.uniform(0, W), rng.uniform(0, H), rng.uniform(600, 1000)]),
-        R.kelvin_rgb(float(rng.uniform(2700, 6500))),
-    )
-    level = float(rng.uniform(0.7, 1.0))
-    (work / f"layout-{args.design}.json").write_text(json.dumps(design.layout))
-    cal = render(bpy, design, R.swatch_cubes(rng, design), shot, lamp, args.samples, work, rng, level)
-    cv2.imwrite(str(work / f"cal-{args.design}.png"), cal)
-    truths = []
-    for k in range(args.scenes):
-        cubes = R.random_cubes(rng, design, int(rng.integers(4, 16)))
-        img = render(bpy, design, cubes, shot, lamp, args.samples, work, rng, level)
-        cv2.imwrite(str(work / f"scene-{args.design}-{k}.png"), img)
-        truths.append(R.truth_of(cubes))
-    (work / f"truth-{args.design}.json").write_text(json.dumps(truths))
-    print(
-        json.dumps(
-            {
-                "design": args.design,
-                "images": args.scenes + 1,
-                "folder": str(work),
-                "lamp_kelvin_rgb": [round(float(v), 3) for v in lamp[1]],
-                "tilt_deg": round(shot.tilt_deg, 1),
-                "yaw_note": math.degrees(0.0),
-            }
+    if args.read:
+        results = [read_cached(work, d) for d in args.design]
+        for r in results:
+            print(json.dumps(r))
+        print(json.dumps({"summary": summary(results)}))
+        return 0
+    if args.truth_only:
+        write_truth(args.design, args.scenes, args.size, work)
+        return 0
+    try:
+        import bpy  # type: ignore[import-not-found]  # the Blender wheel (not a dependency); see the docstring
+    except ImportError:
+        print(
+            "bpy is not installed: pip install --target /tmp/bpyenv bpy==4.2.0, then PYTHONPATH=/tmp/bpyenv"
         )
-    )
+        return 2
+    work.mkdir(parents=True, exist_ok=True)
+    render_set(bpy, args.design, args.scenes, args.samples, args.size, work)
     return 0
 
 
