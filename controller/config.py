@@ -167,6 +167,22 @@ PATH_KEYS = (
     "vision.sea_map",
 )
 
+# Keys naming a camera or video source: a relative FILE (a video, an image folder) is beside the config like
+# the PATH_KEYS; a device ("0", "/dev/video0"), a URL or "picamera2" is left as written.
+CAMERA_KEYS = ("vision.camera", "vision.ships_camera")
+
+
+def is_file_source(value: str) -> bool:
+    """Whether a camera source names a file or folder (as `vision.camera_source.kind_of` reads it), not a
+    device index, a device path, a stream URL or the Pi camera."""
+    return not (
+        value.isdigit()
+        or value.startswith("/dev/")
+        or "://" in value
+        or value.split(":", 1)[0] == "picamera2"
+    )
+
+
 _TYPE_NAMES = {
     str: "a string in quotes",
     int: "a whole number",
@@ -229,15 +245,23 @@ class Config:
         value = self["vision"]["layout"]
         return self._beside(value) if value else None
 
+    def camera_source(self, dotted: str) -> str:
+        """A camera key's source (CAMERA_KEYS) as a child opens it from any folder: a relative video file
+        or image folder beside the config, anything else (device, URL, picamera2) as written; "" unset."""
+        value = str(self.get(dotted))
+        return str(self._beside(value)) if value and is_file_source(value) else value
+
     def with_paths_resolved(self) -> Config:
-        """A copy whose file keys (PATH_KEYS) name their files wherever it is read: for a child process,
-        which gets the values without the config file and runs in the folder `smart-table run` was
-        started in, not the config's."""
+        """A copy whose file keys (PATH_KEYS, and CAMERA_KEYS naming a file) name their files wherever it
+        is read: for a child process, which gets the values without the config file and runs in the folder
+        `smart-table run` was started in, not the config's."""
         out = Config({s: dict(v) for s, v in self.values.items()}, self.path)
         for dotted in PATH_KEYS:
             value = out.get(dotted)
             if value:
                 out.set(dotted, str(self._beside(value)))
+        for dotted in CAMERA_KEYS:
+            out.set(dotted, self.camera_source(dotted))
         return out
 
     def table_calibration_path(self) -> Path | None:

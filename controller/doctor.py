@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.config import Config
+from controller.config import Config, is_file_source
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -468,9 +468,8 @@ def check_table_camera_calibration(cfg: Config) -> list[Check]:
 def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
     # Long on purpose: one check per step of opening a camera (source, frames, markers, light), each a message
     # and its fix, in the order a person fixes them.
-    v = cfg["vision"]
     needed = True
-    source = v["camera"]
+    source = cfg.camera_source("vision.camera")
     import cv2
     import numpy as np
 
@@ -771,11 +770,14 @@ def preflight(cfg: Config, simulate: bool) -> list[Check]:
             out += check_broker(cfg, timeout=2.0)[:1]
         out += check_serial(cfg, preflight=True)
         v = cfg["vision"]
-        if v["enabled"] and v["palette"] and not v["camera"].isdigit() and not Path(v["camera"]).exists():
+        # A file (beside the config) or a device path must exist; a stream or the Pi camera is opened later.
+        source = cfg.camera_source("vision.camera")
+        named = is_file_source(v["camera"]) or v["camera"].startswith("/dev/")
+        if v["enabled"] and v["palette"] and named and not Path(source).exists():
             out.append(
                 _fail(
                     "camera",
-                    f"vision.camera {v['camera']} does not exist",
+                    f"vision.camera {source} does not exist",
                     "set vision.camera to the camera's index or a video file",
                 )
             )
