@@ -1,11 +1,14 @@
 """The files several commands read, each read one way with one sentence when it cannot be: an image, a
-camera calibration, a JSON document; and a live watch's frame source from its `--camera`/`--video`/`--images`.
+camera calibration, a JSON document; and a live watch's frame source from its `--camera`/`--video`/`--images`
+and how long it is reopened when it drops (`--reconnect-s`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +59,27 @@ def add_watch_sources(parser: argparse.ArgumentParser) -> None:
     # A string, not a Path: Path("rtsp://host/x") folds the two slashes and the stream is taken for a file.
     src.add_argument("--video", default=None, metavar="SOURCE", help=SOURCE_HELP)
     src.add_argument("--images", type=Path, default=None, help="a folder of images, read in name order")
+
+
+RECONNECT_S = 30.0
+
+
+def add_reconnect(parser: argparse.ArgumentParser) -> None:
+    """`--reconnect-s`, the same for every live watch (`vision watch`, `ships-watch`, `regions-watch`): a
+    phone's stream that drops is reopened in the process rather than ending it (and the supervisor's
+    restart)."""
+    parser.add_argument(
+        "--reconnect-s",
+        type=float,
+        default=RECONNECT_S,
+        help="seconds to keep reopening a camera or stream that stopped giving frames "
+        f"(default {RECONNECT_S:g}; 0: stop)",
+    )
+
+
+def camera_note(source: object) -> Callable[[str], None]:
+    """One line on stderr per step of reopening a dropped source (the controller's log shows it)."""
+    return lambda text: print(f"camera {source}: {text}", file=sys.stderr, flush=True)
 
 
 def watch_source(args: argparse.Namespace) -> Any:

@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from smart_table.errors import CliError
-from smart_table.files import add_watch_sources, load_camera, read_image, watch_source
+from smart_table.files import (
+    add_reconnect,
+    add_watch_sources,
+    camera_note,
+    load_camera,
+    read_image,
+    watch_source,
+)
 
 BARE_MAP_HELP = "the bare map from `calibrate sea-map` (PNG): print of a piece colour is no piece; optional"
 
@@ -69,6 +76,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         "--loop", action="store_true", help="replay the image folder until stopped (a demo table, a test)"
     )
     w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
+    add_reconnect(w)
     w.add_argument("--bare-map", type=Path, default=None, help=BARE_MAP_HELP)
     w.set_defaults(func=_watch)
 
@@ -148,6 +156,8 @@ def _watch(args: argparse.Namespace) -> int:
             max_frames=args.max_frames,
             loop=args.loop,
             echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None,
+            reconnect_s=max(0.0, args.reconnect_s),
+            note=camera_note(source),
             bare_map=bare,
         )
     except SourceError as exc:

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from smart_table.errors import CliError
-from smart_table.files import add_watch_sources, load_camera, read_image, watch_source
+from smart_table.files import (
+    add_reconnect,
+    add_watch_sources,
+    camera_note,
+    load_camera,
+    read_image,
+    watch_source,
+)
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
@@ -69,6 +76,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         "--max-frames", type=int, default=0, help="stop after this many frames (0: run until the end)"
     )
     w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
+    add_reconnect(w)
     w.add_argument("--table-calibration", type=Path, default=None, help=_TABLE_CALIBRATION_HELP)
     w.set_defaults(func=_watch)
 
@@ -193,6 +201,8 @@ def _watch(args: argparse.Namespace) -> int:
             confirm=args.confirm,
             max_frames=args.max_frames,
             echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None,
+            reconnect_s=max(0.0, args.reconnect_s),
+            note=camera_note(source),
             table_calibration=table_calibration,
         )
     except SourceError as exc:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from smart_table.errors import CliError
+from smart_table.files import add_reconnect
 
 if TYPE_CHECKING:
     import zmq
@@ -110,12 +111,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         help="a camera's exposure and white balance are locked after this many frames, at the palette's "
         "values when 'calibrate colors --camera' stored them (default 10; 0: never lock)",
     )
-    p.add_argument(
-        "--reconnect-s",
-        type=float,
-        default=30.0,
-        help="seconds to keep reopening a camera or stream that stopped giving frames (default 30; 0: stop)",
-    )
+    add_reconnect(p)
     p.set_defaults(func=cmd_vision_watch)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,12 +31,21 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 # ---------------------------------------------------------------- frame sources
 
 
-def iter_frames(source: str | int, loop: bool = False) -> Iterator[np.ndarray]:
+def iter_frames(
+    source: str | int,
+    loop: bool = False,
+    reconnect_s: float = 0.0,
+    note: Callable[[str], None] | None = None,
+) -> Iterator[np.ndarray]:
     """BGR frames from a video file or a folder of images (sorted by name), or any live source
     `vision.camera_source` opens (a camera index, `/dev/videoN`, `rtsp://`, `http://` MJPEG, `picamera2`),
-    which ends where the stream ends (`CameraSource(..., reconnect_s=...)` reconnects instead)."""
+    which ends where the stream ends, or with `reconnect_s` is reopened for that long, each step said to
+    `note` (`CameraSource`)."""
     if kind_of(source) != "file":
-        yield from CameraSource(source)
+        if note is None:
+            yield from CameraSource(source, reconnect_s=reconnect_s)
+        else:
+            yield from CameraSource(source, reconnect_s=reconnect_s, note=note)
         return
     path = Path(str(source))
     if path.is_dir():

@@ -135,11 +135,14 @@ def watch_table(
     echo: Callable[[dict], None] | None = None,
     connect_grace_s: float = 0.3,
     table_calibration: TableCalibration | None = None,
+    reconnect_s: float = 0.0,
+    note: Callable[[str], None] | None = None,
 ) -> int:
-    """Read frames until the source ends (or `max_frames`), publishing settled readings as
-    `[b"vision.table", JSON]`. Returns how many were published. Raises `SourceError`."""
+    """Read frames until the source ends (or `max_frames`; a live source that drops is reopened for
+    `reconnect_s`, each step said to `note`), publishing settled readings as `[b"vision.table", JSON]`.
+    Returns how many were published. Raises `SourceError`."""
     src = source if isinstance(source, int) else str(source)
-    frames = iter_frames(src)
+    frames = iter_frames(src, reconnect_s=reconnect_s, note=note)
     first = next(frames, None)  # a source that cannot be opened fails here, before the socket binds
     if first is None:
         return 0

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from tests.support.rtsp import RtspServer
 from vision.ocean_grid.layout import default_table_layout
@@ -72,3 +73,60 @@ def test_regions_watch_reads_an_rtsp_stream(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert "published 1 settled readings" in run.stderr, run.stderr
     assert _readings(run.stdout), run.stderr
+
+
+def _table_frame() -> np.ndarray:
+    layout = default_table_layout()
+    rng = np.random.default_rng(5)
+    boards = {sq.id: (f"island-{i + 1:02d}" if sq.row == 1 else None) for i, sq in enumerate(layout.squares)}
+    frame, _ = render_table_scene(
+        layout,
+        boards,
+        {"red": "harbor", "blue": "r1c1"},
+        rng,
+        camera=random_camera(layout, rng, max_tilt_deg=15),
+        hands=0,
+        glare=False,
+        noise_sigma=1.0,
+        blur_sigma=0.0,
+    )
+    return frame
+
+
+@pytest.mark.parametrize("command", ["ships-watch", "regions-watch"])
+def test_a_dropped_stream_is_reopened_without_ending_the_watch(tmp_path: Path, command: str) -> None:
+    """A phone's RTSP stream that stops (its first reopening refused) and comes back: the watch says it is
+    reconnecting and reads on (`--reconnect-s`, as `vision watch` has), instead of ending and being
+    restarted by the supervisor. 12 frames from a stream that drops after every 5 take three sessions."""
+    if command == "ships-watch":
+        frame, extra = _table_frame(), ["--ships", "red,blue"]
+    else:
+        frame, _, layout = tuning_scene(0)
+        (tmp_path / "layout.json").write_text(json.dumps(layout))
+        extra = ["--layout", str(tmp_path / "layout.json")]
+    argv = ["--max-frames", "12", "--pub", "tcp://127.0.0.1:0", "--print", "--settle-frames", "1"]
+    with RtspServer([frame], fps=25, loop=True, drop_after=5, down_tries=1) as server:
+        run = subprocess.run(
+            [sys.executable, "-m", "smart_table", "vision", command, "--video", server.url, *extra, *argv]
+            + ["--confirm", "1", "--reconnect-s", "20"],
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=ROOT,
+        )
+    assert run.returncode == 0, run.stderr
+    assert f"camera {server.url}: rtsp source {server.url} stopped giving frames after 5; reconnecting" in (
+        run.stderr
+    )
+    assert run.stderr.count("reconnected") >= 2, run.stderr
+    assert server.sessions >= 3 and server.refused >= 2, (server.sessions, server.refused, run.stderr)
+    assert "published 1 settled readings" in run.stderr, run.stderr  # the same table: published once
+    assert len(_readings(run.stdout)) == 1
+
+
+def test_reconnect_s_0_ends_the_watch_where_the_stream_ends() -> None:
+    """`--reconnect-s 0` keeps the old meaning: the frames end where the stream ends (exit 0)."""
+    with RtspServer([_table_frame()], fps=25, loop=True, drop_after=5) as server:
+        run = _watch("ships-watch", "--video", server.url, "--ships", "red,blue", "--reconnect-s", "0")
+    assert run.returncode == 0, run.stderr
+    assert "reconnecting" not in run.stderr and server.sessions == 1, run.stderr

@@ -6,7 +6,8 @@ a phone or IP camera would speak the same protocol.
 Requests answered: OPTIONS, DESCRIBE (an SDP with one JPEG video track), SETUP (TCP interleaved only;
 a UDP transport gets 461 so the client falls back to TCP, as FFmpeg does), PLAY (frames are then sent
 from a thread), GET_PARAMETER / SET_PARAMETER (keep-alives), TEARDOWN. `drop_after` closes the
-connection after that many frames, so a test can watch a stream drop and the client reconnect.
+connection after that many frames, so a test can watch a stream drop and the client reconnect; with
+`down_tries` the camera then stays away for that many tries (each connection closed at once: `refused`).
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ class RtspServer:
         loop: bool = False,
         drop_after: int | None = None,
         quality: int = 92,
+        down_tries: int = 0,
     ) -> None:
         self.jpegs = [
             cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes() for f in frames
@@ -95,6 +97,9 @@ class RtspServer:
         self.port = self.sock.getsockname()[1]
         self.url = f"rtsp://127.0.0.1:{self.port}/table"
         self.sessions = 0  # clients that reached PLAY
+        self.down_tries = down_tries
+        self.refused = 0  # connections closed at once while the camera was away (`down_tries` after a drop)
+        self._away = 0  # connections still to refuse after the last drop
         self.requests: list[str] = []
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -131,6 +136,11 @@ class RtspServer:
                 continue
             except OSError:
                 return
+            if self._away > 0:  # counted in tries, not seconds: a slow client notices a drop late
+                self._away -= 1
+                self.refused += 1
+                conn.close()
+                continue
             conn.settimeout(None)
             self._conns.append(conn)
             t = threading.Thread(target=self._client, args=(conn,), daemon=True)
@@ -228,6 +238,7 @@ class RtspServer:
             while not self._stop.is_set():
                 for jpeg in self.jpegs:
                     if self.drop_after is not None and sent >= self.drop_after:
+                        self._away = self.down_tries
                         conn.shutdown(socket.SHUT_RDWR)  # the stream drops as a camera's Wi-Fi would
                         return
                     packets = rtp_packets(jpeg, seq, int(sent * 90000 / self.fps))

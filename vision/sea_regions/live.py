@@ -127,12 +127,14 @@ def watch_regions(
     connect_grace_s: float = 0.3,
     loop: bool = False,
     bare_map: BareMap | None = None,
+    reconnect_s: float = 0.0,
+    note: Callable[[str], None] | None = None,
 ) -> int:
-    """Read frames until the source ends (or `max_frames`; `loop`: an image folder replayed until stopped),
-    publishing settled readings as
-    `[b"vision.regions", JSON]`. Returns how many were published. Raises `SourceError`."""
+    """Read frames until the source ends (or `max_frames`; `loop`: an image folder replayed until stopped;
+    a live source that drops is reopened for `reconnect_s`, each step said to `note`), publishing settled
+    readings as `[b"vision.regions", JSON]`. Returns how many were published. Raises `SourceError`."""
     src = source if isinstance(source, int) else str(source)
-    frames = iter_frames(src, loop=loop)
+    frames = iter_frames(src, loop=loop, reconnect_s=reconnect_s, note=note)
     first = next(frames, None)  # a source that cannot be opened fails here, before the socket binds
     if first is None:
         return 0
