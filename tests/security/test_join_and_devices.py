@@ -17,6 +17,7 @@ import pytest
 
 from controller.credentials import login
 from tests.security.conftest import TABLE, Table
+from tests.support.screenshots import picture
 
 pytestmark = pytest.mark.integration
 
@@ -81,19 +82,6 @@ def _decode(png: bytes) -> str:
     return text
 
 
-def _screenshot(page: Any, selector: str, deadline_s: float = 10.0) -> bytes:
-    """The element as drawn. The table view draws itself anew on every retained message (a device's state,
-    the game's), so an element found can be replaced before its picture is taken: take the new one."""
-    deadline = time.monotonic() + deadline_s
-    while True:
-        try:
-            png: bytes = page.locator(selector).screenshot(timeout=5_000)
-            return png
-        except Exception as exc:  # playwright's Error: only a redrawn element is tried again
-            if "not attached to the DOM" not in str(exc) or time.monotonic() > deadline:
-                raise
-
-
 def test_join_screen_qr_codes_and_two_devices_on_one_seat(table: Table) -> None:
     _in_chromium(lambda browser: _join_and_devices(browser, table))
 
@@ -107,7 +95,7 @@ def _join_and_devices(browser, table: Table) -> None:
         assert set(seats) == {"red", "blue", "green", "yellow"}
         red_link = view.get_attribute(".join-seat[data-seat=red] a", "href")
         assert f"pass={table.users['red']}&" in red_link
-        png = _screenshot(view, ".join-seat[data-seat=red] svg")
+        png = picture(view.locator(".join-seat[data-seat=red] svg"))
         assert _decode(png) == red_link, "the QR code does not read back as red's link"
         view.click("#join-toggle")  # folded away (the grid needs the room), and back
         view.wait_for_selector("#join-toggle:has-text('Show join codes (4 open seats)')", timeout=5_000)

@@ -17,6 +17,7 @@ from controller.battles import BattleDriver
 from controller.core import TableCore
 from tests.controller.web.conftest import PHONE, TABLE, TABLET, ControllerProc, open_page
 from tests.support.game import play_until_battle, quick_log
+from tests.support.screenshots import picture
 
 SHOTS = Path(__file__).resolve().parents[3] / "docs" / "screenshots"
 # Engine ids a person must never read: zone ids, squares, card ids.
@@ -78,7 +79,7 @@ def test_a_whole_battle_entered_by_hand_on_the_tablets(browser, broker, display,
             dfd.wait_for_selector("[data-kind='enter_drop']", timeout=10_000)
             text = att.inner_text("[data-kind='enter_drop']")
             assert "Strength 2" in text and not IDS.search(text), text
-            att.screenshot(path=str(SHOTS / "battle-enter-by-hand-phone.png"), full_page=True)
+            picture(att, path=str(SHOTS / "battle-enter-by-hand-phone.png"), full_page=True)
             # The attacker's cubes landed in a Strength 2 zone, the defender's in a Miss zone.
             enter_cubes(att, {a_col: "str-2a", d_col: "miss-1"})
             att.wait_for_selector(
@@ -87,7 +88,7 @@ def test_a_whole_battle_entered_by_hand_on_the_tablets(browser, broker, display,
             confirm = dfd.locator("[data-kind='confirm_drop']")
             confirm.wait_for(timeout=10_000)
             assert not IDS.search(confirm.inner_text())
-            dfd.screenshot(path=str(SHOTS / "battle-confirm-by-hand-tablet.png"), full_page=True)
+            picture(dfd, path=str(SHOTS / "battle-confirm-by-hand-tablet.png"), full_page=True)
             confirm.locator("button[data-answer='confirm']").click()
             # Then each side passes its Battle abilities until the battle is over.
             deadline = time.monotonic() + 60
@@ -101,7 +102,7 @@ def test_a_whole_battle_entered_by_hand_on_the_tablets(browser, broker, display,
                 table.wait_for_timeout(200)
             table.wait_for_selector("#battle.over p.result[data-winner='attacker']", timeout=10_000)
             assert table.inner_text("#battle.over [data-fact='strength']").startswith("2")
-            table.screenshot(path=str(SHOTS / "table-battle-by-hand-tablet.png"), full_page=True)
+            picture(table, path=str(SHOTS / "table-battle-by-hand-tablet.png"), full_page=True)
             # After the result the correction form is offered to the battle's two players only.
             att.wait_for_selector("[data-kind='confirm_reading'] .review", timeout=10_000)
             assert not IDS.search(att.inner_text("[data-kind='confirm_reading'] .review .fix >> nth=0"))

@@ -22,6 +22,7 @@ from tests.controller.web.conftest import PHONE, REPO, open_page
 from tests.controller.web.saga_setup import ITEM, lay_saga_moment, saga_options
 from tests.controller.web.test_game_words import live, table_core
 from tests.controller.web.test_letters_of_marque import engine_ids, tap, wait_mine
+from tests.support.screenshots import picture
 
 PLAYERS = ["red", "blue", "green"]
 SHOTS = REPO / "docs" / "screenshots"
@@ -113,4 +114,4 @@ def test_a_person_explores_an_encounter_meets_a_fortune_and_trades_a_saga_item_b
                 assert "Pearl of the Deep" in mine_line
                 assert not page.locator("section.saga-offer").count()
                 assert not engine_ids(page), engine_ids(page)
-            mine.locator("section.saga").screenshot(path=str(SHOTS / "deep-legends-player-phone.png"))
+            picture(mine.locator("section.saga"), path=str(SHOTS / "deep-legends-player-phone.png"))

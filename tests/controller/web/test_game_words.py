@@ -25,6 +25,7 @@ from controller.testing import Client
 from rules import api
 from tests.controller.web.conftest import PHONE, REPO, TABLE, open_page, private_payload, state_payload
 from tests.support.game import quick_log
+from tests.support.screenshots import picture
 
 SHOTS = REPO / "docs" / "screenshots"
 BASE = f"table/{TABLE}"
@@ -240,7 +241,7 @@ def test_undo_button_takes_back_the_last_action(browser, broker, display, tmp_pa
             )
             assert len(core.state.data["p"][player]["hand"]) == hand_before
             page.wait_for_selector("#undo", state="detached", timeout=5_000)
-            page.screenshot(path=str(SHOTS / "player-undone-phone.png"))
+            picture(page, path=str(SHOTS / "player-undone-phone.png"))
 
 
 def test_ending_the_turn_and_the_pirate_flag_ask_first(browser, broker, display, tmp_path) -> None:
@@ -254,7 +255,7 @@ def test_ending_the_turn_and_the_pirate_flag_ask_first(browser, broker, display,
             page.wait_for_selector("#confirm", timeout=5_000)
             assert "cannot be undone" in page.inner_text("#confirm")
             assert page.evaluate("window.__display.store.pending.size") == 0  # nothing was sent
-            page.screenshot(path=str(SHOTS / "player-confirm-phone.png"))
+            picture(page, path=str(SHOTS / "player-confirm-phone.png"))
             page.locator("#confirm button.confirm-no").click()
             page.wait_for_selector("#confirm", state="detached", timeout=5_000)
             assert core.seq == seq and core.state.active == player
@@ -317,7 +318,7 @@ def test_grid_stays_in_view_during_a_battle_at_1280x800(browser, broker, display
         page.wait_for_selector("#battle", timeout=10_000)
         box = page.locator("svg.ocean").bounding_box()
         assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, box
-        page.screenshot(path=str(SHOTS / "table-battle-1280.png"))
+        picture(page, path=str(SHOTS / "table-battle-1280.png"))
     ctl.close()
 
 
@@ -379,7 +380,7 @@ def test_score_table_on_the_table_and_every_tablet(browser, broker, display) -> 
                 )
             else:
                 assert "tied" in verdict and "Cannons" in verdict
-            page.locator("#scores").screenshot(path=str(SHOTS / f"{name}.png"))
+            picture(page.locator("#scores"), path=str(SHOTS / f"{name}.png"))
     ctl.close()
 
 
@@ -439,7 +440,7 @@ def test_colour_vision_every_piece_told_apart_by_its_initial(
         live(page)
         page.wait_for_selector("svg.ocean g.pcube[data-color=red]", timeout=10_000)
         png = tmp_path / "table.png"
-        page.screenshot(path=str(png))
+        picture(page, path=str(png))
         pieces = page.evaluate("""() => [...document.querySelectorAll(
             'svg.ocean g.pcube:not([data-color=""]), svg.ocean g.shipshape, span.marker, span.cube')]
           .map((el) => { const r = el.getBoundingClientRect();
@@ -508,7 +509,7 @@ def test_offline_the_page_dims_and_its_buttons_stop(browser, broker, display, tm
             )  # even a scripted tap sends nothing
             assert page.evaluate("window.__display.store.pending.size") == 0
             assert "Not connected to the table" in page.evaluate("window.__display.store.lastReply.reason")
-            page.screenshot(path=str(SHOTS / "player-offline-phone.png"))
+            picture(page, path=str(SHOTS / "player-offline-phone.png"))
             restart_broker(broker)
             live(page)
             page.wait_for_function("!document.getElementById('main').inert", timeout=10_000)

@@ -22,6 +22,7 @@ from tests.controller.web.conftest import PHONE, TABLE, open_page, ready
 from tests.controller.web.test_great_sea_tablets import SEA, log_game, seeded_commands
 from tests.controller.web.test_whole_game import SHOTS, final_state, smart_table_run
 from tests.support.game import quick_log
+from tests.support.screenshots import picture
 
 
 def legs(a: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -81,7 +82,7 @@ def test_ships_are_moved_by_tapping_the_map_and_the_reef_is_drawn(browser, broke
         page.locator(f"svg.seamap g.region[data-region={src}] g.ship[data-owner={mover}]").first.click()
         page.wait_for_selector(f"svg.seamap g.region.selected[data-region={src}]", timeout=10_000)
         assert regions_tagged(page, "dest") == {t for a in legal for f, t, _ in legs(a) if f == src}
-        page.screenshot(path=str(SHOTS / "great-sea-move-tapped-phone.png"), full_page=False)
+        picture(page, path=str(SHOTS / "great-sea-move-tapped-phone.png"), full_page=False)
         page.locator(f"svg.seamap g.region[data-region={dst}]").click()
         chooser = page.locator("#main #choose[data-kind=choose_move]")
         chooser.wait_for(timeout=10_000)
@@ -175,7 +176,7 @@ def test_the_retreat_and_the_fort_grids_are_on_the_tablets_in_words(
             page.locator(f"svg.seamap g.region[data-region={region}]").click()
             page.wait_for_selector(f"svg.seamap g.region.selected[data-region={region}]", timeout=10_000)
             assert regions_tagged(page, "dest") == {r for a in legal for r in a["to"]}
-            page.screenshot(path=str(SHOTS / "great-sea-retreat-phone.png"), full_page=False)
+            picture(page, path=str(SHOTS / "great-sea-retreat-phone.png"), full_page=False)
             seq = state.seq
             ending = [a for a in legal if legal[-1]["to"][0] in a["to"]]
             page.locator(f"svg.seamap g.region[data-region={legal[-1]['to'][0]}]").click()

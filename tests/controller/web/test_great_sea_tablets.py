@@ -28,6 +28,7 @@ from tests.controller.web.conftest import TABLE, open_page, open_table, ready
 from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS
 from tests.controller.web.test_whole_game import SHOTS, final_state, smart_table_run
 from tests.support.game import quick_log
+from tests.support.screenshots import picture
 from tests.support.tapping import Table
 
 SEA = {"game": "great-sea"}
@@ -135,8 +136,8 @@ def tap_to_the_end(
         table.wait_for_selector("#main svg.seamap g.region", timeout=15_000)
         assert table.inner_text("#title") == "The Great Sea"
         if then_new_game:
-            table.screenshot(path=str(SHOTS / "great-sea-table-tablet.png"), full_page=True)
-            seats[players[1]].screenshot(path=str(SHOTS / "great-sea-player-phone.png"), full_page=True)
+            picture(table, path=str(SHOTS / "great-sea-table-tablet.png"), full_page=True)
+            picture(seats[players[1]], path=str(SHOTS / "great-sea-player-phone.png"), full_page=True)
         tapper = Table(table, seats, seed=seed, scan=scanner, scan_every=25)
         seconds = tapper.play(timeout=timeout)
         tapper.scan_all()
@@ -229,7 +230,7 @@ def test_combat_cards_are_chosen_in_secret_on_each_tablet_and_revealed_together(
             assert "has chosen a Combat Card" in side and name not in side, side
             assert not page.locator("#main #combat .cardtext").count()
         pages[dfn].locator("#main #combat").scroll_into_view_if_needed()
-        pages[dfn].screenshot(path=str(SHOTS / "great-sea-combat-choice-tablet.png"))
+        picture(pages[dfn], path=str(SHOTS / "great-sea-combat-choice-tablet.png"))
         # The defender still chooses freely; then both are revealed on every screen.
         assert pages[dfn].locator("#main button.combat-card").count() >= 2
         pages[dfn].locator("#main button.combat-card").last.click()

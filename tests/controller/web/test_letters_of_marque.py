@@ -20,6 +20,7 @@ from tests.controller.web.conftest import PHONE, REPO, open_page
 from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS, live, table_core
 from tests.rules.helpers import give_hand, place_island
 from tests.rules.letters_of_marque.helpers import lay_found, lay_on_ship, lom, token_of
+from tests.support.screenshots import picture
 
 LOM = {"expansions": ["letters-of-marque"]}
 PLAYERS = ["red", "blue", "green"]
@@ -131,8 +132,8 @@ def test_both_empire_tracks_favour_letters_bounty_and_prime_cargo_are_drawn(
                 assert not engine_ids(page), engine_ids(page)
             assert d["p"]["red"]["ship"]["other"] == [0, 1]  # the token takes a hull space (the engine's)
             table.locator("section.lom").scroll_into_view_if_needed()
-            table.screenshot(path=str(SHOTS / "letters-of-marque-table-tablet.png"))
-            red.locator("section.lom").screenshot(path=str(SHOTS / "letters-of-marque-player-phone.png"))
+            picture(table, path=str(SHOTS / "letters-of-marque-table-tablet.png"))
+            picture(red.locator("section.lom"), path=str(SHOTS / "letters-of-marque-player-phone.png"))
 
 
 def test_tablets_ask_for_what_no_camera_reads_favour_rewards_prime_cargo_and_claims(

@@ -16,6 +16,7 @@ from rules import api
 from tests.controller.web.conftest import PHONE, open_page, ready
 from tests.controller.web.test_great_sea_tablets import log_game, seeded_commands
 from tests.controller.web.test_whole_game import SHOTS, final_state, smart_table_run
+from tests.support.screenshots import picture
 
 PROMPT = "#main section.prompt[data-kind=new_game]"
 
@@ -44,7 +45,7 @@ def test_a_tablet_taps_a_new_game_with_letters_of_marque_and_the_empire_tracks_a
         assert not box.locator(".newgame[data-game='great-sea'] label.choice").count()  # it has none
         dr.locator("label.choice[data-choice='letters-of-marque']").click()  # a person taps the words
         assert lom.is_checked()
-        red.screenshot(path=str(SHOTS / "new-game-screen-phone.png"), full_page=True)
+        picture(red, path=str(SHOTS / "new-game-screen-phone.png"), full_page=True)
         t0 = time.monotonic()
         dr.locator("button[data-option='dead-reckoning']").click()
         for page in (table, red):
@@ -59,7 +60,7 @@ def test_a_tablet_taps_a_new_game_with_letters_of_marque_and_the_empire_tracks_a
         print(f"NEW GAME WITH LETTERS OF MARQUE: drawn {time.monotonic() - t0:.1f} s after the tap")
         assert not red.locator(PROMPT).count()  # the screen is gone with the finished game
         assert table.inner_text("#title") == "Dead Reckoning"
-        table.screenshot(path=str(SHOTS / "new-game-letters-of-marque-table-tablet.png"))
+        picture(table, path=str(SHOTS / "new-game-letters-of-marque-table-tablet.png"))
     new = final_state(db)
     assert new.data["options"]["expansions"] == ["letters-of-marque"]
     assert "deep_legends" not in new.data["options"]

@@ -26,6 +26,7 @@ from controller.testing import Broker, table_toml
 from rules import api
 from tests.controller.web.conftest import REPO, TABLE, open_table
 from tests.controller.web.test_game_words import ENGINE_ID, SCAN_JS
+from tests.support.screenshots import picture
 from tests.support.tapping import Table
 
 SHOTS = REPO / "docs" / "screenshots"
@@ -164,7 +165,7 @@ def play_whole_game(
         for page in (table, *seats.values()):
             page.wait_for_selector("#main #scores", timeout=15_000)
         table.locator("#main #scores").scroll_into_view_if_needed()
-        table.screenshot(path=str(SHOTS / shot), full_page=True)
+        picture(table, path=str(SHOTS / shot), full_page=True)
         text = table.inner_text("#main #scores")
         for colour in players:
             total = scores["totals"][colour] if "totals" in scores else None
