@@ -12,14 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from smart_table.errors import CliError
-from smart_table.files import (
-    add_reconnect,
-    add_watch_sources,
-    camera_note,
-    load_camera,
-    read_image,
-    watch_source,
-)
+from smart_table.files import load_camera, read_image
+from smart_table.watch_common import add_publish_options, add_watch_sources, run_watch
 
 BARE_MAP_HELP = "the bare map from `calibrate sea-map` (PNG): print of a piece colour is no piece; optional"
 
@@ -54,29 +48,10 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     add_watch_sources(w)
     w.add_argument("--layout", type=Path, required=True, help="Great Sea table layout JSON")
     w.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
-    w.add_argument(
-        "--pub",
-        default="tcp://127.0.0.1:5561",
-        help="ZeroMQ PUB endpoint to bind (topic vision.regions); default tcp://127.0.0.1:5561",
-    )
-    w.add_argument(
-        "--settle-frames",
-        type=int,
-        default=5,
-        help="still frames in a row before the map is read (default 5)",
-    )
-    w.add_argument(
-        "--confirm",
-        type=int,
-        default=2,
-        help="identical readings in a row before one is published (default 2)",
-    )
-    w.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0: to the end)")
+    add_publish_options(w, "vision.regions", "the map")
     w.add_argument(
         "--loop", action="store_true", help="replay the image folder until stopped (a demo table, a test)"
     )
-    w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
-    add_reconnect(w)
     w.add_argument("--bare-map", type=Path, default=None, help=BARE_MAP_HELP)
     w.set_defaults(func=_watch)
 
@@ -140,33 +115,13 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace) -> int:
-    from vision.sea_regions.live import SourceError, watch_regions
+    from vision.sea_regions.live import watch_regions
 
     layout, camera = _layout_and_camera(args.layout, args.calibration)
     bare = _bare_map(args.bare_map, layout)
-    source = watch_source(args)
-    try:
-        count = watch_regions(
-            source,
-            layout,
-            pub=args.pub,
-            camera=camera,
-            still_frames=args.settle_frames,
-            confirm=args.confirm,
-            max_frames=args.max_frames,
-            loop=args.loop,
-            echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None,
-            reconnect_s=max(0.0, args.reconnect_s),
-            note=camera_note(source),
-            bare_map=bare,
-        )
-    except SourceError as exc:
-        raise CliError(str(exc), code=1) from None
-    print(
-        f"smart-table: published {count} settled readings on {args.pub} (topic vision.regions)",
-        file=sys.stderr,
+    return run_watch(
+        args, watch_regions, "vision.regions", layout=layout, camera=camera, loop=args.loop, bare_map=bare
     )
-    return 0
 
 
 def _regions(args: argparse.Namespace) -> int:

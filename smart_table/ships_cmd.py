@@ -16,14 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from smart_table.errors import CliError
-from smart_table.files import (
-    add_reconnect,
-    add_watch_sources,
-    camera_note,
-    load_camera,
-    read_image,
-    watch_source,
-)
+from smart_table.files import load_camera, read_image
+from smart_table.watch_common import add_publish_options, add_watch_sources, run_watch
 
 
 def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubParsersAction]) -> None:
@@ -55,28 +49,7 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
     w.add_argument("--layout", type=Path, default=None, help="table layout JSON (default: the shipped one)")
     w.add_argument("--calibration", type=Path, default=None, help="camera calibration JSON; optional")
     w.add_argument("--ships", default=None, help="comma-separated ships in play")
-    w.add_argument(
-        "--pub",
-        default="tcp://127.0.0.1:5561",
-        help="ZeroMQ PUB endpoint to bind (topic vision.table); default tcp://127.0.0.1:5561",
-    )
-    w.add_argument(
-        "--settle-frames",
-        type=int,
-        default=5,
-        help="still frames in a row before the table is read (default 5)",
-    )
-    w.add_argument(
-        "--confirm",
-        type=int,
-        default=2,
-        help="identical readings in a row before one is published (default 2)",
-    )
-    w.add_argument(
-        "--max-frames", type=int, default=0, help="stop after this many frames (0: run until the end)"
-    )
-    w.add_argument("--print", action="store_true", dest="echo", help="also print each published reading")
-    add_reconnect(w)
+    add_publish_options(w, "vision.table", "the table")
     w.add_argument("--table-calibration", type=Path, default=None, help=_TABLE_CALIBRATION_HELP)
     w.set_defaults(func=_watch)
 
@@ -183,31 +156,18 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _watch(args: argparse.Namespace) -> int:
-    from vision.ships_live import SourceError, watch_table
+    from vision.ships_live import watch_table
 
     layout = _layout(args.layout)
     camera = load_camera(args.calibration)
     table_calibration = _table_calibration(args.table_calibration)
     in_play = _in_play(args.ships, layout)
-    source = watch_source(args)
-    try:
-        count = watch_table(
-            source,
-            layout,
-            pub=args.pub,
-            camera=camera,
-            ships_in_play=in_play,
-            still_frames=args.settle_frames,
-            confirm=args.confirm,
-            max_frames=args.max_frames,
-            echo=(lambda msg: print(json.dumps(msg), flush=True)) if args.echo else None,
-            reconnect_s=max(0.0, args.reconnect_s),
-            note=camera_note(source),
-            table_calibration=table_calibration,
-        )
-    except SourceError as exc:
-        raise CliError(str(exc), code=1) from None
-    print(
-        f"smart-table: published {count} settled readings on {args.pub} (topic vision.table)", file=sys.stderr
+    return run_watch(
+        args,
+        watch_table,
+        "vision.table",
+        layout=layout,
+        camera=camera,
+        ships_in_play=in_play,
+        table_calibration=table_calibration,
     )
-    return 0

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from smart_table.errors import CliError
-from smart_table.files import add_reconnect
+from smart_table.watch_common import add_reconnect
 
 if TYPE_CHECKING:
     import zmq

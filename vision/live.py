@@ -2,7 +2,9 @@
 per-cube crops so a player can check a reading on a tablet.
 
 Owns frame sources (camera index, video file, image folder), the reusable `SettleGate` (also used for
-the ocean grid), `BoardWatcher` (gate + reader + confirmation) and the published message. Knows
+the ocean grid), `BoardWatcher` (gate + reader + confirmation) and the published message, and the table
+cameras' `SettledWatcher` (gate + `Confirmation` + their numbered message; the ocean grid's and the map's
+watchers give it their reader). Knows
 nothing of the rules and nothing of the transport (the CLI wires ZeroMQ).
 """
 
@@ -22,7 +24,15 @@ from contracts import topics
 from vision.battle_board.reader import BoardReader, BoardReading
 from vision.camera_source import CameraSource, SourceError, kind_of
 
-__all__ = ["SourceError", "iter_frames", "BoardWatcher", "Confirmation", "SettleGate"]
+__all__ = [
+    "SourceError",
+    "iter_frames",
+    "BoardWatcher",
+    "Confirmation",
+    "SettleGate",
+    "SettledEvent",
+    "SettledWatcher",
+]
 
 TOPIC = topics.VISION_BOARD.decode()
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
@@ -176,6 +186,74 @@ class SettleGate:
             None,
             False,
         )
+
+
+# ---------------------------------------------------------------- table cameras
+
+
+@dataclass
+class SettledEvent:
+    """What a table camera's watcher made of one frame."""
+
+    frame: int
+    state: (
+        str  # the gate's "moving"/"settling", "paused" (with `reason`), "confirming", "settled", "published"
+    )
+    reason: str = ""
+    message: dict[str, Any] | None = None  # set when a settled reading is published
+
+
+class SettledWatcher:
+    """The settle-and-publish loop of a table camera (the ocean grid's, The Great Sea's map): feed frames; a
+    frame is read only once the gate says the table is still; a reading that cannot be used pauses the gate;
+    `confirm` identical readings in a row are published once, numbered (`seq`).
+
+    A camera's watcher gives its `topic`, `extra` (keys of its message besides the common ones) and `read`:
+    the frame's reading as `(JSON, key)`, the key being what must repeat to confirm, or a `str`, the reason
+    to pause instead."""
+
+    topic = ""
+    extra: dict[str, Any] = {}
+
+    def __init__(self, still_frames: int, confirm: int, source: str, clock: Callable[[], float]) -> None:
+        self.gate = SettleGate(still_frames=still_frames)
+        self.confirmation = Confirmation(max(1, confirm))
+        self.source = source
+        self.clock = clock
+        self.frame_id = 0
+        self.published = 0
+
+    def read(self, frame: np.ndarray) -> tuple[dict[str, Any], Any] | str:
+        raise NotImplementedError
+
+    def process(self, frame: np.ndarray) -> SettledEvent:
+        fid = self.frame_id
+        self.frame_id += 1
+        state = self.gate.update(frame)
+        if state in ("moving", "settling"):
+            if state == "moving":
+                self.confirmation.reset()
+            return SettledEvent(fid, state)
+        got = self.read(frame)
+        if isinstance(got, str):  # pause rather than publish a partial table
+            self.gate.still_count, self.gate.state = 0, "paused"
+            self.confirmation.reset()
+            return SettledEvent(fid, "paused", got)
+        data, key = got
+        step = self.confirmation.offer(key)
+        if step != "publish":
+            return SettledEvent(fid, step)
+        self.published += 1
+        message = {
+            "topic": self.topic,
+            "seq": self.published,
+            "frame": fid,
+            "timestamp": round(float(self.clock()), 3),
+            "source": self.source,
+            **self.extra,
+            "reading": data,
+        }
+        return SettledEvent(fid, "published", message=message)
 
 
 # ---------------------------------------------------------------- watcher

@@ -1,8 +1,9 @@
 """The ZeroMQ PUB loop of the table cameras (the ocean grid's `vision.table`, The Great Sea's
 `vision.regions`): frames go through a watcher, each settled reading it makes is published once.
 
-Owns only the transport around a watcher; the watchers (vision.ships_live, vision.sea_regions.live) own the
-gate, the reader and what a message holds. Between readings it sends a heartbeat on the same topic every
+Owns only the source and the transport around a watcher (`watch_settled`: a source opened, its frames
+published); the watchers (vision.ships_live, vision.sea_regions.live, on `vision.live.SettledWatcher`) own
+the gate, the reader and what a message holds. Between readings it sends a heartbeat on the same topic every
 `HEARTBEAT_S` while frames keep coming (`{"topic", "heartbeat": true, "frame", "published", "timestamp"}`,
 no `reading`), so the controller can tell a quiet table from a camera process that died
 (controller/liveness.py).
@@ -10,14 +11,16 @@ no `reading`), so the controller can tell a quiet table from a camera process th
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from vision.live import SourceError
+from vision.live import SourceError, iter_frames
 
 if TYPE_CHECKING:
     import zmq
@@ -85,3 +88,28 @@ def publish_settled(
         if sock is not None:
             sock.close()
     return watcher.published
+
+
+def watch_settled(
+    source: int | str | Path,
+    watcher: Watcher,
+    topic: str,
+    pub: str | None,
+    max_frames: int = 0,
+    echo: Callable[[dict[str, Any]], None] | None = None,
+    connect_grace_s: float = 0.3,
+    loop: bool = False,
+    reconnect_s: float = 0.0,
+    note: Callable[[str], None] | None = None,
+) -> int:
+    """Reads `source` (`vision.live.iter_frames`: `loop` replays an image folder, a live source that drops is
+    reopened for `reconnect_s`, each step said to `note`) through `watcher` into `publish_settled`. Returns
+    how many readings were published. Raises `SourceError`: a source that cannot be opened fails before the
+    socket binds."""
+    src = source if isinstance(source, int) else str(source)
+    frames = iter_frames(src, loop=loop, reconnect_s=reconnect_s, note=note)
+    first = next(frames, None)
+    if first is None:
+        return 0
+    stream = itertools.chain([first], frames)
+    return publish_settled(stream, watcher, topic, pub, max_frames, echo, connect_grace_s)

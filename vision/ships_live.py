@@ -2,9 +2,9 @@
 `vision.ocean_grid.reader.read_table_detailed` once the table is still, a reading published on ZeroMQ (topic
 `vision.table`) when it has settled.
 
-Owns: `TableWatcher` (the battle board's `vision.live.SettleGate` + the table reader + confirmation); the
-PUB loop around it is `vision.settled_publisher`'s. Frame sources and the gate are `vision.live`'s, shared
-with the battle board.
+Owns: `TableWatcher` (the table reader in `vision.live.SettledWatcher`, whose settle gate, confirmation and
+message are shared with The Great Sea's map); the source and PUB loop around it are
+`vision.settled_publisher`'s. Frame sources and the gate are `vision.live`'s, shared with the battle board.
 Must not know the rules: a board turning face up is published as seen; the controller makes it the
 outcome of the exploration.
 
@@ -18,21 +18,19 @@ its nulls become questions on a tablet, never guesses.
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from contracts import topics
-from vision.live import Confirmation, SettleGate, SourceError, iter_frames
+from vision.live import SettledEvent, SettledWatcher, SourceError
 from vision.ocean_grid.calibration import TableCalibration
 from vision.ocean_grid.layout import TableLayout, load_table_layout
 from vision.ocean_grid.reader import TableReading, read_table_detailed
-from vision.settled_publisher import publish_settled
+from vision.settled_publisher import watch_settled
 
 TOPIC = topics.VISION_TABLE.decode()
 
@@ -48,16 +46,14 @@ def reading_key(reading: dict[str, Any]) -> tuple:
     )
 
 
-@dataclass
-class TableWatchEvent:
-    frame: int
-    state: str  # the gate's state, "paused" (with `reason`), "confirming", "settled" or "published"
-    reason: str = ""
-    message: dict[str, Any] | None = None
+# What the table's watcher made of one frame (the name callers import).
+TableWatchEvent = SettledEvent
 
 
-class TableWatcher:
+class TableWatcher(SettledWatcher):
     """Feed frames; get a message to publish each time the table settles on a new, readable state."""
+
+    topic = TOPIC
 
     def __init__(
         self,
@@ -70,28 +66,16 @@ class TableWatcher:
         clock: Callable[[], float] = time.time,
         table_calibration: TableCalibration | None = None,
     ) -> None:
+        super().__init__(still_frames, confirm, source, clock)
         self.layout = load_table_layout(layout)
         self.table_calibration = table_calibration
         self.camera = camera
         self.ships_in_play = ships_in_play
-        self.gate = SettleGate(still_frames=still_frames)
-        self.confirmation = Confirmation(max(1, confirm))
-        self.source = source
-        self.clock = clock
-        self.frame_id = 0
-        self.published = 0
         # The last reading that registered the table: the next frame's marker pass covers only the
         # table's outline there (the reader falls back to the whole frame when the camera moved).
         self._registered: TableReading | None = None
 
-    def process(self, frame: np.ndarray) -> TableWatchEvent:
-        fid = self.frame_id
-        self.frame_id += 1
-        state = self.gate.update(frame)
-        if state in ("moving", "settling"):
-            if state == "moving":
-                self.confirmation.reset()
-            return TableWatchEvent(fid, state)
+    def read(self, frame: np.ndarray) -> tuple[dict[str, Any], Any] | str:
         reading = read_table_detailed(
             frame,
             self.layout,
@@ -101,26 +85,11 @@ class TableWatcher:
             calibration=self.table_calibration,
         )
         self._registered = reading if reading.homography is not None else None
-        data = reading.to_json()
         if reading.occluded or reading.status == "no-table":
             # An arm over the table or the markers lost: pause rather than publish a partial table.
-            self.gate.still_count, self.gate.state = 0, "paused"
-            self.confirmation.reset()
-            return TableWatchEvent(fid, "paused", reading.reason or "the table is not in view")
-        key = reading_key(data)
-        step = self.confirmation.offer(key)
-        if step != "publish":
-            return TableWatchEvent(fid, step)
-        self.published += 1
-        message = {
-            "topic": TOPIC,
-            "seq": self.published,
-            "frame": fid,
-            "timestamp": round(float(self.clock()), 3),
-            "source": self.source,
-            "reading": data,
-        }
-        return TableWatchEvent(fid, "published", message=message)
+            return reading.reason or "the table is not in view"
+        data = reading.to_json()
+        return data, reading_key(data)
 
 
 def watch_table(
@@ -141,12 +110,6 @@ def watch_table(
     """Read frames until the source ends (or `max_frames`; a live source that drops is reopened for
     `reconnect_s`, each step said to `note`), publishing settled readings as `[b"vision.table", JSON]`.
     Returns how many were published. Raises `SourceError`."""
-    src = source if isinstance(source, int) else str(source)
-    frames = iter_frames(src, reconnect_s=reconnect_s, note=note)
-    first = next(frames, None)  # a source that cannot be opened fails here, before the socket binds
-    if first is None:
-        return 0
-    stream = itertools.chain([first], frames)
     watcher = TableWatcher(
         layout,
         camera,
@@ -156,4 +119,14 @@ def watch_table(
         source=str(source),
         table_calibration=table_calibration,
     )
-    return publish_settled(stream, watcher, TOPIC, pub, max_frames, echo, connect_grace_s)
+    return watch_settled(
+        source,
+        watcher,
+        TOPIC,
+        pub,
+        max_frames,
+        echo,
+        connect_grace_s,
+        reconnect_s=reconnect_s,
+        note=note,
+    )

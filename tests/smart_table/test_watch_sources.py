@@ -3,9 +3,9 @@ controller take a V4L2 device, a video file, an RTSP or HTTP MJPEG stream"): an 
 loopback server of tests/support/rtsp.py, read by the real command in a child process, as the
 controller's supervisor starts it.
 
-Before the shared source arguments (smart_table/files.py `add_watch_sources`), `--video` was a Path
-there: `rtsp://127.0.0.1:port/table` became `rtsp:/127.0.0.1:port/table` and was refused as a missing
-file."""
+Before the shared source arguments (smart_table/watch_common.py `add_watch_sources`), `--video` was a
+Path there: `rtsp://127.0.0.1:port/table` became `rtsp:/127.0.0.1:port/table` and was refused as a
+missing file. A stream that drops is reopened for `--reconnect-s` (the same option as `vision watch`'s)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,10 @@ import numpy as np
 import pytest
 
 from tests.support.rtsp import RtspServer
+from tests.support.table_scenes import islands_on_row_1, still_table
 from vision.ocean_grid.layout import default_table_layout
 from vision.synth.sea import tuning_scene
-from vision.synth.table import random_camera, render_table_scene
+from vision.synth.table import random_camera
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,21 +41,15 @@ def _readings(out: str) -> list[dict]:
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
-def test_ships_watch_reads_an_rtsp_stream() -> None:
+def _table_frame() -> np.ndarray:
     layout = default_table_layout()
     rng = np.random.default_rng(5)
-    boards = {sq.id: (f"island-{i + 1:02d}" if sq.row == 1 else None) for i, sq in enumerate(layout.squares)}
-    frame, _ = render_table_scene(
-        layout,
-        boards,
-        {"red": "harbor", "blue": "r1c1"},
-        rng,
-        camera=random_camera(layout, rng, max_tilt_deg=15),
-        hands=0,
-        glare=False,
-        noise_sigma=1.0,
-        blur_sigma=0.0,
-    )
+    camera = random_camera(layout, rng, max_tilt_deg=15)
+    return still_table(layout, islands_on_row_1(layout), {"red": "harbor", "blue": "r1c1"}, rng, camera)
+
+
+def test_ships_watch_reads_an_rtsp_stream() -> None:
+    frame = _table_frame()
     with RtspServer([frame], fps=25, loop=True) as server:
         run = _watch("ships-watch", "--video", server.url, "--ships", "red,blue")
     assert run.returncode == 0, run.stderr
@@ -73,24 +68,6 @@ def test_regions_watch_reads_an_rtsp_stream(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert "published 1 settled readings" in run.stderr, run.stderr
     assert _readings(run.stdout), run.stderr
-
-
-def _table_frame() -> np.ndarray:
-    layout = default_table_layout()
-    rng = np.random.default_rng(5)
-    boards = {sq.id: (f"island-{i + 1:02d}" if sq.row == 1 else None) for i, sq in enumerate(layout.squares)}
-    frame, _ = render_table_scene(
-        layout,
-        boards,
-        {"red": "harbor", "blue": "r1c1"},
-        rng,
-        camera=random_camera(layout, rng, max_tilt_deg=15),
-        hands=0,
-        glare=False,
-        noise_sigma=1.0,
-        blur_sigma=0.0,
-    )
-    return frame
 
 
 @pytest.mark.parametrize("command", ["ships-watch", "regions-watch"])

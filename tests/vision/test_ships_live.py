@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 import zmq
 
+from tests.support.table_scenes import islands_on_row_1, still_table
 from vision.ocean_grid.layout import default_table_layout
 from vision.ships_live import TableWatcher, reading_key
-from vision.synth.table import random_camera, render_table_scene
+from vision.synth.table import random_camera
 
 LAYOUT = default_table_layout()
 
@@ -38,41 +39,10 @@ def frames_dir(tmp_path_factory):
     """A settled table, a hand passing, then a ship moved and a board explored (flipped face up)."""
     rng = np.random.default_rng(5)
     cam = random_camera(LAYOUT, rng, max_tilt_deg=15)
-    boards = {sq.id: (f"island-{i + 1:02d}" if sq.row == 1 else None) for i, sq in enumerate(LAYOUT.squares)}
-    before, _ = render_table_scene(
-        LAYOUT,
-        boards,
-        {"red": "harbor", "blue": "r1c1"},
-        rng,
-        camera=cam,
-        hands=0,
-        glare=False,
-        noise_sigma=1.0,
-        blur_sigma=0.0,
-    )
-    hand, _ = render_table_scene(
-        LAYOUT,
-        boards,
-        {"red": "harbor", "blue": "r1c1"},
-        rng,
-        camera=cam,
-        hands=2,
-        glare=False,
-        noise_sigma=1.0,
-        blur_sigma=0.0,
-    )
-    boards_after = dict(boards, r2c2="open-sea-a")
-    after, _ = render_table_scene(
-        LAYOUT,
-        boards_after,
-        {"red": "r2c2", "blue": "r1c1"},
-        rng,
-        camera=cam,
-        hands=0,
-        glare=False,
-        noise_sigma=1.0,
-        blur_sigma=0.0,
-    )
+    boards = islands_on_row_1(LAYOUT)
+    before = still_table(LAYOUT, boards, {"red": "harbor", "blue": "r1c1"}, rng, cam)
+    hand = still_table(LAYOUT, boards, {"red": "harbor", "blue": "r1c1"}, rng, cam, hands=2)
+    after = still_table(LAYOUT, dict(boards, r2c2="open-sea-a"), {"red": "r2c2", "blue": "r1c1"}, rng, cam)
     d = tmp_path_factory.mktemp("frames")
     sequence = [before] * 3 + [hand] + [after] * 3
     for i, img in enumerate(sequence):

@@ -2,10 +2,10 @@
 `vision.sea_regions.reader.read_regions_detailed` once the table is still, a reading published on ZeroMQ
 (topic `vision.regions`) when it has settled.
 
-Owns: `RegionsWatcher` (`vision.live.SettleGate` + the region reader + confirmation); the PUB loop around
-it is `vision.settled_publisher`'s. Frame sources and the gate are `vision.live`'s, shared with the battle
-board and the ocean grid. Knows no rules: the controller (controller/sea_camera.py) compares the reading
-with the game.
+Owns: `RegionsWatcher` (the region reader in `vision.live.SettledWatcher`, whose settle gate, confirmation
+and message are shared with the ocean grid's); the source and PUB loop around it are
+`vision.settled_publisher`'s. Frame sources and the gate are `vision.live`'s, shared with the battle board.
+Knows no rules: the controller (controller/sea_camera.py) compares the reading with the game.
 
 Gate: a frame is read only when the table has been still for `still_frames` frames in a row; lost frame
 markers (an arm across the table's edge, the camera knocked) pause it; `confirm` identical readings in a
@@ -16,21 +16,19 @@ again). A still map whose reading stays "ambiguous" is published as it is: its u
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from contracts import topics
-from vision.live import Confirmation, SettleGate, SourceError, iter_frames
+from vision.live import SettledEvent, SettledWatcher, SourceError
 from vision.sea_regions.bare_map import BareMap, BareMapError
 from vision.sea_regions.layout import SeaLayout, load_sea_layout
 from vision.sea_regions.reader import read_regions_detailed
-from vision.settled_publisher import publish_settled
+from vision.settled_publisher import watch_settled
 
 TOPIC = topics.VISION_REGIONS.decode()
 
@@ -48,16 +46,15 @@ def reading_key(reading: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
-@dataclass
-class RegionsWatchEvent:
-    frame: int
-    state: str  # "moving", "settling", "paused" (with `reason`), "confirming", "settled" or "published"
-    reason: str = ""
-    message: dict[str, Any] | None = None
+# What the map's watcher made of one frame (the name callers import).
+RegionsWatchEvent = SettledEvent
 
 
-class RegionsWatcher:
+class RegionsWatcher(SettledWatcher):
     """Feed frames; get a message to publish each time the map settles on a new state."""
+
+    topic = TOPIC
+    extra = {"settled": True}
 
     def __init__(
         self,
@@ -69,50 +66,20 @@ class RegionsWatcher:
         clock: Callable[[], float] = time.time,
         bare_map: BareMap | None = None,
     ) -> None:
+        super().__init__(still_frames, confirm, source, clock)
         self.layout = load_sea_layout(layout)
         self.camera = camera
         self.bare_map = bare_map
-        self.gate = SettleGate(still_frames=still_frames)
-        self.confirmation = Confirmation(max(1, confirm))
-        self.source = source
-        self.clock = clock
-        self.frame_id = 0
-        self.published = 0
 
-    def process(self, frame: np.ndarray) -> RegionsWatchEvent:
-        fid = self.frame_id
-        self.frame_id += 1
-        state = self.gate.update(frame)
-        if state in ("moving", "settling"):
-            if state == "moving":
-                self.confirmation.reset()
-            return RegionsWatchEvent(fid, state)
+    def read(self, frame: np.ndarray) -> tuple[dict[str, Any], Any] | str:
         try:
             reading = read_regions_detailed(frame, self.layout, self.camera, self.bare_map)
         except BareMapError as exc:  # a bare map of another camera size: say so, never stop the watch
-            self.gate.still_count, self.gate.state = 0, "paused"
-            self.confirmation.reset()
-            return RegionsWatchEvent(fid, "paused", str(exc))
+            return str(exc)
         if reading.status == "no-table":
-            self.gate.still_count, self.gate.state = 0, "paused"
-            self.confirmation.reset()
-            return RegionsWatchEvent(fid, "paused", reading.reason or "the map is not in view")
+            return reading.reason or "the map is not in view"
         data = reading.to_json()
-        key = reading_key(data)
-        step = self.confirmation.offer(key)
-        if step != "publish":
-            return RegionsWatchEvent(fid, step)
-        self.published += 1
-        message = {
-            "topic": TOPIC,
-            "seq": self.published,
-            "frame": fid,
-            "timestamp": round(float(self.clock()), 3),
-            "source": self.source,
-            "settled": True,
-            "reading": data,
-        }
-        return RegionsWatchEvent(fid, "published", message=message)
+        return data, reading_key(data)
 
 
 def watch_regions(
@@ -133,11 +100,16 @@ def watch_regions(
     """Read frames until the source ends (or `max_frames`; `loop`: an image folder replayed until stopped;
     a live source that drops is reopened for `reconnect_s`, each step said to `note`), publishing settled
     readings as `[b"vision.regions", JSON]`. Returns how many were published. Raises `SourceError`."""
-    src = source if isinstance(source, int) else str(source)
-    frames = iter_frames(src, loop=loop, reconnect_s=reconnect_s, note=note)
-    first = next(frames, None)  # a source that cannot be opened fails here, before the socket binds
-    if first is None:
-        return 0
-    stream = itertools.chain([first], frames)
     watcher = RegionsWatcher(layout, camera, still_frames, confirm, source=str(source), bare_map=bare_map)
-    return publish_settled(stream, watcher, TOPIC, pub, max_frames, echo, connect_grace_s)
+    return watch_settled(
+        source,
+        watcher,
+        TOPIC,
+        pub,
+        max_frames,
+        echo,
+        connect_grace_s,
+        loop=loop,
+        reconnect_s=reconnect_s,
+        note=note,
+    )
