@@ -43,6 +43,25 @@ def fight(s, region, units=None, pips=2):
     return s, att, dfn, ev
 
 
+def facing(att_ship, dfn_ship, cards="basic"):
+    """A 2-player game on a cleared map: the turn player's `att_ship` and the other player's `dfn_ship` (a
+    Ship class, or a list of them) in r1c1. Returns the state, the turn player and the other."""
+    s = game(["red", "blue"], cards)
+    clear_map(s)
+    a = s.data["turn_player"]
+    b = next(c for c in s.data["players"] if c != a)
+    for owner, classes in ((a, att_ship), (b, dfn_ship)):
+        for cls in [classes] if isinstance(classes, str) else classes:
+            ship(s, owner, cls, "r1c1")
+    return s, a, b
+
+
+def both_bluff(s, att, dfn):
+    """Both sides play the Basic Bluff (no stats, no ability): the Combat goes on by its units alone."""
+    s, _ = act(s, "play_combat_card", player=att, card="basic_bluff")
+    return act(s, "play_combat_card", player=dfn, card="basic_bluff")
+
+
 def test_damage_formula_example():
     # "if a player had 7 Attack and 2 Flames, and their opponent had 5 Shields, 2 of those Shields would be
     # nullified by the 2 Flames, leaving only 3 Shields functional for defense. That means 3 of the Attacks
@@ -112,12 +131,7 @@ def test_rulebook_combat_example_purple_vs_red():
 
 def test_combat_cards_secret_until_revealed():
     # "select 1 Combat Card to play on their Combat Board, without yet revealing it to their opponent"
-    s = game(["red", "blue"])
-    clear_map(s)
-    att = s.data["turn_player"]
-    dfn = next(c for c in s.data["players"] if c != att)
-    ship(s, att, "large", "r1c1")
-    ship(s, dfn, "small", "r1c1")
+    s, _, _ = facing("large", "small")
     s, att, dfn, _ = fight(s, "r1c1")
     card = s.data["p"][att]["hand"][0]
     s, ev = act(s, "play_combat_card", player=att, card=card)
@@ -138,25 +152,15 @@ def test_combat_cards_secret_until_revealed():
 def test_mobility_order_and_tie_goes_to_attacker():
     # "The player with the most Mobility will make their Attacks first. If tied for Mobility, the attacker
     # ... makes their Attacks first."
-    s = game(["red", "blue"])
-    clear_map(s)
-    a = s.data["turn_player"]
-    b = next(c for c in s.data["players"] if c != a)
-    ship(s, a, "small", "r1c1")
-    ship(s, b, "small", "r1c1")
+    s, a, b = facing("small", "small")
     units = {a: [unit("ship", "small", 5, attack=1)], b: [unit("ship", "small", 5, attack=1)]}
     s, att, dfn, _ = fight(s, "r1c1", units)
-    s, _ = act(s, "play_combat_card", player=att, card="basic_bluff")
-    s, ev = act(s, "play_combat_card", player=dfn, card="basic_bluff")
+    s, ev = both_bluff(s, att, dfn)
     assert s.data["combat"]["order"] == [att, dfn]
-    s2 = game(["red", "blue"])
-    clear_map(s2)
-    ship(s2, a, "small", "r1c1")
-    ship(s2, b, "small", "r1c1")
+    s2, _, _ = facing("small", "small")  # the same seed: the same turn player
     units = {a: [unit("ship", "small", 5, attack=1)], b: [unit("ship", "small", 5, attack=1, mobility=1)]}
     s2, att, dfn, _ = fight(s2, "r1c1", units, pips=1)
-    s2, _ = act(s2, "play_combat_card", player=att, card="basic_bluff")
-    s2, _ = act(s2, "play_combat_card", player=dfn, card="basic_bluff")
+    s2, _ = both_bluff(s2, att, dfn)
     assert s2.data["combat"]["order"] == [dfn, att]
 
 
@@ -164,20 +168,14 @@ def test_mobility_order_and_tie_goes_to_attacker():
 def test_winner_by_strength_then_attacker(att_str, def_str, winner):
     # "If both players survived, the player with the most Strength is the winner. If tied for Strength, the
     # attacker ... is the winner."
-    s = game(["red", "blue"])
-    clear_map(s)
-    a = s.data["turn_player"]
-    b = next(c for c in s.data["players"] if c != a)
-    ship(s, a, "large", "r1c1")
-    ship(s, b, "large", "r1c1")
+    s, a, b = facing("large", "large")
     s.data["regions"]["r1c1"]["forts"].append([b, "outpost"])
     units = {
         a: [unit("ship", "large", 3, strength=att_str)],
         b: [unit("ship", "large", 3, strength=def_str), unit("fort", "outpost", 1)],
     }
     s, att, dfn, _ = fight(s, "r1c1", units, pips=1)
-    s, _ = act(s, "play_combat_card", player=att, card="basic_bluff")
-    s, ev = act(s, "play_combat_card", player=dfn, card="basic_bluff")
+    s, ev = both_bluff(s, att, dfn)
     won = next(e for e in ev if e["type"] == "combat_won")
     expect = att if winner == "att" else dfn
     assert won["winner"] == expect
@@ -200,16 +198,10 @@ def test_winner_by_strength_then_attacker(att_str, def_str, winner):
 def test_weakened_loser_gains_neutral_worker():
     # "If the loser is now either present in fewer than 3 regions (including their home region), or if they
     # have no Ships anywhere on the Map, they gain 1 Neutral Worker to their Supply immediately."
-    s = game(["red", "blue"])
-    clear_map(s)
-    a = s.data["turn_player"]
-    b = next(c for c in s.data["players"] if c != a)
-    ship(s, a, "large", "r1c1")
-    ship(s, b, "small", "r1c1")
+    s, a, b = facing("large", "small")
     units = {a: [unit("ship", "large", 3, attack=5)], b: [unit("ship", "small", 1)]}
     s, att, dfn, _ = fight(s, "r1c1", units, pips=1)
-    s, _ = act(s, "play_combat_card", player=att, card="basic_bluff")
-    s, ev = act(s, "play_combat_card", player=dfn, card="basic_bluff")
+    s, ev = both_bluff(s, att, dfn)
     s, ev = act(s, "consolation", player=dfn, choice="pip", die=api.legal_actions(s, dfn)[-1]["die"])
     assert s.data["p"][dfn]["neutral"] == 1
     assert "neutral_worker" in [e["type"] for e in ev]
@@ -217,12 +209,7 @@ def test_weakened_loser_gains_neutral_worker():
 
 def test_only_attacker_plays_evasion_ability():
     # "Evasion — Ability: Only the attacker may play this Combat Card."
-    s = game(["red", "blue"], cards="standard")
-    clear_map(s)
-    a = s.data["turn_player"]
-    b = next(c for c in s.data["players"] if c != a)
-    ship(s, a, "large", "r1c1")
-    ship(s, b, "small", "r1c1")
+    s, a, b = facing("large", "small", cards="standard")
     s, att, dfn, _ = fight(s, "r1c1")
     with pytest.raises(Illegal, match="only the attacker"):
         act(s, "play_combat_card", player=dfn, card="evasion", side="ability")
@@ -231,12 +218,7 @@ def test_only_attacker_plays_evasion_ability():
 
 def test_unused_pips_add_mobility():
     # "each pip that was not used for movement or initiating Combat provides 1 additional Mobility"
-    s = game(["red", "blue"])
-    clear_map(s)
-    a = s.data["turn_player"]
-    b = next(c for c in s.data["players"] if c != a)
-    ship(s, a, "large", "r1c1")
-    ship(s, b, "large", "r1c1")
+    s, a, b = facing("large", "large")
     s, att, dfn, ev = fight(s, "r1c1", pips=4)
     started = next(e for e in ev if e["type"] == "combat_started")
     assert started["stats"][att]["mobility"] - started["stats"][dfn]["mobility"] == 3
@@ -244,12 +226,7 @@ def test_unused_pips_add_mobility():
 
 def test_a_player_with_no_combat_card_left_plays_none():
     """The rulebook is silent on an empty hand (every card lost to victories): that side plays no card."""
-    s = game(["red", "blue"])
-    clear_map(s)
-    a = s.data["turn_player"]
-    b = next(c for c in s.data["players"] if c != a)
-    ship(s, a, "large", "r1c1")
-    ship(s, b, "large", "r1c1")
+    s, a, b = facing("large", "large")
     s.data["p"][b]["lost"], s.data["p"][b]["hand"] = s.data["p"][b]["hand"], []
     s, att, dfn, _ = fight(s, "r1c1")
     assert api.legal_actions(s, dfn) == [{"type": "play_combat_card", "card": None}]
@@ -264,12 +241,7 @@ def test_reinforce_brings_ships_from_one_adjacent_region():
     # "Reinforce — Ability: Only the defender may play this Combat Card. When revealed, they may bring in any
     # number of Ships from 1 adjacent region, acting as if that region has 1 additional Fleet Limit for their
     # Ships."
-    s = game(["red", "blue"], cards="standard")
-    clear_map(s)
-    a = s.data["turn_player"]
-    b = next(c for c in s.data["players"] if c != a)
-    ship(s, a, "large", "r1c1")
-    ship(s, b, "large", "r1c1")  # size 5 of the Fleet Limit of 8
+    s, a, b = facing("large", "large", cards="standard")  # b's Large: size 5 of the Fleet Limit of 8
     ship(s, b, "medium", "r1c2")  # size 4: 9 = 8 + Reinforce's 1
     ship(s, b, "small", "r1c2")
     s, att, dfn, _ = fight(s, "r1c1")
@@ -312,20 +284,13 @@ def test_reinforce_brings_ships_from_one_adjacent_region():
 def test_damage_on_one_class_fills_one_ship_at_a_time():
     # "Note that if a Ship Class has Damage, it will only lay down 1 Ship of that Class, not all Ships." / "If
     # they still have Damage left to place, it can be placed onto those Health spaces again"
-    s = game(["red", "blue"])
-    clear_map(s)
-    a = s.data["turn_player"]
-    b = next(c for c in s.data["players"] if c != a)
-    ship(s, a, "large", "r1c1")
-    ship(s, b, "medium", "r1c1")
-    ship(s, b, "medium", "r1c1")
+    s, a, b = facing("large", ["medium", "medium"])
     units = {
         a: [unit("ship", "large", 9, attack=4, mobility=5)],
         b: [unit("ship", "medium", 3), unit("ship", "medium", 3)],
     }
     s, att, dfn, _ = fight(s, "r1c1", units, pips=1)
-    s, _ = act(s, "play_combat_card", player=att, card="basic_bluff")
-    s, _ = act(s, "play_combat_card", player=dfn, card="basic_bluff")
+    s, _ = both_bluff(s, att, dfn)
     assert s.data["combat"]["await"] == {"player": dfn, "damage": 4}
     with pytest.raises(Illegal, match="one of them until it is destroyed"):
         act(s, "assign_damage", player=dfn, placed=[[0, 2], [1, 2]])
