@@ -11,11 +11,8 @@ from vision.synth.common import Lighting
 from vision.synth.sea import Piece, Print, framed_camera, layout_dict, paint_map, render, truth_of
 
 
-@cache
-def spread_scene() -> tuple[np.ndarray, dict[str, list[list[Any]]], dict[str, Any]]:
-    """Every kind of piece, each alone in the middle of its own region of the 2-player map, camera
-    straight down: what any reading must get exactly right."""
-    layout = layout_dict("2")
+def _spread_pieces(layout: dict[str, Any]) -> list[Piece]:
+    """Every kind of piece, each alone in the middle of its own region of the 2-player map."""
     centres = {r["id"]: np.array(r["polygon_mm"]).mean(axis=0) for r in layout["regions"]}
     spec = [
         ("r0c1", "red", "large", False, 20.0),
@@ -27,9 +24,15 @@ def spread_scene() -> tuple[np.ndarray, dict[str, list[list[Any]]], dict[str, An
         ("r3c2", "red", "large", True, 130.0),
         ("r3c1", "yellow", "small", False, 160.0),
     ]
-    pieces = [
-        Piece(o, k, d, (float(centres[r][0]), float(centres[r][1])), yaw, r) for r, o, k, d, yaw in spec
-    ]
+    return [Piece(o, k, d, (float(centres[r][0]), float(centres[r][1])), yaw, r) for r, o, k, d, yaw in spec]
+
+
+@cache
+def spread_scene() -> tuple[np.ndarray, dict[str, list[list[Any]]], dict[str, Any]]:
+    """Every kind of piece, each alone in the middle of its own region of the 2-player map, camera
+    straight down: what any reading must get exactly right."""
+    layout = layout_dict("2")
+    pieces = _spread_pieces(layout)
     w, h = layout["size_mm"]
     cam = framed_camera(layout, (w / 2, h / 2), 0.0, 0.0, 0.0, 60.0, (1920, 1080))
     rng = np.random.default_rng(3)
@@ -63,20 +66,7 @@ def gold_print_scene() -> tuple[np.ndarray, np.ndarray, dict[str, list[list[Any]
 
 
 def _gold_photos(layout: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    centres = {r["id"]: np.array(r["polygon_mm"]).mean(axis=0) for r in layout["regions"]}
-    spec = [
-        ("r0c1", "red", "large", False, 20.0),
-        ("r0c2", "yellow", "medium", False, 110.0),
-        ("r1c1", "red", "small", False, 60.0),
-        ("r1c2", "yellow", "stronghold", False, 15.0),
-        ("r2c1", "red", "outpost", False, 40.0),
-        ("r2c2", "yellow", "medium", True, 75.0),
-        ("r3c2", "red", "large", True, 130.0),
-        ("r3c1", "yellow", "small", False, 160.0),
-    ]
-    pieces = [
-        Piece(o, k, d, (float(centres[r][0]), float(centres[r][1])), yaw, r) for r, o, k, d, yaw in spec
-    ]
+    pieces = _spread_pieces(layout)
     look = Print(island=(40, 180, 228), border=(40, 45, 150), border_mm=2.5)
     texture = paint_map(layout, look, np.random.default_rng(5))
     w, h = layout["size_mm"]
