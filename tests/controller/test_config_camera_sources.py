@@ -27,7 +27,7 @@ def _free_port() -> int:
 def _video(path: Path, frames: int = 4) -> Path:
     """A real (tiny) video file OpenCV can read back."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    out = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10.0, (64, 48))
+    out = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (64, 48))
     for i in range(frames):
         out.write(np.full((48, 64, 3), 100 + 10 * i, np.uint8))
     out.release()
