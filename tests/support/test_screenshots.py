@@ -64,7 +64,7 @@ def test_a_plain_element_screenshot_fails_while_the_view_redraws(redrawing: Any)
         except Error as exc:
             failed.append(str(exc))
             break
-    assert failed, f"no plain screenshot of {PLAIN_TRIES} failed: the page redraws too slowly to test the helper"
+    assert failed, f"no plain screenshot of {PLAIN_TRIES} failed: the page redraws too slowly"
     assert all(any(text in e for text in REDRAWN) for e in failed), failed
 
 
