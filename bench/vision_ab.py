@@ -118,14 +118,19 @@ def main(argv: list[str] | None = None) -> int:
         if not (side / "vision" / "battle_board" / "reader.py").exists():
             print(f"{side} holds no vision/battle_board/reader.py: give a source tree of the project")
             return 2
+    for design, seed in TUNING + extra:
+        held = args.cache / f"d{design}" / "scene_seed"
+        if held.exists() and held.read_text().strip() != str(seed):
+            print(
+                f"{held.parent} holds design {design} with scene seed {held.read_text().strip()}, "
+                f"not {seed}: delete that folder to render it again, or give another --cache"
+            )
+            return 2
     cv2.setNumThreads(1)
     render(args.cache, extra)
     sets: list[tuple[str, Any, np.ndarray, list[tuple[str, np.ndarray]], int]] = []
     for design, seed in TUNING + extra:
         d = args.cache / f"d{design}"
-        if (d / "scene_seed").exists() and int((d / "scene_seed").read_text()) != seed:
-            print(f"{d} holds design {design} with another scene seed: delete it to render it again")
-            return 2
         scenes = [(f"{design}/{i}", _image(d / f"s{i:02d}.png")) for i in range(TUNING_SCENES)]
         layout = json.loads((d / "layout.json").read_text())
         timed = args.timed_tuning if (design, seed) in TUNING else 0
