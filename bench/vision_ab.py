@@ -1,7 +1,7 @@
 """Benchmark: two battle-board readers on the same frames: identical readings, and which is faster.
 
     python bench/vision_ab.py --before /tmp/before-src [--after .] [--cache /tmp/vision-ab-cache]
-        [--timed-tuning 4] [--timed-renderer 10] [--reps 5]
+        [--timed-tuning 4] [--timed-renderer 10] [--reps 5] [--design-seeds 8011,8024 --scene-offset 500]
 
 For speed work on the reader (issue 12's 15 ms goal; docs/bench/vision.md "Speed round 6"): a speed change
 must leave every reading as it was. `--before` is a source tree of the reader to compare with, e.g.
@@ -11,7 +11,10 @@ tuning renderer's seed 21100 (3 light sessions of 10 scenes, as `bench/vision_re
 rendered once into `--cache` (never into the repository). Both readers live in one process (their module
 sets swapped on import) and read each timed frame alternately, a warm read first, then `--reps` reads
 each: per frame the best process CPU time (one OpenCV thread), so both see the same load. The full
-reading JSON of every scene (72 + 30) is compared; exit status 1 when any differs.
+reading JSON of every scene (72 + 30) is compared; exit status 1 when any differs. `--design-seeds` adds
+more randomised designs (each one's scene seed is its design seed plus `--scene-offset`, as
+`bench/vision_heldout.py` takes them; e.g. round 6's dark-rail tuning designs 8011,8024,8035,8042,8056,8060),
+compared scene by scene and not timed.
 """
 
 from __future__ import annotations
@@ -40,19 +43,20 @@ SIZE = (1920, 1080)
 OURS = ("vision", "calibration")  # the packages each reader brings its own copy of
 
 
-def render(cache: Path) -> None:
+def render(cache: Path, extra: list[tuple[int, int]]) -> None:
     """The frames, once: layout (tuning designs), calibration photo and scenes per set."""
     from vision.battle_board.layout import default_layout
     from vision.synth.battle import light_session
     from vision.synth.randomised import session
 
-    for design, seed in TUNING:
+    for design, seed in TUNING + extra:
         d = cache / f"d{design}"
         if (d / "done").exists():
             continue
         d.mkdir(parents=True, exist_ok=True)
         s = session(design, seed, size=SIZE)
         (d / "layout.json").write_text(json.dumps(s.design.layout))
+        (d / "scene_seed").write_text(str(seed))
         cv2.imwrite(str(d / "calib.png"), s.calibration)
         for i in range(TUNING_SCENES):
             image, _truth = next(s.scenes)
@@ -103,19 +107,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timed-tuning", type=int, default=4, help="scenes timed per tuning design")
     ap.add_argument("--timed-renderer", type=int, default=10, help="scenes timed per light session")
     ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--design-seeds", default="", help="more randomised designs to compare, comma-separated")
+    ap.add_argument("--scene-offset", type=int, default=500, help="with --design-seeds: scene seed - design")
     args = ap.parse_args(argv)
+    try:
+        extra = [(int(d), int(d) + args.scene_offset) for d in args.design_seeds.split(",") if d.strip()]
+    except ValueError:
+        ap.error(f"--design-seeds takes whole numbers separated by commas, not {args.design_seeds!r}")
     for side in (args.before, args.after):
         if not (side / "vision" / "battle_board" / "reader.py").exists():
             print(f"{side} holds no vision/battle_board/reader.py: give a source tree of the project")
             return 2
+    for design, seed in TUNING + extra:
+        held = args.cache / f"d{design}" / "scene_seed"
+        if held.exists() and held.read_text().strip() != str(seed):
+            print(
+                f"{held.parent} holds design {design} with scene seed {held.read_text().strip()}, "
+                f"not {seed}: delete that folder to render it again, or give another --cache"
+            )
+            return 2
     cv2.setNumThreads(1)
-    render(args.cache)
+    render(args.cache, extra)
     sets: list[tuple[str, Any, np.ndarray, list[tuple[str, np.ndarray]], int]] = []
-    for design, _seed in TUNING:
+    for design, seed in TUNING + extra:
         d = args.cache / f"d{design}"
         scenes = [(f"{design}/{i}", _image(d / f"s{i:02d}.png")) for i in range(TUNING_SCENES)]
         layout = json.loads((d / "layout.json").read_text())
-        sets.append(("tuning", layout, _image(d / "calib.png"), scenes, args.timed_tuning))
+        timed = args.timed_tuning if (design, seed) in TUNING else 0
+        sets.append(("tuning", layout, _image(d / "calib.png"), scenes, timed))
     for seed in RENDERER:
         d = args.cache / f"r{seed}"
         scenes = [(f"{seed}/{i}", _image(d / f"s{i:02d}.png")) for i in range(RENDERER_SCENES)]
