@@ -449,6 +449,9 @@ YAWS = np.radians(np.arange(0, 180, 5))
 # Blur and anti-aliasing widen a blob by about this much (mm) in every direction measured (0 since the
 # blobs grow into their edges and take their corners back: docs/bench/vision.md round 3).
 EDGE_BIAS_MM = 0.0
+# The top face's bright part may fall short of the face's edges (their shading, the blur) by this much (mm)
+# before it counts against a piece; larger than the face always counts.
+TOP_SLACK_MM = 0.0
 
 
 def _breadths(pts: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -489,7 +492,7 @@ def fit_blob(
     # A part cut out of several pieces may lose side pixels to its neighbour: it must only not be larger.
     err = (np.maximum(-over, 0) if blob.cut else np.abs(over)).max(axis=2)  # (hyp, yaw)
     # Area of the footprint swept along the shift: the rectangle plus the shift times its breadth across.
-    turn = theta + YAWS[None, :]
+    turn = YAWS[None, :]  # the piece's turn as the breadths take it (absolute, not from the blob's axis)
     sa = np.abs(sx[:, None] * np.cos(turn) + sy[:, None] * np.sin(turn))
     sb = np.abs(sy[:, None] * np.cos(turn) - sx[:, None] * np.sin(turn))
     L2, W2 = L[:, :, 0], W[:, :, 0]
@@ -499,7 +502,8 @@ def fit_blob(
     if top is not None:
         top_scale = (1 + k)[:, None, None]
         Lt, Wt = length * top_scale, width * top_scale
-        err = np.maximum(err, np.abs(Lt * c + Wt * s_ - top[None, None, :]).max(axis=2))
+        short = Lt * c + Wt * s_ - top[None, None, :]  # > 0: the bright part is smaller
+        err = np.maximum(err, np.maximum(short - TOP_SLACK_MM, -short).max(axis=2))
     best = err.min(axis=1)  # each piece at its best turn
     fits = [
         Fit(h, float(best[i]), (cx - float(sx[i]) / 2, cy - float(sy[i]) / 2)) for i, h in enumerate(hyps)
