@@ -441,7 +441,14 @@ class Fit:
     hypothesis: Hypothesis
     error_mm: float
     foot_mm: tuple[float, float]
+    yaw: float = 0.0  # the piece's turn (radians, board axes) at its best fit
+    top_shift_mm: tuple[float, float] = (0.0, 0.0)  # its top face's shift from its foot by parallax
+    top_scale: float = 1.0  # its top face's size over its footprint's
 
+
+# A runner-up fitting within this much (mm) of the best is checked by its faces (`faces_split`): the piece
+# whose top face and sides part the blob's colours better may be the other one.
+FACES_GAP_MM = 3.5
 
 # Directions (degrees from the blob's long axis) along which a blob's breadth is measured.
 DIRECTIONS = np.radians(np.arange(0, 180, 30))
@@ -505,8 +512,48 @@ def fit_blob(
         short = Lt * c + Wt * s_ - top[None, None, :]  # > 0: the bright part is smaller
         err = np.maximum(err, np.maximum(short - TOP_SLACK_MM, -short).max(axis=2))
     best = err.min(axis=1)  # each piece at its best turn
+    turns = YAWS[err.argmin(axis=1)]
     fits = [
-        Fit(h, float(best[i]), (cx - float(sx[i]) / 2, cy - float(sy[i]) / 2)) for i, h in enumerate(hyps)
+        Fit(
+            h,
+            float(best[i]),
+            (cx - float(sx[i]) / 2, cy - float(sy[i]) / 2),
+            float(turns[i]),
+            (float(sx[i]), float(sy[i])),
+            float(1 + k[i]),
+        )
+        for i, h in enumerate(hyps)
     ]
     fits.sort(key=lambda f: f.error_mm)
     return fits
+
+
+def faces_split(
+    blob: Blob, top: np.ndarray, fit: Fit, px_per_mm: float, origin_mm: tuple[float, float]
+) -> float:
+    """How well the piece of `fit` parts the blob into its top face and the sides seen below it: the
+    colour spread left inside the two parts over the blob's whole spread (0: two flat faces exactly where
+    the piece puts them; 1: no better than one colour). Whichever face is brighter: a height cue that
+    holds under a lamp from the side, where the brightest part takes in a lit side."""
+    x0, y0, x1, y1 = blob.bbox_px
+    ys, xs = np.nonzero(blob.mask)
+    if len(ys) < 10:
+        return 1.0
+    col = top[y0:y1, x0:x1][ys, xs].astype(np.float64)
+    px = (xs + x0 + 0.5) / px_per_mm + origin_mm[0]
+    py = (ys + y0 + 0.5) / px_per_mm + origin_mm[1]
+    h = fit.hypothesis
+    tx, ty = fit.foot_mm[0] + fit.top_shift_mm[0], fit.foot_mm[1] + fit.top_shift_mm[1]
+    cu, su = math.cos(fit.yaw), math.sin(fit.yaw)
+    u = (px - tx) * cu + (py - ty) * su
+    v = -(px - tx) * su + (py - ty) * cu
+    on_top = (np.abs(u) <= h.length * fit.top_scale / 2) & (np.abs(v) <= h.width * fit.top_scale / 2)
+    n_top = int(np.count_nonzero(on_top))
+    if n_top < 5 or len(ys) - n_top < 5:
+        return 1.0
+    total = float(((col - col.mean(axis=0)) ** 2).sum())
+    if total <= 0:
+        return 1.0
+    a, b = col[on_top], col[~on_top]
+    within = float(((a - a.mean(axis=0)) ** 2).sum() + ((b - b.mean(axis=0)) ** 2).sum())
+    return within / total
