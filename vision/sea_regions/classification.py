@@ -456,9 +456,9 @@ YAWS = np.radians(np.arange(0, 180, 5))
 # Blur and anti-aliasing widen a blob by about this much (mm) in every direction measured (0 since the
 # blobs grow into their edges and take their corners back: docs/bench/vision.md round 3).
 EDGE_BIAS_MM = 0.0
-# The top face's bright part may fall short of the face's edges (their shading, the blur) by this much (mm)
-# before it counts against a piece; larger than the face always counts.
-TOP_SLACK_MM = 0.0
+# A blob's corners may come out rounded (blur, a corner pixel's mixed colour, the opening): its breadths
+# between the piece's axes may fall short of a sharp-cornered piece's by a rounding of this radius (mm).
+CORNER_MM = 0.75
 
 
 def _breadths(pts: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -495,9 +495,11 @@ def fit_blob(
     shift = np.abs(sx[:, None] * np.cos(dirs)[None, :] + sy[:, None] * np.sin(dirs)[None, :])[:, None, :]
     grow = (1 + k / 2)[:, None, None]  # the sides widen from foot to top; on average by half the top's scale
     L, W = length * grow, width * grow
+    # Short by up to a CORNER_MM rounding between the piece's axes counts nothing; longer always counts.
+    corner = 2 * CORNER_MM * (c + s_ - 1)
     over = L * c + W * s_ + shift - meas[None, None, :]
     # A part cut out of several pieces may lose side pixels to its neighbour: it must only not be larger.
-    err = (np.maximum(-over, 0) if blob.cut else np.abs(over)).max(axis=2)  # (hyp, yaw)
+    err = (np.maximum(-over, 0) if blob.cut else np.maximum(over - corner, -over)).max(axis=2)  # (hyp, yaw)
     # Area of the footprint swept along the shift: the rectangle plus the shift times its breadth across.
     turn = YAWS[None, :]  # the piece's turn as the breadths take it (absolute, not from the blob's axis)
     sa = np.abs(sx[:, None] * np.cos(turn) + sy[:, None] * np.sin(turn))
@@ -510,7 +512,7 @@ def fit_blob(
         top_scale = (1 + k)[:, None, None]
         Lt, Wt = length * top_scale, width * top_scale
         short = Lt * c + Wt * s_ - top[None, None, :]  # > 0: the bright part is smaller
-        err = np.maximum(err, np.maximum(short - TOP_SLACK_MM, -short).max(axis=2))
+        err = np.maximum(err, np.maximum(short - corner, -short).max(axis=2))
     best = err.min(axis=1)  # each piece at its best turn
     turns = YAWS[err.argmin(axis=1)]
     fits = [
