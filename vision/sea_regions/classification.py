@@ -147,12 +147,20 @@ def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1
     return labels.reshape(32, 32, 32)
 
 
-def label_pixels(top: np.ndarray, layout: SeaLayout, loose: float = 1.0) -> np.ndarray:
-    """Each pixel's player index (0: none) in the balanced top-down copy (`loose`: see `_lut`)."""
-    lut = _lut(tuple(layout.players.items()), loose).reshape(-1)
+def colour_index(top: np.ndarray) -> np.ndarray:
+    """Each pixel's colour quantised to 5 bits a channel, as one index into `_lut`'s tables."""
     q = (top >> 3).astype(np.uint16)
-    idx = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
-    out: np.ndarray = lut.take(idx)
+    idx: np.ndarray = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+    return idx
+
+
+def label_pixels(
+    top: np.ndarray, layout: SeaLayout, loose: float = 1.0, index: np.ndarray | None = None
+) -> np.ndarray:
+    """Each pixel's player index (0: none) in the balanced top-down copy (`loose`: see `_lut`); `index`:
+    `colour_index(top)` when the caller has it (the strict and the looser test share it)."""
+    lut = _lut(tuple(layout.players.items()), loose).reshape(-1)
+    out: np.ndarray = lut.take(colour_index(top) if index is None else index)
     return out
 
 

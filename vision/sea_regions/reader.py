@@ -31,6 +31,7 @@ from vision.sea_regions.classification import (
     black_by_change,
     blobs,
     brightest,
+    colour_index,
     faces_split,
     fit_blob,
     hypotheses,
@@ -100,11 +101,12 @@ def read_regions_detailed(
             "no-table", lay.side, regions, [], reason=str(exc), timings_ms={"total": _ms(t0)}
         )
     t1 = time.perf_counter()
-    labels = label_pixels(reg.top, lay)
-    printed = is_print = edge = None
+    index = colour_index(reg.top)
+    labels = label_pixels(reg.top, lay, index=index)
+    edge = label_pixels(reg.top, lay, EDGE_LOOSENESS, index)
+    printed = is_print = None
     light = brightest(reg.top)
     if bare_map is not None:
-        edge = label_pixels(reg.top, lay, EDGE_LOOSENESS)
         printed = bare_map.print_mask(reg.top, edge > 0)
         now, known = reg.top, bare_map
 
