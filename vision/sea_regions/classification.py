@@ -147,12 +147,20 @@ def _lut(players: tuple[tuple[str, tuple[int, int, int]], ...], loose: float = 1
     return labels.reshape(32, 32, 32)
 
 
-def label_pixels(top: np.ndarray, layout: SeaLayout, loose: float = 1.0) -> np.ndarray:
-    """Each pixel's player index (0: none) in the balanced top-down copy (`loose`: see `_lut`)."""
-    lut = _lut(tuple(layout.players.items()), loose).reshape(-1)
+def colour_index(top: np.ndarray) -> np.ndarray:
+    """Each pixel's colour quantised to 5 bits a channel, as one index into `_lut`'s tables."""
     q = (top >> 3).astype(np.uint16)
-    idx = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
-    out: np.ndarray = lut.take(idx)
+    idx: np.ndarray = (q[..., 0] << 10) | (q[..., 1] << 5) | q[..., 2]
+    return idx
+
+
+def label_pixels(
+    top: np.ndarray, layout: SeaLayout, loose: float = 1.0, index: np.ndarray | None = None
+) -> np.ndarray:
+    """Each pixel's player index (0: none) in the balanced top-down copy (`loose`: see `_lut`); `index`:
+    `colour_index(top)` when the caller has it (the strict and the looser test share it)."""
+    lut = _lut(tuple(layout.players.items()), loose).reshape(-1)
+    out: np.ndarray = lut.take(colour_index(top) if index is None else index)
     return out
 
 
@@ -441,7 +449,14 @@ class Fit:
     hypothesis: Hypothesis
     error_mm: float
     foot_mm: tuple[float, float]
+    yaw: float = 0.0  # the piece's turn (radians, board axes) at its best fit
+    top_shift_mm: tuple[float, float] = (0.0, 0.0)  # its top face's shift from its foot by parallax
+    top_scale: float = 1.0  # its top face's size over its footprint's
 
+
+# A runner-up fitting within this much (mm) of the best is checked by its faces (`faces_split`): the piece
+# whose top face and sides part the blob's colours better may be the other one.
+FACES_GAP_MM = 3.5
 
 # Directions (degrees from the blob's long axis) along which a blob's breadth is measured.
 DIRECTIONS = np.radians(np.arange(0, 180, 30))
@@ -449,6 +464,9 @@ YAWS = np.radians(np.arange(0, 180, 5))
 # Blur and anti-aliasing widen a blob by about this much (mm) in every direction measured (0 since the
 # blobs grow into their edges and take their corners back: docs/bench/vision.md round 3).
 EDGE_BIAS_MM = 0.0
+# A blob's corners may come out rounded (blur, a corner pixel's mixed colour, the opening): its breadths
+# between the piece's axes may fall short of a sharp-cornered piece's by a rounding of this radius (mm).
+CORNER_MM = 0.75
 
 
 def _breadths(pts: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -485,11 +503,13 @@ def fit_blob(
     shift = np.abs(sx[:, None] * np.cos(dirs)[None, :] + sy[:, None] * np.sin(dirs)[None, :])[:, None, :]
     grow = (1 + k / 2)[:, None, None]  # the sides widen from foot to top; on average by half the top's scale
     L, W = length * grow, width * grow
+    # Short by up to a CORNER_MM rounding between the piece's axes counts nothing; longer always counts.
+    corner = 2 * CORNER_MM * (c + s_ - 1)
     over = L * c + W * s_ + shift - meas[None, None, :]
     # A part cut out of several pieces may lose side pixels to its neighbour: it must only not be larger.
-    err = (np.maximum(-over, 0) if blob.cut else np.abs(over)).max(axis=2)  # (hyp, yaw)
+    err = (np.maximum(-over, 0) if blob.cut else np.maximum(over - corner, -over)).max(axis=2)  # (hyp, yaw)
     # Area of the footprint swept along the shift: the rectangle plus the shift times its breadth across.
-    turn = theta + YAWS[None, :]
+    turn = YAWS[None, :]  # the piece's turn as the breadths take it (absolute, not from the blob's axis)
     sa = np.abs(sx[:, None] * np.cos(turn) + sy[:, None] * np.sin(turn))
     sb = np.abs(sy[:, None] * np.cos(turn) - sx[:, None] * np.sin(turn))
     L2, W2 = L[:, :, 0], W[:, :, 0]
@@ -499,10 +519,51 @@ def fit_blob(
     if top is not None:
         top_scale = (1 + k)[:, None, None]
         Lt, Wt = length * top_scale, width * top_scale
-        err = np.maximum(err, np.abs(Lt * c + Wt * s_ - top[None, None, :]).max(axis=2))
+        short = Lt * c + Wt * s_ - top[None, None, :]  # > 0: the bright part is smaller
+        err = np.maximum(err, np.maximum(short - corner, -short).max(axis=2))
     best = err.min(axis=1)  # each piece at its best turn
+    turns = YAWS[err.argmin(axis=1)]
     fits = [
-        Fit(h, float(best[i]), (cx - float(sx[i]) / 2, cy - float(sy[i]) / 2)) for i, h in enumerate(hyps)
+        Fit(
+            h,
+            float(best[i]),
+            (cx - float(sx[i]) / 2, cy - float(sy[i]) / 2),
+            float(turns[i]),
+            (float(sx[i]), float(sy[i])),
+            float(1 + k[i]),
+        )
+        for i, h in enumerate(hyps)
     ]
     fits.sort(key=lambda f: f.error_mm)
     return fits
+
+
+def faces_split(
+    blob: Blob, top: np.ndarray, fit: Fit, px_per_mm: float, origin_mm: tuple[float, float]
+) -> float:
+    """How well the piece of `fit` parts the blob into its top face and the sides seen below it: the
+    colour spread left inside the two parts over the blob's whole spread (0: two flat faces exactly where
+    the piece puts them; 1: no better than one colour). Whichever face is brighter: a height cue that
+    holds under a lamp from the side, where the brightest part takes in a lit side."""
+    x0, y0, x1, y1 = blob.bbox_px
+    ys, xs = np.nonzero(blob.mask)
+    if len(ys) < 10:
+        return 1.0
+    col = top[y0:y1, x0:x1][ys, xs].astype(np.float64)
+    px = (xs + x0 + 0.5) / px_per_mm + origin_mm[0]
+    py = (ys + y0 + 0.5) / px_per_mm + origin_mm[1]
+    h = fit.hypothesis
+    tx, ty = fit.foot_mm[0] + fit.top_shift_mm[0], fit.foot_mm[1] + fit.top_shift_mm[1]
+    cu, su = math.cos(fit.yaw), math.sin(fit.yaw)
+    u = (px - tx) * cu + (py - ty) * su
+    v = -(px - tx) * su + (py - ty) * cu
+    on_top = (np.abs(u) <= h.length * fit.top_scale / 2) & (np.abs(v) <= h.width * fit.top_scale / 2)
+    n_top = int(np.count_nonzero(on_top))
+    if n_top < 5 or len(ys) - n_top < 5:
+        return 1.0
+    total = float(((col - col.mean(axis=0)) ** 2).sum())
+    if total <= 0:
+        return 1.0
+    a, b = col[on_top], col[~on_top]
+    within = float(((a - a.mean(axis=0)) ** 2).sum() + ((b - b.mean(axis=0)) ** 2).sum())
+    return within / total

@@ -21,6 +21,7 @@ from vision.sea_regions.classification import (
     CUT_SHORT_FIT_MM,
     CUT_SHORT_SHARE,
     EDGE_LOOSENESS,
+    FACES_GAP_MM,
     FIT_MARGIN_MM,
     FIT_MM,
     MIN_SOLIDITY,
@@ -30,6 +31,8 @@ from vision.sea_regions.classification import (
     black_by_change,
     blobs,
     brightest,
+    colour_index,
+    faces_split,
     fit_blob,
     hypotheses,
     label_pixels,
@@ -98,11 +101,12 @@ def read_regions_detailed(
             "no-table", lay.side, regions, [], reason=str(exc), timings_ms={"total": _ms(t0)}
         )
     t1 = time.perf_counter()
-    labels = label_pixels(reg.top, lay)
-    printed = is_print = edge = None
+    index = colour_index(reg.top)
+    labels = label_pixels(reg.top, lay, index=index)
+    edge = label_pixels(reg.top, lay, EDGE_LOOSENESS, index)
+    printed = is_print = None
     light = brightest(reg.top)
     if bare_map is not None:
-        edge = label_pixels(reg.top, lay, EDGE_LOOSENESS)
         printed = bare_map.print_mask(reg.top, edge > 0)
         now, known = reg.top, bare_map
 
@@ -122,13 +126,14 @@ def read_regions_detailed(
     foot, cam_h = reg.pose.foot_mm, reg.pose.height_mm
     unsure: list[dict[str, Any]] = []
     crops: list[np.ndarray] = []
+    view = _View(reg.top, reg.origin_mm)
     for b in found:
-        verdict = _judge(b, lay, hyps, foot, cam_h)
+        verdict = _judge(b, lay, hyps, foot, cam_h, view)
         if verdict.why == "pieces touching or stacked":
             # Several pieces of one colour leaning into each other: cut at their top faces, and take the
             # cut only when every part is a piece read for sure.
             parts = [
-                _judge(p, lay, hyps, foot, cam_h)
+                _judge(p, lay, hyps, foot, cam_h, view)
                 for p in split_blob(b, reg.top, lay, PX_PER_MM, reg.origin_mm)
             ]
             if parts and all(p.why is None for p in parts):
@@ -221,8 +226,17 @@ class _Verdict:
     confidence: float
 
 
-def _judge(b: Blob, lay: SeaLayout, hyps: list[Hypothesis], foot: Any, cam_h: float) -> _Verdict:
-    """One blob's verdict: the piece it is (and how sure), or why it is unsure."""
+@dataclass
+class _View:
+    top: np.ndarray  # the balanced top-down copy
+    origin_mm: tuple[float, float]
+
+
+def _judge(
+    b: Blob, lay: SeaLayout, hyps: list[Hypothesis], foot: Any, cam_h: float, view: _View | None = None
+) -> _Verdict:
+    """One blob's verdict: the piece it is (and how sure), or why it is unsure. `view` (the top-down copy):
+    a runner-up whose top face and sides part the blob's colours better makes the reading unsure."""
     fits = fit_blob(b, hyps, foot, cam_h, PX_PER_MM)
     best = fits[0]
     place, margin = locate(lay, *best.foot_mm)
@@ -240,6 +254,14 @@ def _judge(b: Blob, lay: SeaLayout, hyps: list[Hypothesis], foot: Any, cam_h: fl
         why = "standing on a border between regions"
     elif _cut_short(b, best, hyps):
         why = "perhaps a larger piece cut short (its colour reaches past it)"
+    elif (
+        view is not None
+        and len(fits) > 1
+        and fits[1].error_mm - best.error_mm < FACES_GAP_MM
+        and faces_split(b, view.top, fits[1], PX_PER_MM, view.origin_mm)
+        < faces_split(b, view.top, best, PX_PER_MM, view.origin_mm)
+    ):
+        why = f"a {_name(fits[0].hypothesis)} or a {_name(fits[1].hypothesis)}"
     conf = 0.6 + 0.39 * min(1.0, (FIT_MM - best.error_mm) / FIT_MM) * min(
         1.0, ((fits[1].error_mm - best.error_mm) if len(fits) > 1 else FIT_MM) / (2 * FIT_MARGIN_MM)
     )

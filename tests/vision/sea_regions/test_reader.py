@@ -81,3 +81,27 @@ def test_black_paint_tinted_purple_is_black_not_a_purple_piece() -> None:
     image, _, truth, layout = brown_black_scene((60.0, 30.0, 50.0))
     got = score(read_regions(image, layout), truth)
     assert got["wrong"] == 0 and not got["wrong_yet_ok"] and got["right"] >= 6
+
+
+def test_a_pieces_faces_part_its_blob_where_its_height_puts_them_whichever_is_brighter() -> None:
+    """A Stronghold (16 x 16, 20 tall) seen off the point under the camera: its top face is shifted 8 mm
+    by parallax and the side below it fills the rest of a 24 x 16 mm blob, about the outline of a Damaged
+    Small Ship (22 x 16, 8 tall, 3 mm shift). The Stronghold's faces part the blob's colours cleanly; the
+    ship's do not; with the side as bright as the top (a lamp from that side) neither does."""
+    from vision.sea_regions.classification import Fit, Hypothesis, _blob, faces_split
+
+    ppm = 1.5
+    top = np.full((60, 60, 3), 90, np.uint8)
+    mask = np.zeros((60, 60), np.uint8)
+    mask[18:42, 12:48] = 1  # 36 x 24 px: 24 x 16 mm, from x = 8 mm to 32 mm
+    top[18:42, 12:24] = (40, 40, 120)  # the side: the first 8 mm
+    top[18:42, 24:48] = (80, 80, 220)  # the top face: the last 16 mm
+    origin = np.array([0.0, 0.0])
+    blob = _blob("red", 1, mask[18:42, 12:48].copy(), 12, 18, top, False, ppm, origin)
+    stronghold = Fit(Hypothesis("stronghold", False, 16, 16, 20), 1.0, (16.0, 20.0), 0.0, (8.0, 0.0), 1.0)
+    ship = Fit(Hypothesis("small", True, 22, 16, 8), 1.0, (19.0, 20.0), 0.0, (3.0, 0.0), 1.0)
+    assert faces_split(blob, top, stronghold, ppm, (0.0, 0.0)) < 0.1
+    assert faces_split(blob, top, ship, ppm, (0.0, 0.0)) > 0.5
+    flat = top.copy()
+    flat[18:42, 12:48] = (80, 80, 220)
+    assert faces_split(blob, flat, stronghold, ppm, (0.0, 0.0)) == 1.0
