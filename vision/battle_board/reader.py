@@ -130,6 +130,7 @@ class BoardReader(BoardCounting):
             t3 = detection.CLOCK()
             t2 -= t1b - t1
         cubes, occluded = self._assign(blobs, pose, image.shape, crops)
+        cubes = self._without_gloss(image, pose, cubes)  # (a dark print under a moved highlight is no cube)
         t4 = detection.CLOCK()
         unexplained: list[tuple[float, float]] = []
         if not occluded and self.palette.reference is not None:
