@@ -31,6 +31,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -126,7 +127,7 @@ def _photos(
             return layout, calib, ((_imread(d / f"s{i:02d}.png"), truths[i]) for i in range(n_scenes))
     s = session(design_seed, scene_seed, size=size)
     if d is None:
-        return s.design.layout, s.calibration, s.scenes
+        return s.design.layout, s.calibration, islice(s.scenes, n_scenes)  # (the session's scenes never end)
 
     def kept() -> Iterator[tuple[np.ndarray, dict[str, Any]]]:
         assert d is not None
