@@ -97,6 +97,16 @@ SHAPE_PASSES = 3  # read by shape, then look again with those cubes, at most thi
 # renderer 0.115-0.32; docs/bench/vision.md round 5).
 GLOSS_BRIGHTER = 0.95
 GLOSS_ROUGH = 0.09
+# A cube of the darkest colour is darker than the bare print it covers, or, on a print as dark as itself,
+# brighter only by its own top's sheen, within the top face (true black cubes of the tuning sets: the
+# region brighter than the print by GLOSS_REGION_RATIO around the top 88-139 mm2). A "black cube" brighter
+# than the print (median over its top face above GLOSS_DARK_TOP) inside a brighter region larger than
+# GLOSS_REGION_TOPS top faces is a glossy highlight that moved with the camera (those of the tuning sets
+# 161-2,232 mm2), unless a cube's square shows there by its shape (a real black cube inside a highlight;
+# docs/bench/vision.md, round 7).
+GLOSS_DARK_TOP = 1.0
+GLOSS_REGION_RATIO = 1.08
+GLOSS_REGION_TOPS = 1.5
 # A cube read this near a swatch's centre (for 10 mm cubes) stands where the calibration's cube hid the
 # bare board or `bare_board` filled it in from a guess: false black re-drops of the randomised tuning set
 # lay up to 12.4 mm from the centre, a real re-drop of the tuning renderer 14 mm (docs/bench/vision.md,
@@ -408,6 +418,52 @@ class BoardDetection:
         rim = cv2.dilate(part.view(np.uint8), self.kernel) > 0
         rough = float(np.abs(added - cv2.GaussianBlur(added, (0, 0), 1.0))[rim].mean()) / peak
         return rough < GLOSS_ROUGH
+
+    def _without_gloss(self, image: np.ndarray, pose: CameraPose, cubes: list[Cube]) -> list[Cube]:
+        """The reading's cubes less the "black cubes" that are a glossy highlight: read in the darkest
+        palette colour where the board is brighter than its bare print (a black cube covers the print, it
+        does not brighten it), within a brighter region wider than a cube's top (its own sheen), and with
+        no cube's square there by shape. A dark rail or charcoal zone under a highlight that moved with the
+        camera was read as black cubes, with confidence (tuning 8024/1, /5, /10, 8035/2, 8056/5, /10;
+        docs/bench/vision.md, round 7). What the highlight changed is judged afterwards as any change is
+        (`_unexplained`, `_gloss`)."""
+        if self.print is None or not cubes:
+            return cubes
+        cam = self.camera.scaled_to(image.shape[1], image.shape[0]) if self.camera else None
+        if cam is not None and np.any(cam.dist):
+            return cubes  # (no distortion-aware warp of the 1 mm board, as in `_foreign_object`)
+        darkest = min(self.palette.colors, key=lambda cm: float(np.sum(cm.bgr))).name
+        if not any(c.color == darkest for c in cubes):
+            return cubes
+        board = self._board_1mm(image, pose)
+        ref = self.print.ref
+        h, w = ref.shape[:2]
+        size = self.layout.cube_size_mm
+        r = int(round(3 * size))  # the region looked at: a highlight's rim piece lies inside it
+        core = int(round(0.35 * size))  # the top face's middle (7 x 7 mm for 10 mm cubes)
+        keep = []
+        for c in cubes:
+            f = np.array(c.center_mm)
+            t = f + (f - pose.foot_mm) * size / max(pose.height_mm - size, 1.0)  # the top face, on the board
+            x, y = int(round(t[0])), int(round(t[1]))
+            if c.color != darkest or not (0 <= x < w and 0 <= y < h):
+                keep.append(c)
+                continue
+            x0, y0, x1, y1 = max(x - r, 0), max(y - r, 0), min(x + r + 1, w), min(y + r + 1, h)
+            ratio = self.print.brightness_ratio(board[y0:y1, x0:x1], ref[y0:y1, x0:x1])
+            cy, cx = y - y0, x - x0
+            top = ratio[max(cy - core, 0) : cy + core + 1, max(cx - core, 0) : cx + core + 1]
+            if float(np.median(top)) <= GLOSS_DARK_TOP:
+                keep.append(c)
+                continue
+            n, lab, stats, _ = cv2.connectedComponentsWithStats(
+                (ratio > GLOSS_REGION_RATIO).view(np.uint8), connectivity=8
+            )
+            touched = np.unique(lab[max(cy - core, 0) : cy + core + 1, max(cx - core, 0) : cx + core + 1])
+            area = float(sum(int(stats[j, cv2.CC_STAT_AREA]) for j in touched.tolist() if j > 0))
+            if area < GLOSS_REGION_TOPS * size * size or self._cube_by_shape(image, pose, c.center_mm):
+                keep.append(c)
+        return keep
 
     def _flag_hidden_print(self, cubes: list[Cube]) -> None:
         """Marks unsure every cube read where the bare board is only guessed: on a swatch spot (the

@@ -130,11 +130,13 @@ class BoardReader(BoardCounting):
             t3 = detection.CLOCK()
             t2 -= t1b - t1
         cubes, occluded = self._assign(blobs, pose, image.shape, crops)
+        cubes = self._without_gloss(image, pose, cubes)  # (a dark print under a moved highlight is no cube)
         t4 = detection.CLOCK()
         unexplained: list[tuple[float, float]] = []
         if not occluded and self.palette.reference is not None:
             occluded = self._foreign_object(image, pose, cubes, unexplained)
-        if not occluded and not unexplained and self.print is not None:
+        if not occluded and self.print is not None:
+            # (always: each unexplained change needs its own flag at its own place, not one for all)
             self._structure_changes(image, pose, cubes, unexplained)
         # A cube on print of its own colour shows as an unexplained change: read it by its shape where
         # its top face is a clear square; then look again with it (each pass may find one more).
@@ -148,7 +150,7 @@ class BoardReader(BoardCounting):
             cubes = sorted(cubes + added, key=lambda c: (round(c.center_mm[1] / 5), c.center_mm[0]))
             unexplained = []
             occluded = self._foreign_object(image, pose, cubes, unexplained)
-            if not occluded and not unexplained:
+            if not occluded:
                 self._structure_changes(image, pose, cubes, unexplained)
         self._flag_hidden_print(cubes)  # (a swatch spot's print is unknown: a cube read there is unsure)
         t5 = detection.CLOCK()
