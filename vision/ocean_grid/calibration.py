@@ -58,10 +58,19 @@ class BackModel:
 
     def accept(self, pixels_bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
         """Which pixels (any shape x 3, uint8) look like the back's print under `gains`."""
-        c = chroma(pixels_bgr, gains) - self.mean
+        raw = chroma(pixels_bgr, gains)
+        c = raw - self.mean
         inv = np.linalg.inv(self.cov)
         d2 = c[..., 0] * (inv[0, 0] * c[..., 0] + 2 * inv[0, 1] * c[..., 1]) + inv[1, 1] * c[..., 1] ** 2
-        return (d2 <= ACCEPT_D2) & (_max3(pixels_bgr) > MIN_VALUE)
+        # Grey is not the back: the frame's white, a marker's quiet zone and black, a shadow are neutral
+        # (chroma 0 after the white balance), and a pixel nearer neutral than the back's colour is taken
+        # for neutral. This only bites where the back itself lies near neutral (a pale back burnt out by
+        # a bright exposure), where colour cannot tell the back from the frame.
+        n2 = (
+            raw[..., 0] * (inv[0, 0] * raw[..., 0] + 2 * inv[0, 1] * raw[..., 1])
+            + inv[1, 1] * raw[..., 1] ** 2
+        )
+        return (d2 <= ACCEPT_D2) & (d2 < n2) & (_max3(pixels_bgr) > MIN_VALUE)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from vision.ocean_grid.calibration import PRINT_MATCH, TableCalibration, square_
 from vision.ocean_grid.classification import (
     BACK_FRACTION,
     FRAME_COVERED,
-    _back_fractions,
+    _back_mask,
     _frame_white,
     _patch,
 )
@@ -44,6 +44,7 @@ from vision.ocean_grid.detection import (
     _table_box,
 )
 from vision.ocean_grid.layout import TableLayout, _signed_distance, load_table_layout, locate
+from vision.ocean_grid.reach import FRAME_BACK_SAMPLES, REACH_SHARE, frame_back_count, reaching_shares
 
 # A ship's mast foot within this distance of a square's edge is not placed (a guess either way).
 EDGE_MARGIN_MM = 6.0
@@ -281,11 +282,20 @@ def read_table_detailed(
     # is no marker to look for.
     back = calibration.back if calibration is not None else None
 
-    def back_fractions(patches: list[np.ndarray]) -> list[float]:
+    def back_pixels(pixels: np.ndarray) -> np.ndarray:
+        """Which pixels (any shape x 3) look like the back: the calibration's print, else the layout's."""
         if calibration is None or back is None:
-            return _back_fractions(patches, gains, layout)
-        got = back.accept(np.concatenate(patches, axis=0), calibration.read_gains(gains, white_ok))
+            return _back_mask(pixels, gains, layout)
+        return back.accept(pixels, calibration.read_gains(gains, white_ok))
+
+    def back_fractions(patches: list[np.ndarray]) -> list[float]:
+        got = back_pixels(np.concatenate(patches, axis=0))
         return got.reshape(len(patches), -1).mean(axis=1).tolist()
+
+    # Something of the back's colour on the frame, where no board lies, is an arm or a sleeve (a frame
+    # burnt out by a bright exposure hides a pale arm from the white test above).
+    back_on_frame = frame_back_count(image_bgr, layout, H, back_pixels)
+    occluded = occluded or back_on_frame >= FRAME_BACK_SAMPLES
 
     fractions = back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots])
     # The marker's spot on every square that does not show the back, cut out with a replicated margin
@@ -400,6 +410,14 @@ def read_table_detailed(
         if backs
         else {}
     )
+    # A square whose back-coloured inside belongs to a region reaching the frame is under an arm of the
+    # back's colour (`vision.ocean_grid.reach`): face up or face down, the photo cannot tell.
+    candidates = [k for k in backs if inside[k] >= INTERIOR_FRACTION]
+    armed = (
+        reaching_shares(image_bgr, layout, H, back_pixels, candidates)
+        if candidates and back_on_frame >= FRAME_BACK_SAMPLES
+        else {}
+    )
     for k, sq in enumerate(layout.squares):
         frac = fractions[k]
         entry = {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0}
@@ -411,6 +429,7 @@ def read_table_detailed(
             not names[k]
             and frac >= BACK_FRACTION
             and inside.get(k, 0.0) >= INTERIOR_FRACTION
+            and armed.get(k, 0.0) < REACH_SHARE
             and (calibration is None or calibration.print_match(image_bgr, H, layout, k) >= PRINT_MATCH)
         ):
             conf = min(frac, inside[k])
