@@ -29,9 +29,11 @@ def hand_over_a_face_up_board() -> dict:
     session = random_table_session(rng, skin_back=True)
     setup = calibration_scene(data, rng, session, (1280, 720))
     shots = [held_out_scene(data, rng, (1280, 720), session, hands=2, glare=False) for _ in range(2)]
+    clear = held_out_scene(data, rng, (1280, 720), session, hands=0, glare=False)
     layout = load_table_layout(data)
     image, truth, in_play = shots[1]
     return {
+        "clear": clear,
         "layout": layout,
         "calibration": learn_table_calibration(setup, layout),
         "image": image,
@@ -58,26 +60,31 @@ def test_a_hand_of_the_backs_colour_over_a_face_up_board_is_not_read_face_down(
     assert reading.occluded  # an arm over the table, though its colour is the back's
     # Colour alone (the square's spot and inside, the rules before round 7) calls it face down: the test
     # fails where the arm's reach to the frame is not looked at.
-    monkeypatch.setattr(reader, "REACH_SHARE", 2.0)
+    monkeypatch.setattr(reader, "FRAME_BACK_SAMPLES", 10**9)
     blind = reader.read_table_detailed(*args, **kwargs)
     assert next(b for b in blind.boards if b["square"] == "r1c2")["face_up"] is False
 
 
-def test_the_face_down_boards_no_hand_covers_are_still_read(hand_over_a_face_up_board) -> None:
+def test_no_answer_is_confidently_wrong_and_without_an_arm_every_face_down_board_is_read(
+    hand_over_a_face_up_board,
+) -> None:
     s = hand_over_a_face_up_board
     reading = reader.read_table_detailed(
         s["image"], s["layout"], ships_in_play=s["in_play"], calibration=s["calibration"]
     )
     truth = {b["square"]: b for b in s["truth"]["boards"]}
-    clear_down = [
-        b
-        for b in reading.boards
-        if not truth[b["square"]]["face_up"] and not truth[b["square"]]["hand_cover"]
-    ]
-    assert clear_down and all(b["face_up"] is False for b in clear_down)
-    for b in reading.boards:  # never a confident wrong answer
+    for b in reading.boards:
         if b["face_up"] is not None:
             assert (b["face_up"], b["board"]) == (truth[b["square"]]["face_up"], truth[b["square"]]["board"])
+    # The same table with no hand over it: the arm check does not fire and costs no face-down board.
+    image, clear_truth, in_play = s["clear"]
+    reading = reader.read_table_detailed(
+        image, s["layout"], ships_in_play=in_play, calibration=s["calibration"]
+    )
+    assert not reading.occluded
+    down = [b["square"] for b in clear_truth["boards"] if not b["face_up"]]
+    assert down
+    assert [b["square"] for b in reading.boards if b["face_up"] is False] == down
 
 
 def test_grey_is_not_the_back_where_the_back_lies_near_grey() -> None:

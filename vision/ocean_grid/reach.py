@@ -31,6 +31,11 @@ FRAME_BACK_SAMPLES = 3
 # face down. A board touched by such a region joins it whole (the same colour, adjacent), so the share is
 # either near 0 or most of the square; the value sits between.
 REACH_SHARE = 0.25
+# The ring around a square where its board's back may not continue: from RING_MM[0] outside the square (a
+# board lies within a few mm of it) to RING_MM[1]; the share of it that may look like the back (art and
+# noise) where an arm of the back's colour is over the table.
+RING_MM = (8.0, 28.0)
+RING_BACK = 0.15
 
 Accept = Callable[[np.ndarray], np.ndarray]
 
@@ -48,22 +53,14 @@ def frame_back_count(image: np.ndarray, layout: TableLayout, H: np.ndarray, acce
     return int(accept(image[px[ok, 1], px[ok, 0]][None]).sum())
 
 
-def frame_out_of_view(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> float:
-    """The share of the frame's samples outside the image (an arm may come from there unseen)."""
-    pts = _frame_samples(layout)
-    if len(pts) == 0:
-        return 0.0
-    px = apply_homography(H, pts)
-    h, w = image.shape[:2]
-    ok = (px[:, 0] >= 0) & (px[:, 0] <= w - 1) & (px[:, 1] >= 0) & (px[:, 1] <= h - 1)
-    return float(1.0 - ok.mean())
-
-
-def reaching_shares(
-    image: np.ndarray, layout: TableLayout, H: np.ndarray, accept: Accept, squares: list[int]
-) -> dict[int, float]:
-    """For each square index in `squares`: the share of its inside (as `calibration.square_patch` cuts
-    it) covered by back-coloured regions that reach the frame, or the table outside the image."""
+def arm_free(
+    image: np.ndarray, layout: TableLayout, H: np.ndarray, accept: Accept, down: list[int]
+) -> list[int]:
+    """The squares of `down` (indices the colour and print call face down) that an arm of the back's
+    colour, seen on the frame, does not put in doubt: a square whose back-coloured inside joins a region
+    reaching the frame (REACH_SHARE) is under the arm; and where such an arm is over the table, a face-down
+    board must show where its back ends: the ring around its square (RING_MM, in view, outside the squares
+    still called face down, whose own backs may touch it) must not look like the back (RING_BACK)."""
     s = REACH_MM_PER_PX
     W, Ht = layout.size_mm
     nx, ny = int(np.ceil(W / s)), int(np.ceil(Ht / s))
@@ -75,9 +72,9 @@ def reaching_shares(
     corners = np.array([[0.0, 0.0], [w - 1.0, 0.0], [w - 1.0, h - 1.0], [0.0, h - 1.0]])
     in_view: np.ndarray = np.zeros((ny, nx), np.uint8)
     cv2.fillPoly(in_view, [np.round(apply_homography(np.linalg.inv(to_img), corners)).astype(np.int32)], 1)
-    mask = (accept(top) & (in_view > 0)).astype(np.uint8)
+    back = accept(top) & (in_view > 0)
     # Single pixels of noise or JPEG chroma do not join two regions; an arm or a board keeps its body.
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    mask = cv2.morphologyEx(back.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     # Where an arm comes from: the frame (the table outside the squares and the Harbor, FRAME_ZONE_MM
     # clear of them) and the table out of view.
     board_area: np.ndarray = np.zeros((ny, nx), np.uint8)
@@ -91,62 +88,38 @@ def reaching_shares(
     reach[np.unique(labels[origin & (mask > 0)])] = True
     reach[0] = False
     reaching = reach[labels]
-    shares: dict[int, float] = {}
-    for k in squares:
+
+    def box(k: int, grow_mm: float) -> tuple[slice, slice]:
+        """Square k grown by `grow_mm` (negative: shrunk) as top-view slices."""
+        (x0, y0), (x1, y1) = (
+            layout.squares[k].polygon_mm.min(axis=0),
+            layout.squares[k].polygon_mm.max(axis=0),
+        )
+        xa, xb = (min(max(round(v / s), 0), nx) for v in (x0 - grow_mm, x1 + grow_mm))
+        ya, yb = (min(max(round(v / s), 0), ny) for v in (y0 - grow_mm, y1 + grow_mm))
+        return slice(ya, max(yb, ya + 1)), slice(xa, max(xb, xa + 1))
+
+    kept = []
+    for k in down:
         poly = layout.squares[k].polygon_mm
-        (x0, y0), (x1, y1) = poly.min(axis=0), poly.max(axis=0)
-        side = float(min(x1 - x0, y1 - y0))
-        inset = 0.08 * side + 6.0
-        xa, xb = int(round((x0 + inset) / s)), int(round((x1 - inset) / s))
-        ya, yb = int(round((y0 + inset) / s)), int(round((y1 - inset) / s))
-        cut = reaching[max(ya, 0) : max(yb, ya + 1), max(xa, 0) : max(xb, xa + 1)]
-        shares[k] = float(cut.mean()) if cut.size else 0.0
-    return shares
-
-
-# The ring around a square where its board's back may not continue: from RING_MM[0] outside the square
-# (a board lies within a few mm of it) to RING_MM[1].
-RING_MM = (8.0, 28.0)
-
-
-def ring_fractions(
-    image: np.ndarray,
-    layout: TableLayout,
-    H: np.ndarray,
-    accept: Accept,
-    squares: list[int],
-    neighbours_down: list[int],
-) -> dict[int, float]:
-    """For each square index in `squares`: the share of the ring around it (RING_MM, in view, outside
-    the squares of `neighbours_down`, whose own backs may touch it) that looks like the back."""
-    s = REACH_MM_PER_PX
-    W, Ht = layout.size_mm
-    nx, ny = int(np.ceil(W / s)), int(np.ceil(Ht / s))
-    to_img = H @ np.array([[s, 0.0, s / 2], [0.0, s, s / 2], [0.0, 0.0, 1.0]])
-    top = cv2.warpPerspective(
-        image, to_img, (nx, ny), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=(0, 0, 0)
-    )
-    h, w = image.shape[:2]
-    corners = np.array([[0.0, 0.0], [w - 1.0, 0.0], [w - 1.0, h - 1.0], [0.0, h - 1.0]])
-    in_view: np.ndarray = np.zeros((ny, nx), np.uint8)
-    cv2.fillPoly(in_view, [np.round(apply_homography(np.linalg.inv(to_img), corners)).astype(np.int32)], 1)
-    back = accept(top) & (in_view > 0)
-    out: dict[int, float] = {}
-
-    def grown(k: int, mm: float) -> np.ndarray:
-        poly = layout.squares[k].polygon_mm
-        (x0, y0), (x1, y1) = poly.min(axis=0) - mm, poly.max(axis=0) + mm
-        m: np.ndarray = np.zeros((ny, nx), bool)
-        m[
-            max(int(round(y0 / s)), 0) : max(int(round(y1 / s)), 0),
-            max(int(round(x0 / s)), 0) : max(int(round(x1 / s)), 0),
-        ] = True
-        return m
-
-    for k in squares:
-        ring = grown(k, RING_MM[1]) & ~grown(k, RING_MM[0]) & (in_view > 0)
-        for j in neighbours_down:
-            if j != k:
-                ring &= ~grown(j, RING_MM[0])
-        out[k] = float(back[ring].mean()) if ring.any() else 0.0
-    return out
+        side = float(np.min(poly.max(axis=0) - poly.min(axis=0)))
+        cut = reaching[box(k, -(0.08 * side + 6.0))]  # the inside, as `calibration.square_patch` cuts it
+        if cut.size == 0 or float(cut.mean()) < REACH_SHARE:
+            kept.append(k)
+    # The rings, until no square is dropped (a square dropped no longer shields its neighbours' rings).
+    view = in_view > 0
+    while True:
+        others: np.ndarray = np.zeros((ny, nx), bool)
+        for j in kept:
+            others[box(j, RING_MM[0])] = True
+        dropped = []
+        for k in kept:
+            ring = np.zeros((ny, nx), bool)
+            ring[box(k, RING_MM[1])] = True
+            ring[box(k, RING_MM[0])] = False
+            ring &= view & ~others
+            if ring.any() and float(back[ring].mean()) >= RING_BACK:
+                dropped.append(k)
+        if not dropped:
+            return kept
+        kept = [k for k in kept if k not in dropped]

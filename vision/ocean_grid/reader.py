@@ -44,7 +44,7 @@ from vision.ocean_grid.detection import (
     _table_box,
 )
 from vision.ocean_grid.layout import TableLayout, _signed_distance, load_table_layout, locate
-from vision.ocean_grid.reach import FRAME_BACK_SAMPLES, REACH_SHARE, frame_back_count, reaching_shares
+from vision.ocean_grid.reach import FRAME_BACK_SAMPLES, arm_free, frame_back_count
 
 # A ship's mast foot within this distance of a square's edge is not placed (a guess either way).
 EDGE_MARGIN_MM = 6.0
@@ -410,29 +410,25 @@ def read_table_detailed(
         if backs
         else {}
     )
-    # A square whose back-coloured inside belongs to a region reaching the frame is under an arm of the
-    # back's colour (`vision.ocean_grid.reach`): face up or face down, the photo cannot tell.
-    candidates = [k for k in backs if inside[k] >= INTERIOR_FRACTION]
-    armed = (
-        reaching_shares(image_bgr, layout, H, back_pixels, candidates)
-        if candidates and back_on_frame >= FRAME_BACK_SAMPLES
-        else {}
-    )
+    # Face down by colour and print: no marker, the spot and the square's inside show the back.
+    down = [
+        k
+        for k in backs
+        if inside[k] >= INTERIOR_FRACTION
+        and (calibration is None or calibration.print_match(image_bgr, H, layout, k) >= PRINT_MATCH)
+    ]
+    # An arm of the back's colour over the table (seen on the frame): a square under it cannot be told
+    # face up or face down (`vision.ocean_grid.reach`).
+    if down and back_on_frame >= FRAME_BACK_SAMPLES:
+        down = arm_free(image_bgr, layout, H, back_pixels, down)
     for k, sq in enumerate(layout.squares):
-        frac = fractions[k]
         entry = {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0}
         if len(names[k]) == 1:
             bname = names[k].pop()
             entry = {"square": sq.id, "face_up": True, "board": bname, "confidence": 0.99}
             seen_boards.setdefault(bname, []).append(k)
-        elif (
-            not names[k]
-            and frac >= BACK_FRACTION
-            and inside.get(k, 0.0) >= INTERIOR_FRACTION
-            and armed.get(k, 0.0) < REACH_SHARE
-            and (calibration is None or calibration.print_match(image_bgr, H, layout, k) >= PRINT_MATCH)
-        ):
-            conf = min(frac, inside[k])
+        elif k in down:
+            conf = min(fractions[k], inside[k])
             entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(conf, 3)}
         boards_out.append(entry)
     for _bname, where in seen_boards.items():
