@@ -42,6 +42,11 @@ PRINT_PX = 64
 PRINT_SHIFT = 4
 # Normalised correlation with the learned print needed to call a square face down.
 PRINT_MATCH = 0.2
+# ... and that calls a square with no marker face down by its print alone, whatever its colour (glare or
+# a clipped exposure washes the colour out, not the lines). Tuning sessions (round 7): face-up boards
+# whose marker was not read, under hands too, match at 0.27 at most; the face-down boards left unsure
+# under no hand, at 0.6-0.97 for two thirds of them.
+PRINT_ALONE = 0.6
 # A learned print whose contrast (std of its lines relative to their surround) is below this is plain:
 # the colour alone decides then.
 PRINT_MIN_CONTRAST = 0.02

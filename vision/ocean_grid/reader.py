@@ -22,7 +22,7 @@ from vision.geometry import (
     pose_from_points,
     undistort_pixels,
 )
-from vision.ocean_grid.calibration import PRINT_MATCH, TableCalibration, square_patch
+from vision.ocean_grid.calibration import PRINT_ALONE, PRINT_MATCH, TableCalibration, square_patch
 from vision.ocean_grid.classification import (
     BACK_FRACTION,
     FRAME_COVERED,
@@ -411,16 +411,27 @@ def read_table_detailed(
         else {}
     )
     # Face down by colour and print: no marker, the spot and the square's inside show the back.
-    down = [
-        k
-        for k in backs
-        if inside[k] >= INTERIOR_FRACTION
-        and (calibration is None or calibration.print_match(image_bgr, H, layout, k) >= PRINT_MATCH)
-    ]
+    matches: dict[int, float] = {}
+
+    def print_match(k: int) -> float:
+        if calibration is None:
+            return 1.0
+        if k not in matches:
+            matches[k] = calibration.print_match(image_bgr, H, layout, k)
+        return matches[k]
+
+    down = [k for k in backs if inside[k] >= INTERIOR_FRACTION and print_match(k) >= PRINT_MATCH]
     # An arm of the back's colour over the table (seen on the frame): a square under it cannot be told
     # face up or face down (`vision.ocean_grid.reach`).
     if down and back_on_frame >= FRAME_BACK_SAMPLES:
         down = arm_free(image_bgr, layout, H, back_pixels, down)
+    # The back's own print seen clearly over the square's inside is a face-down board where its colour is
+    # washed out (glare, a clipped or dim exposure): neither a face-up board's art nor a hand carries it.
+    by_print = (
+        [k for k in range(n_spots) if not names[k] and k not in down and print_match(k) >= PRINT_ALONE]
+        if calibration is not None and calibration.print_template is not None
+        else []
+    )
     for k, sq in enumerate(layout.squares):
         entry = {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0}
         if len(names[k]) == 1:
@@ -430,6 +441,8 @@ def read_table_detailed(
         elif k in down:
             conf = min(fractions[k], inside[k])
             entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(conf, 3)}
+        elif k in by_print:
+            entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(matches[k], 3)}
         boards_out.append(entry)
     for _bname, where in seen_boards.items():
         if len(where) > 1:  # one physical board cannot lie on two squares: one of them is a misread
