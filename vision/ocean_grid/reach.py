@@ -5,7 +5,11 @@ lies on the table's frame. An arm or a sleeve reaches a board from the table's e
 region of the back's colour that reaches the frame is an arm, whatever its colour says, and a square
 whose back-coloured inside belongs to such a region cannot be called face down: either a hand of the
 back's colour covers a face-up board (the confident wrong answer of round 6, table 8117 scene 9) or it
-lies over a face-down board, and the photo cannot tell which.
+lies over a face-down board, and the photo cannot tell which. A hand whose colour breaks between hand
+and arm (a brighter palm clipped nearer neutral, a sleeve) does not join the arm's region; so while an arm
+of the back's colour is over the table, a square is face down only where its back visibly ends at the
+board's outline (the ring around the square shows no back colour, bar neighbouring face-down boards).
+The rules were decided on the tuning tables (docs/bench/ships.md, round 7).
 """
 
 from __future__ import annotations
