@@ -422,8 +422,11 @@ def read_table_detailed(
 
     down = [k for k in backs if inside[k] >= INTERIOR_FRACTION and print_match(k) >= PRINT_MATCH]
     # An arm of the back's colour over the table (seen on the frame): a square under it cannot be told
-    # face up or face down (`vision.ocean_grid.reach`).
-    if down and back_on_frame >= FRAME_BACK_SAMPLES:
+    # face up or face down (`vision.ocean_grid.reach`). On a plain back (the calibration learned its
+    # colour and no print) colour is the only evidence, and an arm burnt out to white on the frame is
+    # not seen there: such a back must always be seen ending at the board's outline.
+    plain = calibration is not None and back is not None and calibration.print_template is None
+    if down and (plain or back_on_frame >= FRAME_BACK_SAMPLES):
         down = arm_free(image_bgr, layout, H, back_pixels, down)
     # The back's own print seen clearly over the square's inside is a face-down board where its colour is
     # washed out (glare, a clipped or dim exposure): neither a face-up board's art nor a hand carries it.
