@@ -59,8 +59,8 @@ def test_a_hand_of_the_backs_colour_over_a_face_up_board_is_not_read_face_down(
     assert reading.status == "ambiguous"
     assert reading.occluded  # an arm over the table, though its colour is the back's
     # Colour alone (the square's spot and inside, the rules before round 7) calls it face down: the test
-    # fails where the arm's reach to the frame is not looked at.
-    monkeypatch.setattr(reader, "FRAME_BACK_SAMPLES", 10**9)
+    # fails where the arm checks (`reach.arm_free`) are left out.
+    monkeypatch.setattr(reader, "arm_free", lambda image, layout, H, accept, down: down)
     blind = reader.read_table_detailed(*args, **kwargs)
     assert next(b for b in blind.boards if b["square"] == "r1c2")["face_up"] is False
 
