@@ -1,7 +1,7 @@
 """Benchmark: the ocean-grid reader on held-out tables (`vision.synth.table_randomised`).
 
     python bench/vision_ships_heldout.py --layouts 5 --layout-seed 7600 --scenes 20 [--size 1920x1080]
-        [--session [--no-calibration]] [--hard] [--cache DIR] [--json-out FILE]
+        [--session [--no-calibration] [--skin-backs]] [--hard] [--cache DIR] [--json-out FILE]
 
 Each layout is a random table in the layout format, read as a user's own file would be; each scene a
 random deal (2-4 ships, 0-2 hands, glare) under this generator's own light, lens and compression. Without
