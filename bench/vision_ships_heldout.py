@@ -1,7 +1,7 @@
 """Benchmark: the ocean-grid reader on held-out tables (`vision.synth.table_randomised`).
 
     python bench/vision_ships_heldout.py --layouts 5 --layout-seed 7600 --scenes 20 [--size 1920x1080]
-        [--session [--no-calibration]] [--hard] [--cache DIR] [--json-out FILE]
+        [--session [--no-calibration] [--skin-backs]] [--hard] [--cache DIR] [--json-out FILE]
 
 Each layout is a random table in the layout format, read as a user's own file would be; each scene a
 random deal (2-4 ships, 0-2 hands, glare) under this generator's own light, lens and compression. Without
@@ -16,11 +16,13 @@ confident wrong answers (a ship or board
 reported on a square where it is not). Time: process CPU time of one read (one OpenCV thread), median
 per 1080p frame. Seeds: report only on seeds never run before (docs/bench/vision.md lists those used).
 
-`--hard` draws the tuning side's harsher light (round 6: warm and cool ends, dim or clipped exposures,
-barrel distortion to k1 -0.06, a second lamp; `vision.synth.table_randomised._photograph`); held-out
-sets are run without it. `--cache DIR` keeps each table's rendered photos (a pickle per table and
-protocol) for reruns of the same seeds; `--json-out FILE` writes every reading's JSON (one line per
-scene) to compare two readers' answers; `--render-only` fills the cache without reading.
+`--skin-backs` (with `--session`, tuning only; round 7) draws each session's back print in the hands' own
+skin range and puts one or two hands in every scene: the class where colour alone cannot tell a hand from
+the back. `--hard` draws the tuning side's harsher light (round 6: warm and cool ends, dim or clipped
+exposures, barrel distortion to k1 -0.06, a second lamp; `vision.synth.table_randomised._photograph`);
+held-out sets are run without it. `--cache DIR` keeps each table's rendered photos (a pickle per table and
+protocol) for reruns of the same seeds; `--json-out FILE` writes every reading's JSON (one line per scene)
+to compare two readers' answers; `--render-only` fills the cache without reading.
 """
 
 from __future__ import annotations
@@ -60,6 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--session", action="store_true", help="one light and back print per table, calibrated")
     ap.add_argument("--no-calibration", action="store_true", help="with --session: read without calibration")
     ap.add_argument("--hard", action="store_true", help="the tuning side's harsher light (not for held out)")
+    ap.add_argument(
+        "--skin-backs",
+        action="store_true",
+        help="with --session: back prints in the hands' skin range, 1-2 hands a scene (tuning only)",
+    )
     ap.add_argument("--cache", default="", help="a folder keeping the rendered photos between runs")
     ap.add_argument("--json-out", default="", help="write each reading's JSON, one line per scene")
     ap.add_argument("--render-only", action="store_true", help="with --cache: render the photos, read none")
@@ -67,6 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.render_only and not args.cache:
         ap.error("--render-only needs --cache DIR (where the photos are kept)")
+    if args.skin_backs and not args.session:
+        ap.error("--skin-backs needs --session (the back print is a session's)")
     json_lines: list[str] = []
     cv2.setNumThreads(1)
     size: tuple[int, int] | None = None
@@ -172,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         + (" --session" if args.session else "")
         + (" --no-calibration" if args.no_calibration else "")
         + (" --hard" if args.hard else "")
+        + (" --skin-backs" if args.skin_backs else "")
     )
     if args.session and not args.no_calibration:
         print(f"calibration: back learned on {learned}/{args.layouts} tables, its print on {printed}")
@@ -201,7 +211,11 @@ def _table(
     seed: int, args: argparse.Namespace, size: tuple[int, int] | None
 ) -> tuple[dict, np.ndarray | None, list[tuple[np.ndarray, dict, list[str]]]]:
     """One table's layout, setup photo (sessions) and scenes, drawn from its seed (or the cache)."""
-    protocol = ("session" if args.session else "r3") + ("-hard" if args.hard else "")
+    protocol = (
+        ("session" if args.session else "r3")
+        + ("-hard" if args.hard else "")
+        + ("-skin" if args.skin_backs else "")
+    )
     key = f"{seed}-{args.scenes}-{args.size or 'any'}-{protocol}"
     path = Path(args.cache) / f"table-{key}.pkl" if args.cache else None
     if path is not None and path.exists():
@@ -210,11 +224,15 @@ def _table(
         return cached
     rng = np.random.default_rng(seed)
     layout_json = random_table_layout(rng, f"random-table-{seed}")
-    session = random_table_session(rng, hard=args.hard) if args.session else None
+    session = random_table_session(rng, hard=args.hard, skin_back=args.skin_backs) if args.session else None
     setup = (
         calibration_scene(layout_json, rng, session, size or (1920, 1080)) if session is not None else None
     )
-    shots = [held_out_scene(layout_json, rng, size, session, hard=args.hard) for _ in range(args.scenes)]
+    shots = []
+    for _ in range(args.scenes):
+        # --skin-backs: every scene has a hand or two (the class looked for is a hand over a board).
+        extra = {"hands": int(rng.integers(1, 3))} if args.skin_backs else {}
+        shots.append(held_out_scene(layout_json, rng, size, session, hard=args.hard, **extra))
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fh:

@@ -213,3 +213,19 @@ def test_live_reuse_of_the_previous_registration_reads_the_same_and_survives_a_m
         assert after_move.to_json() == read_table_detailed(moved, LAYOUT).to_json()
         assert after_move.homography is not None
         assert abs(after_move.homography[0, 2] - cold.homography[0, 2] - 300) < 3
+
+
+def test_a_layouts_cached_frame_samples_are_never_another_layouts() -> None:
+    """The frame samples are cached per layout object; a freed layout's id given to the next one must not
+    hand it the old table's samples (a benchmark loading one layout per table read wrong frames)."""
+    from vision.ocean_grid import classification
+    from vision.synth.table_randomised import random_table_layout
+
+    a = load_table_layout(random_table_layout(np.random.default_rng(1), "a"))
+    b = load_table_layout(random_table_layout(np.random.default_rng(2), "b"))
+    own = classification._frame_samples(b).copy()
+    classification._FRAME_SAMPLES.pop(id(b))
+    # What id reuse looks like: b's id already holds another layout's entry.
+    classification._FRAME_SAMPLES[id(b)] = (a, classification._frame_samples(a))
+    assert np.array_equal(classification._frame_samples(b), own)
+    assert len(own) != len(classification._frame_samples(a))

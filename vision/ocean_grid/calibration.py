@@ -42,6 +42,11 @@ PRINT_PX = 64
 PRINT_SHIFT = 4
 # Normalised correlation with the learned print needed to call a square face down.
 PRINT_MATCH = 0.2
+# ... and that calls a square with no marker face down by its print alone, whatever its colour (glare or
+# a clipped exposure washes the colour out, not the lines). Tuning sessions (round 7): face-up boards
+# whose marker was not read, under hands too, match at 0.27 at most; the face-down boards left unsure
+# under no hand, at 0.6-0.97 for two thirds of them.
+PRINT_ALONE = 0.6
 # A learned print whose contrast (std of its lines relative to their surround) is below this is plain:
 # the colour alone decides then.
 PRINT_MIN_CONTRAST = 0.02
@@ -58,10 +63,19 @@ class BackModel:
 
     def accept(self, pixels_bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
         """Which pixels (any shape x 3, uint8) look like the back's print under `gains`."""
-        c = chroma(pixels_bgr, gains) - self.mean
+        raw = chroma(pixels_bgr, gains)
+        c = raw - self.mean
         inv = np.linalg.inv(self.cov)
         d2 = c[..., 0] * (inv[0, 0] * c[..., 0] + 2 * inv[0, 1] * c[..., 1]) + inv[1, 1] * c[..., 1] ** 2
-        return (d2 <= ACCEPT_D2) & (_max3(pixels_bgr) > MIN_VALUE)
+        # Grey is not the back: the frame's white, a marker's quiet zone and black, a shadow are neutral
+        # (chroma 0 after the white balance), and a pixel nearer neutral than the back's colour is taken
+        # for neutral. This only bites where the back itself lies near neutral (a pale back burnt out by
+        # a bright exposure), where colour cannot tell the back from the frame.
+        n2 = (
+            raw[..., 0] * (inv[0, 0] * raw[..., 0] + 2 * inv[0, 1] * raw[..., 1])
+            + inv[1, 1] * raw[..., 1] ** 2
+        )
+        return (d2 <= ACCEPT_D2) & (d2 < n2) & (_max3(pixels_bgr) > MIN_VALUE)
 
 
 @dataclass(frozen=True)

@@ -16,29 +16,31 @@ from vision.ocean_grid.layout import TableLayout, _signed_distance
 BACK_FRACTION = 0.8
 # Share of the frame's samples covered (coloured or dark) above which an arm is over the table.
 FRAME_COVERED = 0.008
-_FRAME_SAMPLES: dict[int, np.ndarray] = {}
+# Per layout object: (the layout, its frame samples). The layout is kept with its entry so that its id
+# cannot be reused by another layout while the entry lives (a freed layout's id handed to the next one
+# gave that one the old table's samples: a benchmark loading one layout per table read wrong frames).
+_FRAME_SAMPLES: dict[int, tuple[TableLayout, np.ndarray]] = {}
 
 
 def _frame_samples(layout: TableLayout) -> np.ndarray:
     """Table points on the plain frame (outside the Harbor, the squares and the markers): the white
     reference for white balance."""
     key = id(layout)
-    pts = _FRAME_SAMPLES.get(key)
-    if pts is None:
-        W, H = layout.size_mm
-        xs, ys = np.meshgrid(np.arange(5, W - 4, 14.0), np.arange(5, H - 4, 14.0))
-        cand = np.stack([xs.ravel(), ys.ravel()], axis=1)
-        keep = []
-        polys = (
-            [layout.harbor_mm]
-            + [sq.polygon_mm for sq in layout.squares]
-            + [m.corners_mm for m in layout.markers]
-        )
-        for x, y in cand:
-            if all(_signed_distance(p, x, y) < -8.0 for p in polys):
-                keep.append((x, y))
-        pts = np.array(keep, dtype=np.float64).reshape(-1, 2)
-        _FRAME_SAMPLES[key] = pts
+    entry = _FRAME_SAMPLES.get(key)
+    if entry is not None and entry[0] is layout:
+        return entry[1]
+    W, H = layout.size_mm
+    xs, ys = np.meshgrid(np.arange(5, W - 4, 14.0), np.arange(5, H - 4, 14.0))
+    cand = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    keep = []
+    polys = (
+        [layout.harbor_mm] + [sq.polygon_mm for sq in layout.squares] + [m.corners_mm for m in layout.markers]
+    )
+    for x, y in cand:
+        if all(_signed_distance(p, x, y) < -8.0 for p in polys):
+            keep.append((x, y))
+    pts = np.array(keep, dtype=np.float64).reshape(-1, 2)
+    _FRAME_SAMPLES[key] = (layout, pts)
     return pts
 
 

@@ -341,7 +341,8 @@ def _perimeter_px(H: np.ndarray, center_mm: tuple[float, float], size_mm: float)
     return float(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1).sum())
 
 
-_SPREAD: dict[tuple[int, tuple[int, ...]], bool] = {}
+# Keyed by the layout's id with the layout kept in the entry (see `classification._FRAME_SAMPLES`).
+_SPREAD: dict[tuple[int, tuple[int, ...]], tuple[TableLayout, bool]] = {}
 
 
 def _spread_ok(layout: TableLayout, markers: list[Marker]) -> bool:
@@ -349,9 +350,11 @@ def _spread_ok(layout: TableLayout, markers: list[Marker]) -> bool:
     if len(markers) < 3:
         return False
     key = (id(layout), tuple(m.id for m in markers))
-    ok = _SPREAD.get(key)
-    if ok is None:
-        centres = np.array([m.corners_mm.mean(axis=0) for m in markers], dtype=np.float32)
-        area = float(cv2.contourArea(cv2.convexHull(centres)))
-        ok = _SPREAD[key] = area >= 0.1 * layout.size_mm[0] * layout.size_mm[1]
+    entry = _SPREAD.get(key)
+    if entry is not None and entry[0] is layout:
+        return entry[1]
+    centres = np.array([m.corners_mm.mean(axis=0) for m in markers], dtype=np.float32)
+    area = float(cv2.contourArea(cv2.convexHull(centres)))
+    ok = area >= 0.1 * layout.size_mm[0] * layout.size_mm[1]
+    _SPREAD[key] = (layout, ok)
     return ok

@@ -22,11 +22,11 @@ from vision.geometry import (
     pose_from_points,
     undistort_pixels,
 )
-from vision.ocean_grid.calibration import PRINT_MATCH, TableCalibration, square_patch
+from vision.ocean_grid.calibration import PRINT_ALONE, PRINT_MATCH, TableCalibration, square_patch
 from vision.ocean_grid.classification import (
     BACK_FRACTION,
     FRAME_COVERED,
-    _back_fractions,
+    _back_mask,
     _frame_white,
     _patch,
 )
@@ -44,6 +44,7 @@ from vision.ocean_grid.detection import (
     _table_box,
 )
 from vision.ocean_grid.layout import TableLayout, _signed_distance, load_table_layout, locate
+from vision.ocean_grid.reach import FRAME_BACK_SAMPLES, arm_free, frame_back_count
 
 # A ship's mast foot within this distance of a square's edge is not placed (a guess either way).
 EDGE_MARGIN_MM = 6.0
@@ -281,11 +282,20 @@ def read_table_detailed(
     # is no marker to look for.
     back = calibration.back if calibration is not None else None
 
-    def back_fractions(patches: list[np.ndarray]) -> list[float]:
+    def back_pixels(pixels: np.ndarray) -> np.ndarray:
+        """Which pixels (any shape x 3) look like the back: the calibration's print, else the layout's."""
         if calibration is None or back is None:
-            return _back_fractions(patches, gains, layout)
-        got = back.accept(np.concatenate(patches, axis=0), calibration.read_gains(gains, white_ok))
+            return _back_mask(pixels, gains, layout)
+        return back.accept(pixels, calibration.read_gains(gains, white_ok))
+
+    def back_fractions(patches: list[np.ndarray]) -> list[float]:
+        got = back_pixels(np.concatenate(patches, axis=0))
         return got.reshape(len(patches), -1).mean(axis=1).tolist()
+
+    # Something of the back's colour on the frame, where no board lies, is an arm or a sleeve (a frame
+    # burnt out by a bright exposure hides a pale arm from the white test above).
+    back_on_frame = frame_back_count(image_bgr, layout, H, back_pixels)
+    occluded = occluded or back_on_frame >= FRAME_BACK_SAMPLES
 
     fractions = back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots])
     # The marker's spot on every square that does not show the back, cut out with a replicated margin
@@ -400,21 +410,42 @@ def read_table_detailed(
         if backs
         else {}
     )
+    # Face down by colour and print: no marker, the spot and the square's inside show the back.
+    matches: dict[int, float] = {}
+
+    def print_match(k: int) -> float:
+        if calibration is None:
+            return 1.0
+        if k not in matches:
+            matches[k] = calibration.print_match(image_bgr, H, layout, k)
+        return matches[k]
+
+    down = [k for k in backs if inside[k] >= INTERIOR_FRACTION and print_match(k) >= PRINT_MATCH]
+    # An arm of the back's colour over the table (seen on the frame): a square under it cannot be told
+    # face up or face down (`vision.ocean_grid.reach`). On a plain back (the calibration learned its
+    # colour and no print) colour is the only evidence, and an arm burnt out to white on the frame is
+    # not seen there: such a back must always be seen ending at the board's outline.
+    plain = calibration is not None and back is not None and calibration.print_template is None
+    if down and (plain or back_on_frame >= FRAME_BACK_SAMPLES):
+        down = arm_free(image_bgr, layout, H, back_pixels, down)
+    # The back's own print seen clearly over the square's inside is a face-down board where its colour is
+    # washed out (glare, a clipped or dim exposure): neither a face-up board's art nor a hand carries it.
+    by_print = (
+        [k for k in range(n_spots) if not names[k] and k not in down and print_match(k) >= PRINT_ALONE]
+        if calibration is not None and calibration.print_template is not None
+        else []
+    )
     for k, sq in enumerate(layout.squares):
-        frac = fractions[k]
         entry = {"square": sq.id, "face_up": None, "board": None, "confidence": 0.0}
         if len(names[k]) == 1:
             bname = names[k].pop()
             entry = {"square": sq.id, "face_up": True, "board": bname, "confidence": 0.99}
             seen_boards.setdefault(bname, []).append(k)
-        elif (
-            not names[k]
-            and frac >= BACK_FRACTION
-            and inside.get(k, 0.0) >= INTERIOR_FRACTION
-            and (calibration is None or calibration.print_match(image_bgr, H, layout, k) >= PRINT_MATCH)
-        ):
-            conf = min(frac, inside[k])
+        elif k in down:
+            conf = min(fractions[k], inside[k])
             entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(conf, 3)}
+        elif k in by_print:
+            entry = {"square": sq.id, "face_up": False, "board": None, "confidence": round(matches[k], 3)}
         boards_out.append(entry)
     for _bname, where in seen_boards.items():
         if len(where) > 1:  # one physical board cannot lie on two squares: one of them is a misread

@@ -59,9 +59,13 @@ class TableSession:
     back_bgr: tuple[int, int, int]
 
 
-def random_table_session(rng: np.random.Generator, hard: bool = False) -> TableSession:
+def random_table_session(
+    rng: np.random.Generator, hard: bool = False, skin_back: bool = False
+) -> TableSession:
     """A table's light, camera and back print (see the module docstring); `hard` the tuning side's
-    harsher draws (`_hard_light`)."""
+    harsher draws (`_hard_light`); `skin_back` a back print in the hands' own skin range (round 7's
+    tuning class: a hand over a board that colour alone cannot tell from the back), drawn after the
+    other draws so the rest of the session is the same as without it."""
     kelvin = _hard_kelvin(rng) if hard else float(rng.uniform(2700, 7500))
     wb = 1.0 / kelvin_rgb(kelvin + float(rng.normal(0, 600)))[::-1] * np.exp(rng.normal(0, 0.06, 3))
     lamp = (float(rng.uniform(-0.3, 1.3)), float(rng.uniform(-0.3, 1.3)))
@@ -69,13 +73,18 @@ def random_table_session(rng: np.random.Generator, hard: bool = False) -> TableS
         [[[rng.uniform(0, 180), rng.uniform(0.35, 0.9) * 255, rng.uniform(0.3, 0.75) * 255]]], np.uint8
     )
     back = tuple(int(v) for v in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    falloff = float(rng.uniform(0.2, 1.5))
+    level = _hard_level(rng) if hard else float(np.exp(rng.uniform(math.log(0.35), math.log(1.6))))
+    k1 = float(rng.uniform(-0.06, 0.0)) if hard else float(rng.uniform(-0.05, 0.03))
+    if skin_back:  # `vision.synth.common.draw_hand`'s skin range (B, G, R)
+        back = tuple(int(rng.uniform(lo, hi)) for lo, hi in ((90, 140), (130, 175), (180, 225)))
     return TableSession(
         kelvin=kelvin,
         wb=np.asarray(wb, np.float64),
         lamp_xy=lamp,
-        falloff=float(rng.uniform(0.2, 1.5)),
-        level=_hard_level(rng) if hard else float(np.exp(rng.uniform(math.log(0.35), math.log(1.6)))),
-        k1=float(rng.uniform(-0.06, 0.0)) if hard else float(rng.uniform(-0.05, 0.03)),
+        falloff=falloff,
+        level=level,
+        k1=k1,
         back_bgr=(back[0], back[1], back[2]),
     )
 
