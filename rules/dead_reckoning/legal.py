@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal, cast
 
-from contracts.grid import HARBOR, SQUARES, neighbours
+from contracts.grid import ADJACENT, HARBOR, SQUARES
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
 from rules.battle.resolve import outcome_of
 from rules.battle.simulate import random_record_played
@@ -227,6 +227,10 @@ def _cube_source_variants(
 # test_offer_templates.py plays random games and fails when one has changed. The dicts built afresh for
 # each state were 2.8 % of a Letters of Marque action (docs/bench/rules.md, "Letters of Marque, round 7").
 SET_SAILS: dict[str, Any] = {"type": "set_sails"}
+BUY: dict[str, Any] = {"type": "buy"}
+ATTACK_MERCHANT: dict[str, Any] = {"type": "attack_merchant"}
+ATTACK_BUILDING: dict[str, Any] = {"type": "attack_building"}
+MASTER_MERCHANT: dict[str, Any] = {"type": "master_merchant"}
 END_TURN: dict[str, Any] = {"type": "end_turn", "pirate": False, "sleeve": []}
 END_TURN_PIRATE: dict[str, Any] = {"type": "end_turn", "pirate": True, "sleeve": []}
 MOVE_TO: dict[str, dict[str, Any]] = {sq: {"type": "move", "path": [sq]} for sq in (*SQUARES, HARBOR)}
@@ -384,28 +388,33 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
         add(SET_SAILS)
     elif ship["sails"] > 0:  # one board at a time; not onto a second unexplored board this turn
         explored = turn["explored"]
-        for n in neighbours(at):
+        for n in ADJACENT[at]:
             if n == HARBOR:
                 add(MOVE_TO[n])
             elif not explored or grid[n]["board"] is not None:
-                pir = []  # = pirates_at; an order of fights only matters with two Pirate ships there
-                if len(pirates) > 1:
+                if len(pirates) > 1:  # an order of fights only matters with two Pirate ships there
+                    pir = []  # = pirates_at
                     for c in pirates:
                         if ps[c]["ship"]["at"] == n:
                             pir.append(c)
-                add({"type": "move", "path": [n], "fight_order": pir} if len(pir) > 1 else MOVE_TO[n])
+                    if len(pir) > 1:
+                        add({"type": "move", "path": [n], "fight_order": pir})
+                        continue
+                add(MOVE_TO[n])
     # Candidates below pass the engine's full checks: where the cheap tests in front of them are exactly
     # the check's (and `sure_ok` holds) they are offered as they are, otherwise through `offer`.
     holds = ship["holds"]
     on_ship = holds[0][0] + holds[1][0]
     here = grid[at] if at != HARBOR else None
     card_here = here["card"] if here else None
-    cands: list[dict[str, Any]] = []
+    # buy, attack and attack_merchant are filtered here with exactly their checks' tests
     if card_here and turn["bought"] < 2:
         if cat.cards[card_here]["cost"] <= on_ship:  # check_buy: the Ship pays (pay plan from the holds)
-            cands.append({"type": "buy"})
+            if sure_ok or offer(d, player, BUY, offers):
+                add(BUY)
         if "encounter" in cat.cards[card_here]:
-            cands.append({"type": "attack_merchant"})
+            if sure_ok or offer(d, player, ATTACK_MERCHANT, offers):
+                add(ATTACK_MERCHANT)
     flags = -1
     battled = turn["battled"]
     for c in rivals_here:
@@ -415,7 +424,9 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
                     flags = played_icons(cat, p, "attack_flag") - p["flags_used"]
                 if flags <= 0:
                     continue
-            cands.append({"type": "attack", "target": c})
+            a = {"type": "attack", "target": c}
+            if sure_ok or offer(d, player, a, offers):
+                add(a)
     # an opponent's Fort or Garrison here (`fortified_against`); attacking it is left to its check, which
     # also tests the blockade and the battles of the turn
     guarded = (
@@ -423,11 +434,8 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
         and isl["controller"] not in (None, player)
         and bool(isl["buildings"]["fort"] or isl["buildings"]["garrison"])
     )
-    if guarded:
-        cands.append({"type": "attack_building"})
-    for a in cands:  # buy, attack and attack_merchant were filtered above with exactly their checks' tests
-        if (sure_ok and a["type"] != "attack_building") or offer(d, player, a, offers):
-            add(a)
+    if guarded and offer(d, player, ATTACK_BUILDING, offers):
+        add(ATTACK_BUILDING)
     used = p["used"]
     cards = p["cards"]
     plans = cat.plan_memo
@@ -488,9 +496,9 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
                 if hold[1]:
                     add(UNLOAD_ALL[h][1][hold[1]])
     if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
-        mm = {"type": "master_merchant"}  # its check: Dock and Ship carry the 12 Cargo (pay plan)
-        if sure_ok or offer(d, player, mm, offers):
-            add(mm)
+        # its check: Dock and Ship carry the 12 Cargo (pay plan)
+        if sure_ok or offer(d, player, MASTER_MERCHANT, offers):
+            add(MASTER_MERCHANT)
     if p["set_aside"]:
         end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player)}
         add(end)

@@ -1,8 +1,8 @@
 """The generator's whole offers are shared, read-only: `legal.main_actions` offers the same dict objects
-(`SET_SAILS`, `END_TURN`, `MOVE_TO`, `LOAD_ONE`, `UNLOAD_ALL`, a card's `card_offers`, an ability's offer
-in its `offer_plan`) in every state, so an offered action edited by anyone would change what later states
-offer. These tests play random games (base, Letters of Marque and Deep Legends; in place and copying; seeds
-beyond the benchmark's) and fail when any shared offer differs from what it was built as
+(`SET_SAILS`, `BUY`, `END_TURN`, `MOVE_TO`, `LOAD_ONE`, `UNLOAD_ALL`, a card's `card_offers`, an ability's
+offer in its `offer_plan`) in every state, so an offered action edited by anyone would change what later
+states offer. These tests play random games (base, Letters of Marque and Deep Legends; in place and
+copying; seeds beyond the benchmark's) and fail when any shared offer differs from what it was built as
 (docs/bench/rules.md, "Letters of Marque, round 7")."""
 
 from __future__ import annotations
@@ -25,6 +25,10 @@ def _edited(cat: Catalog) -> list[str]:
     bad = []
     fixed: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         ("SET_SAILS", legal.SET_SAILS, {"type": "set_sails"}),
+        ("BUY", legal.BUY, {"type": "buy"}),
+        ("ATTACK_MERCHANT", legal.ATTACK_MERCHANT, {"type": "attack_merchant"}),
+        ("ATTACK_BUILDING", legal.ATTACK_BUILDING, {"type": "attack_building"}),
+        ("MASTER_MERCHANT", legal.MASTER_MERCHANT, {"type": "master_merchant"}),
         ("END_TURN", legal.END_TURN, {"type": "end_turn", "pirate": False, "sleeve": []}),
         ("END_TURN_PIRATE", legal.END_TURN_PIRATE, {"type": "end_turn", "pirate": True, "sleeve": []}),
     ]
