@@ -424,7 +424,7 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
                     flags = played_icons(cat, p, "attack_flag") - p["flags_used"]
                 if flags <= 0:
                     continue
-            a = {"type": "attack", "target": c}
+            a: dict[str, Any] = {"type": "attack", "target": c}
             if sure_ok or offer(d, player, a, offers):
                 add(a)
     # an opponent's Fort or Garrison here (`fortified_against`); attacking it is left to its check, which
