@@ -71,9 +71,13 @@ class Catalog:
     # icons (`card_icons`), abilities (`card_abilities`), ability offers (`legal.offer_plan`); read-only
     icons_memo: dict[tuple[Any, ...], dict[str, int]] = field(default_factory=dict)
     abilities_memo: dict[tuple[Any, ...], list[tuple[str, dict[str, Any]]]] = field(default_factory=dict)
-    plan_memo: dict[tuple[Any, ...], list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]] = (
-        field(default_factory=dict)
-    )
+    plan_memo: dict[
+        tuple[Any, ...], list[tuple[str, dict[str, Any], int | None, dict[str, Any], dict[str, Any] | None]]
+    ] = field(default_factory=dict)
+    # the offers naming one Sailor card by its id, (`play_card`, `level_up`) (`legal.card_offers`): shared
+    # read-only by every offered list, like the other whole offers of `legal` (an offered action is never
+    # edited); they depend on the id alone, so a catalogue derived from this one may share them
+    card_offers: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
 
 
 def _fail(where: str, card: str | None, fld: str, msg: str) -> CardFileError:

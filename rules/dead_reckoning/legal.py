@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal, cast
 
-from contracts.grid import HARBOR, SQUARES, neighbours
+from contracts.grid import ADJACENT, HARBOR, SQUARES
 from rules.battle.contract import BattleOutcome, BattleSetup, SideResult
 from rules.battle.resolve import outcome_of
 from rules.battle.simulate import random_record_played
@@ -220,12 +220,48 @@ def _cube_source_variants(
     return [a]
 
 
+# Whole offers that carry nothing a state decides beyond what they name (a Sailor card, a square, a hold and
+# an amount): built once and shared, read-only, by every state's offered list, as the tablets and the
+# benchmark receive them. An offered action is never edited, by the rules or by their callers (a caller
+# wanting another action builds its own: docs/rules-engine.md); tests/rules/dead_reckoning/
+# test_offer_templates.py plays random games and fails when one has changed. The dicts built afresh for
+# each state were 2.8 % of a Letters of Marque action (docs/bench/rules.md, "Letters of Marque, round 7").
+SET_SAILS: dict[str, Any] = {"type": "set_sails"}
+BUY: dict[str, Any] = {"type": "buy"}
+ATTACK_MERCHANT: dict[str, Any] = {"type": "attack_merchant"}
+ATTACK_BUILDING: dict[str, Any] = {"type": "attack_building"}
+MASTER_MERCHANT: dict[str, Any] = {"type": "master_merchant"}
+END_TURN: dict[str, Any] = {"type": "end_turn", "pirate": False, "sleeve": []}
+END_TURN_PIRATE: dict[str, Any] = {"type": "end_turn", "pirate": True, "sleeve": []}
+MOVE_TO: dict[str, dict[str, Any]] = {sq: {"type": "move", "path": [sq]} for sq in (*SQUARES, HARBOR)}
+# per hold: loading one Cargo, one Coin; unloading n Cargo, n Coins (n up to 9: any hold's count)
+LOAD_ONE: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = tuple(
+    ({"type": "load", "hold": h, "cargo": 1}, {"type": "load", "hold": h, "coins": 1}) for h in (0, 1)
+)
+UNLOAD_ALL: tuple[tuple[tuple[dict[str, Any], ...], tuple[dict[str, Any], ...]], ...] = tuple(
+    (
+        tuple({"type": "unload", "hold": h, "cargo": n} for n in range(10)),
+        tuple({"type": "unload", "hold": h, "coins": n} for n in range(10)),
+    )
+    for h in (0, 1)
+)
+
+
+def card_offers(cat: Catalog, cid: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The shared offers naming the Sailor card `cid`: playing it, levelling it up (`Catalog.card_offers`)."""
+    got = cat.card_offers.get(cid)
+    if got is None:
+        got = cat.card_offers[cid] = ({"type": "play_card", "card": cid}, {"type": "level_up", "card": cid})
+    return got
+
+
 def offer_plan(
     cat: Catalog, cid: str, card: SailorCard
-) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]]:
+) -> list[tuple[str, dict[str, Any], int | None, dict[str, Any], dict[str, Any] | None]]:
     """The ability offers a played card can make outside battle, in offer order: (ability id, ability,
-    choice index or None, the effect alternative, whether `always_passes` vouches for it). Memoised on
-    what the card is, like `card_abilities` (read-only)."""
+    choice index or None, the effect alternative, and where `always_passes` vouches for it, its whole offer
+    with no arguments, shared like the other whole offers above). Memoised on what the card is, like
+    `card_abilities` (read-only)."""
     sl = card["slots"]
     key = (cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
     got = cat.plan_memo.get(key)
@@ -235,11 +271,14 @@ def offer_plan(
             if "battle" in ab:
                 continue
             if "choice" in ab:
-                got += [(aid, ab, i, alt, always_passes(alt)) for i, alt in enumerate(ab["choice"])]
+                for i, alt in enumerate(ab["choice"]):
+                    sure = {"type": "use_ability", "ability": aid, "choice": i, "args": {}}
+                    got.append((aid, ab, i, alt, sure if always_passes(alt) else None))
             else:
-                got.append((aid, ab, None, ab, always_passes(ab)))
+                sure = {"type": "use_ability", "ability": aid, "args": {}}
+                got.append((aid, ab, None, ab, sure if always_passes(ab) else None))
         cat.plan_memo[key] = got
-    plan: list[tuple[str, dict[str, Any], int | None, dict[str, Any], bool]] = got
+    plan: list[tuple[str, dict[str, Any], int | None, dict[str, Any], dict[str, Any] | None]] = got
     return plan
 
 
@@ -324,13 +363,14 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     add = out.append
     hand = p["hand"]
+    by_card = cat.card_offers  # (play_card, level_up) per card id, shared
     if p["level_up"]:
         cards = p["cards"]
         for c in hand:
             if cards[c]["level"] < 4:
-                add({"type": "level_up", "card": c})
+                add((by_card.get(c) or card_offers(cat, c))[1])
     for c in hand:
-        add({"type": "play_card", "card": c})
+        add((by_card.get(c) or card_offers(cat, c))[0])
     grid = d["grid"]
     isl = grid[at]["island"] if at != HARBOR else None
     # the opponents' Ships, read once in seat order: those here (attack candidates, the blockade) and those
@@ -345,35 +385,36 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
             if s["pirate"]:
                 pirates.append(c)
     if not turn["sails_set"]:
-        add({"type": "set_sails"})
+        add(SET_SAILS)
     elif ship["sails"] > 0:  # one board at a time; not onto a second unexplored board this turn
         explored = turn["explored"]
-        for n in neighbours(at):
+        for n in ADJACENT[at]:
             if n == HARBOR:
-                add({"type": "move", "path": [n]})
+                add(MOVE_TO[n])
             elif not explored or grid[n]["board"] is not None:
-                pir = []  # = pirates_at; an order of fights only matters with two Pirate ships there
-                if len(pirates) > 1:
+                if len(pirates) > 1:  # an order of fights only matters with two Pirate ships there
+                    pir = []  # = pirates_at
                     for c in pirates:
                         if ps[c]["ship"]["at"] == n:
                             pir.append(c)
-                add(
-                    {"type": "move", "path": [n], "fight_order": pir}
-                    if len(pir) > 1
-                    else {"type": "move", "path": [n]}
-                )
+                    if len(pir) > 1:
+                        add({"type": "move", "path": [n], "fight_order": pir})
+                        continue
+                add(MOVE_TO[n])
     # Candidates below pass the engine's full checks: where the cheap tests in front of them are exactly
     # the check's (and `sure_ok` holds) they are offered as they are, otherwise through `offer`.
     holds = ship["holds"]
     on_ship = holds[0][0] + holds[1][0]
     here = grid[at] if at != HARBOR else None
     card_here = here["card"] if here else None
-    cands: list[dict[str, Any]] = []
+    # buy, attack and attack_merchant are filtered here with exactly their checks' tests
     if card_here and turn["bought"] < 2:
         if cat.cards[card_here]["cost"] <= on_ship:  # check_buy: the Ship pays (pay plan from the holds)
-            cands.append({"type": "buy"})
+            if sure_ok or offer(d, player, BUY, offers):
+                add(BUY)
         if "encounter" in cat.cards[card_here]:
-            cands.append({"type": "attack_merchant"})
+            if sure_ok or offer(d, player, ATTACK_MERCHANT, offers):
+                add(ATTACK_MERCHANT)
     flags = -1
     battled = turn["battled"]
     for c in rivals_here:
@@ -383,7 +424,9 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
                     flags = played_icons(cat, p, "attack_flag") - p["flags_used"]
                 if flags <= 0:
                     continue
-            cands.append({"type": "attack", "target": c})
+            a: dict[str, Any] = {"type": "attack", "target": c}
+            if sure_ok or offer(d, player, a, offers):
+                add(a)
     # an opponent's Fort or Garrison here (`fortified_against`); attacking it is left to its check, which
     # also tests the blockade and the battles of the turn
     guarded = (
@@ -391,11 +434,8 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
         and isl["controller"] not in (None, player)
         and bool(isl["buildings"]["fort"] or isl["buildings"]["garrison"])
     )
-    if guarded:
-        cands.append({"type": "attack_building"})
-    for a in cands:  # buy, attack and attack_merchant were filtered above with exactly their checks' tests
-        if (sure_ok and a["type"] != "attack_building") or offer(d, player, a, offers):
-            add(a)
+    if guarded and offer(d, player, ATTACK_BUILDING, offers):
+        add(ATTACK_BUILDING)
     used = p["used"]
     cards = p["cards"]
     plans = cat.plan_memo
@@ -405,15 +445,11 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
         plan = plans.get(
             (cid, card["sailor"], card["level"], sl["top"], sl["middle"], sl["bottom"])
         ) or offer_plan(cat, cid, card)
-        for aid, ab, choice, alt, sure_alt in plan:
+        for aid, ab, choice, alt, sure in plan:
             if aid in used:
                 continue
-            if sure_ok and sure_alt:  # never hopeless, and no arguments to choose
-                add(
-                    {"type": "use_ability", "ability": aid, "args": {}}
-                    if choice is None
-                    else {"type": "use_ability", "ability": aid, "choice": choice, "args": {}}
-                )
+            if sure_ok and sure is not None:  # never hopeless, and no arguments to choose
+                add(sure)
             elif not _hopeless(alt, at, isl, ship):
                 args = _ability_args(d, player, alt)
                 a = (
@@ -446,26 +482,32 @@ def main_actions(d: State, player: str, offers: Offers) -> list[dict[str, Any]]:
         for h in (0, 1):
             hold = holds[h]
             if hold[0] + hold[1] + (other[h] if other else 0) < HOLD_CAP[h]:
+                one_cargo, one_coin = LOAD_ONE[h]
                 if at == HARBOR and p["dock"]:
-                    add({"type": "load", "hold": h, "cargo": 1})
+                    add(one_cargo)
                 if mine and isl is not None:
                     if isl["cargo"]:
-                        add({"type": "load", "hold": h, "cargo": 1})
+                        add(one_cargo)
                     if isl["coins"]:
-                        add({"type": "load", "hold": h, "coins": 1})
+                        add(one_coin)
             if not guarded:
                 if hold[0]:
-                    add({"type": "unload", "hold": h, "cargo": hold[0]})
+                    add(UNLOAD_ALL[h][0][hold[0]])
                 if hold[1]:
-                    add({"type": "unload", "hold": h, "coins": hold[1]})
+                    add(UNLOAD_ALL[h][1][hold[1]])
     if p["dock"] + on_ship >= 12 and player not in d["achievements"]["master_merchant"]:
-        mm = {"type": "master_merchant"}  # its check: Dock and Ship carry the 12 Cargo (pay plan)
-        if sure_ok or offer(d, player, mm, offers):
-            add(mm)
-    end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player) if p["set_aside"] else []}
-    add(end)
-    if at != HARBOR:
-        add({**end, "pirate": True})
+        # its check: Dock and Ship carry the 12 Cargo (pay plan)
+        if sure_ok or offer(d, player, MASTER_MERCHANT, offers):
+            add(MASTER_MERCHANT)
+    if p["set_aside"]:
+        end = {"type": "end_turn", "pirate": False, "sleeve": _sleeve_plan(d, player)}
+        add(end)
+        if at != HARBOR:
+            add({**end, "pirate": True})
+    else:
+        add(END_TURN)
+        if at != HARBOR:
+            add(END_TURN_PIRATE)
     return out
 
 
