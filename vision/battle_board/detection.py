@@ -135,7 +135,7 @@ class BoardDetection:
                 zones=zone_mask(layout, self.palette.reference.shape[1::-1]),
             )
             self._lut_bg = self._lut  # where the reference has nothing (swatch spots): the board's colours
-            self._lut = build_lut(Palette(colors=self.palette.colors))
+            self._lut = build_lut(Palette(colors=self.palette.colors, white=self.palette.white))
         self._lit_models, self._lit_bins = _lit_tables(self.palette, self._lut)
         self._build_maps()
         self._marker_ids = {m.id for m in layout.markers}
