@@ -189,43 +189,64 @@ def _residual(
     for a colour the white cannot wash out, also a lit face under a sheen: alpha * colour + beta * white
     (alpha SHEEN_ALPHA_MIN..ALPHA_MAX, beta 0..SHEEN_MAX: the varnish reflecting the lamp), taken where it
     explains the pixel better in units of its width, which is SHEEN_TOL of the plain face's."""
+    resid, tol = _line_residual(pixels, model)
+    if white is None:
+        return resid, tol
+    under, _, _, r_s, t_s = _sheen_parts(pixels, model, np.asarray(white, np.float32), resid, tol)
+    if under is None:
+        return resid, tol
+    return np.where(under, r_s, resid), np.where(under, t_s, tol)
+
+
+def _line_residual(pixels: np.ndarray, model: ColorModel) -> tuple[np.ndarray, np.ndarray]:
     mu = model.bgr.astype(np.float32)
     mm = float(mu @ mu)
     alpha = np.clip(pixels @ mu / mm, ALPHA_MIN, ALPHA_MAX)
     resid = np.linalg.norm(pixels - alpha[:, None] * mu[None, :], axis=1)
     # Tolerance: sensor noise plus a share of the face's brightness (colour shifts at edges, JPEG chroma).
     tol = 4.0 + 0.5 * model.spread + 0.05 * alpha * float(np.sqrt(mm))
-    if white is not None:
-        w = np.asarray(white, np.float32)
-        sine = float(np.linalg.norm(np.cross(mu, w))) / (float(np.linalg.norm(mu) * np.linalg.norm(w)) + 1e-6)
-        if sine >= SHEEN_MIN_SINE:
-            fit, a_s = _nearest_under_sheen(pixels, mu, w)
-            r_s = np.linalg.norm(pixels - fit, axis=1)
-            # A sheen adds brightness but no colour: its width is the face's own, narrowed (a grey thing
-            # is otherwise within reach of a dull colour's pale top).
-            t_s = SHEEN_TOL * (4.0 + 0.5 * model.spread + 0.05 * a_s * float(np.sqrt(mm)))
-            better = r_s * tol < resid * t_s
-            resid, tol = np.where(better, r_s, resid), np.where(better, t_s, tol)
     return resid, tol
 
 
-def _nearest_under_sheen(pixels: np.ndarray, mu: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _sheen_parts(
+    pixels: np.ndarray, model: ColorModel, w: np.ndarray, resid: np.ndarray, tol: np.ndarray
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(where the sheen explains better, alpha, beta, its residual, its width); None first for a colour
+    that takes no sheen."""
+    mu = model.bgr.astype(np.float32)
+    mm = float(mu @ mu)
+    sine = float(np.linalg.norm(np.cross(mu, w))) / (float(np.linalg.norm(mu) * np.linalg.norm(w)) + 1e-6)
+    if sine < SHEEN_MIN_SINE:
+        return None, resid, resid, resid, tol
+    fit, a_s, b_s = _nearest_under_sheen(pixels, mu, w)
+    r_s = np.linalg.norm(pixels - fit, axis=1)
+    # A sheen adds brightness but no colour: its width is the face's own, narrowed (a grey thing is
+    # otherwise within reach of a dull colour's pale top).
+    t_s = SHEEN_TOL * (4.0 + 0.5 * model.spread + 0.05 * a_s * float(np.sqrt(mm)))
+    return (r_s * tol < resid * t_s) & (b_s > 0), a_s, b_s, r_s, t_s
+
+
+def _nearest_under_sheen(
+    pixels: np.ndarray, mu: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The point alpha * mu + beta * w (alpha SHEEN_ALPHA_MIN..ALPHA_MAX, beta 0..SHEEN_MAX) nearest each
-    pixel, and its alpha. Exact: a convex problem in two unknowns, so the nearest point is the free
+    pixel, its alpha and its beta. Exact: a convex problem in two unknowns, so the nearest point is the free
     least-squares point when that lies inside the bounds, else the nearest point of one of the four edges."""
     mm, ww, mw = float(mu @ mu), float(w @ w), float(mu @ w)
     pm, pw = pixels @ mu, pixels @ w
     best = np.zeros_like(pixels, dtype=np.float32)
     best_a = np.zeros(len(pixels), np.float32)
+    best_b = np.zeros(len(pixels), np.float32)
     best_d = np.full(len(pixels), np.inf, np.float32)
 
     def consider(a: np.ndarray, b: np.ndarray, ok: np.ndarray | bool = True) -> None:
-        nonlocal best, best_a, best_d
+        nonlocal best, best_a, best_b, best_d
         f = a[:, None] * mu[None, :] + b[:, None] * w[None, :]
         d = np.where(ok, ((pixels - f) ** 2).sum(axis=1), np.inf)
         better = d < best_d
         best = np.where(better[:, None], f, best)
         best_a = np.where(better, a, best_a)
+        best_b = np.where(better, b, best_b)
         best_d = np.where(better, d, best_d)
 
     det = mm * ww - mw * mw
@@ -238,7 +259,7 @@ def _nearest_under_sheen(pixels: np.ndarray, mu: np.ndarray, w: np.ndarray) -> t
     for a0 in (SHEEN_ALPHA_MIN, ALPHA_MAX):  # the two edges in alpha
         b = np.clip((pw - a0 * mw) / ww, 0.0, SHEEN_MAX)
         consider(np.full_like(b, a0), b)
-    return best, best_a
+    return best, best_a, best_b
 
 
 def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
