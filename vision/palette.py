@@ -42,6 +42,7 @@ SHEEN_ALPHA_MIN = 0.5
 SHEEN_MIN_SINE = 0.2
 # ... and explained that much more tightly than a plain face (a share of its width)
 SHEEN_TOL = 0.5
+GLOSS_NOISE = 6.0  # BGR units a channel must move from the board's to count as brighter or darker
 
 
 class PaletteError(ValueError):
@@ -120,6 +121,32 @@ class Palette:
             **({"meta": self.meta} if self.meta else {}),
             **({"board_reference_png": _png_b64(self.reference)} if self.reference is not None else {}),
         }
+
+    def lit_body(self, k: int, pixels: np.ndarray, board: np.ndarray | None = None) -> np.ndarray:
+        """`pixels` (N, 3 BGR, under the calibration's light) as colour `k`'s (0-based) lit face with a
+        sheen of the light taken off, where that is what they are: where a lit face plus a sheen of this
+        light's white explains a pixel better than the plain face (as in the lookup table), the face's
+        part brought to the swatch's brightness; elsewhere the pixel. What a colour's distribution
+        (`ColorModel.mahalanobis2`) is tested on. With `board` (the bare board under each pixel, N x 3),
+        not where the pixel is that board plus light of the white's colour (the print's own gloss, which
+        a cube's sheen over print of its colour cannot be told from), nor where it is darker than the
+        board in every channel (a shadow there is as likely, and the plain face is tested anyway)."""
+        px = np.asarray(pixels, np.float32)
+        if self.white is None:
+            return px
+        w = np.asarray(self.white, np.float32)
+        c = self.colors[k]
+        resid, tol = _line_residual(px, c)
+        under, alpha, beta, _, _ = _sheen_parts(px, c, w, resid, tol)
+        if under is None:
+            return px
+        if board is not None:
+            # Only where the channels moved apart from the board's: all brighter is the print's gloss,
+            # all darker its shadow, both as likely there as a cube (and the plain face is tested anyway).
+            added = px - np.asarray(board, np.float32)
+            under = under & (added.min(axis=1) < -GLOSS_NOISE) & (added.max(axis=1) > GLOSS_NOISE)
+        body = np.maximum(px - beta[:, None] * w[None, :], 0.0) / np.maximum(alpha, 1e-3)[:, None]
+        return np.where(under[:, None], body, px)
 
     def lut(self) -> np.ndarray:
         """Label (0 background, 1..n colours, n+1 unknown vivid colour) of every quantised BGR bin."""

@@ -149,3 +149,21 @@ def test_a_bad_white_is_one_clear_sentence() -> None:
     data["white_bgr"] = [0, 0, 0]
     with pytest.raises(PaletteError, match="not all 0"):
         load_palette(data)
+
+
+def test_the_lit_test_sees_a_sheened_face_over_print_of_another_hue_but_not_gloss_or_shadow() -> None:
+    """Tuning design 8352, scene 0: a green cube under a cold spot, its top (127, 161, 113) over bluish
+    print (174, 123, 106): far from the swatch's distribution as it is (the print test had dropped it as
+    the print under a colour cast), near it with the sheen taken off. Over a print that the pixel is
+    brighter than in every channel (the print's own gloss: tuning design 8002, an ochre print under a
+    glare read as two yellow cubes) or darker in every channel (its shadow), the pixel is left as it is."""
+    green = ColorModel("green", np.array([73.0, 123.0, 62.0]), 3.0, cov=np.diag([0.001, 0.0003, 0.0017]))
+    palette = Palette(colors=[green], white=np.array([205.0, 202.0, 187.0]))
+    top = np.array([[127.0, 161.0, 113.0]], np.float32)
+    assert green.mahalanobis2(top)[0] > 16.3  # LIT_MAHALANOBIS2: not its lit face as it is
+    body = palette.lit_body(0, top, np.array([[174.0, 123.0, 106.0]]))
+    assert green.mahalanobis2(body)[0] < 16.3
+    for board in ([110.0, 140.0, 100.0], [140.0, 180.0, 130.0]):  # brighter / darker than the pixel
+        np.testing.assert_array_equal(palette.lit_body(0, top, np.array([board])), top)
+    # No white learned (palettes made before it): the pixel as it is.
+    np.testing.assert_array_equal(Palette(colors=[green]).lit_body(0, top, top), top)
