@@ -123,14 +123,19 @@ class Palette:
         }
 
     def lit_body(self, k: int, pixels: np.ndarray, board: np.ndarray | None = None) -> np.ndarray:
-        """`pixels` (N, 3 BGR, under the calibration's light) as colour `k`'s (0-based) lit face with a
-        sheen of the light taken off, where that is what they are: where a lit face plus a sheen of this
-        light's white explains a pixel better than the plain face (as in the lookup table), the face's
-        part brought to the swatch's brightness; elsewhere the pixel. What a colour's distribution
-        (`ColorModel.mahalanobis2`) is tested on. With `board` (the bare board under each pixel, N x 3),
-        not where the pixel is that board plus light of the white's colour (the print's own gloss, which
-        a cube's sheen over print of its colour cannot be told from), nor where it is darker than the
-        board in every channel (a shadow there is as likely, and the plain face is tested anyway)."""
+        """`pixels` (N, 3 BGR, under the calibration's light) as colour `k`'s (0-based) lit face would
+        show without the light's sheen, where that is what they are; elsewhere the pixels. What a
+        colour's distribution (`ColorModel.mahalanobis2`) is tested on.
+
+        A colour with a hue: where a lit face plus a sheen of this light's white explains a pixel better
+        than the plain face (as in the lookup table), the face's part brought to the swatch's brightness.
+        A colour without one (black): a sheen over it is only a brighter grey, so a pixel brighter than
+        the swatch is brought to the swatch's brightness (its chroma is what is tested), where it is no
+        brighter than the bare board: black is told by low chroma and being darker than the print, not
+        by a grey level. With `board` (the bare board under each pixel, N x 3), a colour with a hue only
+        where the pixel is brighter than that board in some channel and darker in another: a pixel
+        brighter in all may be the print's own gloss (which a cube's sheen over print of its colour
+        cannot be told from), one darker in all its shadow."""
         px = np.asarray(pixels, np.float32)
         if self.white is None:
             return px
@@ -138,11 +143,14 @@ class Palette:
         c = self.colors[k]
         resid, tol = _line_residual(px, c)
         under, alpha, beta, _, _ = _sheen_parts(px, c, w, resid, tol)
+        brightness = px.sum(axis=1)
         if under is None:
-            return px
+            face = float(c.bgr.sum())
+            grey = brightness > face
+            if board is not None:
+                grey &= brightness <= np.asarray(board, np.float32).sum(axis=1)
+            return np.where(grey[:, None], px * (face / np.maximum(brightness, 1.0))[:, None], px)
         if board is not None:
-            # Only where the channels moved apart from the board's: all brighter is the print's gloss,
-            # all darker its shadow, both as likely there as a cube (and the plain face is tested anyway).
             added = px - np.asarray(board, np.float32)
             under = under & (added.min(axis=1) < -GLOSS_NOISE) & (added.max(axis=1) > GLOSS_NOISE)
         body = np.maximum(px - beta[:, None] * w[None, :], 0.0) / np.maximum(alpha, 1e-3)[:, None]

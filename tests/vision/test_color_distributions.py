@@ -167,3 +167,19 @@ def test_the_lit_test_sees_a_sheened_face_over_print_of_another_hue_but_not_glos
         np.testing.assert_array_equal(palette.lit_body(0, top, np.array([board])), top)
     # No white learned (palettes made before it): the pixel as it is.
     np.testing.assert_array_equal(Palette(colors=[green]).lit_body(0, top, top), top)
+
+
+def test_black_is_told_by_low_chroma_and_being_darker_than_the_print_not_by_a_grey_level() -> None:
+    """Tuning design 8350, scene 1: a black cube's top under a soft box (112, 110, 107), the swatch's
+    (72, 66, 65), over green print (115, 168, 109): a brighter grey than the swatch, far from black's
+    distribution by its grey level alone; brought to the swatch's brightness, its chroma is black's.
+    Not over a print it is brighter than (a grey glare there is no black cube)."""
+    black = ColorModel("black", np.array([72.0, 66.0, 65.0]), 3.7, cov=np.diag([0.0011, 0.0016, 0.0012]))
+    palette = Palette(colors=[black], white=np.array([228.0, 227.0, 223.0]))
+    top = np.array([[112.0, 110.0, 107.0]], np.float32)
+    assert black.mahalanobis2(top)[0] > 16.3
+    assert black.mahalanobis2(palette.lit_body(0, top, np.array([[115.0, 168.0, 109.0]])))[0] < 16.3
+    np.testing.assert_array_equal(palette.lit_body(0, top, np.array([[90.0, 100.0, 90.0]])), top)
+    # A colour cast is no black, whatever its brightness.
+    warm = np.array([[90.0, 110.0, 140.0]], np.float32)
+    assert black.mahalanobis2(palette.lit_body(0, warm, np.array([[200.0, 200.0, 200.0]])))[0] > 16.3
