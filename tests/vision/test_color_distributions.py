@@ -161,12 +161,12 @@ def test_the_lit_test_sees_a_sheened_face_over_print_of_another_hue_but_not_glos
     palette = Palette(colors=[green], white=np.array([205.0, 202.0, 187.0]))
     top = np.array([[127.0, 161.0, 113.0]], np.float32)
     assert green.mahalanobis2(top)[0] > 16.3  # LIT_MAHALANOBIS2: not its lit face as it is
-    body = palette.lit_body(0, top, np.array([[174.0, 123.0, 106.0]]))
+    body = palette.lit_body(0, top.T, np.array([[174.0, 123.0, 106.0]]).T).T
     assert green.mahalanobis2(body)[0] < 16.3
     for board in ([110.0, 140.0, 100.0], [140.0, 180.0, 130.0]):  # brighter / darker than the pixel
-        np.testing.assert_array_equal(palette.lit_body(0, top, np.array([board])), top)
+        np.testing.assert_array_equal(palette.lit_body(0, top.T, np.array([board]).T).T, top)
     # No white learned (palettes made before it): the pixel as it is.
-    np.testing.assert_array_equal(Palette(colors=[green]).lit_body(0, top, top), top)
+    np.testing.assert_array_equal(Palette(colors=[green]).lit_body(0, top.T, top.T).T, top)
 
 
 def test_black_is_told_by_low_chroma_and_being_darker_than_the_print_not_by_a_grey_level() -> None:
@@ -178,8 +178,8 @@ def test_black_is_told_by_low_chroma_and_being_darker_than_the_print_not_by_a_gr
     palette = Palette(colors=[black], white=np.array([228.0, 227.0, 223.0]))
     top = np.array([[112.0, 110.0, 107.0]], np.float32)
     assert black.mahalanobis2(top)[0] > 16.3
-    assert black.mahalanobis2(palette.lit_body(0, top, np.array([[115.0, 168.0, 109.0]])))[0] < 16.3
-    np.testing.assert_array_equal(palette.lit_body(0, top, np.array([[90.0, 100.0, 90.0]])), top)
+    assert black.mahalanobis2(palette.lit_body(0, top.T, np.array([[115.0, 168.0, 109.0]]).T).T)[0] < 16.3
+    np.testing.assert_array_equal(palette.lit_body(0, top.T, np.array([[90.0, 100.0, 90.0]]).T).T, top)
     # A colour cast is no black, whatever its brightness.
     warm = np.array([[90.0, 110.0, 140.0]], np.float32)
-    assert black.mahalanobis2(palette.lit_body(0, warm, np.array([[200.0, 200.0, 200.0]])))[0] > 16.3
+    assert black.mahalanobis2(palette.lit_body(0, warm.T, np.array([[200.0, 200.0, 200.0]]).T).T)[0] > 16.3
