@@ -135,7 +135,9 @@ def test_the_white_is_learned_from_the_markers_and_follows_the_photos_colour(ses
     np.testing.assert_allclose(ratio, [1 / 0.9, 1.0, 0.75 / 0.9], rtol=0.05)
     path = tmp_path / "palette.json"
     path.write_text(json.dumps(other.to_json()))
-    np.testing.assert_allclose(load_palette(path).white, other.white, atol=0.01)
+    again = load_palette(path).white
+    assert again is not None
+    np.testing.assert_allclose(again, other.white, atol=0.01)
 
 
 def test_a_bad_white_is_one_clear_sentence() -> None:
