@@ -180,6 +180,7 @@ def learn_palette(
         colors=models,
         background_bins=background_bins_from_pixels(board_px),
         meta={"layout": layout.name, "swatches": [m.name for m in models], "reference": "bare"},
+        white=markers_white(flat, layout, s),
         reference=ref,
     )
     # A cube colour the board itself shows (a red print under a red cube) would be missed: say so.
@@ -199,6 +200,31 @@ def learn_palette(
                 crops,
             )
     return palette
+
+
+def markers_white(flat: np.ndarray, layout: BoardLayout, s: float) -> np.ndarray | None:
+    """The light's colour as this photo shows it: the white cells of the ArUco markers (every marker has
+    some; the board's paper may be any colour), the brightest third of each marker's inside, its median
+    over the markers; None when no marker shows. Pixels with a channel at or past 250 are clipped (their
+    colour is biased towards grey) and are used only where a marker shows no other."""
+    whites = []
+    h, w = flat.shape[:2]
+    for m in layout.markers:
+        c = np.asarray(m.corners_mm, np.float64)
+        centre = c.mean(axis=0)
+        inner = centre + (c - centre) * 0.75  # inside the black border, away from the edge's blur
+        mask: np.ndarray = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(inner * s).astype(np.int32), 255)
+        px = flat[mask > 0].reshape(-1, 3).astype(np.float32)
+        if len(px) < 20:
+            continue
+        bright = px[px.sum(axis=1) >= np.percentile(px.sum(axis=1), 67)]
+        unclipped = bright[bright.max(axis=1) < 250]
+        whites.append(np.median(unclipped if len(unclipped) >= 10 else bright, axis=0))
+    if not whites:
+        return None
+    white = np.median(np.array(whites), axis=0)
+    return np.round(white.astype(np.float64), 2) if white.sum() >= 30 else None
 
 
 def bare_board(ref: np.ndarray, layout: BoardLayout, pose: Any) -> np.ndarray:

@@ -1,10 +1,12 @@
 """Cube colour palettes (`smart-table/palette@1`) and the per-pixel colour classifier built from one.
 
 A palette holds, per cube colour, the BGR colour of a lit top face learned under the current light
-(see `calibration.colors`), plus the colours the empty board shows under that light. A pixel belongs
-to a cube colour when it lies near the line from black to that colour (shaded faces of one cube are
-scaled copies of its lit face) and is not a colour the board itself shows. Owns the format and the
-lookup table; the learning lives in `calibration`.
+(see `calibration.colors`), plus the colours the empty board shows under that light and the colour of
+that light itself (the markers' white in the calibration photo). A pixel belongs to a cube colour when
+it lies near that colour's face under this light: a scaled copy of the lit face (shaded sides), plus up
+to a share of the light's own colour (the sheen of a varnished top: a highlight is brighter and paler
+with the same hue; the dichromatic model), and is not a colour the board itself shows. Owns the format
+and the lookup table; the learning lives in `calibration`.
 """
 
 from __future__ import annotations
@@ -27,6 +29,20 @@ ALPHA_MIN, ALPHA_MAX = 0.33, 1.45
 STRONG_BGR = (
     10.5  # see build_lut: a bin this near a cube colour's line is that colour even if the board shows it
 )
+# The most sheen a cube's face may add, as a share of the light's white (the markers' white in the
+# calibration photo): a varnished top under a lamp shows the lamp's colour over its own (tuning set
+# 8350-8353: up to about half the white); more than this is a white or grey thing, no cube.
+SHEEN_MAX = 0.6
+# ... over a face lit at least this much (a sheen is the lamp seen in a lit top face, never in a shaded side;
+# below it a grey would pass for a pale cube colour)
+SHEEN_ALPHA_MIN = 0.5
+# ... and only for a colour whose hue the white cannot wash out: its direction in BGR at least this far
+# (sine of the angle) from the white's. Black and grey are scaled copies of the white: a sheen over them
+# is just a grey, which the shading line already covers as far as it can be told from the board.
+SHEEN_MIN_SINE = 0.2
+# ... and explained that much more tightly than a plain face (a share of its width)
+SHEEN_TOL = 0.5
+GLOSS_NOISE = 6.0  # BGR units a channel must move from the board's to count as brighter or darker
 
 
 class PaletteError(ValueError):
@@ -70,9 +86,14 @@ class Palette:
     colors: list[ColorModel]
     background_bins: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
     meta: dict[str, Any] = field(default_factory=dict)
+    # The light's own colour as the calibration photo shows it (BGR, the markers' white); None in palettes
+    # made before it was learned (then no sheen is allowed: the face's shading line alone).
+    white: np.ndarray | None = None
     # The bare board under this light, rectified at 1 px/mm (BGR); finds hands and other objects.
     reference: np.ndarray | None = None
     _lut: np.ndarray | None = None
+    # Per colour with a hue: (under a sheen, alpha, beta) of every quantised BGR bin (`lit_body`'s table).
+    _sheen: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -98,9 +119,72 @@ class Palette:
             },
             "background_bins": [int(b) for b in np.asarray(self.background_bins).tolist()],
             "bin_bits": BITS,
+            **({"white_bgr": [round(float(v), 2) for v in self.white]} if self.white is not None else {}),
             **({"meta": self.meta} if self.meta else {}),
             **({"board_reference_png": _png_b64(self.reference)} if self.reference is not None else {}),
         }
+
+    def lit_body(self, k: int, pixels: np.ndarray, board: np.ndarray | None = None) -> np.ndarray:
+        """`pixels` (3, N: B, G, R planes under the calibration's light) as colour `k`'s (0-based) lit
+        face would show without the light's sheen, where that is what they are; elsewhere the pixels
+        (float32, same shape). What a colour's distribution (`ColorModel.mahalanobis2`) is tested on.
+
+        A colour with a hue: where a lit face plus a sheen of this light's white explains a pixel better
+        than the plain face (as in the lookup table, by the pixel's bin), the face's part brought to the
+        swatch's brightness. A colour without one (black): a sheen over it is only a brighter grey, so a
+        pixel brighter than the swatch is brought to the swatch's brightness (its chroma is what is
+        tested), where it is no brighter than the bare board: black is told by low chroma and being
+        darker than the print, not by a grey level. With `board` (the bare board under each pixel,
+        3 x N), a colour with a hue only where the pixel is brighter than that board in some channel and
+        darker in another: a pixel brighter in all may be the print's own gloss (which a cube's sheen
+        over print of its colour cannot be told from), one darker in all its shadow."""
+        px = np.asarray(pixels, np.float32)
+        if self.white is None:
+            return px
+        out = px.copy()
+        table = self._sheen_table(k)
+        if table is None:
+            brightness = px[0] + px[1] + px[2]
+            face = float(self.colors[k].bgr.sum())
+            grey = brightness > face
+            if board is not None:
+                bd = np.asarray(board, np.float32)
+                grey &= brightness <= bd[0] + bd[1] + bd[2]
+            idx = np.flatnonzero(grey)
+            out[:, idx] *= face / brightness[idx]
+            return out
+        # The sheen's fit by the pixel's bin (as the lookup table decides), applied to the pixel itself.
+        q = np.clip(px, 0, 255).astype(np.int32) >> SHIFT
+        bins = (q[0] << (2 * BITS)) | (q[1] << BITS) | q[2]
+        under_t, alpha_t, beta_t = table
+        under = under_t.take(bins) > 0
+        if board is not None:
+            d = [px[c] - np.asarray(board[c], np.float32) for c in range(3)]
+            lo = np.minimum(np.minimum(d[0], d[1]), d[2])
+            hi = np.maximum(np.maximum(d[0], d[1]), d[2])
+            under &= (lo < -GLOSS_NOISE) & (hi > GLOSS_NOISE)
+        idx = np.flatnonzero(under)
+        if len(idx):
+            w = np.asarray(self.white, np.float32)[:, None]
+            beta, alpha = beta_t.take(bins[idx]), np.maximum(alpha_t.take(bins[idx]), 1e-3)
+            out[:, idx] = np.maximum(px[:, idx] - beta * w, 0.0) / alpha
+        return out
+
+    def _sheen_table(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        if k not in self._sheen:
+            assert self.white is not None
+            centres = _bin_centres()
+            c = self.colors[k]
+            resid, tol = _line_residual(centres, c)
+            under, alpha, beta, _, _ = _sheen_parts(
+                centres, c, np.asarray(self.white, np.float32), resid, tol
+            )
+            self._sheen[k] = (
+                None
+                if under is None
+                else (under.astype(np.uint8), alpha.astype(np.float32), beta.astype(np.float32))
+            )
+        return self._sheen[k]
 
     def lut(self) -> np.ndarray:
         """Label (0 background, 1..n colours, n+1 unknown vivid colour) of every quantised BGR bin."""
@@ -154,26 +238,102 @@ def _bin_centres() -> np.ndarray:
     return np.stack([b.ravel(), g.ravel(), r.ravel()], axis=1)
 
 
-def color_distance(pixels: np.ndarray, model: ColorModel) -> np.ndarray:
-    """How many noise widths `pixels` (N,3 BGR) lie from the shading line of `model`."""
-    resid, tol = _residual(pixels, model)
+def color_distance(pixels: np.ndarray, model: ColorModel, white: np.ndarray | None = None) -> np.ndarray:
+    """How many noise widths `pixels` (N,3 BGR) lie from the shading line of `model` (with `white`, the
+    light's colour: from its face under that light, sheen included)."""
+    resid, tol = _residual(pixels, model, white)
     return resid / tol
 
 
-def _residual(pixels: np.ndarray, model: ColorModel) -> tuple[np.ndarray, np.ndarray]:
-    """Distance (BGR units) of `pixels` from the shading line of `model`, and the noise width there."""
+def _residual(
+    pixels: np.ndarray, model: ColorModel, white: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Distance (BGR units) of `pixels` from `model`'s face under this light, and the noise width there.
+
+    The face is alpha * colour (ALPHA_MIN..ALPHA_MAX: shaded sides to a bright top); with `white`, and
+    for a colour the white cannot wash out, also a lit face under a sheen: alpha * colour + beta * white
+    (alpha SHEEN_ALPHA_MIN..ALPHA_MAX, beta 0..SHEEN_MAX: the varnish reflecting the lamp), taken where it
+    explains the pixel better in units of its width, which is SHEEN_TOL of the plain face's."""
+    resid, tol = _line_residual(pixels, model)
+    if white is None:
+        return resid, tol
+    under, _, _, r_s, t_s = _sheen_parts(pixels, model, np.asarray(white, np.float32), resid, tol)
+    if under is None:
+        return resid, tol
+    return np.where(under, r_s, resid), np.where(under, t_s, tol)
+
+
+def _line_residual(pixels: np.ndarray, model: ColorModel) -> tuple[np.ndarray, np.ndarray]:
     mu = model.bgr.astype(np.float32)
-    alpha = np.clip(pixels @ mu / float(mu @ mu), ALPHA_MIN, ALPHA_MAX)
+    mm = float(mu @ mu)
+    alpha = np.clip(pixels @ mu / mm, ALPHA_MIN, ALPHA_MAX)
     resid = np.linalg.norm(pixels - alpha[:, None] * mu[None, :], axis=1)
-    # Tolerance: sensor noise plus a share of the brightness (colour shifts at edges, JPEG chroma).
-    tol = 4.0 + 0.5 * model.spread + 0.05 * alpha * float(np.linalg.norm(mu))
+    # Tolerance: sensor noise plus a share of the face's brightness (colour shifts at edges, JPEG chroma).
+    tol = 4.0 + 0.5 * model.spread + 0.05 * alpha * float(np.sqrt(mm))
     return resid, tol
+
+
+def _sheen_parts(
+    pixels: np.ndarray, model: ColorModel, w: np.ndarray, resid: np.ndarray, tol: np.ndarray
+) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(where the sheen explains better, alpha, beta, its residual, its width); None first for a colour
+    that takes no sheen."""
+    mu = model.bgr.astype(np.float32)
+    mm = float(mu @ mu)
+    sine = float(np.linalg.norm(np.cross(mu, w))) / (float(np.linalg.norm(mu) * np.linalg.norm(w)) + 1e-6)
+    if sine < SHEEN_MIN_SINE:
+        return None, resid, resid, resid, tol
+    fit, a_s, b_s = _nearest_under_sheen(pixels, mu, w)
+    r_s = np.linalg.norm(pixels - fit, axis=1)
+    # A sheen adds brightness but no colour: its width is the face's own, narrowed (a grey thing is
+    # otherwise within reach of a dull colour's pale top).
+    t_s = SHEEN_TOL * (4.0 + 0.5 * model.spread + 0.05 * a_s * float(np.sqrt(mm)))
+    return (r_s * tol < resid * t_s) & (b_s > 0), a_s, b_s, r_s, t_s
+
+
+def _nearest_under_sheen(
+    pixels: np.ndarray, mu: np.ndarray, w: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The point alpha * mu + beta * w (alpha SHEEN_ALPHA_MIN..ALPHA_MAX, beta 0..SHEEN_MAX) nearest each
+    pixel, its alpha and its beta. Exact: a convex problem in two unknowns, so the nearest point is the free
+    least-squares point when that lies inside the bounds, else the nearest point of one of the four edges."""
+    mm, ww, mw = float(mu @ mu), float(w @ w), float(mu @ w)
+    pm, pw = pixels @ mu, pixels @ w
+    best = np.zeros_like(pixels, dtype=np.float32)
+    best_a = np.zeros(len(pixels), np.float32)
+    best_b = np.zeros(len(pixels), np.float32)
+    best_d = np.full(len(pixels), np.inf, np.float32)
+
+    def consider(a: np.ndarray, b: np.ndarray, ok: np.ndarray | bool = True) -> None:
+        nonlocal best, best_a, best_b, best_d
+        f = a[:, None] * mu[None, :] + b[:, None] * w[None, :]
+        d = np.where(ok, ((pixels - f) ** 2).sum(axis=1), np.inf)
+        better = d < best_d
+        best = np.where(better[:, None], f, best)
+        best_a = np.where(better, a, best_a)
+        best_b = np.where(better, b, best_b)
+        best_d = np.where(better, d, best_d)
+
+    det = mm * ww - mw * mw
+    a = (pm * ww - pw * mw) / det
+    b = (pw * mm - pm * mw) / det
+    consider(a, b, (a >= SHEEN_ALPHA_MIN) & (a <= ALPHA_MAX) & (b >= 0) & (b <= SHEEN_MAX))
+    for b0 in (0.0, SHEEN_MAX):  # the two edges in beta
+        a = np.clip((pm - b0 * mw) / mm, SHEEN_ALPHA_MIN, ALPHA_MAX)
+        consider(a, np.full_like(a, b0))
+    for a0 in (SHEEN_ALPHA_MIN, ALPHA_MAX):  # the two edges in alpha
+        b = np.clip((pw - a0 * mw) / ww, 0.0, SHEEN_MAX)
+        consider(np.full_like(b, a0), b)
+    return best, best_a, best_b
 
 
 def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
     centres = _bin_centres()
     n = len(palette.colors)
-    resids = [_residual(centres, c) for c in palette.colors]
+    # Sheen is allowed only off the board's own colours (a pale print is the paper's white over ink:
+    # it must stay the board's), so the board's test below keeps to the shading line alone.
+    line = [_residual(centres, c) for c in palette.colors]
+    resids = line if palette.white is None else [_residual(centres, c, palette.white) for c in palette.colors]
     dists = np.stack([r / t for r, t in resids], axis=1) if n else np.zeros((len(centres), 0))
     lut = np.zeros(len(centres), np.uint8)
     if n:
@@ -190,8 +350,9 @@ def build_lut(palette: Palette, accept: float = 3.0) -> np.ndarray:
         # within 0.35 of the acceptance width, or within STRONG_BGR units. (The width scales with
         # brightness, so for a dark colour 0.35 of it is ~7 units: the board's shadowed ink took half
         # of a black cube's top face, and a cube under other light than the swatch's lost it all.)
-        resid_best = np.stack([r for r, _ in resids], axis=1)[np.arange(len(centres)), best]
-        strong = (dbest < accept * 0.35) | (resid_best < STRONG_BGR)
+        dline = np.stack([r / t for r, t in line], axis=1)[np.arange(len(centres)), best]
+        resid_best = np.stack([r for r, _ in line], axis=1)[np.arange(len(centres)), best]
+        strong = (dline < accept * 0.35) | (resid_best < STRONG_BGR)
         lut[background & ~strong] = BACKGROUND
     # Vivid colours nobody calibrated (a hand, a cube of another colour): "unknown".
     lab = (
@@ -298,9 +459,21 @@ def load_palette(source: str | Path | dict[str, Any] | Palette) -> Palette:
         raise PaletteError(f"palette field 'background_bins' must hold bin numbers 0-{LEVELS**3 - 1}")
     ref = data.get("board_reference_png")
     reference = _png_from_b64(ref) if isinstance(ref, str) and ref else None
+    white = None
+    if "white_bgr" in data:
+        try:
+            white = np.array(data["white_bgr"], np.float64).reshape(3)
+        except (TypeError, ValueError) as exc:
+            raise PaletteError("palette field 'white_bgr' must be three numbers [b, g, r]") from exc
+        if not np.all(np.isfinite(white)) or np.any(white < 0) or np.any(white > 255) or white.sum() < 3:
+            raise PaletteError(
+                "palette field 'white_bgr' must be three numbers 0-255, not all 0; "
+                "re-run 'smart-table calibrate colors'"
+            )
     return Palette(
         colors=colors,
         background_bins=bins.astype(np.int32),
         meta=dict(data.get("meta", {})),
+        white=white,
         reference=reference,
     )

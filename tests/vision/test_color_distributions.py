@@ -14,7 +14,14 @@ import pytest
 from calibration.colors import learn_palette
 from vision.battle_board.layout import load_board_layout
 from vision.battle_board.reader import BoardReader
-from vision.palette import ColorModel, PaletteError, load_palette
+from vision.palette import (
+    ColorModel,
+    Palette,
+    PaletteError,
+    background_bins_from_pixels,
+    color_distance,
+    load_palette,
+)
 from vision.synth import randomised as R
 
 
@@ -70,3 +77,111 @@ def test_black_cubes_on_light_paper_are_read_not_taken_for_shadows() -> None:
     reading = BoardReader(layout, palette).read(R.render(design, cubes, light, shot, rng)).to_json()
     assert reading["status"] == "ok", reading.get("reason")
     assert reading["counts"] == {"black": {z["id"]: 1 for z in plain}}
+
+
+# The sheen of a varnished top (round 7, physically based tuning set 8350-8353): a lit face plus a share of
+# the lamp's own colour, "a highlight is brighter and less saturated, same hue".
+GREEN = ColorModel("green", np.array([96.0, 158.0, 86.0]), 5.0)
+WHITE = np.array([228.0, 227.0, 223.0])
+
+
+def test_a_sheen_over_a_cube_colour_is_that_colour_under_the_photos_white() -> None:
+    """Tuning design 8350, scene 0: the green cube's top under a soft box photographed (182, 218, 175),
+    the swatch (96, 158, 86): 0.59 of the face plus 0.55 of the markers' white."""
+    top = np.array([[182.0, 218.0, 175.0]], np.float32)
+    assert color_distance(top, GREEN)[0] > 3.0  # the shading line alone: no colour the palette knows
+    assert color_distance(top, GREEN, WHITE)[0] < 0.5
+    # A sheen of a warmer light than the markers' is a different colour: not taken for green.
+    assert color_distance(top + np.array([[-40.0, 0.0, 40.0]], np.float32), GREEN, WHITE)[0] > 3.0
+
+
+def test_a_grey_is_no_pale_cube_colour_and_black_takes_no_sheen() -> None:
+    greys = np.array([[100.0, 100.0, 100.0], [150.0, 150.0, 150.0], [200.0, 200.0, 200.0]], np.float32)
+    assert np.all(color_distance(greys, GREEN, WHITE) > 3.0)
+    # Tuning design 8002 (randomised renderer), scene 5: a grey glare on charcoal print, (110, 110, 107),
+    # against its dull green (70, 125, 60): it was read as three green cubes while the sheen's width
+    # was the plain face's.
+    dull = ColorModel("green", np.array([70.0, 125.0, 60.0]), 3.0)
+    assert (
+        color_distance(np.array([[110.0, 110.0, 107.0]], np.float32), dull, np.array([188, 187, 178.0]))[0]
+        > 3
+    )
+    # Black is a scaled copy of the white: a sheen over it is only a grey, never black by colour.
+    black = ColorModel("black", np.array([72.0, 66.0, 65.0]), 4.0)
+    grey = np.array([[150.0, 148.0, 146.0]], np.float32)
+    assert color_distance(grey, black, WHITE)[0] == color_distance(grey, black)[0] > 3.0
+
+
+def test_the_table_labels_a_sheen_but_not_a_board_colour_near_it() -> None:
+    top = np.array([[[182, 218, 175]]], np.uint8)
+    pale_print = np.array([[[170, 205, 165]]], np.uint8)  # a mint print of about the same colour
+    plain = Palette(colors=[GREEN])
+    assert plain.classify(top)[0, 0] != 1
+    sheen = Palette(colors=[GREEN], white=WHITE)
+    assert sheen.classify(top)[0, 0] == 1
+    board_px = np.repeat(pale_print, 100, axis=1)  # the bare board shows it over a patch
+    board = Palette(colors=[GREEN], white=WHITE, background_bins=background_bins_from_pixels(board_px))
+    assert board.classify(pale_print)[0, 0] == 0
+
+
+def test_the_white_is_learned_from_the_markers_and_follows_the_photos_colour(session, tmp_path: Path) -> None:
+    white = session.palette.white
+    assert white is not None and white.min() > 100
+    # The same photo through a bluer camera balance: the learned white turns as blue, the colours with it.
+    tinted = np.clip(session.calibration_image.astype(np.float32) * [1.0, 0.9, 0.75], 0, 255).astype(np.uint8)
+    other = learn_palette(tinted, session.layout)
+    assert other.white is not None
+    ratio = (other.white / other.white[1]) / (white / white[1])
+    np.testing.assert_allclose(ratio, [1 / 0.9, 1.0, 0.75 / 0.9], rtol=0.05)
+    path = tmp_path / "palette.json"
+    path.write_text(json.dumps(other.to_json()))
+    again = load_palette(path).white
+    assert again is not None
+    np.testing.assert_allclose(again, other.white, atol=0.01)
+
+
+def test_a_bad_white_is_one_clear_sentence() -> None:
+    data: dict[str, Any] = {
+        "schema": "smart-table/palette@1",
+        "colors": {"red": {"bgr": [60, 60, 180], "spread": 2}},
+        "white_bgr": [1, 2],
+    }
+    with pytest.raises(PaletteError, match="'white_bgr' must be three numbers"):
+        load_palette(data)
+    data["white_bgr"] = [0, 0, 0]
+    with pytest.raises(PaletteError, match="not all 0"):
+        load_palette(data)
+
+
+def test_the_lit_test_sees_a_sheened_face_over_print_of_another_hue_but_not_gloss_or_shadow() -> None:
+    """Tuning design 8352, scene 0: a green cube under a cold spot, its top (127, 161, 113) over bluish
+    print (174, 123, 106): far from the swatch's distribution as it is (the print test had dropped it as
+    the print under a colour cast), near it with the sheen taken off. Over a print that the pixel is
+    brighter than in every channel (the print's own gloss: tuning design 8002, an ochre print under a
+    glare read as two yellow cubes) or darker in every channel (its shadow), the pixel is left as it is."""
+    green = ColorModel("green", np.array([73.0, 123.0, 62.0]), 3.0, cov=np.diag([0.001, 0.0003, 0.0017]))
+    palette = Palette(colors=[green], white=np.array([205.0, 202.0, 187.0]))
+    top = np.array([[127.0, 161.0, 113.0]], np.float32)
+    assert green.mahalanobis2(top)[0] > 16.3  # LIT_MAHALANOBIS2: not its lit face as it is
+    body = palette.lit_body(0, top.T, np.array([[174.0, 123.0, 106.0]]).T).T
+    assert green.mahalanobis2(body)[0] < 16.3
+    for board in ([110.0, 140.0, 100.0], [140.0, 180.0, 130.0]):  # brighter / darker than the pixel
+        np.testing.assert_array_equal(palette.lit_body(0, top.T, np.array([board]).T).T, top)
+    # No white learned (palettes made before it): the pixel as it is.
+    np.testing.assert_array_equal(Palette(colors=[green]).lit_body(0, top.T, top.T).T, top)
+
+
+def test_black_is_told_by_low_chroma_and_being_darker_than_the_print_not_by_a_grey_level() -> None:
+    """Tuning design 8350, scene 1: a black cube's top under a soft box (112, 110, 107), the swatch's
+    (72, 66, 65), over green print (115, 168, 109): a brighter grey than the swatch, far from black's
+    distribution by its grey level alone; brought to the swatch's brightness, its chroma is black's.
+    Not over a print it is brighter than (a grey glare there is no black cube)."""
+    black = ColorModel("black", np.array([72.0, 66.0, 65.0]), 3.7, cov=np.diag([0.0011, 0.0016, 0.0012]))
+    palette = Palette(colors=[black], white=np.array([228.0, 227.0, 223.0]))
+    top = np.array([[112.0, 110.0, 107.0]], np.float32)
+    assert black.mahalanobis2(top)[0] > 16.3
+    assert black.mahalanobis2(palette.lit_body(0, top.T, np.array([[115.0, 168.0, 109.0]]).T).T)[0] < 16.3
+    np.testing.assert_array_equal(palette.lit_body(0, top.T, np.array([[90.0, 100.0, 90.0]]).T).T, top)
+    # A colour cast is no black, whatever its brightness.
+    warm = np.array([[90.0, 110.0, 140.0]], np.float32)
+    assert black.mahalanobis2(palette.lit_body(0, warm.T, np.array([[200.0, 200.0, 200.0]]).T).T)[0] > 16.3
