@@ -42,7 +42,6 @@ SHEEN_ALPHA_MIN = 0.5
 SHEEN_MIN_SINE = 0.2
 # ... and explained that much more tightly than a plain face (a share of its width)
 SHEEN_TOL = 0.5
-GLOSS_NOISE = 6.0  # BGR units a channel must move from the board's to count as brighter or darker
 
 
 class PaletteError(ValueError):
@@ -92,8 +91,6 @@ class Palette:
     # The bare board under this light, rectified at 1 px/mm (BGR); finds hands and other objects.
     reference: np.ndarray | None = None
     _lut: np.ndarray | None = None
-    # Per colour with a hue: (under a sheen, alpha, beta) of every quantised BGR bin (`lit_body`'s table).
-    _sheen: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -123,68 +120,6 @@ class Palette:
             **({"meta": self.meta} if self.meta else {}),
             **({"board_reference_png": _png_b64(self.reference)} if self.reference is not None else {}),
         }
-
-    def lit_body(self, k: int, pixels: np.ndarray, board: np.ndarray | None = None) -> np.ndarray:
-        """`pixels` (3, N: B, G, R planes under the calibration's light) as colour `k`'s (0-based) lit
-        face would show without the light's sheen, where that is what they are; elsewhere the pixels
-        (float32, same shape). What a colour's distribution (`ColorModel.mahalanobis2`) is tested on.
-
-        A colour with a hue: where a lit face plus a sheen of this light's white explains a pixel better
-        than the plain face (as in the lookup table, by the pixel's bin), the face's part brought to the
-        swatch's brightness. A colour without one (black): a sheen over it is only a brighter grey, so a
-        pixel brighter than the swatch is brought to the swatch's brightness (its chroma is what is
-        tested), where it is no brighter than the bare board: black is told by low chroma and being
-        darker than the print, not by a grey level. With `board` (the bare board under each pixel,
-        3 x N), a colour with a hue only where the pixel is brighter than that board in some channel and
-        darker in another: a pixel brighter in all may be the print's own gloss (which a cube's sheen
-        over print of its colour cannot be told from), one darker in all its shadow."""
-        px = np.asarray(pixels, np.float32)
-        if self.white is None:
-            return px
-        out = px.copy()
-        table = self._sheen_table(k)
-        if table is None:
-            brightness = px[0] + px[1] + px[2]
-            face = float(self.colors[k].bgr.sum())
-            grey = brightness > face
-            if board is not None:
-                bd = np.asarray(board, np.float32)
-                grey &= brightness <= bd[0] + bd[1] + bd[2]
-            idx = np.flatnonzero(grey)
-            out[:, idx] *= face / brightness[idx]
-            return out
-        # The sheen's fit by the pixel's bin (as the lookup table decides), applied to the pixel itself.
-        q = np.clip(px, 0, 255).astype(np.int32) >> SHIFT
-        bins = (q[0] << (2 * BITS)) | (q[1] << BITS) | q[2]
-        under_t, alpha_t, beta_t = table
-        under = under_t.take(bins) > 0
-        if board is not None:
-            d = [px[c] - np.asarray(board[c], np.float32) for c in range(3)]
-            lo = np.minimum(np.minimum(d[0], d[1]), d[2])
-            hi = np.maximum(np.maximum(d[0], d[1]), d[2])
-            under &= (lo < -GLOSS_NOISE) & (hi > GLOSS_NOISE)
-        idx = np.flatnonzero(under)
-        if len(idx):
-            w = np.asarray(self.white, np.float32)[:, None]
-            beta, alpha = beta_t.take(bins[idx]), np.maximum(alpha_t.take(bins[idx]), 1e-3)
-            out[:, idx] = np.maximum(px[:, idx] - beta * w, 0.0) / alpha
-        return out
-
-    def _sheen_table(self, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        if k not in self._sheen:
-            assert self.white is not None
-            centres = _bin_centres()
-            c = self.colors[k]
-            resid, tol = _line_residual(centres, c)
-            under, alpha, beta, _, _ = _sheen_parts(
-                centres, c, np.asarray(self.white, np.float32), resid, tol
-            )
-            self._sheen[k] = (
-                None
-                if under is None
-                else (under.astype(np.uint8), alpha.astype(np.float32), beta.astype(np.float32))
-            )
-        return self._sheen[k]
 
     def lut(self) -> np.ndarray:
         """Label (0 background, 1..n colours, n+1 unknown vivid colour) of every quantised BGR bin."""

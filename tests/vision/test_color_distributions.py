@@ -151,37 +151,3 @@ def test_a_bad_white_is_one_clear_sentence() -> None:
     data["white_bgr"] = [0, 0, 0]
     with pytest.raises(PaletteError, match="not all 0"):
         load_palette(data)
-
-
-def test_the_lit_test_sees_a_sheened_face_over_print_of_another_hue_but_not_gloss_or_shadow() -> None:
-    """Tuning design 8352, scene 0: a green cube under a cold spot, its top (127, 161, 113) over bluish
-    print (174, 123, 106): far from the swatch's distribution as it is (the print test had dropped it as
-    the print under a colour cast), near it with the sheen taken off. Over a print that the pixel is
-    brighter than in every channel (the print's own gloss: tuning design 8002, an ochre print under a
-    glare read as two yellow cubes) or darker in every channel (its shadow), the pixel is left as it is."""
-    green = ColorModel("green", np.array([73.0, 123.0, 62.0]), 3.0, cov=np.diag([0.001, 0.0003, 0.0017]))
-    palette = Palette(colors=[green], white=np.array([205.0, 202.0, 187.0]))
-    top = np.array([[127.0, 161.0, 113.0]], np.float32)
-    assert green.mahalanobis2(top)[0] > 16.3  # LIT_MAHALANOBIS2: not its lit face as it is
-    body = palette.lit_body(0, top.T, np.array([[174.0, 123.0, 106.0]]).T).T
-    assert green.mahalanobis2(body)[0] < 16.3
-    for board in ([110.0, 140.0, 100.0], [140.0, 180.0, 130.0]):  # brighter / darker than the pixel
-        np.testing.assert_array_equal(palette.lit_body(0, top.T, np.array([board]).T).T, top)
-    # No white learned (palettes made before it): the pixel as it is.
-    np.testing.assert_array_equal(Palette(colors=[green]).lit_body(0, top.T, top.T).T, top)
-
-
-def test_black_is_told_by_low_chroma_and_being_darker_than_the_print_not_by_a_grey_level() -> None:
-    """Tuning design 8350, scene 1: a black cube's top under a soft box (112, 110, 107), the swatch's
-    (72, 66, 65), over green print (115, 168, 109): a brighter grey than the swatch, far from black's
-    distribution by its grey level alone; brought to the swatch's brightness, its chroma is black's.
-    Not over a print it is brighter than (a grey glare there is no black cube)."""
-    black = ColorModel("black", np.array([72.0, 66.0, 65.0]), 3.7, cov=np.diag([0.0011, 0.0016, 0.0012]))
-    palette = Palette(colors=[black], white=np.array([228.0, 227.0, 223.0]))
-    top = np.array([[112.0, 110.0, 107.0]], np.float32)
-    assert black.mahalanobis2(top)[0] > 16.3
-    assert black.mahalanobis2(palette.lit_body(0, top.T, np.array([[115.0, 168.0, 109.0]]).T).T)[0] < 16.3
-    np.testing.assert_array_equal(palette.lit_body(0, top.T, np.array([[90.0, 100.0, 90.0]]).T).T, top)
-    # A colour cast is no black, whatever its brightness.
-    warm = np.array([[90.0, 110.0, 140.0]], np.float32)
-    assert black.mahalanobis2(palette.lit_body(0, warm.T, np.array([[200.0, 200.0, 200.0]]).T).T)[0] > 16.3

@@ -1039,10 +1039,7 @@ class BoardDetection:
                     continue
                 m = np.flatnonzero(labs0 == k)
                 mu, inv = self._lit_models[k - 1]
-                lk = ln[:, m]
-                if self.palette.white is not None:  # a lit face under a sheen of the light: its face's part
-                    lk = np.log(self.palette.lit_body(k - 1, pn[:, m], pr[:, m]) + LOG_OFFSET)
-                e0, e1, e2 = lk[0] - mu[0], lk[1] - mu[1], lk[2] - mu[2]
+                e0, e1, e2 = ln[0, m] - mu[0], ln[1, m] - mu[1], ln[2, m] - mu[2]
                 cube2 = (
                     inv[0, 0] * e0 * e0
                     + inv[1, 1] * e1 * e1
@@ -1109,7 +1106,7 @@ def _lit_tables(palette: Palette, lut: np.ndarray) -> tuple[list[tuple[np.ndarra
         models.append((mu.astype(np.float32), c.inverse_cov()))
         sel = np.flatnonzero(lut == k)
         if len(sel):
-            near = c.mahalanobis2(palette.lit_body(k - 1, allc[sel].T).T) < 4 * LIT_MAHALANOBIS2
+            near = c.mahalanobis2(allc[sel]) < 4 * LIT_MAHALANOBIS2
             lit_bins[sel[near]] = k
     return models, lit_bins
 
