@@ -37,6 +37,17 @@ def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     return cv2.aruco.getPredefinedDictionary(code)
 
 
+def aruco_markers(
+    detector: cv2.aruco.ArucoDetector, gray: np.ndarray
+) -> tuple[Sequence[np.ndarray], np.ndarray | None, Sequence[np.ndarray]]:
+    """`detector.detectMarkers(gray)` with "no marker" always as ids None: OpenCV up to 5.0 returns None
+    there, 5.1 an empty array (which the callers' loops over the found ids then met as a marker list)."""
+    corners, ids, rejected = detector.detectMarkers(gray)
+    if ids is None or len(ids) == 0:
+        return corners, None, rejected
+    return corners, ids, rejected
+
+
 @lru_cache(maxsize=16)
 def _detector(name: str, windows: int = 2) -> cv2.aruco.ArucoDetector:
     params = cv2.aruco.DetectorParameters()
@@ -90,7 +101,7 @@ def detect_markers(
     corners: Sequence[np.ndarray] = ()
     ids: np.ndarray | None = None
     if expected:
-        corners, ids, _ = _detector(dictionary_name, 1).detectMarkers(small)
+        corners, ids, _ = aruco_markers(_detector(dictionary_name, 1), small)
         seen = set() if ids is None else {int(i) for i in ids.reshape(-1)}
         missing = {int(i) for i in expected} - seen
         if missing and isinstance(expected, Mapping):
@@ -98,7 +109,7 @@ def detect_markers(
         elif missing:
             ids = None
     if ids is None:
-        corners, ids, _ = _detector(dictionary_name).detectMarkers(small)
+        corners, ids, _ = aruco_markers(_detector(dictionary_name), small)
     found: dict[int, np.ndarray] = {}
     if ids is None:
         return found
@@ -162,7 +173,7 @@ def _second_look(
         x0, y0, x1, y1 = max(0, x0), max(0, y0), min(small.shape[1], x1), min(small.shape[0], y1)
         if x1 - x0 < side or y1 - y0 < side:
             continue  # out of the frame
-        c2, i2, _ = _detector(dictionary_name).detectMarkers(small[y0:y1, x0:x1])
+        c2, i2, _ = aruco_markers(_detector(dictionary_name), small[y0:y1, x0:x1])
         for c, j in zip(c2 if i2 is not None else (), i2.reshape(-1) if i2 is not None else (), strict=True):
             if int(j) == i:
                 out_c.append(c + np.array([x0, y0], np.float32))

@@ -11,6 +11,7 @@ from vision.geometry import (
     GeometryError,
     apply_homography,
     aruco_dictionary,
+    aruco_markers,
     fit_homography,
     merge_boxes,
 )
@@ -111,7 +112,7 @@ def _detect(
         p = det.getDetectorParameters()
         p.minMarkerPerimeterRate, p.maxMarkerPerimeterRate = perimeter_rates
         det.setDetectorParameters(p)
-    corners, ids, undecoded = det.detectMarkers(gray)
+    corners, ids, undecoded = aruco_markers(det, gray)
     if rejected is not None:
         rejected.extend(np.asarray(q, np.float64).reshape(4, 2) for q in undecoded)
     found: dict[int, list[np.ndarray]] = {}
@@ -170,7 +171,7 @@ def _coarse_to_fine(
         p.minMarkerPerimeterRate = _COARSE_MIN_PERIMETER_RATE * scale
         p.maxMarkerPerimeterRate = _FRAME_PERIMETER_RATES[1] * scale
         det.setDetectorParameters(p)
-    corners, ids, rejected = det.detectMarkers(half)
+    corners, ids, rejected = aruco_markers(det, half)
     # Half-size px -> full px (pixel centres: half pixel i covers full pixels 2i and 2i+1).
     origin = np.array([x0 + 0.5, y0 + 0.5])
     quads: dict[int, list[np.ndarray]] = {}
