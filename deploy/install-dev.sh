@@ -62,15 +62,18 @@ if ! venv_ok || { [ -n "${SMART_TABLE_PYTHON:-}" ] && ! same_python; }; then
   rm -rf "$VENV"
   "$PY" -m venv "$VENV"
 fi
-# pip runs only when pyproject.toml changed since the last install (or the install is broken).
+# pip runs only when pyproject.toml or the tested versions changed since the last install (or the install
+# is broken). deploy/constraints.txt pins every package to the version the suite passed with (`-c`).
+CONSTRAINTS="$ROOT/deploy/constraints.txt"
+[ -f "$CONSTRAINTS" ] || die "$CONSTRAINTS is missing: check out the whole repository (it pins the tested versions)."
 stamp="$VENV/.smart-table-installed"
-want_stamp="$(sha256sum pyproject.toml | cut -d' ' -f1) $ROOT"
+want_stamp="$(cat pyproject.toml "$CONSTRAINTS" | sha256sum | cut -d' ' -f1) $ROOT"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want_stamp" ] || [ ! -x "$VENV/bin/smart-table" ] \
    || ! (cd / && env -u PYTHONPATH "$VENV/bin/python" -c 'import smart_table.main, pytest' >/dev/null 2>&1); then
   say "installing the package and its test extras into $VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
   # setuptools' editable-install warnings are noise here; the whole output is shown when pip fails.
-  if ! out="$("$VENV/bin/python" -m pip install -q -e '.[test]' 2>&1)"; then
+  if ! out="$("$VENV/bin/python" -m pip install -q -c "$CONSTRAINTS" -e '.[test]' 2>&1)"; then
     echo "$out" >&2
     die "pip could not install the package into $VENV (output above); check the network and run this again."
   fi

@@ -94,6 +94,7 @@ fi
 owner() { [ -z "$ROOT" ] && chown "$@" || true; }  # ownership only on the real system
 
 # -- the code and its virtual environment -----------------------------------------------------------------
+# pip installs the versions the suite passed with (deploy/constraints.txt, `-c`), not the newest of each.
 # Tracked files only (no .venv, node_modules, caches); an upgrade removes what the new version dropped.
 mkdir -p "$(r $APP)"
 if git -C "$SRC" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
@@ -116,12 +117,13 @@ say "code: $(r $APP) ($(echo "$files" | wc -l) files from $SRC)"
 if [ -z "$ROOT" ]; then
   [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip >/dev/null 2>&1 || true
-  out="$("$VENV/bin/python" -m pip install -q -e "$APP" 2>&1)" || { echo "$out" >&2; die "pip failed (above)."; }
+  out="$("$VENV/bin/python" -m pip install -q -c "$APP/deploy/constraints.txt" -e "$APP" 2>&1)" \
+    || { echo "$out" >&2; die "pip failed (above)."; }
   (cd "$APP/controller/web" && npm install --omit=dev --no-audit --no-fund --silent)
   ln -sfn "$VENV/bin/smart-table" /usr/local/bin/smart-table
 else
   run "$PY" -m venv "$VENV"
-  run "$VENV/bin/python" -m pip install -e "$APP"
+  run "$VENV/bin/python" -m pip install -c "$APP/deploy/constraints.txt" -e "$APP"
   run npm install --omit=dev --prefix "$APP/controller/web"
   mkdir -p "$(r /usr/local/bin)" && ln -sfn "$VENV/bin/smart-table" "$(r /usr/local/bin/smart-table)"
 fi

@@ -68,7 +68,8 @@ def test_renders_everything_and_changes_nothing_here(root):
         "systemctl enable mosquitto.service smart-table.service",
         "systemctl restart mosquitto.service",
         "udevadm control --reload",
-        "pip install -e /opt/smart-table/app",
+        # The tested versions (deploy/constraints.txt), not the newest release of each package.
+        "pip install -c /opt/smart-table/app/deploy/constraints.txt -e /opt/smart-table/app",
         "useradd --system",
     ):
         assert "would run: " in out and cmd in out, cmd
