@@ -19,6 +19,12 @@ def is_heartbeat(msg: dict[str, Any]) -> bool:
     return msg.get("heartbeat") is True
 
 
+def is_health(msg: dict[str, Any]) -> bool:
+    """A table camera's `vision.health` message (vision.settled_publisher.CameraHealth: its stream dropped
+    and is being reopened, or is back), routed to its reader by controller/zmqin.py: no reading."""
+    return "online" in msg and "reading" not in msg and not is_heartbeat(msg)
+
+
 class Heartbeat:
     """When a camera process last spoke (a reading or a heartbeat), by `clock`. Only a process that has sent
     a heartbeat is judged by its silence: one that never does (an older watcher, a test) stays as it was."""
@@ -37,6 +43,11 @@ class Heartbeat:
             self.beats += 1
         back, self.gone_silent = self.gone_silent, False
         return back
+
+    def down(self) -> None:
+        """The process said its camera is down (a dropped stream): shown offline now, not after `silent_s`;
+        the next message it sends once frames come again ends it, as after a silence."""
+        self.gone_silent = True
 
     def silent(self) -> bool:
         """True once, when a heartbeating process has said nothing for `silent_s`."""

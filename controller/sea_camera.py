@@ -34,7 +34,7 @@ from typing import Any
 
 from contracts import topics
 from controller.core import Prompt, Refusal, TableCore
-from controller.liveness import CAMERA_SILENT_S, Heartbeat, is_heartbeat
+from controller.liveness import CAMERA_SILENT_S, Heartbeat, is_health, is_heartbeat
 from controller.sea_regions import Proposal, Question, translate
 
 log = logging.getLogger(__name__)
@@ -108,7 +108,17 @@ class SeaCamera:
             self.set_device(DEVICE, False, reason="waiting for the camera's first reading of the map")
 
     def handle(self, msg: dict[str, Any]) -> None:
-        """A `vision.regions` message (or a bare reading, or the watcher's heartbeat)."""
+        """A `vision.regions` message (or a bare reading, or the watcher's heartbeat), or the camera's
+        `vision.health` (controller/zmqin.py routes it here)."""
+        if is_health(msg):
+            if not msg.get("online", True):  # its stream dropped: by hand at once; its next heartbeat ends it
+                self.beat.down()
+                with self.core.lock:
+                    self._set_live(False)
+                if self.set_device is not None:
+                    reason = msg.get("reason", "the camera is offline")
+                    self.set_device(DEVICE, False, reason=f"{reason}; enter moves by hand", ts=self.clock())
+            return
         if is_heartbeat(msg):
             if self.beat.heard(msg) and self.reading is not None:
                 self._online()

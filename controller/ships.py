@@ -24,7 +24,7 @@ import logging
 from typing import Any
 
 from controller.core import Prompt, Refusal, TableCore
-from controller.liveness import Heartbeat, is_heartbeat
+from controller.liveness import Heartbeat, is_health, is_heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,15 @@ class ShipWatcher:
         return {"zones": "live" if self.zone_state is not None else "manual"}
 
     def camera(self, msg: dict[str, Any]) -> None:
+        if is_health(msg):
+            # Its stream dropped (vision.health): entered by hand at once; its next heartbeat ends it.
+            if not msg.get("online", True):
+                with self.core.lock:
+                    if self.core.ocean_camera_live:
+                        log.warning("ocean camera: %s; entered by hand", msg.get("reason", "offline"))
+                    self.beat.down()
+                    self._set_live(False)
+            return
         if is_heartbeat(msg):
             with self.core.lock:
                 if self.beat.heard(msg):

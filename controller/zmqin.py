@@ -194,6 +194,14 @@ class SensorWiring:
             self.service.ships.camera(msg)
 
     def vision_health(self, msg: dict[str, Any]) -> None:
+        camera = msg.get("camera")
+        if isinstance(camera, str) and camera != topics.VISION_BOARD.decode():
+            # A table camera's stream (ships-watch, regions-watch): its own reader says so, not the battle's.
+            inputs = self.service.inputs
+            handler = inputs.handlers.get(camera.encode()) if inputs is not None else None
+            if handler is not None:
+                handler(msg)
+            return
         mqtt = self.service.mqtt
         if self.service.battles is not None:
             self.service.battles.sensor_seen("camera", bool(msg.get("online", True)))

@@ -6,7 +6,9 @@ published); the watchers (vision.ships_live, vision.sea_regions.live, on `vision
 the gate, the reader and what a message holds. Between readings it sends a heartbeat on the same topic every
 `HEARTBEAT_S` while frames keep coming (`{"topic", "heartbeat": true, "frame", "published", "timestamp"}`,
 no `reading`), so the controller can tell a quiet table from a camera process that died
-(controller/liveness.py).
+(controller/liveness.py). A live source that drops and is reopened is said on `vision.health` as the battle
+board's `vision watch` says it (`CameraHealth`: offline with the reason at once, online when it is back),
+with `camera` naming the topic of its readings so the controller sets this camera's state, not the board's.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from contracts import topics
 from vision.live import SourceError, iter_frames
 
 if TYPE_CHECKING:
@@ -27,6 +30,31 @@ if TYPE_CHECKING:
 
 # A camera process that reads frames says so this often when nothing new is published.
 HEARTBEAT_S = 1.0
+
+
+class CameraHealth:
+    """The `vision.health` messages of a table camera: each step of reopening a dropped source (the lines
+    `vision.camera_source.CameraSource` says) goes to `note` and, once the PUB socket is bound (`sock`),
+    out as `{"online", "ts", "source", "camera": <the readings' topic>}`, offline with `reason` while the
+    source is being reopened, online when it is back: the message `vision watch` sends for the board."""
+
+    def __init__(self, topic: str, source: str, note: Callable[[str], None] | None = None) -> None:
+        self.topic = topic
+        self.source = source
+        self.note = note
+        self.sock: zmq.Socket[bytes] | None = None
+
+    def __call__(self, text: str) -> None:
+        if self.note is not None:
+            self.note(text)
+        if self.sock is None:
+            return
+        online = "reconnecting" not in text
+        msg: dict[str, Any] = {"online": online, "ts": round(time.time(), 3), "source": self.source}
+        msg["camera"] = self.topic
+        if not online:
+            msg["reason"] = text
+        self.sock.send_multipart([topics.VISION_HEALTH, json.dumps(msg).encode()])
 
 
 class Watcher(Protocol):
@@ -45,10 +73,11 @@ def publish_settled(
     echo: Callable[[dict[str, Any]], None] | None = None,
     connect_grace_s: float = 0.3,
     heartbeat_s: float = HEARTBEAT_S,
+    health: CameraHealth | None = None,
 ) -> int:
     """Feed `frames` to `watcher` (up to `max_frames`), publishing each message it makes as
-    `[topic, JSON]` on a PUB socket bound at `pub` (none: `echo` only). Returns how many it published.
-    Raises `SourceError` when `pub` cannot be bound."""
+    `[topic, JSON]` on a PUB socket bound at `pub` (none: `echo` only), and `health`'s messages on the same
+    socket. Returns how many it published. Raises `SourceError` when `pub` cannot be bound."""
     sock: zmq.Socket[bytes] | None = None
     if pub:
         import zmq
@@ -61,6 +90,8 @@ def publish_settled(
             sock.close(0)
             raise SourceError(f"cannot publish on {pub}: {exc}") from None
         time.sleep(connect_grace_s)  # let subscribers connect before the first reading
+        if health is not None:
+            health.sock = sock
     last_sent = time.monotonic()
     try:
         for frame in frames:
@@ -85,6 +116,8 @@ def publish_settled(
                 sock.send_multipart([topic.encode(), json.dumps(beat).encode()])
                 last_sent = now
     finally:
+        if health is not None:
+            health.sock = None
         if sock is not None:
             sock.close()
     return watcher.published
@@ -103,13 +136,14 @@ def watch_settled(
     note: Callable[[str], None] | None = None,
 ) -> int:
     """Reads `source` (`vision.live.iter_frames`: `loop` replays an image folder, a live source that drops is
-    reopened for `reconnect_s`, each step said to `note`) through `watcher` into `publish_settled`. Returns
-    how many readings were published. Raises `SourceError`: a source that cannot be opened fails before the
-    socket binds."""
+    reopened for `reconnect_s`, each step said to `note` and on `vision.health`) through `watcher` into
+    `publish_settled`. Returns how many readings were published. Raises `SourceError`: a source that cannot be
+    opened fails before the socket binds."""
     src = source if isinstance(source, int) else str(source)
-    frames = iter_frames(src, loop=loop, reconnect_s=reconnect_s, note=note)
+    health = CameraHealth(topic, str(src), note)
+    frames = iter_frames(src, loop=loop, reconnect_s=reconnect_s, note=health)
     first = next(frames, None)
     if first is None:
         return 0
     stream = itertools.chain([first], frames)
-    return publish_settled(stream, watcher, topic, pub, max_frames, echo, connect_grace_s)
+    return publish_settled(stream, watcher, topic, pub, max_frames, echo, connect_grace_s, health=health)

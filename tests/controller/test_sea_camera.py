@@ -224,6 +224,35 @@ def test_the_table_view_says_whether_the_map_camera_is_live(tmp_path) -> None:
     assert core.public_payload()["sensors"]["map_camera"] == "live"
 
 
+def test_a_map_camera_whose_stream_dropped_is_manual_at_once_and_says_why(tmp_path) -> None:
+    """Its watch's `vision.health` offline (a dropped stream being reopened, routed here by
+    controller/zmqin.py) makes the map camera manual at once, its device line says why; its next heartbeat
+    makes it live."""
+    core, _, _ = _game_at_a_move(tmp_path)
+    side = api.public_view(core.state)["map"]
+    said: list[tuple[str, bool, dict[str, Any]]] = []
+    cam = SeaCamera(core, "great-sea", set_device=lambda name, online, **kw: said.append((name, online, kw)))
+    cam.handle({"topic": "vision.regions", "heartbeat": True})
+    cam.handle(_photo(api.public_view(core.state)["regions"], side))
+    assert core.public_payload()["sensors"]["map_camera"] == "live"
+    reason = "rtsp source rtsp://phone/map stopped giving frames after 812; reconnecting (try 1)"
+    cam.handle(
+        {
+            "online": False,
+            "ts": 1.0,
+            "source": "rtsp://phone/map",
+            "camera": "vision.regions",
+            "reason": reason,
+        }
+    )
+    assert core.public_payload()["sensors"]["map_camera"] == "manual" and cam.reading is not None
+    assert said[-1][:2] == (DEVICE, False) and said[-1][2]["reason"] == f"{reason}; enter moves by hand"
+    cam.handle({"online": True, "ts": 2.0, "source": "rtsp://phone/map", "camera": "vision.regions"})
+    assert core.public_payload()["sensors"]["map_camera"] == "manual"  # live again with its frames
+    cam.handle({"topic": "vision.regions", "heartbeat": True})
+    assert core.public_payload()["sensors"]["map_camera"] == "live" and said[-1][:2] == (DEVICE, True)
+
+
 def test_the_map_camera_is_not_on_another_games_sensor_line(tmp_path) -> None:
     core = TableCore(GameLog(tmp_path / "dr.db"), "dr")
     core.open_game(["red", "blue"], seed=3)

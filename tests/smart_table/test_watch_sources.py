@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
+import zmq
 
+from controller.testing import free_port
 from tests.support.rtsp import RtspServer
 from tests.support.table_scenes import islands_on_row_1, still_table
 from vision.ocean_grid.layout import default_table_layout
@@ -81,16 +84,37 @@ def test_a_dropped_stream_is_reopened_without_ending_the_watch(tmp_path: Path, c
         frame, _, layout = tuning_scene(0)
         (tmp_path / "layout.json").write_text(json.dumps(layout))
         extra = ["--layout", str(tmp_path / "layout.json")]
-    argv = ["--max-frames", "12", "--pub", "tcp://127.0.0.1:0", "--print", "--settle-frames", "1"]
-    with RtspServer([frame], fps=25, loop=True, drop_after=5, down_tries=1) as server:
-        run = subprocess.run(
-            [sys.executable, "-m", "smart_table", "vision", command, "--video", server.url, *extra, *argv]
-            + ["--confirm", "1", "--reconnect-s", "20"],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            cwd=ROOT,
-        )
+    pub = f"tcp://127.0.0.1:{free_port()}"
+    argv = ["--max-frames", "12", "--pub", pub, "--print", "--settle-frames", "1"]
+    health: list[dict] = []
+    sub = zmq.Context.instance().socket(zmq.SUB)
+    sub.setsockopt(zmq.LINGER, 0)
+    sub.setsockopt(zmq.SUBSCRIBE, b"vision.health")
+    sub.connect(pub)
+    listening = threading.Event()
+    listening.set()
+
+    def listen() -> None:
+        while listening.is_set():
+            if sub.poll(50):
+                health.append(json.loads(sub.recv_multipart()[1]))
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    try:
+        with RtspServer([frame], fps=25, loop=True, drop_after=5, down_tries=1) as server:
+            run = subprocess.run(
+                [sys.executable, "-m", "smart_table", "vision", command, "--video", server.url, *extra, *argv]
+                + ["--confirm", "1", "--reconnect-s", "20"],
+                capture_output=True,
+                text=True,
+                timeout=180,
+                cwd=ROOT,
+            )
+    finally:
+        listening.clear()
+        listener.join(timeout=5)
+        sub.close(0)
     assert run.returncode == 0, run.stderr
     assert f"camera {server.url}: rtsp source {server.url} stopped giving frames after 5; reconnecting" in (
         run.stderr
@@ -99,6 +123,14 @@ def test_a_dropped_stream_is_reopened_without_ending_the_watch(tmp_path: Path, c
     assert server.sessions >= 3 and server.refused >= 2, (server.sessions, server.refused, run.stderr)
     assert "published 1 settled readings" in run.stderr, run.stderr  # the same table: published once
     assert len(_readings(run.stdout)) == 1
+    # Said on vision.health as `vision watch` says it, naming its readings' topic (the controller makes that
+    # camera manual, not the battle board's): offline with the reason, then online again. (A SUB that
+    # connects late may miss the first drop's messages; the stream drops twice.)
+    topic = "vision.table" if command == "ships-watch" else "vision.regions"
+    assert health and {(m["camera"], m["source"]) for m in health} == {(topic, server.url)}, health
+    down = [i for i, m in enumerate(health) if m["online"] is False]
+    assert down and "reconnecting" in health[down[0]]["reason"], health
+    assert any(m["online"] is True for m in health[down[0] :]), health
 
 
 def test_reconnect_s_0_ends_the_watch_where_the_stream_ends() -> None:
