@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from controller.config import Config, is_file_source
+from controller.config import CAMERA_KEYS, Config, is_file_source
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -432,9 +432,22 @@ def check_serial(cfg: Config, timeout: float = 3.0, preflight: bool = False) -> 
 
 
 def check_camera(cfg: Config, frames: int = 15, now: float | None = None) -> list[Check]:
+    """Every camera the config names (config.CAMERA_KEYS): the battle board's `vision.camera` with its
+    markers and colours, then the table camera `vision.ships_camera` where set (`ships-camera`, `ships-image`:
+    opened and its frames looked at, as the supervisor would start it)."""
     v = cfg["vision"]
     if not v["enabled"]:
         return [_skip("camera", "vision.enabled = false")]
+    out = _board_camera(cfg, frames, now)
+    for key in CAMERA_KEYS:
+        if key != "vision.camera" and cfg.get(key):
+            # Started whenever it is set (no palette needed): needed.
+            out += _table_camera(cfg, key, frames)
+    return out
+
+
+def _board_camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
+    v = cfg["vision"]
     out = _camera(cfg, frames, now)
     if not v["palette"]:
         # Without a palette `smart-table run` does not start the camera: what is wrong is worth knowing,
@@ -465,17 +478,17 @@ def check_table_camera_calibration(cfg: Config) -> list[Check]:
     return [_ok(name, f"{key} {path} can be used")] if path is not None else []
 
 
-def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
-    # Long on purpose: one check per step of opening a camera (source, frames, markers, light), each a message
-    # and its fix, in the order a person fixes them.
-    needed = True
-    source = cfg.camera_source("vision.camera")
+def _open_camera(
+    cfg: Config, key: str, name: str, frames: int, needed: bool
+) -> tuple[list[Check], list[Any]]:
+    """A camera key's source opened as its watch opens it and up to `frames` frames read: the `name` line
+    (size and rate, or why it cannot be read) and the frames (none when it failed)."""
+    source = cfg.camera_source(key)
     import cv2
-    import numpy as np
 
     from vision.live import SourceError, iter_frames
 
-    got: list[np.ndarray] = []
+    got: list[Any] = []
     t_first = t_last = 0.0
     try:
         for frame in iter_frames(source):
@@ -486,24 +499,12 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
             if len(got) >= frames:
                 break
     except SourceError as exc:
-        return [
-            _fail(
-                "camera",
-                f"vision.camera {source}: {exc}",
-                "plug the camera in (`ls /dev/video*`), check the video group, or set vision.camera",
-                needed,
-            )
-        ]
+        fix = f"plug the camera in (`ls /dev/video*`), check the video group, or set {key}"
+        return [_fail(name, f"{key} {source}: {exc}", fix, needed)], []
     elapsed = t_last - t_first
     if not got:
-        return [
-            _fail(
-                "camera",
-                f"vision.camera {source} opens but gives no frames",
-                "check the cable and that no other program uses the camera",
-                needed,
-            )
-        ]
+        fix = "check the cable and that no other program uses the camera"
+        return [_fail(name, f"{key} {source} opens but gives no frames", fix, needed)], []
     h, w = got[0].shape[:2]
     if source.isdigit():
         rate = (
@@ -514,24 +515,32 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
         fps = cap.get(cv2.CAP_PROP_FPS) if cap.isOpened() else 0.0
         cap.release()
         rate = f"{fps:.1f} fps (file)" if fps > 0 else "still images"
-    out = [_ok("camera", f"vision.camera {source}: {w}x{h}, {rate}, {len(got)} frames read")]
+    return [_ok(name, f"{key} {source}: {w}x{h}, {rate}, {len(got)} frames read")], got
+
+
+def _image(got: list[Any], name: str, needed: bool, aim: str) -> list[Check]:
+    """The frames' light (every one black fails, some black warns) and the last one's sharpness."""
+    import cv2
+    import numpy as np
+
+    h, w = got[0].shape[:2]
     greys = [cv2.cvtColor(f, cv2.COLOR_BGR2GRAY) if f.ndim == 3 else f for f in got]
     means = [float(g.mean()) for g in greys]
     black = sum(m < BLACK_MEAN for m in means)
     if black == len(got):
-        out.append(
+        return [
             _fail(
-                "image",
+                name,
                 f"all {len(got)} frames are black (mean grey {max(means):.1f} of 255)",
                 "take the lens cap off, switch the table light on, or unlock the exposure",
                 needed,
             )
-        )
-        return out
+        ]
+    out = []
     if black:
         out.append(
             _warn(
-                "image",
+                name,
                 f"{black} of {len(got)} frames are black",
                 "check the camera cable and the light (flicker)",
             )
@@ -542,13 +551,35 @@ def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
     if sharp < BLUR_VARIANCE:
         out.append(
             _warn(
-                "image",
+                name,
                 f"blurred (sharpness {sharp:.0f}, want at least {BLUR_VARIANCE:.0f})",
-                "focus the lens on the board and clean it",
+                f"focus the lens on {aim} and clean it",
             )
         )
     else:
-        out.append(_ok("image", f"mean grey {np.mean(means):.0f} of 255, sharpness {sharp:.0f}"))
+        out.append(_ok(name, f"mean grey {np.mean(means):.0f} of 255, sharpness {sharp:.0f}"))
+    return out
+
+
+def _table_camera(cfg: Config, key: str, frames: int) -> list[Check]:
+    """A table camera (the ocean grid's, The Great Sea's map): opened and its frames looked at. What it
+    reads on them is the watch's (its calibration is the `ocean-cal` / `sea-map` line)."""
+    name = key.removeprefix("vision.").replace("_", "-")  # vision.ships_camera: ships-camera
+    out, got = _open_camera(cfg, key, name, frames, needed=True)
+    return out + _image(got, name.replace("camera", "image"), True, "the table") if got else out
+
+
+def _camera(cfg: Config, frames: int, now: float | None) -> list[Check]:
+    # Long on purpose: one check per step of opening a camera (source, frames, markers, light), each a message
+    # and its fix, in the order a person fixes them.
+    needed = True
+    out, got = _open_camera(cfg, "vision.camera", "camera", frames, needed)
+    if not got:
+        return out
+    image = _image(got, "image", needed, "the board")
+    out += image
+    if any(c.status == "fail" for c in image):
+        return out
     found: set[int] = set()
     corners: dict[int, Any] = {}
     layout: Any = None
@@ -771,14 +802,14 @@ def preflight(cfg: Config, simulate: bool) -> list[Check]:
         out += check_serial(cfg, preflight=True)
         v = cfg["vision"]
         # A file (beside the config) or a device path must exist; a stream or the Pi camera is opened later.
-        source = cfg.camera_source("vision.camera")
-        named = is_file_source(v["camera"]) or v["camera"].startswith("/dev/")
-        if v["enabled"] and v["palette"] and named and not Path(source).exists():
-            out.append(
-                _fail(
-                    "camera",
-                    f"vision.camera {source} does not exist",
-                    "set vision.camera to the camera's index or a video file",
-                )
-            )
+        # Every camera `smart-table run` would start: the board's with a palette, a table camera when set.
+        for key in CAMERA_KEYS:
+            name = "camera" if key == "vision.camera" else key.removeprefix("vision.").replace("_", "-")
+            value = str(cfg.get(key))
+            source = cfg.camera_source(key)
+            named = is_file_source(value) or value.startswith("/dev/")
+            started = bool(value) and (v["palette"] if key == "vision.camera" else True)
+            if v["enabled"] and started and named and not Path(source).exists():
+                fix = f"set {key} to the camera's index, device, stream URL or a video file"
+                out.append(_fail(name, f"{key} {source} does not exist", fix))
     return [c for c in out if c.status == "fail"]

@@ -80,6 +80,11 @@ def test_a_relative_camera_file_is_read_beside_the_config_from_another_folder(tm
     [opened, *_] = doctor.check_camera(cfg, frames=3)
     assert opened.name == "camera" and opened.status == "ok", opened
     assert str(table / "clips" / "board.avi") in opened.detail
+    # Every camera key is checked (config.CAMERA_KEYS), not only vision.camera: the table camera too.
+    checks = {c.name: c for c in doctor.check_camera(cfg, frames=3)}
+    table_cam = checks["ships-camera"]
+    assert table_cam.status == "ok" and f"vision.ships_camera {table / 'frames'}: 64x48" in table_cam.detail
+    assert checks["ships-image"].status in ("ok", "warn"), checks["ships-image"].line()
 
 
 def test_a_missing_relative_camera_file_is_said_with_the_place_looked_at(tmp_path, monkeypatch) -> None:
@@ -89,6 +94,29 @@ def test_a_missing_relative_camera_file_is_said_with_the_place_looked_at(tmp_pat
     cfg = _config(table, "gone.avi", "")
     [fail] = [c for c in doctor.preflight(cfg, simulate=False) if c.name == "camera"]
     assert fail.status == "fail" and f"vision.camera {table / 'gone.avi'} does not exist" in fail.detail
+
+
+def test_a_table_camera_that_cannot_be_read_fails_doctor_and_run_s_preflight(tmp_path) -> None:
+    """`vision.ships_camera` is started whenever it is set: doctor opens it as it opens vision.camera, and a
+    missing file fails both doctor and `smart-table run`'s preflight, naming the key and the place."""
+    table = tmp_path / "table"
+    _video(table / "board.avi")
+    cfg = _config(table, "board.avi", "phone/gone.mp4")
+    [fail] = [c for c in doctor.preflight(cfg, simulate=False) if c.name == "ships-camera"]
+    assert fail.failed and f"vision.ships_camera {table / 'phone/gone.mp4'} does not exist" in fail.detail
+    checks = {c.name: c for c in doctor.check_camera(cfg, frames=3)}
+    assert checks["camera"].status == "ok"
+    assert checks["ships-camera"].failed and "vision.ships_camera" in checks["ships-camera"].detail
+    assert "ships-image" not in checks
+    # Black frames on the table camera: the lens cap line, as for the board's camera.
+    black = cv2.VideoWriter(str(table / "black.avi"), cv2.VideoWriter.fourcc(*"MJPG"), 10.0, (64, 48))
+    for _ in range(4):
+        black.write(np.zeros((48, 64, 3), np.uint8))
+    black.release()
+    cfg = _config(table, "board.avi", "black.avi")
+    checks = {c.name: c for c in doctor.check_camera(cfg, frames=3)}
+    assert checks["ships-camera"].status == "ok"
+    assert checks["ships-image"].failed and "lens cap" in checks["ships-image"].fix
 
 
 @pytest.mark.parametrize(
