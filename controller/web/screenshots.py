@@ -70,6 +70,8 @@ def _shoot(
     page.wait_for_selector(wait_for, timeout=15_000)
     time.sleep(0.3)
     path = out / f"{name}-{size}.png"
+    # The whole page, never an element: a redraw cannot detach what is pictured, so the tests' retry on a
+    # replaced element (tests/support/screenshots.py `picture`) has nothing to retry here.
     page.screenshot(path=str(path))
     page.close()
     print(path)
