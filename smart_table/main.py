@@ -28,6 +28,23 @@ _COMMAND_MODULES = (
     "smart_table.campaign_cmd",
 )
 
+# The first words each module registers (its own commands, and the groups it adds subcommands to).
+# `smart-table WORD ...` imports only the modules that register WORD: a camera or bridge child the supervisor
+# starts then pays for its own command's imports and not for the rules engine's or doctor's (about 0.4 s of
+# CPU at every start, more on a Pi). Any other first word (none, `--help`, a typo) builds the whole tree.
+# tests/smart_table/test_command_words.py compares this with what each module registers.
+_COMMAND_WORDS = {
+    "smart_table.rules_cmd": ("rules",),
+    "smart_table.vision_cmd": ("vision", "calibrate"),
+    "smart_table.ships_cmd": ("vision", "calibrate"),
+    "smart_table.regions_cmd": ("vision", "calibrate"),
+    "smart_table.bridge_cmd": ("bridge", "firmware-sim"),
+    "smart_table.controller_cmd": ("run", "games", "tablets", "tower"),
+    "smart_table.doctor_cmd": ("doctor",),
+    "smart_table.venue_cmd": ("venue",),
+    "smart_table.campaign_cmd": ("campaign",),
+}
+
 _GROUPS = {
     "rules": "the rules engine: new game, apply an action, show, replay",
     "vision": "read the battle board, the ocean grid and the Great Sea map from images or a camera",
@@ -38,7 +55,15 @@ _GROUPS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def modules_for(argv: Sequence[str] | None) -> tuple[str, ...]:
+    """The command modules `argv` needs: those registering its first word, or every one."""
+    word = argv[0] if argv else None
+    needed = tuple(m for m in _COMMAND_MODULES if word in _COMMAND_WORDS.get(m, ()))
+    return needed or _COMMAND_MODULES
+
+
+def build_parser(modules: Sequence[str] = _COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The command tree of `modules` (by default all of it)."""
     parser = argparse.ArgumentParser(prog="smart-table", description="Controller of the smart game table.")
     top = parser.add_subparsers(dest="command", metavar="COMMAND")
     groups: dict[str, argparse._SubParsersAction] = {}
@@ -46,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         group_parser = top.add_parser(name, help=help_text)
         groups[name] = group_parser.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
         group_parser.set_defaults(func=_usage(group_parser))
-    for module_name in _COMMAND_MODULES:
+    for module_name in modules:
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as exc:
@@ -66,7 +91,7 @@ def _usage(parser: argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(modules_for(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
     if func is None:
