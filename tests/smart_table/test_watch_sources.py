@@ -27,6 +27,9 @@ from vision.synth.sea import tuning_scene
 from vision.synth.table import random_camera
 
 ROOT = Path(__file__).resolve().parents[2]
+# The stream's frame rate is not what these tests check: FFmpeg's RTSP open probes the first frames, so at
+# 100 fps each open (three per dropped-stream test) takes ~0.2 s instead of ~0.85 s at 25 (loopback, load 20).
+FPS = 100
 
 
 def _watch(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -53,7 +56,7 @@ def _table_frame() -> np.ndarray:
 
 def test_ships_watch_reads_an_rtsp_stream() -> None:
     frame = _table_frame()
-    with RtspServer([frame], fps=25, loop=True) as server:
+    with RtspServer([frame], fps=FPS, loop=True) as server:
         run = _watch("ships-watch", "--video", server.url, "--ships", "red,blue")
     assert run.returncode == 0, run.stderr
     readings = _readings(run.stdout)
@@ -66,7 +69,7 @@ def test_regions_watch_reads_an_rtsp_stream(tmp_path: Path) -> None:
     image, _, layout = tuning_scene(0)
     layout_file = tmp_path / "layout.json"
     layout_file.write_text(json.dumps(layout))
-    with RtspServer([image], fps=25, loop=True) as server:
+    with RtspServer([image], fps=FPS, loop=True) as server:
         run = _watch("regions-watch", "--video", server.url, "--layout", str(layout_file))
     assert run.returncode == 0, run.stderr
     assert "published 1 settled readings" in run.stderr, run.stderr
@@ -102,7 +105,7 @@ def test_a_dropped_stream_is_reopened_without_ending_the_watch(tmp_path: Path, c
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
     try:
-        with RtspServer([frame], fps=25, loop=True, drop_after=5, down_tries=1) as server:
+        with RtspServer([frame], fps=FPS, loop=True, drop_after=5, down_tries=1) as server:
             run = subprocess.run(
                 [sys.executable, "-m", "smart_table", "vision", command, "--video", server.url, *extra, *argv]
                 + ["--confirm", "1", "--reconnect-s", "20"],
@@ -135,7 +138,7 @@ def test_a_dropped_stream_is_reopened_without_ending_the_watch(tmp_path: Path, c
 
 def test_reconnect_s_0_ends_the_watch_where_the_stream_ends() -> None:
     """`--reconnect-s 0` keeps the old meaning: the frames end where the stream ends (exit 0)."""
-    with RtspServer([_table_frame()], fps=25, loop=True, drop_after=5) as server:
+    with RtspServer([_table_frame()], fps=FPS, loop=True, drop_after=5) as server:
         run = _watch("ships-watch", "--video", server.url, "--ships", "red,blue", "--reconnect-s", "0")
     assert run.returncode == 0, run.stderr
     assert "reconnecting" not in run.stderr and server.sessions == 1, run.stderr
