@@ -38,7 +38,7 @@ def test_a_table_cameras_dropped_stream_is_its_own_part_not_the_battle_boards(tm
     cfg.set("vision.ships_events", ships_events)
     cfg.set("vision.events", f"tcp://127.0.0.1:{free_port()}")
     service = ControllerService(cfg, mqtt_enabled=False)
-    pub = zmq.Context.instance().socket(zmq.PUB)
+    pub: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.PUB)
     pub.setsockopt(zmq.LINGER, 0)
     try:
         service.open()

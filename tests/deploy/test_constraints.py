@@ -111,7 +111,7 @@ def test_install_dev_gives_pip_the_constraints_and_installs_again_when_they_chan
 
 def test_update_constraints_resolves_in_a_throwaway_venv_and_keeps_the_comment():
     text = (REPO / "deploy/update-constraints.sh").read_text()
-    assert 'mktemp -d' in text and '-m venv "$work/venv"' in text
+    assert "mktemp -d" in text and '-m venv "$work/venv"' in text
     assert 'pip install -q -e "$ROOT[test]"' in text and "-c " not in text.split("pip install", 1)[1][:40]
     assert "pip freeze --exclude-editable" in text and "grep '^#' \"$OUT\"" in text
     assert CONSTRAINTS.read_text().startswith("# The versions the table is tested with")

@@ -90,7 +90,7 @@ def test_a_dropped_stream_is_reopened_without_ending_the_watch(tmp_path: Path, c
     pub = f"tcp://127.0.0.1:{free_port()}"
     argv = ["--max-frames", "12", "--pub", pub, "--print", "--settle-frames", "1"]
     health: list[dict] = []
-    sub = zmq.Context.instance().socket(zmq.SUB)
+    sub: zmq.Socket[bytes] = zmq.Context.instance().socket(zmq.SUB)
     sub.setsockopt(zmq.LINGER, 0)
     sub.setsockopt(zmq.SUBSCRIBE, b"vision.health")
     sub.connect(pub)
