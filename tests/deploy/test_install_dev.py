@@ -29,6 +29,9 @@ def test_ci_runs_exactly_the_readme_test_command_with_usr_bin_first():
     assert lines[-1] == test, "the README's test command must be the last line of .ci/run"
     path_line = next(ln for ln in lines if ln.startswith("export PATH="))
     assert path_line.startswith('export PATH="/usr/bin:'), "CI must find Debian's /usr/bin/python3 first"
+    # Bytecode caches on (the machine's environment turns them off): the suite's processes load the project
+    # compiled once instead of compiling it in each (docs/bench/suite.md, round 3).
+    assert "unset PYTHONDONTWRITEBYTECODE" in lines[:-1], "CI must let Python cache bytecode"
 
 
 def test_no_pep_668_override_anywhere():
