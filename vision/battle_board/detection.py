@@ -791,6 +791,13 @@ class BoardDetection:
         if step > 1:
             k = cv2.getStructuringElement(cv2.MORPH_RECT, (step, step))
             walls = cv2.morphologyEx(wells, cv2.MORPH_GRADIENT, k) > 0
+            # So does a swatch spot known from the second photo: printed on the rail's top, it is seen on
+            # the board plane as far off between that photo's camera and this frame's (the rail's only
+            # sharp print; the tuning renderer's blue spot flagged 5 of 30 frames at 6.5 mm, round 8).
+            for sw in self.layout.swatches:
+                if sw.color in self._bare_swatches:
+                    c = (int(sw.center_mm[0]), int(sw.center_mm[1]))
+                    cv2.circle(walls.view(np.uint8), c, int(SWATCH_R_MM) + 2, 1, -1)
             lo = np.where(walls[..., None], cv2.erode(hp, k), lo)
             hi = np.where(walls[..., None], cv2.dilate(hp, k), hi)
         return lo, hi
