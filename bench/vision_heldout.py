@@ -172,7 +172,8 @@ def run_design(args: tuple[int, int, int, tuple[int, int] | None, str, bool]) ->
         if bare:
             # As a person does it: the cubes lifted off the swatches, a second photo before the first drop
             # (its questions answered "yes", as the first photo's are).
-            palette = learn_bare_swatches(palette, _bare_photo(design_seed, scene_seed, size, cache), layout)
+            second = _bare_photo(design_seed, scene_seed, size, cache)
+            palette = learn_bare_swatches(palette, second, layout, first=calibration)
     except CalibrationError as exc:
         for _ in scenes:  # (rendered all the same, so that the cache is whole)
             pass

@@ -70,7 +70,7 @@ def run_session(args: tuple[int, int, tuple[int, int], bool, int, bool, bool]) -
         palette = learn_palette(session.calibration, layout)
         if bare:
             # A person's second photo: the swatch cubes lifted, before the first drop (bare_swatches).
-            palette = learn_bare_swatches(palette, session.bare_photo(), layout)
+            palette = learn_bare_swatches(palette, session.bare_photo(), layout, first=session.calibration)
     except CalibrationError as exc:
         return [{"session": seed, "calibration_failed": str(exc)}]
     records = []

@@ -32,8 +32,13 @@ RING_MM = 6.0  # the ring around a pasted spot whose light matches the two photo
 # A light change between the two photos beyond this (log of a channel's median ratio over the board) is
 # no longer "the same light": asked about, the spots are matched on their rings all the same.
 LIGHT_CHANGED_LOG = 0.15
-# The spot's middle still this close to its cube's learned colour: the cube may not have been lifted.
+# The spot's middle still this close to its cube's learned colour: the cube may not have been lifted ...
 STILL_THERE = 3.0
+# ... and, with the first photo given, less than this share of what its cube hid changed between the two
+# photos by more than STILL_CHANGE (max channel): lifted cubes of the 12 tuning designs changed 0.14-0.36
+# of it (a black cube on a dark spot by its sides' shading), a cube left there changes it by noise only.
+STILL_SHARE = 0.05
+STILL_CHANGE = 20.0
 
 
 def learn_bare_swatches(
@@ -42,13 +47,15 @@ def learn_bare_swatches(
     layout: BoardLayout,
     camera: CameraModel | dict | str | None = None,
     questions: list[dict[str, Any]] | None = None,
+    first: np.ndarray | None = None,
 ) -> Palette:
     """`palette` (from `learn_palette` on the photo with the cubes on the swatches) with the print under
     every swatch taken from `image`, a photo of the same board under the same light with those cubes
     lifted. Refuses (CalibrationError) a photo whose board cannot be found, and a palette without a bare
     board; appends to `questions` (the shape of `learn_palette`'s) a swatch that may still hold its cube
-    and a light that changed between the photos. Returns a new palette; `meta.bare_swatches` lists the
-    swatches learned."""
+    (its middle still the cube's colour and, with `first`, the photo with the cubes on, nothing changed
+    where the cube stood) and a light that changed between the photos. Returns a new palette;
+    `meta.bare_swatches` lists the swatches learned."""
     questions = [] if questions is None else questions
     if palette.reference is None:
         raise CalibrationError(
@@ -73,7 +80,7 @@ def learn_bare_swatches(
     r_paste = int(math.ceil(SWATCH_R_MM + PASTE_MARGIN_MM))
     spots = []
     for sw, cover in zip(layout.swatches, swatch_cover((H, W), layout, pose), strict=True):
-        disc = np.zeros((H, W), np.uint8)
+        disc: np.ndarray = np.zeros((H, W), np.uint8)
         cv2.circle(disc, (int(round(sw.center_mm[0])), int(round(sw.center_mm[1]))), r_paste, 255, -1)
         spots.append(disc | cover)
     anywhere = np.zeros((H, W), np.uint8)
@@ -81,12 +88,22 @@ def learn_bare_swatches(
         anywhere |= m
     on_board = cv2.resize(reader.valid, (W, H), interpolation=cv2.INTER_NEAREST) > 0
     _light_question(ref, bare, on_board & (anywhere == 0), questions, reader, image)
+    before = None
+    if first is not None:
+        at = reader.locate(cv2.cvtColor(first, cv2.COLOR_BGR2GRAY))
+        if not isinstance(at, str):
+            before = cv2.resize(reader.rectify(first, at[1], 0.0), (W, H), interpolation=cv2.INTER_AREA)
+    covers = swatch_cover((H, W), layout, pose)
     top = reader.rectify(image, pose, layout.cube_size_mm + layout.rail_height_mm).astype(np.float32)
     learned = []
     ring_k = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(RING_MM) + 1,) * 2)
-    for sw, spot in zip(layout.swatches, spots, strict=True):
+    for sw, spot, cover in zip(layout.swatches, spots, covers, strict=True):
         model = next((c for c in palette.colors if c.name == sw.color), None)
-        if model is not None and _still_there(top, sw.center_mm * s, s, model):
+        still = model is not None and _still_there(top, sw.center_mm * s, s, model)
+        if still and before is not None:
+            change = np.abs(before.astype(np.float32) - bare.astype(np.float32)).max(axis=2)[cover > 0]
+            still = not len(change) or float(np.mean(change > STILL_CHANGE)) < STILL_SHARE
+        if still:
             crop = _crop(top, sw.center_mm * s, s)
             questions.append(
                 {

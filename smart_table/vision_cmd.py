@@ -228,7 +228,7 @@ def cmd_calibrate_colors(args: argparse.Namespace) -> int:
         if bare_image is not None:
             from calibration.bare_swatches import learn_bare_swatches
 
-            palette = learn_bare_swatches(palette, bare_image, layout, intrinsics, questions)
+            palette = learn_bare_swatches(palette, bare_image, layout, intrinsics, questions, first=image)
     except CalibrationError as exc:
         raise CliError(str(exc), code=1) from exc
     asked = _write_question_crops(questions, Path(args.out))

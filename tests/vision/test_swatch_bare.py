@@ -41,9 +41,13 @@ def one_photo(layout: BoardLayout, light: LightSession) -> Palette:
 
 
 @pytest.fixture(scope="module")
-def two_photos(layout: BoardLayout, one_photo: Palette, bare: np.ndarray) -> tuple[Palette, list[Any]]:
+def two_photos(
+    layout: BoardLayout, light: LightSession, one_photo: Palette, bare: np.ndarray
+) -> tuple[Palette, list[Any]]:
     questions: list[dict[str, Any]] = []
-    return learn_bare_swatches(one_photo, bare, layout, questions=questions), questions
+    return learn_bare_swatches(
+        one_photo, bare, layout, questions=questions, first=light.calibration
+    ), questions
 
 
 def _on_swatch(layout: BoardLayout, color: str, cube: str) -> dict[str, Any]:
@@ -124,11 +128,12 @@ def test_a_known_spot_seen_from_another_camera_is_no_change(layout) -> None:
 def test_a_cube_left_on_its_swatch_is_asked_about(layout, light, one_photo) -> None:
     """The first photo given again as the second: every swatch still shows its cube, and the person is
     shown each crop and asked (not refused: a spot printed in its cube's colour looks the same)."""
-    questions: list[dict[str, Any]] = []
-    learn_bare_swatches(one_photo, light.calibration, layout, questions=questions)
-    asked = {q["colors"][0] for q in questions if q["kind"] == "swatch-still-covered"}
-    assert asked == {s.color for s in layout.swatches}
-    assert all(q["crops"] and q["text"].endswith("?") for q in questions)
+    for first in (light.calibration, None):  # with the first photo to compare, and by colour alone
+        questions: list[dict[str, Any]] = []
+        learn_bare_swatches(one_photo, light.calibration, layout, questions=questions, first=first)
+        asked = {q["colors"][0] for q in questions if q["kind"] == "swatch-still-covered"}
+        assert asked == {s.color for s in layout.swatches}
+        assert all(q["crops"] and q["text"].endswith("?") for q in questions)
 
 
 def test_what_cannot_work_is_refused_in_one_sentence(layout, one_photo) -> None:
