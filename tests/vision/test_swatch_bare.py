@@ -173,5 +173,9 @@ def test_calibrate_colors_takes_the_second_photo(tmp_path, layout, light, bare) 
     r = _cli(*common, "--bare", "--out", str(tmp_path / "x.json"))
     assert r.returncode != 0 and "--bare goes with --camera" in r.stderr
     assert "Traceback" not in r.stderr and not (tmp_path / "x.json").exists()
+    # With a camera the command asks for the cubes to be lifted: without a terminal it says so first.
+    layout_arg = ["--layout", str(tmp_path / "layout.json")]
+    r = _cli(*layout_arg, "--camera", "http://127.0.0.1:9/x", "--bare", "--out", str(tmp_path / "z.json"))
+    assert r.returncode != 0 and "run it in a terminal" in r.stderr and "Traceback" not in r.stderr
     r = _cli(*common, "--bare-image", str(tmp_path / "missing.png"), "--out", str(tmp_path / "y.json"))
     assert r.returncode != 0 and "Traceback" not in r.stderr and not (tmp_path / "y.json").exists()
