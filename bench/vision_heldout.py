@@ -8,6 +8,8 @@
 chosen by their design parameters, docs/bench/vision.md); each one's scene seed is its design seed plus
 `--scene-offset`. `--cache DIR` keeps each design's photos, layout and truth in `DIR/d<seed>/` (rendered
 there on the first run, read back after: the same images, without the minutes of rendering).
+`--bare-photo` calibrates as a person following the two-photo flow does: after the photo with the cubes on
+the swatches, a second one with them lifted (`calibration.bare_swatches`; cached as `bare.png`).
 
 Each design is a random board (layout file, print, paints) with its own room light; it is calibrated once
 from its calibration photo (one cube per swatch), then `--scenes` photos are read, each with light drift,
@@ -40,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from calibration.bare_swatches import learn_bare_swatches  # noqa: E402
 from calibration.colors import CalibrationError, learn_palette  # noqa: E402
 from vision.battle_board.layout import BoardLayout, load_board_layout  # noqa: E402
 from vision.battle_board.reader import BoardReader  # noqa: E402
@@ -146,13 +149,31 @@ def _photos(
     return s.design.layout, s.calibration, kept()
 
 
-def run_design(args: tuple[int, int, int, tuple[int, int] | None, str]) -> list[dict[str, Any]]:
-    design_seed, scene_seed, n_scenes, size, cache = args
+def _bare_photo(design_seed: int, scene_seed: int, size: tuple[int, int] | None, cache: str) -> np.ndarray:
+    """The second calibration photo: the board before the first drop, the swatch cubes lifted, through
+    the calibration's camera under its light (rendered, or read from and first written to the cache)."""
+    path = Path(cache) / f"d{design_seed}" / "bare.png" if cache else None
+    if path is not None and path.exists():
+        return _imread(path)
+    image = session(design_seed, scene_seed, size=size).bare_photo()
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cv2.imwrite(str(path), image)
+    return image
+
+
+def run_design(args: tuple[int, int, int, tuple[int, int] | None, str, bool]) -> list[dict[str, Any]]:
+    design_seed, scene_seed, n_scenes, size, cache, bare = args
     cv2.setNumThreads(1)
     layout_json, calibration, scenes = _photos(design_seed, scene_seed, n_scenes, size, cache)
     layout = load_board_layout(layout_json)
     try:
         palette = learn_palette(calibration, layout)
+        if bare:
+            # As a person does it: the cubes lifted off the swatches, a second photo before the first drop
+            # (its questions answered "yes", as the first photo's are).
+            second = _bare_photo(design_seed, scene_seed, size, cache)
+            palette = learn_bare_swatches(palette, second, layout, first=calibration)
     except CalibrationError as exc:
         for _ in scenes:  # (rendered all the same, so that the cache is whole)
             pass
@@ -209,6 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--json", help="write every scene's record to this file")
     ap.add_argument("--cache", default="", help="folder for the photos (d<seed>/): rendered once, then read")
+    ap.add_argument(
+        "--bare-photo",
+        action="store_true",
+        help="calibrate with a second photo, the swatch cubes lifted (the print under the swatches known)",
+    )
     args = ap.parse_args(argv)
     size: tuple[int, int] | None = None
     if args.size:
@@ -219,12 +245,12 @@ def main(argv: list[str] | None = None) -> int:
             seeds = [int(v) for v in args.design_seeds.split(",") if v.strip()]
         except ValueError:
             ap.error(f"--design-seeds takes whole numbers separated by commas, not {args.design_seeds!r}")
-        jobs = [(d, d + args.scene_offset, args.scenes, size, args.cache) for d in seeds]
+        jobs = [(d, d + args.scene_offset, args.scenes, size, args.cache, args.bare_photo) for d in seeds]
     elif args.design_seed is None or args.scene_seed is None:
         ap.error("give --design-seed and --scene-seed (a range of --designs), or --design-seeds")
     else:
         jobs = [
-            (args.design_seed + k, args.scene_seed + k, args.scenes, size, args.cache)
+            (args.design_seed + k, args.scene_seed + k, args.scenes, size, args.cache, args.bare_photo)
             for k in range(args.designs)
         ]
     t0 = time.perf_counter()
@@ -249,6 +275,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"command: python bench/vision_heldout.py {which} --scenes {args.scenes}"
         + (f" --size {args.size}" if args.size else "")
+        + (" --bare-photo" if args.bare_photo else "")
     )
     print(
         f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end, OpenCV "

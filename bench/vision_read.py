@@ -1,6 +1,7 @@
 """Benchmark: battle-board reading accuracy and speed on rendered scenes the reader was not tuned on.
 
     python bench/vision_read.py [--scenes 300] [--seed 19100] [--jobs 1] [--verbose] [--md FILE] [--cpu-time]
+        [--bare-photo]
 
 Scenes come in light sessions (one board print, one set of cubes, one light, calibrated once from the
 swatches, as at a table); within a session every scene has its own camera (tilt 0-30 degrees, distance,
@@ -29,6 +30,7 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 import vision.battle_board.detection as vision_board  # noqa: E402
+from calibration.bare_swatches import learn_bare_swatches  # noqa: E402
 from calibration.colors import CalibrationError, learn_palette  # noqa: E402
 from vision.battle_board.layout import default_layout  # noqa: E402
 from vision.battle_board.reader import BoardReader  # noqa: E402
@@ -56,9 +58,9 @@ def _diff(truth: dict[tuple[str, str], int], read: dict[tuple[str, str], int]) -
     )
 
 
-def run_session(args: tuple[int, int, tuple[int, int], bool, int, bool]) -> list[dict[str, Any]]:
+def run_session(args: tuple[int, int, tuple[int, int], bool, int, bool, bool]) -> list[dict[str, Any]]:
     """Render and read one light session; returns one record per scene."""
-    seed, n_scenes, size, with_intrinsics, max_cubes, cpu_time = args
+    seed, n_scenes, size, with_intrinsics, max_cubes, cpu_time, bare = args
     cv2.setNumThreads(1)
     clock = time.thread_time if cpu_time else time.perf_counter
     vision_board.CLOCK = clock
@@ -66,6 +68,9 @@ def run_session(args: tuple[int, int, tuple[int, int], bool, int, bool]) -> list
     session = light_session(layout, seed, size, max_cubes)
     try:
         palette = learn_palette(session.calibration, layout)
+        if bare:
+            # A person's second photo: the swatch cubes lifted, before the first drop (bare_swatches).
+            palette = learn_bare_swatches(palette, session.bare_photo(), layout, first=session.calibration)
     except CalibrationError as exc:
         return [{"session": seed, "calibration_failed": str(exc)}]
     records = []
@@ -124,6 +129,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="time steps by the reading thread's CPU time (a loaded host's waits left out)",
     )
+    ap.add_argument(
+        "--bare-photo",
+        action="store_true",
+        help="calibrate each session with a second photo, the swatch cubes lifted (bare_swatches)",
+    )
     args = ap.parse_args(argv)
     w, h = (int(v) for v in args.size.lower().split("x"))
     sessions = [
@@ -134,6 +144,7 @@ def main(argv: list[str] | None = None) -> int:
             args.intrinsics,
             args.max_cubes,
             args.cpu_time,
+            args.bare_photo,
         )
         for k in range((args.scenes + PER_SESSION - 1) // PER_SESSION)
     ]
@@ -158,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         f"command: python bench/vision_read.py --scenes {args.scenes} --seed {args.seed} --size {args.size}"
         + (" --intrinsics" if args.intrinsics else "")
-        + (" --cpu-time" if args.cpu_time else ""),
+        + (" --cpu-time" if args.cpu_time else "")
+        + (" --bare-photo" if args.bare_photo else ""),
         f"machine: {os.cpu_count()} CPUs, OpenCV {cv2.__version__}, one OpenCV thread per reader",
         f"scenes read: {len(recs)} in {len(sessions) - len(failed)} light sessions "
         f"({len(failed)} sessions failed colour calibration), {truth} cubes, wall {wall:.0f} s",

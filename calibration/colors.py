@@ -227,15 +227,16 @@ def markers_white(flat: np.ndarray, layout: BoardLayout, s: float) -> np.ndarray
     return np.round(white.astype(np.float64), 2) if white.sum() >= 30 else None
 
 
-def bare_board(ref: np.ndarray, layout: BoardLayout, pose: Any) -> np.ndarray:
-    """The calibration photo's board (1 px/mm, board plane) without the swatch cubes: where each cube
-    (placed up to 3 mm off its spot, any turn) shows when seen on the board plane from this camera,
-    with its shadow's margin, is filled in from the print around it."""
-    hole: np.ndarray = np.zeros(ref.shape[:2], np.uint8)
+def swatch_cover(shape: tuple[int, int], layout: BoardLayout, pose: Any) -> list[np.ndarray]:
+    """Per swatch (the layout's order), 255 where its calibration cube (placed up to 3 mm off its spot,
+    any turn) shows when seen on the board plane from this camera (1 px/mm, `shape` = (h, w)), with its
+    shadow's margin: what the photo with the cubes on hides of the print."""
     size, rail = layout.cube_size_mm, layout.rail_height_mm
     to_board = np.linalg.inv(pose.plane_homography(0.0))
     half = size / 2 * math.sqrt(2) + 3.0
+    out = []
     for sw in layout.swatches:
+        hole: np.ndarray = np.zeros(shape, np.uint8)
         sq = sw.center_mm + np.array([[-half, -half], [half, -half], [half, half], [-half, half]])
         pts = [sq]
         for z in (rail, rail + size):
@@ -243,7 +244,17 @@ def bare_board(ref: np.ndarray, layout: BoardLayout, pose: Any) -> np.ndarray:
             pts.append(apply_homography(to_board, img))
         hull = cv2.convexHull(np.concatenate(pts).astype(np.float32)).reshape(-1, 2)
         cv2.fillConvexPoly(hole, np.round(hull).astype(np.int32), 255)
-    hole = cv2.dilate(hole, np.ones((5, 5), np.uint8))
+        out.append(cv2.dilate(hole, np.ones((5, 5), np.uint8)))
+    return out
+
+
+def bare_board(ref: np.ndarray, layout: BoardLayout, pose: Any) -> np.ndarray:
+    """The calibration photo's board (1 px/mm, board plane) without the swatch cubes: where each cube
+    shows from this camera (`swatch_cover`) is filled in from the print around it. Only a guess: a second
+    photo with the cubes lifted replaces it (`calibration.bare_swatches`)."""
+    hole: np.ndarray = np.zeros(ref.shape[:2], np.uint8)
+    for m in swatch_cover(ref.shape[:2], layout, pose):
+        hole |= m
     if not hole.any():
         return ref
     # Swatches lie on the rail: fill from the rail only (zones' print set to the rail's median first).

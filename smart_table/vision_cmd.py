@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from smart_table.errors import CliError
 from smart_table.watch_common import add_reconnect
 
+BARE_SKIP_FRAMES = 5  # `calibrate colors --bare`: frames a source may have buffered before the second photo
+
 if TYPE_CHECKING:
     import zmq
 
@@ -38,6 +40,19 @@ def register(top: argparse._SubParsersAction, groups: dict[str, argparse._SubPar
         type=int,
         default=15,
         help="with --camera: frames to let auto exposure settle before locking (default 15)",
+    )
+    bare = p.add_mutually_exclusive_group()
+    bare.add_argument(
+        "--bare-image",
+        metavar="PHOTO",
+        help="with --image: a second photo under the same light with the cubes taken off the swatches "
+        "(the print under them is then known, and a cube dropped there is read, not asked about)",
+    )
+    bare.add_argument(
+        "--bare",
+        action="store_true",
+        help="with --camera: after the first photo, asks you to take the cubes off the swatches and takes "
+        "a second one (as --bare-image)",
     )
     p.add_argument("--out", required=True, help="palette JSON to write")
     p.add_argument("--intrinsics", help="camera.json from 'calibrate camera' (optional)")
@@ -188,15 +203,32 @@ def cmd_calibrate_colors(args: argparse.Namespace) -> int:
 
     layout = _layout(args.layout)
     camera: dict[str, Any] | None = None
+    bare_image = None
+    if args.bare_image is not None and args.camera is not None:
+        raise CliError("--bare-image goes with --image; with --camera use --bare (it takes the second photo)")
+    if args.bare and args.camera is None:
+        raise CliError("--bare goes with --camera; with --image give the second photo as --bare-image PHOTO")
     if args.camera is not None:
-        image, camera = _camera_photo(args.camera, args.warmup_frames)
+        if args.bare and not sys.stdin.isatty():
+            raise CliError(
+                "--bare asks you to take the cubes off the swatches between the two photos: run it in a "
+                "terminal, or take both photos yourself and give --image and --bare-image"
+            )
+        image, camera, bare_image = _camera_photo(args.camera, args.warmup_frames, bare=args.bare)
     else:
         image = _image(args.image)
+        if args.bare_image is not None:
+            bare_image = _image(args.bare_image)
     colors = [c.strip() for c in args.colors.split(",") if c.strip()] if args.colors else None
     t0 = time.perf_counter()
     questions: list[dict[str, Any]] = []
+    intrinsics = _intrinsics(args.intrinsics)
     try:
-        palette = learn_palette(image, layout, _intrinsics(args.intrinsics), colors, questions)
+        palette = learn_palette(image, layout, intrinsics, colors, questions)
+        if bare_image is not None:
+            from calibration.bare_swatches import learn_bare_swatches
+
+            palette = learn_bare_swatches(palette, bare_image, layout, intrinsics, questions, first=image)
     except CalibrationError as exc:
         raise CliError(str(exc), code=1) from exc
     asked = _write_question_crops(questions, Path(args.out))
@@ -222,6 +254,7 @@ def cmd_calibrate_colors(args: argparse.Namespace) -> int:
                 "palette": args.out,
                 "colors": palette_summary(palette),
                 "questions": asked,
+                "bare_swatches": palette.meta.get("bare_swatches", []),
                 "seconds": round(time.perf_counter() - t0, 3),
                 **({"camera_lock": camera["lock"]} if camera is not None else {}),
             }
@@ -230,10 +263,12 @@ def cmd_calibrate_colors(args: argparse.Namespace) -> int:
     return 0
 
 
-def _camera_photo(source: str, warmup: int) -> tuple[Any, dict[str, Any]]:
+def _camera_photo(source: str, warmup: int, bare: bool = False) -> tuple[Any, dict[str, Any], Any]:
     """The calibration photo from a live source: frames are skipped while its auto exposure settles, its
-    exposure and white balance are locked, and the frame after the lock is the photo. Returns the photo and
-    what 'vision watch' needs to run under the same settings (source, settings, the lock's sentence)."""
+    exposure and white balance are locked, and the frame after the lock is the photo. Returns the photo,
+    what 'vision watch' needs to run under the same settings (source, settings, the lock's sentence), and
+    with `bare` a second photo under the same lock, taken once the person says the cubes are off the
+    swatches (else None)."""
     from vision.camera_source import CameraSource, SourceError, kind_of
 
     if kind_of(source) == "file":
@@ -247,6 +282,15 @@ def _camera_photo(source: str, warmup: int) -> tuple[Any, dict[str, Any]]:
             said = cam.lock()
             image = next(frames)
             settings = cam.settings()
+            second = None
+            if bare:
+                input(
+                    "Now take the cubes off the swatches (leave the board, the camera and the light as "
+                    "they are), then press Enter "
+                )
+                for _ in range(BARE_SKIP_FRAMES):  # frames the source buffered while the cubes were lifted
+                    next(frames)
+                second = next(frames)
         finally:
             cam.close()
     except StopIteration:
@@ -254,13 +298,17 @@ def _camera_photo(source: str, warmup: int) -> tuple[Any, dict[str, Any]]:
     except SourceError as exc:
         raise CliError(str(exc), code=1) from exc
     print(f"camera {source}: {said}", file=sys.stderr, flush=True)
-    return image, {
-        "source": source,
-        "kind": cam.kind,
-        "locked": cam.locked is not None,
-        "settings": settings,
-        "lock": said,
-    }
+    return (
+        image,
+        {
+            "source": source,
+            "kind": cam.kind,
+            "locked": cam.locked is not None,
+            "settings": settings,
+            "lock": said,
+        },
+        second,
+    )
 
 
 def _write_question_crops(questions: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:

@@ -136,11 +136,16 @@ class BoardDetection:
         # With the bare board learned at calibration, the board's own print is told from cubes by place
         # (`BoardPrint`): a cube colour the board also shows elsewhere is no longer ruled out everywhere.
         self.print: BoardPrint | None = None
+        # Swatches whose print a second calibration photo showed (`calibration.bare_swatches`, palette
+        # `meta.bare_swatches`): known there, so neither left out nor guessed; the others are filled in.
+        known = self.palette.meta.get("bare_swatches", [])
+        self._bare_swatches = {str(c) for c in known} if isinstance(known, list) else set()
+        self._hidden_swatches = [sw for sw in layout.swatches if sw.color not in self._bare_swatches]
         if self.palette.reference is not None:
             self.print = BoardPrint(
                 self.palette.reference,
                 layout.size_mm,
-                [sw.center_mm for sw in layout.swatches],
+                [sw.center_mm for sw in self._hidden_swatches],
                 bare=self.palette.meta.get("reference") == "bare",
                 zones=zone_mask(layout, self.palette.reference.shape[1::-1]),
             )
@@ -466,12 +471,13 @@ class BoardDetection:
         return keep
 
     def _flag_hidden_print(self, cubes: list[Cube]) -> None:
-        """Marks unsure every cube read where the bare board is only guessed: on a swatch spot (the
-        calibration's cube hid its print) or where the calibration photo had a glossy highlight. Neither
-        a cube's colour against the print nor its shape against the print's edges is evidence there: a
-        dark spot on a dark rail read as a black cube in 9 of 12 photos of tuning design 8056, and a dark
-        rail under a former highlight fell apart into black cubes (8024/5), all read with confidence
-        (docs/bench/vision.md, round 6). A person looks."""
+        """Marks unsure every cube read where the bare board is only guessed: on a swatch spot whose print
+        no second calibration photo showed (the calibration's cube hid it) or where the calibration photo
+        had a glossy highlight. Neither a cube's colour against the print nor its shape against the
+        print's edges is evidence there: a dark spot on a dark rail read as a black cube in 9 of 12 photos
+        of tuning design 8056, and a dark rail under a former highlight fell apart into black cubes
+        (8024/5), all read with confidence (docs/bench/vision.md, round 6). A person looks. A swatch whose
+        print the second photo showed is known: a cube there is read like any other (round 8)."""
         if self.print is None:
             return
         glare = self.print.highlight
@@ -481,7 +487,7 @@ class BoardDetection:
             x, y = int(c.center_mm[0]), int(c.center_mm[1])
             guessed = not (0 <= x < w and 0 <= y < h) or bool(glare[y, x] > 0)
             guessed = guessed or any(
-                math.dist(c.center_mm, sw.center_mm) < spot_r for sw in self.layout.swatches
+                math.dist(c.center_mm, sw.center_mm) < spot_r for sw in self._hidden_swatches
             )
             if not c.ambiguous and guessed:
                 c.ambiguous, c.confidence = True, min(c.confidence, 0.3)
@@ -772,7 +778,7 @@ class BoardDetection:
         ref = np.log(self.print.ref.astype(np.float32) + STRUCT_OFFSET)
         hp = cv2.GaussianBlur(ref, (0, 0), STRUCT_FINE_MM) - cv2.GaussianBlur(ref, (0, 0), STRUCT_SIGMA_MM)
         keep = cv2.erode(self.print.ref_valid, self.kernel, iterations=3)
-        for sw in self.layout.swatches:  # a filled-in guess of the print under the calibration's cubes
+        for sw in self._hidden_swatches:  # a filled-in guess of the print under the calibration's cubes
             cv2.circle(keep, (int(sw.center_mm[0]), int(sw.center_mm[1])), int(SWATCH_R_MM) + 2, 0, -1)
         self._struct_keep = (keep > 0).view(np.uint8)
         self._disc5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
@@ -785,6 +791,13 @@ class BoardDetection:
         if step > 1:
             k = cv2.getStructuringElement(cv2.MORPH_RECT, (step, step))
             walls = cv2.morphologyEx(wells, cv2.MORPH_GRADIENT, k) > 0
+            # So does a swatch spot known from the second photo: printed on the rail's top, it is seen on
+            # the board plane as far off between that photo's camera and this frame's (the rail's only
+            # sharp print; the tuning renderer's blue spot flagged 5 of 30 frames at 6.5 mm, round 8).
+            for sw in self.layout.swatches:
+                if sw.color in self._bare_swatches:
+                    c = (int(sw.center_mm[0]), int(sw.center_mm[1]))
+                    cv2.circle(walls.view(np.uint8), c, int(SWATCH_R_MM) + 2, 1, -1)
             lo = np.where(walls[..., None], cv2.erode(hp, k), lo)
             hi = np.where(walls[..., None], cv2.dilate(hp, k), hi)
         return lo, hi

@@ -11,9 +11,10 @@ The truth is computed from that physical state, never from a reader.
 
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import cv2
@@ -657,6 +658,10 @@ class LightSession:
     fixed: dict[str, Any]
     calibration: np.ndarray
     scenes: Iterator[tuple[list[dict[str, Any]], np.ndarray, dict[str, Any]]]
+    # The board before the first drop (the swatch cubes lifted), through the calibration's camera under
+    # its light: the optional second calibration photo. Rendered when called (the same draws as the
+    # calibration photo's camera, from a copy of the generator), so the scenes stay those of the seed.
+    bare_photo: Callable[[], np.ndarray] = field(default=lambda: np.zeros((1, 1, 3), np.uint8))
 
 
 def light_session(
@@ -665,7 +670,12 @@ def light_session(
     rng = np.random.default_rng(seed)
     var = random_variation(rng)
     fixed = {k: var[k] for k in ("lighting", "art_seed", "color_jitter", "cube_seed")}
-    calibration, _ = render_battle_scene(layout, swatch_cubes(layout, rng), rng, size=size, **fixed)
+    on_swatches = swatch_cubes(layout, rng)
+    before = copy.deepcopy(rng)
+    calibration, _ = render_battle_scene(layout, on_swatches, rng, size=size, **fixed)
+
+    def bare_photo() -> np.ndarray:
+        return render_battle_scene(layout, [], copy.deepcopy(before), size=size, **fixed)[0]
 
     def scenes() -> Iterator[tuple[list[dict[str, Any]], np.ndarray, dict[str, Any]]]:
         while True:
@@ -673,4 +683,4 @@ def light_session(
             image, truth = render_battle_scene(layout, specs, rng, size=size, **fixed)
             yield specs, image, truth
 
-    return LightSession(fixed, calibration, scenes())
+    return LightSession(fixed, calibration, scenes(), bare_photo)

@@ -16,7 +16,7 @@ was put, never from a reader.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -709,6 +709,10 @@ class HeldOutSession:
     design: Design
     calibration: np.ndarray
     scenes: Iterator[tuple[np.ndarray, dict[str, Any]]]
+    # The board as it stands before the first drop (the calibration's cubes lifted off their swatches),
+    # through the calibration's camera under its light: the optional second calibration photo. Rendered
+    # when called, with its own noise, so the session's scenes stay those of its seed.
+    bare_photo: Callable[[], np.ndarray] = field(default=lambda: np.zeros((1, 1, 3), np.uint8))
 
 
 def session(
@@ -742,6 +746,9 @@ def session(
     )
     calibration = render(design, swatch_cubes(rng, design), light0, shot, rng)
 
+    def bare_photo() -> np.ndarray:
+        return render(design, [], light0, shot, np.random.default_rng([scene_seed, 1]))
+
     def scenes() -> Iterator[tuple[np.ndarray, dict[str, Any]]]:
         while True:
             cubes = random_cubes(rng, design, int(rng.integers(0, max_cubes + 1)))
@@ -752,7 +759,7 @@ def session(
             image = render(design, cubes, drifted(rng, light, design, moved), sh, rng)
             yield image, {**truth_of(cubes), "camera": sh.as_json(), "tilt_deg": sh.tilt_deg}
 
-    return HeldOutSession(design, calibration, scenes())
+    return HeldOutSession(design, calibration, scenes(), bare_photo)
 
 
 def rail_gloss(design: Design, seed: int) -> tuple[np.ndarray, float, float]:
