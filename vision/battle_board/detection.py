@@ -68,8 +68,9 @@ STRUCT_MASS = 4.0  # summed excess (log units x mm2) of a group of new edges tha
 # shifted print lines and shadow-band edges 0.60-0.85; docs/bench/vision.md round 8).
 STRUCT_COMPACT = 0.8
 STRUCT_WINDOW_SIDES = 1.4
-# A shifted face brighter than its print by this much (median) is a highlight, not a cube on print of its own
-# colour (tuning: missed cubes' faces 0.42-1.08, a black cube's top sheen up to 1.42; moved highlights 1.5-4.5).
+# A shifted face brighter than its print by this much (median) is a highlight, not a cube on print of its
+# own colour (tuning: missed cubes' faces 0.42-1.08, a black cube's top sheen up to 1.42; moved highlights
+# 1.5-4.5).
 STRUCT_FACE_GLOSS = 1.5
 # A pixel at most this share of its print's brightness is no shadow on the board (both renderers'
 # deepest shadows keep ~0.55 of the light in 8-bit terms; docs/bench/vision.md round 3): if it is a cube
@@ -516,15 +517,34 @@ class BoardDetection:
             segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)
             cv2.polylines(m, list(segs), False, 0, int(round(2.2 * size / REF_MM)))
         m &= (self._ref_keep > 0).astype(np.uint8)
+        # Judged whole, then counted in the zones: a shadow band across zone and rail is no cube, though the
+        # zones' outlines cut it into cube-sized pieces (tuning 8000/6, 8003/6; docs/bench/vision.md round 8).
+        whole = cv2.morphologyEx(m, cv2.MORPH_OPEN, self.kernel)
         m &= self._zones_small  # in a zone: where a missed cube changes the count
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self.kernel)
         n, lab, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
         top = size * size
+        _, lab_whole, stats_whole, _ = cv2.connectedComponentsWithStats(whole, connectivity=4)
         for j in range(1, n):
             area = float(stats[j, cv2.CC_STAT_AREA]) * REF_MM * REF_MM
             long_side = max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) * REF_MM
             if UNEXPLAINED_MIN * top <= area <= 4 * top and long_side <= 3.5 * size:
-                if board is not None and self._gloss(board[0], board[1], lab == j):
+                part = lab == j
+                w_ids = np.unique(lab_whole[part])
+                w_ids = w_ids[w_ids > 0]
+                if len(w_ids):
+                    w_area = float(stats_whole[w_ids, cv2.CC_STAT_AREA].sum()) * REF_MM * REF_MM
+                    w_long = (
+                        float(
+                            np.maximum(
+                                stats_whole[w_ids, cv2.CC_STAT_WIDTH], stats_whole[w_ids, cv2.CC_STAT_HEIGHT]
+                            ).max()
+                        )
+                        * REF_MM
+                    )
+                    if w_area > 4 * top or w_long > 3.5 * size:
+                        continue
+                if board is not None and self._gloss(board[0], board[1], part):
                     continue
                 out.append((float(cents[j][0] * REF_MM), float(cents[j][1] * REF_MM)))
 
