@@ -18,7 +18,8 @@ zone or re-drop), whole-scene exact (counts and re-drops right, not "ambiguous")
 but not flagged), and "flag elsewhere": an `ambiguous` scene whose wrong count lies in a zone (or on the
 rail) that none of its flags points to (the unexplained changes' places, the unsure cubes' zones): a
 person who checks the crops shown still accepts that wrong count. A scene called covered by a hand is
-flagged everywhere. Time: process CPU time of the read (one OpenCV thread), median per frame.
+flagged everywhere. "Needless questions": `ambiguous` scenes with every count right (each is an exact scene
+lost to a question). Time: process CPU time of the read (one OpenCV thread), median per frame.
 Seeds: the development seeds are listed in docs/bench/vision.md; report only on seeds never run before.
 """
 
@@ -107,6 +108,11 @@ def _flag_elsewhere(
         for c, z in sorted(set(want) | set(sure))
         if want[(c, z)] != sure[(c, z)] and z not in zones
     ]
+
+
+def _needless(status: str, want: Counter[tuple[str, str]], got: Counter[tuple[str, str]]) -> bool:
+    """A needless question: the reading asks (`ambiguous`) though every count and re-drop is right."""
+    return status == "ambiguous" and want == got
 
 
 def _imread(path: Path) -> np.ndarray:
@@ -201,6 +207,7 @@ def run_design(args: tuple[int, int, int, tuple[int, int] | None, str, bool]) ->
                 "exact": exact,
                 "status": out["status"],
                 "silent": (not exact) and out["status"] != "ambiguous",
+                "needless": _needless(out["status"], want, got),
                 "elsewhere": elsewhere,
                 "cpu_ms": cpu,
                 "size": f"{image.shape[1]}x{image.shape[0]}",
@@ -287,7 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"scenes {len(recs)}, cubes {truth}; F1 {f1:.4f} (P {p:.4f} R {rc:.4f}); exact {exact * 100:.1f} %; "
         f"ambiguous {sum(r['status'] == 'ambiguous' for r in recs)}; silent {silent}; "
-        f"flag elsewhere {sum(bool(r['elsewhere']) for r in recs)}"
+        f"flag elsewhere {sum(bool(r['elsewhere']) for r in recs)}; "
+        f"needless questions {sum(r['needless'] for r in recs)}"
     )
     if hd:
         print(f"CPU ms per 1080p frame: median {statistics.median(hd):.1f}, n {len(hd)}")
@@ -298,7 +306,8 @@ def main(argv: list[str] | None = None) -> int:
         rs = [r for r in recs if r["design"] == d]
         print(
             f"  design {d}: exact {sum(r['exact'] for r in rs)}/{len(rs)}, silent "
-            f"{sum(r['silent'] for r in rs)}, flag elsewhere {sum(bool(r['elsewhere']) for r in rs)}"
+            f"{sum(r['silent'] for r in rs)}, flag elsewhere {sum(bool(r['elsewhere']) for r in rs)}, "
+            f"needless questions {sum(r['needless'] for r in rs)}"
         )
     if args.verbose:
         for r in recs:

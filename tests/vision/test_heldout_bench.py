@@ -71,3 +71,10 @@ def test_an_unsure_cube_flags_its_zone_and_a_hand_flags_everything() -> None:
     assert bench._flag_elsewhere(layout, hand, want, []) == []
     ok = {"status": "ok", "cubes": [], "ambiguous": []}
     assert bench._flag_elsewhere(layout, ok, want, []) == []
+
+
+def test_a_question_about_a_right_reading_is_needless() -> None:
+    want: Counter[tuple[str, str]] = Counter({("red", "z00"): 2})
+    assert bench._needless("ambiguous", want, Counter({("red", "z00"): 2}))
+    assert not bench._needless("ambiguous", want, Counter({("red", "z00"): 1}))  # a needed question
+    assert not bench._needless("ok", want, Counter({("red", "z00"): 2}))  # no question

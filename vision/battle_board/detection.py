@@ -64,6 +64,14 @@ STRUCT_DEV = 0.12  # log units outside the print's own 3x3 range: a new edge
 STRUCT_SHIFT = 0.04  # mean log shift over a 7 mm square beyond the print's range: a cube's face
 STRUCT_EDGE_MM = 5  # the board's outer 5 mm (its cut edge, the table beyond) is not compared
 STRUCT_MASS = 4.0  # summed excess (log units x mm2) of a group of new edges that makes it a cube's
+# ... of which this share lies within one window this many sides wide (tuning set: cubes' outlines 0.86-1.0,
+# shifted print lines and shadow-band edges 0.60-0.85; docs/bench/vision.md round 8).
+STRUCT_COMPACT = 0.8
+STRUCT_WINDOW_SIDES = 1.4
+# A shifted face brighter than its print by this much (median) is a highlight, not a cube on print of its
+# own colour (tuning: missed cubes' faces 0.42-1.08, a black cube's top sheen up to 1.42; moved highlights
+# 1.5-4.5).
+STRUCT_FACE_GLOSS = 1.5
 # A pixel at most this share of its print's brightness is no shadow on the board (both renderers'
 # deepest shadows keep ~0.55 of the light in 8-bit terms; docs/bench/vision.md round 3): if it is a cube
 # colour's own lit face (squared Mahalanobis distance under LIT_MAHALANOBIS2, chi-square 3 dof at 99.9 %),
@@ -515,15 +523,34 @@ class BoardDetection:
             segs = np.round(np.stack([f, t], 1) / REF_MM).astype(np.int32)
             cv2.polylines(m, list(segs), False, 0, int(round(2.2 * size / REF_MM)))
         m &= (self._ref_keep > 0).astype(np.uint8)
+        # Judged whole, then counted in the zones: a shadow band across zone and rail is no cube, though the
+        # zones' outlines cut it into cube-sized pieces (tuning 8000/6, 8003/6; docs/bench/vision.md round 8).
+        whole = cv2.morphologyEx(m, cv2.MORPH_OPEN, self.kernel)
         m &= self._zones_small  # in a zone: where a missed cube changes the count
         m = cv2.morphologyEx(m, cv2.MORPH_OPEN, self.kernel)
         n, lab, stats, cents = cv2.connectedComponentsWithStats(m, connectivity=4)
         top = size * size
+        _, lab_whole, stats_whole, _ = cv2.connectedComponentsWithStats(whole, connectivity=4)
         for j in range(1, n):
             area = float(stats[j, cv2.CC_STAT_AREA]) * REF_MM * REF_MM
             long_side = max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) * REF_MM
             if UNEXPLAINED_MIN * top <= area <= 4 * top and long_side <= 3.5 * size:
-                if board is not None and self._gloss(board[0], board[1], lab == j):
+                part = lab == j
+                w_ids = np.unique(lab_whole[part])
+                w_ids = w_ids[w_ids > 0]
+                if len(w_ids):
+                    w_area = float(stats_whole[w_ids, cv2.CC_STAT_AREA].sum()) * REF_MM * REF_MM
+                    w_long = (
+                        float(
+                            np.maximum(
+                                stats_whole[w_ids, cv2.CC_STAT_WIDTH], stats_whole[w_ids, cv2.CC_STAT_HEIGHT]
+                            ).max()
+                        )
+                        * REF_MM
+                    )
+                    if w_area > 4 * top or w_long > 3.5 * size:
+                        continue
+                if board is not None and self._gloss(board[0], board[1], part):
                     continue
                 out.append((float(cents[j][0] * REF_MM), float(cents[j][1] * REF_MM)))
 
@@ -572,17 +599,33 @@ class BoardDetection:
         edges = cv2.dilate(((dev > STRUCT_DEV) & (look > 0)).view(np.uint8), self._disc5)
         n, cc, stats, cents = _parts(edges, 8)
         excess = np.clip(dev - STRUCT_DEV, 0.0, None)
+        win = int(round(STRUCT_WINDOW_SIDES * size))
         for j in range(1, n):
             x, y, bw, bh = (int(v) for v in stats[j, :4])
             # Total deviation beyond the threshold: a cube's outline adds up, a misregistered speck not.
-            mass = float(excess[y : y + bh, x : x + bw][cc[y : y + bh, x : x + bw] == j].sum())
+            part = np.where(cc[y : y + bh, x : x + bw] == j, excess[y : y + bh, x : x + bw], 0.0)
+            mass = float(part.sum())
             if mass >= STRUCT_MASS and 0.8 * size <= max(bw, bh) <= 3.0 * size and min(bw, bh) >= 0.6 * size:
-                out.append((float(cents[j][0]), float(cents[j][1])))
+                # A cube's outline (top, sides, shadow) lies within one window; a shifted printed line or a
+                # shadow band's edge spreads along the component.
+                held = cv2.boxFilter(part, -1, (win, win), normalize=False, borderType=cv2.BORDER_CONSTANT)
+                if float(held.max()) >= STRUCT_COMPACT * mass:
+                    out.append((float(cents[j][0]), float(cents[j][1])))
         # A face's 7 mm window must lie wholly where it looks: else it averages in a read cube's edges.
         faces = ((shift > STRUCT_SHIFT) & (cv2.erode(look, self._box7) > 0)).view(np.uint8)
-        n, _, stats, cents = _parts(faces, 8)
+        n, cc, stats, cents = _parts(faces, 8)
         for j in range(1, n):
-            if max(stats[j, cv2.CC_STAT_WIDTH], stats[j, cv2.CC_STAT_HEIGHT]) >= 5:
+            x, y, bw, bh = (int(v) for v in stats[j, :4])
+            # A cube's face is at most as long as the outline check allows (a longer one is a printed line
+            # or a shadow band's edge), and no brighter than a cube's top sheen on its own print (a
+            # highlight's light that moved with the camera is).
+            if not 5 <= max(bw, bh) <= 3.0 * size:
+                continue
+            inside = cc[y : y + bh, x : x + bw] == j
+            ratio = self.print.brightness_ratio(
+                now[y : y + bh, x : x + bw][inside], self.print.ref[y : y + bh, x : x + bw][inside]
+            )
+            if float(np.median(ratio)) < STRUCT_FACE_GLOSS:
                 out.append((float(cents[j][0]), float(cents[j][1])))
 
     def _cube_by_shape(
