@@ -1,7 +1,7 @@
 """Benchmark: the ocean-grid reader on held-out tables (`vision.synth.table_randomised`).
 
     python bench/vision_ships_heldout.py --layouts 5 --layout-seed 7600 --scenes 20 [--size 1920x1080]
-        [--session [--no-calibration] [--skin-backs]] [--hard] [--cache DIR] [--json-out FILE]
+        [--session [--no-calibration] [--skin-backs | --warm-bright]] [--hard] [--cache DIR] [--json-out FILE]
 
 Each layout is a random table in the layout format, read as a user's own file would be; each scene a
 random deal (2-4 ships, 0-2 hands, glare) under this generator's own light, lens and compression. Without
@@ -16,6 +16,9 @@ confident wrong answers (a ship or board
 reported on a square where it is not). Time: process CPU time of one read (one OpenCV thread), median
 per 1080p frame. Seeds: report only on seeds never run before (docs/bench/vision.md lists those used).
 
+`--warm-bright` (with `--session`, tuning only; round 8) lights each session with a warm lamp (2700-3700 K)
+at a bright exposure (0.9-1.5) and puts all four ships on the two rows farthest from the Harbor: the
+class where a bloom eats the red ship's marker.
 `--skin-backs` (with `--session`, tuning only; round 7) draws each session's back print in the hands' own
 skin range and puts one or two hands in every scene: the class where colour alone cannot tell a hand from
 the back. `--hard` draws the tuning side's harsher light (round 6: warm and cool ends, dim or clipped
@@ -46,6 +49,7 @@ from vision.ocean_grid.layout import load_table_layout  # noqa: E402
 from vision.ocean_grid.reader import read_table_detailed  # noqa: E402
 from vision.synth.table_randomised import (  # noqa: E402
     calibration_scene,
+    far_ships_scene,
     held_out_scene,
     random_table_layout,
     random_table_session,
@@ -67,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="with --session: back prints in the hands' skin range, 1-2 hands a scene (tuning only)",
     )
+    ap.add_argument(
+        "--warm-bright",
+        action="store_true",
+        help="with --session: warm bright lamps, all four ships on the far rows (tuning only)",
+    )
     ap.add_argument("--cache", default="", help="a folder keeping the rendered photos between runs")
     ap.add_argument("--json-out", default="", help="write each reading's JSON, one line per scene")
     ap.add_argument("--render-only", action="store_true", help="with --cache: render the photos, read none")
@@ -76,6 +85,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--render-only needs --cache DIR (where the photos are kept)")
     if args.skin_backs and not args.session:
         ap.error("--skin-backs needs --session (the back print is a session's)")
+    if args.warm_bright and not args.session:
+        ap.error("--warm-bright needs --session (the lamp is a session's)")
     json_lines: list[str] = []
     cv2.setNumThreads(1)
     size: tuple[int, int] | None = None
@@ -182,6 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         + (" --no-calibration" if args.no_calibration else "")
         + (" --hard" if args.hard else "")
         + (" --skin-backs" if args.skin_backs else "")
+        + (" --warm-bright" if args.warm_bright else "")
     )
     if args.session and not args.no_calibration:
         print(f"calibration: back learned on {learned}/{args.layouts} tables, its print on {printed}")
@@ -215,6 +227,7 @@ def _table(
         ("session" if args.session else "r3")
         + ("-hard" if args.hard else "")
         + ("-skin" if args.skin_backs else "")
+        + ("-warm" if args.warm_bright else "")
     )
     key = f"{seed}-{args.scenes}-{args.size or 'any'}-{protocol}"
     path = Path(args.cache) / f"table-{key}.pkl" if args.cache else None
@@ -224,12 +237,19 @@ def _table(
         return cached
     rng = np.random.default_rng(seed)
     layout_json = random_table_layout(rng, f"random-table-{seed}")
-    session = random_table_session(rng, hard=args.hard, skin_back=args.skin_backs) if args.session else None
+    session = (
+        random_table_session(rng, hard=args.hard, skin_back=args.skin_backs, warm_bright=args.warm_bright)
+        if args.session
+        else None
+    )
     setup = (
         calibration_scene(layout_json, rng, session, size or (1920, 1080)) if session is not None else None
     )
     shots = []
     for _ in range(args.scenes):
+        if args.warm_bright and session is not None:
+            shots.append(far_ships_scene(layout_json, rng, size or (1920, 1080), session))
+            continue
         # --skin-backs: every scene has a hand or two (the class looked for is a hand over a board).
         extra = {"hands": int(rng.integers(1, 3))} if args.skin_backs else {}
         shots.append(held_out_scene(layout_json, rng, size, session, hard=args.hard, **extra))

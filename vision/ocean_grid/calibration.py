@@ -12,7 +12,7 @@ back to the layout's `boards.back` hue band (the game's purple).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -60,12 +60,17 @@ class TableCalibrationError(ValueError):
 class BackModel:
     mean: np.ndarray  # (2,) log-chroma (B-G, R-G)
     cov: np.ndarray  # (2, 2)
+    # The covariance's inverse, computed once (every frame asks several times).
+    inv: np.ndarray = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "inv", np.linalg.inv(self.cov))
 
     def accept(self, pixels_bgr: np.ndarray, gains: np.ndarray) -> np.ndarray:
         """Which pixels (any shape x 3, uint8) look like the back's print under `gains`."""
         raw = chroma(pixels_bgr, gains)
         c = raw - self.mean
-        inv = np.linalg.inv(self.cov)
+        inv = self.inv
         d2 = c[..., 0] * (inv[0, 0] * c[..., 0] + 2 * inv[0, 1] * c[..., 1]) + inv[1, 1] * c[..., 1] ** 2
         # Grey is not the back: the frame's white, a marker's quiet zone and black, a shadow are neutral
         # (chroma 0 after the white balance), and a pixel nearer neutral than the back's colour is taken

@@ -59,19 +59,29 @@ def _frame_colour(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> tupl
     return gains, covered
 
 
-def _frame_white(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> tuple[np.ndarray, float, bool]:
+def frame_pixels(image: np.ndarray, layout: TableLayout, H: np.ndarray) -> np.ndarray:
+    """The image's pixels (N x 3, uint8) at the frame's samples in view (`_frame_samples`): the white
+    test and the arm test read the same ones, so they are taken once."""
+    pts = _frame_samples(layout)
+    if len(pts) == 0:
+        return np.zeros((0, 3), np.uint8)
+    px = np.round(apply_homography(H, pts)).astype(int)
+    h, w = image.shape[:2]
+    ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
+    return np.asarray(image[px[ok, 1], px[ok, 0]])
+
+
+def _frame_white(
+    image: np.ndarray, layout: TableLayout, H: np.ndarray, pixels: np.ndarray | None = None
+) -> tuple[np.ndarray, float, bool]:
     """Look at the plain white frame around the table: per-channel gains that make it neutral (median
     over unclipped samples), the share of its samples covered by something coloured or dark (an arm
     reaching over the table crosses the frame, a ship never stands on it), and whether the gains were
     measured: a frame burnt out to white by a bright exposure gives no white balance (gains 1) but is
-    still the frame, not an arm."""
-    pts = _frame_samples(layout)
-    if len(pts) < 10:
+    still the frame, not an arm. `pixels`: the frame's pixels when already taken (`frame_pixels`)."""
+    if len(_frame_samples(layout)) < 10:
         return np.ones(3), 0.0, False
-    px = np.round(apply_homography(H, pts)).astype(int)
-    h, w = image.shape[:2]
-    ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    vals = image[px[ok, 1], px[ok, 0]].astype(np.float64)
+    vals = (frame_pixels(image, layout, H) if pixels is None else pixels).astype(np.float64)
     if len(vals) < 10:
         return np.ones(3), 0.0, False
     bright = _max3(vals)

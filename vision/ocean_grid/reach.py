@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import apply_homography
-from vision.ocean_grid.classification import _frame_samples
+from vision.ocean_grid.classification import frame_pixels
 from vision.ocean_grid.layout import TableLayout
 
 # The top-down view the regions are traced in (mm per pixel): an arm is 5 cm wide or more, a board 15 cm.
@@ -44,17 +44,15 @@ RING_BACK = 0.15
 Accept = Callable[[np.ndarray], np.ndarray]
 
 
-def frame_back_count(image: np.ndarray, layout: TableLayout, H: np.ndarray, accept: Accept) -> int:
-    """How many of the frame's samples (see `classification._frame_samples`) look like the back."""
-    pts = _frame_samples(layout)
-    if len(pts) == 0:
+def frame_back_count(
+    image: np.ndarray, layout: TableLayout, H: np.ndarray, accept: Accept, pixels: np.ndarray | None = None
+) -> int:
+    """How many of the frame's samples (see `classification._frame_samples`) look like the back;
+    `pixels`: those samples' pixels when already taken (`classification.frame_pixels`)."""
+    got = frame_pixels(image, layout, H) if pixels is None else pixels
+    if len(got) == 0:
         return 0
-    px = np.round(apply_homography(H, pts)).astype(int)
-    h, w = image.shape[:2]
-    ok = (px[:, 0] >= 0) & (px[:, 0] < w) & (px[:, 1] >= 0) & (px[:, 1] < h)
-    if not ok.any():
-        return 0
-    return int(accept(image[px[ok, 1], px[ok, 0]][None]).sum())
+    return int(accept(got[None]).sum())
 
 
 def arm_free(

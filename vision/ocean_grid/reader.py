@@ -29,6 +29,7 @@ from vision.ocean_grid.classification import (
     _back_mask,
     _frame_white,
     _patch,
+    frame_pixels,
 )
 from vision.ocean_grid.detection import (
     _FRAME_PERIMETER_RATES,
@@ -267,7 +268,8 @@ def read_table_detailed(
 
     # Boards: look for a board marker where the layout puts it on each square; no marker there and
     # the spot shows the back art: face down; anything else: cannot tell.
-    gains, frame_covered, white_ok = _frame_white(image_bgr, layout, H)
+    on_frame = frame_pixels(image_bgr, layout, H)
+    gains, frame_covered, white_ok = _frame_white(image_bgr, layout, H, on_frame)
     occluded = frame_covered > FRAME_COVERED
     bsize = layout.boards.marker_size_mm
     roi_half = bsize / 2 + 4.0 + 12.0
@@ -294,7 +296,7 @@ def read_table_detailed(
 
     # Something of the back's colour on the frame, where no board lies, is an arm or a sleeve (a frame
     # burnt out by a bright exposure hides a pale arm from the white test above).
-    back_on_frame = frame_back_count(image_bgr, layout, H, back_pixels)
+    back_on_frame = frame_back_count(image_bgr, layout, H, back_pixels, on_frame)
     occluded = occluded or back_on_frame >= FRAME_BACK_SAMPLES
 
     fractions = back_fractions([_patch(image_bgr, H, c, bsize / 2 + 8.0) for c in spots])

@@ -60,12 +60,14 @@ class TableSession:
 
 
 def random_table_session(
-    rng: np.random.Generator, hard: bool = False, skin_back: bool = False
+    rng: np.random.Generator, hard: bool = False, skin_back: bool = False, warm_bright: bool = False
 ) -> TableSession:
     """A table's light, camera and back print (see the module docstring); `hard` the tuning side's
     harsher draws (`_hard_light`); `skin_back` a back print in the hands' own skin range (round 7's
     tuning class: a hand over a board that colour alone cannot tell from the back), drawn after the
-    other draws so the rest of the session is the same as without it."""
+    other draws so the rest of the session is the same as without it; `warm_bright` (tuning only, round
+    8's class: the red ship's marker bloomed away) a warm lamp (2700-3700 K) and a bright exposure
+    (0.9-1.5), the white balance drawn again for that lamp, also after every other draw."""
     kelvin = _hard_kelvin(rng) if hard else float(rng.uniform(2700, 7500))
     wb = 1.0 / kelvin_rgb(kelvin + float(rng.normal(0, 600)))[::-1] * np.exp(rng.normal(0, 0.06, 3))
     lamp = (float(rng.uniform(-0.3, 1.3)), float(rng.uniform(-0.3, 1.3)))
@@ -78,6 +80,10 @@ def random_table_session(
     k1 = float(rng.uniform(-0.06, 0.0)) if hard else float(rng.uniform(-0.05, 0.03))
     if skin_back:  # `vision.synth.common.draw_hand`'s skin range (B, G, R)
         back = tuple(int(rng.uniform(lo, hi)) for lo, hi in ((90, 140), (130, 175), (180, 225)))
+    if warm_bright:
+        kelvin = float(rng.uniform(2700, 3700))
+        level = float(rng.uniform(0.9, 1.5))
+        wb = 1.0 / kelvin_rgb(kelvin + float(rng.normal(0, 600)))[::-1] * np.exp(rng.normal(0, 0.06, 3))
     return TableSession(
         kelvin=kelvin,
         wb=np.asarray(wb, np.float64),
@@ -263,6 +269,22 @@ def held_out_scene(
     wh = size or SIZES[int(rng.integers(len(SIZES)))]
     boards, ships = random_table_setup(_loaded(layout), rng, n_ships=int(rng.integers(2, 5)))
     return _shoot(layout, boards, ships, rng, wh, session, hard=hard, **variation)
+
+
+def far_ships_scene(
+    layout: dict[str, Any],
+    rng: np.random.Generator,
+    size: tuple[int, int],
+    session: TableSession,
+) -> tuple[np.ndarray, dict[str, Any], list[str]]:
+    """A tuning photo (round 8, with `random_table_session(warm_bright=True)`): a random deal of the
+    boards, all four ships on four squares of the two rows farthest from the Harbor (their markers
+    smallest and most tilted in most views), under the session's light."""
+    boards, _ = random_table_setup(_loaded(layout), rng, n_ships=0)
+    far = [sq["id"] for sq in layout["squares"] if sq["row"] >= 3]
+    chosen = rng.choice(far, 4, replace=False)
+    ships = {name: str(sq) for name, sq in zip(("red", "blue", "green", "yellow"), chosen, strict=True)}
+    return _shoot(layout, boards, ships, rng, size, session)
 
 
 def calibration_scene(
