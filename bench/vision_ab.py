@@ -131,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"not {seed}: delete that folder to render it again, or give another --cache"
             )
             return 2
+    for folder in args.cycles:
+        if not any(folder.glob("layout-*.json")):
+            print(f"{folder} holds no layout-N.json: give a bench/vision_cycles.py cache folder")
+            return 2
     cv2.setNumThreads(1)
     render(args.cache, extra)
     sets: list[tuple[str, Any, np.ndarray, list[tuple[str, np.ndarray]], int]] = []
@@ -145,11 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         scenes = [(f"{seed}/{i}", _image(d / f"s{i:02d}.png")) for i in range(RENDERER_SCENES)]
         sets.append(("renderer", None, _image(d / "calib.png"), scenes, args.timed_renderer))
     for folder in args.cycles:
-        designs = sorted(int(p.stem.split("-")[1]) for p in folder.glob("layout-*.json"))
-        if not designs:
-            print(f"{folder} holds no layout-N.json: give a bench/vision_cycles.py cache folder")
-            return 2
-        for n in designs:
+        for n in sorted(int(p.stem.split("-")[1]) for p in folder.glob("layout-*.json")):
             scenes = [
                 (f"c{n}/{p.stem.split('-')[2]}", _image(p))
                 for p in sorted(folder.glob(f"scene-{n}-*.png"), key=lambda p: int(p.stem.split("-")[2]))
