@@ -2,6 +2,7 @@
 
     python bench/vision_ab.py --before /tmp/before-src [--after .] [--cache /tmp/vision-ab-cache]
         [--timed-tuning 4] [--timed-renderer 10] [--reps 5] [--design-seeds 8011,8024 --scene-offset 500]
+        [--cycles /tmp/st-cycles6 --timed-cycles 2]
 
 For speed work on the reader (issue 12's 15 ms goal; docs/bench/vision.md "Speed round 6"): a speed change
 must leave every reading as it was. `--before` is a source tree of the reader to compare with, e.g.
@@ -14,7 +15,9 @@ each: per frame the best process CPU time (one OpenCV thread), so both see the s
 reading JSON of every scene (72 + 30) is compared; exit status 1 when any differs. `--design-seeds` adds
 more randomised designs (each one's scene seed is its design seed plus `--scene-offset`, as
 `bench/vision_heldout.py` takes them; e.g. round 6's dark-rail tuning designs 8011,8024,8035,8042,8056,8060),
-compared scene by scene and not timed.
+compared scene by scene and not timed. `--cycles DIR` (repeatable) adds every design cached in a
+`bench/vision_cycles.py` folder (`layout-N.json`, `cal-N.png`, `scene-N-K.png`; calibration questions
+answered "yes"), compared scene by scene and the first `--timed-cycles` scenes of each design timed.
 """
 
 from __future__ import annotations
@@ -109,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--design-seeds", default="", help="more randomised designs to compare, comma-separated")
     ap.add_argument("--scene-offset", type=int, default=500, help="with --design-seeds: scene seed - design")
+    ap.add_argument("--cycles", type=Path, action="append", default=[], help="a vision_cycles.py cache")
+    ap.add_argument("--timed-cycles", type=int, default=2, help="with --cycles: scenes timed per design")
     args = ap.parse_args(argv)
     try:
         extra = [(int(d), int(d) + args.scene_offset) for d in args.design_seeds.split(",") if d.strip()]
@@ -126,6 +131,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"not {seed}: delete that folder to render it again, or give another --cache"
             )
             return 2
+    for folder in args.cycles:
+        if not any(folder.glob("layout-*.json")):
+            print(f"{folder} holds no layout-N.json: give a bench/vision_cycles.py cache folder")
+            return 2
     cv2.setNumThreads(1)
     render(args.cache, extra)
     sets: list[tuple[str, Any, np.ndarray, list[tuple[str, np.ndarray]], int]] = []
@@ -139,19 +148,37 @@ def main(argv: list[str] | None = None) -> int:
         d = args.cache / f"r{seed}"
         scenes = [(f"{seed}/{i}", _image(d / f"s{i:02d}.png")) for i in range(RENDERER_SCENES)]
         sets.append(("renderer", None, _image(d / "calib.png"), scenes, args.timed_renderer))
+    for folder in args.cycles:
+        for n in sorted(int(p.stem.split("-")[1]) for p in folder.glob("layout-*.json")):
+            scenes = [
+                (f"c{n}/{p.stem.split('-')[2]}", _image(p))
+                for p in sorted(folder.glob(f"scene-{n}-*.png"), key=lambda p: int(p.stem.split("-")[2]))
+            ]
+            layout = json.loads((folder / f"layout-{n}.json").read_text())
+            sets.append(("cycles", layout, _image(folder / f"cal-{n}.png"), scenes, args.timed_cycles))
     readers: dict[str, list[Any]] = {}
     for side, src in (("before", args.before), ("after", args.after)):
         learn, layouts, board_reader = load_reader(src.resolve())
         readers[side] = []
         for kind, layout_json, calib, _scenes, _n in sets:
-            layout = layouts.load_board_layout(layout_json) if kind == "tuning" else layouts.default_layout()
+            layout = layouts.load_board_layout(layout_json) if layout_json else layouts.default_layout()
             # Every calibration question answered "yes" on the tuning designs, as the held-out bench does.
-            palette = learn(calib, layout, questions=[]) if kind == "tuning" else learn(calib, layout)
+            try:
+                palette = learn(calib, layout, questions=[]) if layout_json else learn(calib, layout)
+            except Exception as exc:  # (each tree's own CalibrationError: the two are different classes)
+                if kind != "cycles":
+                    raise
+                print(f"{side}: a cycles calibration refused ({exc}); its design is left out")
+                readers[side].append(None)
+                continue
             readers[side].append(board_reader(layout, palette))
     load = [os.getloadavg()[0]]
     differ: list[str] = []
     best: dict[str, dict[tuple[str, str], float]] = {"before": {}, "after": {}}
     for k, (kind, _layout, _calib, scenes, timed) in enumerate(sets):
+        if any(readers[side][k] is None for side in readers):
+            differ += [] if all(readers[side][k] is None for side in readers) else [f"{kind} calibration"]
+            continue
         for i, (key, image) in enumerate(scenes):
             got = {side: readers[side][k].read(image).to_json() for side in readers}  # (also the warm read)
             if got["before"] != got["after"]:
@@ -170,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         f"readings: {n_scenes} scenes compared (full JSON), {len(differ)} differ"
         + (f": {differ}" if differ else "")
     )
-    for kind in ("tuning", "renderer"):
+    for kind in ("tuning", "renderer", "cycles"):
         line = []
         for side in readers:
             times = [v for (k, _), v in best[side].items() if k == kind]

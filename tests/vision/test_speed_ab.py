@@ -58,3 +58,17 @@ def test_a_cached_design_of_another_scene_seed_is_refused(
     out = capsys.readouterr().out
     assert "holds design 8011 with scene seed 8611, not 8511" in out
     assert sorted(p.name for p in tmp_path.iterdir()) == ["d8011"]  # nothing rendered
+
+
+def test_a_cycles_folder_without_layouts_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "not-cycles"
+    empty.mkdir()
+    args = ["--before", str(ROOT), "--cache", str(tmp_path / "cache"), "--cycles", str(empty)]
+    assert _bench().main(args) == 2
+    assert (
+        f"{empty} holds no layout-N.json: give a bench/vision_cycles.py cache folder"
+        in capsys.readouterr().out
+    )
+    assert not (tmp_path / "cache").exists()  # nothing rendered

@@ -78,3 +78,31 @@ def test_the_skip_leaves_a_shape_read_scene_unchanged(monkeypatch: pytest.Monkey
         assert np.abs(fp - np.array(near)).max() <= detection._SHAPE_REACH_MM + 1e-9
     monkeypatch.setattr(reader, "_height_possible", lambda *_: True)
     assert reader.read(image).to_json() == got
+
+
+def test_a_place_searched_in_an_earlier_pass_is_not_searched_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Speed round 8: design 8004, scene 6 (tuning) reads by shape in more than one pass, and its later
+    passes meet places the first already searched. Each place is searched once a frame, and the reading
+    is the one the reader gives when every pass searches every place again."""
+    reader, image, _truth = _scene(8004, 6)
+    places: list[tuple[float, float]] = []
+    search = reader._cube_by_shape
+
+    def recorded(image: np.ndarray, pose: Any, near: tuple[float, float]) -> Any:
+        places.append(near)
+        return search(image, pose, near)
+
+    monkeypatch.setattr(reader, "_cube_by_shape", recorded)
+    got = reader.read(image).to_json()
+    once = list(places)
+    assert len(once) == len(set(once))
+    places.clear()
+    shape_cubes = reader._shape_cubes
+
+    def every_place(*args: Any, **kwargs: Any) -> Any:
+        kwargs.pop("searched", None)
+        return shape_cubes(*args[:5], **kwargs)
+
+    monkeypatch.setattr(reader, "_shape_cubes", every_place)
+    assert reader.read(image).to_json() == got
+    assert len(places) > len(set(places))  # without the record, a place was searched twice (not vacuous)

@@ -176,14 +176,20 @@ class BoardCounting(BoardDetection):
         cubes: list[Cube],
         points: list[tuple[float, float]],
         crops: bool = False,
+        searched: set[tuple[float, float]] | None = None,
     ) -> list[Cube]:
         """Cubes read by their shape (`_cube_by_shape`) at unexplained changes `points`, none within a
-        cube's width of a cube already read."""
+        cube's width of a cube already read. `searched`: the places this frame's earlier passes searched
+        (added to here); a search there found no cube or one a read cube rules out, and would again."""
         size = self.layout.cube_size_mm
         out: list[Cube] = []
         for q in points:
             if any(math.dist(q, c.center_mm) < size for c in cubes + out):
                 continue  # (a change beside a read cube: its sides or shadow, judged by the other checks)
+            if searched is not None:
+                if q in searched:
+                    continue
+                searched.add(q)
             found = self._cube_by_shape(image, pose, q)
             if found is None:
                 continue

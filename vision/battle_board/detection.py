@@ -120,7 +120,6 @@ GLOSS_REGION_TOPS = 1.5
 # lay up to 12.4 mm from the centre, a real re-drop of the tuning renderer 14 mm (docs/bench/vision.md,
 # round 6).
 SPOT_GUESSED_MM = 13.0
-COARSE_MIN_PX = 16  # mm2: a coarse group (dilated by one pixel) with a smaller box is a speck, not a cube
 
 
 class BoardDetection:
@@ -947,9 +946,9 @@ class BoardDetection:
         m = ROI_MARGIN_MM * COARSE_PX_PER_MM
         boxes = []
         for cont in contours:
+            # (Every group, a lone pixel too: dilated, it is 3 x 3 coarse pixels, 36 mm2; the fine pass
+            # judges its size.)
             x, y, w, h = cv2.boundingRect(cont)
-            if w * h < COARSE_MIN_PX * COARSE_PX_PER_MM**2:
-                continue
             boxes.append(
                 (
                     max(0, int((x - m) / c)),

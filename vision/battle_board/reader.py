@@ -141,10 +141,13 @@ class BoardReader(BoardCounting):
         # A cube on print of its own colour shows as an unexplained change: read it by its shape where
         # its top face is a clear square; then look again with it (each pass may find one more).
         undistorted = cam is None or not np.any(cam.dist)
+        # A pass searches only places no earlier pass searched: the same frame, pose and light give the
+        # same answer there (no cube, or one a read cube rules out), and the read cubes only grow.
+        searched: set[tuple[float, float]] = set()
         for _ in range(SHAPE_PASSES if undistorted and self.print is not None else 0):
             if occluded or not unexplained:
                 break
-            added = self._shape_cubes(image, pose, cubes, unexplained, crops)
+            added = self._shape_cubes(image, pose, cubes, unexplained, crops, searched)
             if not added:
                 break
             cubes = sorted(cubes + added, key=lambda c: (round(c.center_mm[1] / 5), c.center_mm[0]))
