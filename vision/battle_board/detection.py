@@ -71,6 +71,9 @@ STRUCT_MASS = 4.0  # summed excess (log units x mm2) of a group of new edges tha
 SHADOW_CUBE = 0.5
 LIT_MAHALANOBIS2 = 16.3
 CHROMA_MAHALANOBIS2 = 13.8  # ... its chroma alone (2 dof at 99.9 %), for a colour without a hue
+# ... where a pixel is darker than this share of its print (its brightness then says nothing: a dark cube's
+# top under a lamp is any grey); a cube's contact shadow on pale print reached 0.38-0.45 (tuning 8002/11,
+# 7354/8; docs/bench/vision.md, physically based set round 8).
 HUELESS_DEEP = 0.38
 # A shadow may tint the print by the room light's colour: log-chroma residual of this width (1 sigma) ...
 SHADOW_CAST_LOG = 0.06
