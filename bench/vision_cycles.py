@@ -9,6 +9,9 @@ distortion), auto-exposure from dim to clipped, sensor noise, JPEG.
         --design 7350 --scenes 10 --size 1280x720 --out /tmp/st-cycles6
     python bench/vision_cycles.py --read --out /tmp/st-cycles6 --design 7350 7351   # score the cache
 
+`--hands` puts a skin-toned forearm and hand over part of the board in every play photo (the truth names it;
+such a scene is right only when the reader says "a hand").
+
 Boards, print and cube paints come from `vision.synth.randomised` (designs there are layout files); the
 scene as numbers (rail solid, lamps, lens, wood, developing) is `bench/cycles_scene.py`. Images are cached
 outside the repository (`--out`); nothing rendered is committed. Beside each design's images:

@@ -248,3 +248,19 @@ def test_a_hand_reaches_over_the_board_from_an_edge_and_the_truth_says_so() -> N
         assert 15 <= hand["height_mm"] <= 60 and max(hand["skin_rgb"]) <= 0.9
     assert "hand" not in cal.truth(room)
     assert len(edges) > 1  # not always the same edge
+
+
+def test_summary_counts_hand_scenes_by_what_the_reader_said() -> None:
+    """With a hand over the board the one right answer is "a hand": a hand scene read `ok` is wrong."""
+    V = _load("vision_cycles")
+    base = {"right": 3, "truth": 3, "read": 3, "cpu_ms": 10, "hand": True, "no_board": False}
+    scenes = [
+        {**base, "exact": True, "status": "ambiguous", "silent": False, "said_hand": True},
+        {**base, "exact": False, "status": "ok", "silent": True, "said_hand": False},
+        {**base, "exact": False, "status": "no-board", "silent": True, "said_hand": False, "no_board": True},
+    ]
+    s = V.summary([{"design": 8360, "questions": [], "scenes": scenes}])
+    assert (s["hand_scenes"], s["hand_said"], s["hand_read_ok"], s["hand_no_board"]) == (3, 1, 1, 1)
+    assert s["exact"] == 1 and s["silent"] == 2
+    plain = {**scenes[0], "hand": False}
+    assert "hand_scenes" not in V.summary([{"design": 1, "questions": [], "scenes": [plain]}])
