@@ -208,7 +208,9 @@ class Plan:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def truth(self, room: Room) -> dict[str, Any]:
+        hand = self.extra.get("hand")
         return {
+            **({"hand": hand.as_json()} if isinstance(hand, Hand) else {}),
             **R.truth_of(self.cubes),
             "cubes": [
                 {"color": c.color, "center_mm": [round(float(v), 2) for v in c.center], "zone": c.zone}
@@ -348,6 +350,80 @@ def plan_session(
         sh = plan_shot(rng, design, size) if moved else shot
         scenes.append(plan_photo(rng, design, room, sh, cubes, moved=moved))
     return room, cal, scenes
+
+
+# ---------------------------------------------------------------- a hand over the board
+
+
+# Skin reflectances (linear RGB) from pale to dark, each photo's scaled by 0.85-1.15.
+SKIN_RGB = ((0.62, 0.44, 0.35), (0.50, 0.33, 0.23), (0.36, 0.22, 0.14), (0.17, 0.10, 0.065))
+
+
+@dataclass
+class Hand:
+    """A forearm and a flat hand reaching over the board from one of its edges (board frame, mm): the arm a
+    cylinder of `arm_radius` from well beyond the edge to the wrist at `wrist`, the hand an ellipsoid
+    `hand_mm` (length, width, thickness) beyond the wrist along `direction`, its underside `height` above
+    the board; skin of linear reflectance `skin_rgb`."""
+
+    wrist: np.ndarray
+    direction: np.ndarray
+    height: float
+    arm_radius: float
+    hand_mm: tuple[float, float, float]
+    skin_rgb: tuple[float, float, float]
+    edge: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "edge": self.edge,
+            "wrist_mm": [round(float(v), 1) for v in self.wrist],
+            "direction": [round(float(v), 3) for v in self.direction],
+            "height_mm": round(self.height, 1),
+            "fingertips_mm": [round(float(v), 1) for v in self.fingertips()],
+            "skin_rgb": [round(v, 3) for v in self.skin_rgb],
+        }
+
+    def fingertips(self) -> np.ndarray:
+        return np.asarray(self.wrist + self.direction * self.hand_mm[0], float)
+
+
+def plan_hand(rng: np.random.Generator, design: R.Design) -> Hand:
+    """A hand reaching in from a random edge, square to it within 35 degrees, its wrist 15-45 % of the
+    board's depth in from that edge, held 15-60 mm over the board (a player about to take or place a
+    cube), any skin tone."""
+    W, H = (float(v) for v in design.layout["size_mm"])
+    edge = ("top", "bottom", "left", "right")[int(rng.integers(0, 4))]
+    inward = {"top": (0.0, 1.0), "bottom": (0.0, -1.0), "left": (1.0, 0.0), "right": (-1.0, 0.0)}[edge]
+    yaw = math.atan2(inward[1], inward[0]) + math.radians(float(rng.uniform(-35, 35)))
+    direction = np.array([math.cos(yaw), math.sin(yaw)])
+    depth = H if edge in ("top", "bottom") else W
+    along = float(rng.uniform(0.2, 0.8))
+    start = {
+        "top": (along * W, 0.0),
+        "bottom": (along * W, H),
+        "left": (0.0, along * H),
+        "right": (W, along * H),
+    }[edge]
+    reach = float(rng.uniform(0.15, 0.45)) * depth / max(abs(direction @ np.array(inward)), 0.5)
+    skin = np.array(SKIN_RGB[int(rng.integers(0, len(SKIN_RGB)))]) * float(rng.uniform(0.85, 1.15))
+    return Hand(
+        np.array(start) + direction * reach,
+        direction,
+        float(rng.uniform(15, 60)),
+        float(rng.uniform(28, 38)),
+        (float(rng.uniform(90, 110)), float(rng.uniform(75, 90)), float(rng.uniform(24, 30))),
+        tuple(float(v) for v in np.clip(skin, 0.0, 0.9)),  # type: ignore[arg-type]
+        edge,
+    )
+
+
+def add_hands(design: R.Design, scenes: list[Plan]) -> None:
+    """A hand over the board in every play photo of `scenes` (`Plan.extra["hand"]`), from its own random
+    stream (seeded by the design), so that a session's cubes, lamps and cameras are those without hands."""
+    rng = np.random.default_rng([design.seed, 4263])  # (4263: "hand" on a phone keypad)
+    for plan in scenes:
+        plan.extra["hand"] = plan_hand(rng, design)
 
 
 # ---------------------------------------------------------------- developing the photo

@@ -9,6 +9,9 @@ distortion), auto-exposure from dim to clipped, sensor noise, JPEG.
         --design 7350 --scenes 10 --size 1280x720 --out /tmp/st-cycles6
     python bench/vision_cycles.py --read --out /tmp/st-cycles6 --design 7350 7351   # score the cache
 
+`--hands` puts a skin-toned forearm and hand over part of the board in every play photo (the truth names it;
+such a scene is right only when the reader says "a hand").
+
 Boards, print and cube paints come from `vision.synth.randomised` (designs there are layout files); the
 scene as numbers (rail solid, lamps, lens, wood, developing) is `bench/cycles_scene.py`. Images are cached
 outside the repository (`--out`); nothing rendered is committed. Beside each design's images:
@@ -196,12 +199,46 @@ def _wood_material(bpy: Any, name: str, paint: np.ndarray, wood: S.Wood, rng: np
     return mat
 
 
+def _add_hand(bpy: Any, hand: S.Hand) -> None:
+    """A forearm (a cylinder from 300 mm beyond the wrist, back over the board's edge) and a flat hand (an
+    ellipsoid) of skin over the board; Blender's frame (y flipped)."""
+    mat, _, bsdf = _node_material(bpy, "skin")
+    bsdf.inputs["Base Color"].default_value = (*hand.skin_rgb, 1.0)
+    bsdf.inputs["Roughness"].default_value = 0.55
+    yaw = -math.atan2(float(hand.direction[1]), float(hand.direction[0]))  # about Blender's z (y flipped)
+    length, width, thick = hand.hand_mm
+    back = 300.0
+    mid = hand.wrist - hand.direction * back / 2
+    z_arm = hand.height + hand.arm_radius
+    bpy.ops.mesh.primitive_cylinder_add(
+        radius=hand.arm_radius, depth=back, location=(float(mid[0]), float(-mid[1]), z_arm)
+    )
+    arm = bpy.context.object
+    arm.name = "hand_arm"
+    arm.rotation_euler = (0.0, math.pi / 2, yaw)
+    arm.data.materials.append(mat)
+    bpy.ops.object.shade_smooth()
+    palm = hand.wrist + hand.direction * length / 2
+    bpy.ops.mesh.primitive_uv_sphere_add(
+        radius=1.0, location=(float(palm[0]), float(-palm[1]), hand.height + thick / 2)
+    )
+    ob = bpy.context.object
+    ob.name = "hand_palm"
+    ob.scale = (length / 2, width / 2, thick / 2)
+    ob.rotation_euler = (0.0, 0.0, yaw)
+    ob.data.materials.append(mat)
+    bpy.ops.object.shade_smooth()
+
+
 def set_photo(bpy: Any, design: R.Design, room: S.Room, plan: S.Plan, rng: np.random.Generator) -> None:
     """Replace the cubes and the camera of the last photo with `plan`'s."""
     scene = bpy.context.scene
     for ob in list(scene.objects):
-        if ob.name.startswith("cube") or ob.type == "CAMERA":
+        if ob.name.startswith(("cube", "hand")) or ob.type == "CAMERA":
             bpy.data.objects.remove(ob, do_unlink=True)
+    hand = plan.extra.get("hand")
+    if isinstance(hand, S.Hand):
+        _add_hand(bpy, hand)
     for k, (c, wood) in enumerate(zip(plan.cubes, plan.wood, strict=True)):
         bpy.ops.mesh.primitive_cube_add(
             size=c.size, location=(float(c.center[0]), float(-c.center[1]), c.z + c.size / 2)
@@ -255,16 +292,19 @@ def render_linear(bpy: Any, work: Path) -> np.ndarray:
 
 
 def write_truth(
-    designs: list[int], n_scenes: int, size: tuple[int, int], work: Path
+    designs: list[int], n_scenes: int, size: tuple[int, int], work: Path, hands: bool = False
 ) -> dict[int, tuple[R.Design, S.Room, list[S.Plan]]]:
     """Plan every design's session (seeded by the design) and write what the reader is given
     (`layout-N.json`) and what was put where (`truth-N.json`, `room-N.json` for the calibration photo):
-    no Blender needed, the same files a render writes."""
+    no Blender needed, the same files a render writes. With `hands`, a hand over the board in every play
+    photo (the calibration photo has none)."""
     work.mkdir(parents=True, exist_ok=True)
     sessions = {}
     for d in designs:
         design = R.random_design(d)
         room, cal, scenes = S.plan_session(design, np.random.default_rng(d + 1), n_scenes, size)
+        if hands:
+            S.add_hands(design, scenes)
         sessions[d] = (design, room, [cal, *scenes])
         (work / f"layout-{d}.json").write_text(json.dumps(design.layout))
         (work / f"truth-{d}.json").write_text(json.dumps([p.truth(room) for p in scenes]))
@@ -276,13 +316,19 @@ def write_truth(
 
 
 def render_set(
-    bpy: Any, designs: list[int], n_scenes: int, samples: int, size: tuple[int, int], work: Path
+    bpy: Any,
+    designs: list[int],
+    n_scenes: int,
+    samples: int,
+    size: tuple[int, int],
+    work: Path,
+    hands: bool = False,
 ) -> None:
     """Every design's calibration photo first, then each design's first scene, its second, ...: a set
     cut short still has every design. Each photo's own randomness (bevels, wood, noise) is seeded by
     (design, photo), so any photo re-renders the same alone. The truth of every planned photo is
     written first (it comes from the plan, never from a render)."""
-    sessions = write_truth(designs, n_scenes, size, work)
+    sessions = write_truth(designs, n_scenes, size, work, hands)
     seconds: dict[int, list[float]] = {d: [] for d in designs}
     for k in range(n_scenes + 1):
         for d in designs:
@@ -353,7 +399,10 @@ def read_cached(work: Path, design_id: int) -> dict[str, Any]:
         cpu_ms = (time.process_time() - t0) * 1e3
         want = multiset(truth["counts"], truth["redrop_colors"])
         have = multiset(got["counts"], [got["cubes"][i]["color"] for i in got["redrop"]])
-        exact = want == have and got["status"] != "ambiguous"
+        hand = "hand" in truth
+        said_hand = "hand" in got.get("reason", "") and got["status"] == "ambiguous"
+        # With a hand over the board the one right answer is "a hand" (clear the board and read again).
+        exact = said_hand if hand else want == have and got["status"] != "ambiguous"
         scenes.append(
             {
                 "scene": k,
@@ -363,6 +412,11 @@ def read_cached(work: Path, design_id: int) -> dict[str, Any]:
                 "right": sum((want & have).values()),
                 "exact": exact,
                 "silent": not exact and got["status"] != "ambiguous",
+                **(
+                    {"hand": True, "said_hand": said_hand, "no_board": got["status"] == "no-board"}
+                    if hand
+                    else {}
+                ),
                 "cpu_ms": round(cpu_ms, 1),
                 "missed": sorted(f"{c}@{z}" for c, z in (want - have).elements()),
                 "extra": sorted(f"{c}@{z}" for c, z in (have - want).elements()),
@@ -398,6 +452,16 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
         "exact": sum(s["exact"] for s in scenes),
         "ambiguous": sum(s["status"] == "ambiguous" for s in scenes),
         "silent": sum(s["silent"] for s in scenes),
+        **(
+            {
+                "hand_scenes": sum(bool(s.get("hand")) for s in scenes),
+                "hand_said": sum(bool(s.get("said_hand")) for s in scenes),
+                "hand_no_board": sum(bool(s.get("no_board")) for s in scenes),
+                "hand_read_ok": sum(bool(s.get("hand")) and s["status"] in ("ok", "redrop") for s in scenes),
+            }
+            if any(s.get("hand") for s in scenes)
+            else {}
+        ),
         "cpu_ms_median": round(statistics.median(s["cpu_ms"] for s in scenes), 1) if scenes else None,
     }
 
@@ -421,6 +485,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--truth-only", action="store_true", help="write the layouts and truths only (no Blender)"
     )
+    ap.add_argument("--hands", action="store_true", help="a hand over the board in every play photo")
     args = ap.parse_args(argv)
     work = Path(args.out).expanduser()
     if args.read:
@@ -430,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"summary": summary(results)}))
         return 0
     if args.truth_only:
-        write_truth(args.design, args.scenes, args.size, work)
+        write_truth(args.design, args.scenes, args.size, work, args.hands)
         return 0
     try:
         import bpy  # type: ignore[import-not-found]  # the Blender wheel (not a dependency); see the docstring
@@ -440,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     work.mkdir(parents=True, exist_ok=True)
-    render_set(bpy, args.design, args.scenes, args.samples, args.size, work)
+    render_set(bpy, args.design, args.scenes, args.samples, args.size, work, args.hands)
     return 0
 
 

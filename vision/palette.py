@@ -12,6 +12,7 @@ and the lookup table; the learning lives in `calibration`.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,11 @@ SHEEN_ALPHA_MIN = 0.5
 SHEEN_MIN_SINE = 0.2
 # ... and explained that much more tightly than a plain face (a share of its width)
 SHEEN_TOL = 0.5
+# One candidate's top face (`Palette.face_label`): within this many widths of a colour's lit face, every
+# other colour this many times as far and beyond this many widths (the table accepts up to 3).
+FACE_ACCEPT = 2.0
+FACE_MARGIN = 2.0
+FACE_OTHER = 3.0
 
 
 class PaletteError(ValueError):
@@ -75,9 +81,18 @@ class ColorModel:
 
     def inverse_cov(self) -> np.ndarray:
         """(3, 3) inverse of the covariance `mahalanobis2` uses: the learned one plus the floors."""
+        return np.linalg.inv(self._cov()).astype(np.float32)
+
+    def chroma_inverse_cov(self) -> np.ndarray:
+        """(3, 3) matrix Q such that e' Q e (e a pixel's log BGR less the face's) is the squared Mahalanobis
+        distance of the pixel's chroma alone: its brightness (the grey axis in log space) left out. How a
+        colour without a hue is told where its brightness says nothing (`Palette.hueless`)."""
+        P = np.eye(3) - np.ones((3, 3)) / 3.0  # the projection off the grey axis
+        return (P @ np.linalg.pinv(P @ self._cov() @ P, hermitian=True) @ P).astype(np.float32)
+
+    def _cov(self) -> np.ndarray:
         cov = np.zeros((3, 3)) if self.cov is None else np.asarray(self.cov, np.float64)
-        cov = cov + COV_FLOOR * np.eye(3) + COV_BRIGHTNESS / 3.0 * np.ones((3, 3))
-        return np.linalg.inv(cov).astype(np.float32)
+        return cov + COV_FLOOR * np.eye(3) + COV_BRIGHTNESS / 3.0 * np.ones((3, 3))
 
 
 @dataclass(slots=True)
@@ -130,6 +145,39 @@ class Palette:
     def classify(self, bgr: np.ndarray) -> np.ndarray:
         """Label image for a BGR image."""
         return self.lut()[bin_index(bgr)]
+
+    def hueless(self, label: int) -> bool:
+        """Whether colour `label` (1..n) has no hue of its own under this light: a scaled copy of the light's
+        white (black, grey), its direction in BGR within SHEEN_MIN_SINE of the white's (of neutral grey
+        in palettes without a white). Such a colour is told from the board by chroma, not brightness."""
+        mu = self.colors[label - 1].bgr.astype(np.float64)
+        w = np.ones(3) if self.white is None else np.asarray(self.white, np.float64)
+        return _sine(mu, w) < SHEEN_MIN_SINE
+
+    def face_label(self, bgr: np.ndarray, gate2: float, margin: float) -> int:
+        """The colour (1..n; 0 for none) of one candidate cube's top face, its mean `bgr` under the
+        calibration's light: the colour whose distribution holds it (squared Mahalanobis distance under
+        `gate2`) with the runner-up at least `margin` times farther; else, with the light's white known,
+        the colour whose lit face under this light explains it (its shading line and the lamp's sheen:
+        the lookup table's own measure, `color_distance`) within FACE_ACCEPT widths while every other
+        colour lies at least FACE_MARGIN times as far and outside the table's acceptance. A varnished top
+        under a lamp is its swatch plus the lamp's white, and a dark cube's top under a bright lamp is a
+        brighter grey: far from the swatch's distribution, plainly that colour and no other (round 8)."""
+        px = np.asarray(bgr, np.float32).reshape(1, 3)
+        d2 = sorted((float(cm.mahalanobis2(px)[0]), i + 1) for i, cm in enumerate(self.colors))
+        if not d2:
+            return 0
+        if d2[0][0] < gate2 and (len(d2) == 1 or d2[1][0] >= margin * d2[0][0]):
+            return d2[0][1]
+        if self.white is None:
+            return 0
+        dist = sorted(
+            (float(color_distance(px, cm, self.white)[0]), i + 1) for i, cm in enumerate(self.colors)
+        )
+        best, second = dist[0][0], (dist[1][0] if len(dist) > 1 else math.inf)
+        if best < FACE_ACCEPT and second >= max(FACE_MARGIN * best, FACE_OTHER):
+            return dist[0][1]
+        return 0
 
 
 def _png_b64(img: np.ndarray) -> str:
@@ -215,8 +263,7 @@ def _sheen_parts(
     that takes no sheen."""
     mu = model.bgr.astype(np.float32)
     mm = float(mu @ mu)
-    sine = float(np.linalg.norm(np.cross(mu, w))) / (float(np.linalg.norm(mu) * np.linalg.norm(w)) + 1e-6)
-    if sine < SHEEN_MIN_SINE:
+    if _sine(mu, w) < SHEEN_MIN_SINE:
         return None, resid, resid, resid, tol
     fit, a_s, b_s = _nearest_under_sheen(pixels, mu, w)
     r_s = np.linalg.norm(pixels - fit, axis=1)
@@ -224,6 +271,11 @@ def _sheen_parts(
     # otherwise within reach of a dull colour's pale top).
     t_s = SHEEN_TOL * (4.0 + 0.5 * model.spread + 0.05 * a_s * float(np.sqrt(mm)))
     return (r_s * tol < resid * t_s) & (b_s > 0), a_s, b_s, r_s, t_s
+
+
+def _sine(a: np.ndarray, b: np.ndarray) -> float:
+    """Sine of the angle between two BGR directions."""
+    return float(np.linalg.norm(np.cross(a, b))) / (float(np.linalg.norm(a) * np.linalg.norm(b)) + 1e-6)
 
 
 def _nearest_under_sheen(

@@ -151,3 +151,154 @@ def test_a_bad_white_is_one_clear_sentence() -> None:
     data["white_bgr"] = [0, 0, 0]
     with pytest.raises(PaletteError, match="not all 0"):
         load_palette(data)
+
+
+# Round 8: one candidate's top face (the shape reader's square) and black by its chroma where it is darker
+# than any shadow. Physically based tuning design 8350's palette as its calibration photo gave it.
+def _palette_8350() -> Palette:
+    def model(name: str, bgr: list[float], spread: float, cov: list[float]) -> ColorModel:
+        return ColorModel(name, np.array(bgr), spread, cov=np.array(cov).reshape(3, 3))
+
+    return Palette(
+        colors=[
+            model(
+                "black",
+                [72, 66, 65],
+                3.74,
+                [1.12e-3, 8.77e-4, 8.64e-4, 8.77e-4, 1.61e-3, 9.18e-4] + [8.64e-4, 9.18e-4, 1.22e-3],
+            ),
+            model(
+                "red",
+                [86, 84, 216],
+                6.71,
+                [2.02e-3, 8.51e-4, 2.9e-5, 8.51e-4, 1.63e-3, -3.7e-4, 2.9e-5, -3.7e-4, 7.0e-4],
+            ),
+            model(
+                "green",
+                [96, 158, 86],
+                5.1,
+                [1.43e-3, -2.8e-4, 1.5e-3, -2.8e-4, 1.26e-3, -4.9e-4, 1.5e-3, -4.9e-4, 2.04e-3],
+            ),
+            model(
+                "blue",
+                [209, 118, 80],
+                4.9,
+                [4.4e-4, 4.6e-5, 5.6e-4, 4.6e-5, 4.8e-4, 3.8e-4, 5.6e-4, 3.8e-4, 1.46e-3],
+            ),
+            model(
+                "yellow",
+                [87, 223, 238],
+                4.12,
+                [1.56e-3, 8.3e-5, 1.3e-4, 8.3e-5, 1.2e-4, 4.2e-5, 1.3e-4, 4.2e-5, 1.1e-4],
+            ),
+        ],
+        white=np.array([228.5, 227.0, 223.5]),
+    )
+
+
+def test_a_candidates_top_face_is_its_colour_under_the_lamps_sheen() -> None:
+    """Tuning design 8350: scene 0's green top under the soft box, (183, 219, 174) inside the square the shape
+    reader found, and scene 1's black top over green print, (112, 109, 108), a grey far brighter than its
+    swatch. Each lies 33-61 (squared Mahalanobis) from its swatch's distribution, too near the runner-up's
+    for the distribution alone to name it (the shape reader then said "no colour the palette knows"); under
+    this light's white each is plainly its own colour and no other."""
+    palette = _palette_8350()
+    gate, margin = 4 * 16.3, 3.0  # the shape reader's (detection.SHAPE_COLOUR_GATE x LIT_MAHALANOBIS2)
+    green, black = np.array([183.0, 219.0, 174.0]), np.array([112.0, 109.0, 108.0])
+    without_white = Palette(colors=palette.colors)
+    assert without_white.face_label(green, gate, margin) == 0
+    assert without_white.face_label(black, gate, margin) == 0
+    assert palette.face_label(green, gate, margin) == palette.names.index("green") + 1
+    assert palette.face_label(black, gate, margin) == palette.names.index("black") + 1
+    # A top its swatch's distribution holds is named by it, as before.
+    assert palette.face_label(np.array([95.0, 155.0, 85.0]), gate, margin) == palette.names.index("green") + 1
+    # Between two colours, or a plain light grey, is no colour.
+    assert palette.face_label(np.array([150.0, 170.0, 150.0]), gate, margin) == 0
+    assert palette.face_label(np.array([190.0, 190.0, 190.0]), gate, margin) == 0
+    assert palette.face_label((palette.colors[2].bgr + palette.colors[4].bgr) / 2, gate, margin) == 0
+
+
+def test_black_is_told_by_its_chroma_and_a_hue_is_not_hueless() -> None:
+    palette = _palette_8350()
+    assert [palette.hueless(k) for k in range(1, 6)] == [True, False, False, False, False]
+    black = palette.colors[0]
+    q = black.chroma_inverse_cov()
+    mu = np.log(black.bgr + 8.0)
+
+    def chroma2(bgr: list[float]) -> float:
+        e = np.log(np.array(bgr) + 8.0) - mu
+        return float(e @ q @ e)
+
+    # Brightness costs nothing (a dark cube's top under a lamp is any grey) ...
+    assert chroma2([36.0, 33.0, 32.5]) < 1.0 and chroma2([140.0, 128.0, 126.0]) < 1.0
+    assert black.mahalanobis2(np.array([[36.0, 33.0, 32.5]], np.float32))[0] > 16.3
+    # ... a tint does.
+    assert chroma2([72.0, 66.0, 95.0]) > 13.8
+
+
+def test_a_black_top_far_darker_than_its_swatch_on_light_paper_is_black() -> None:
+    """Physically based 7362 (round 7's fresh set, this round's tuning pool): the black swatch cube under
+    the spot photographed (112, 106, 111), mid-grey, and the play cubes on pale print (156, 139, 152) at
+    (51, 48, 49), 0.36 of the print: the print test took them for a deep shadow, the distribution for no
+    colour (squared distance 86), and each was "something cube-sized ... no colour the palette knows".
+    Darker than any shadow falls (SHADOW_CUBE) and black by its chroma, they are black; the same grey at
+    0.45 of the print (a cube's contact shadow, tuning 8002/11, 7354/8) is not."""
+    from vision.battle_board import detection as D
+
+    def model(name: str, bgr: list[float], spread: float, cov: list[float]) -> ColorModel:
+        return ColorModel(name, np.array(bgr), spread, cov=np.array(cov).reshape(3, 3))
+
+    paper = np.array([156, 139, 152], np.uint8)
+    layout = load_board_layout(R.random_design(8000).layout)
+    w, h = (int(round(v)) for v in layout.size_mm)
+    reference = np.empty((h, w, 3), np.uint8)
+    reference[:] = paper
+    palette = Palette(
+        colors=[
+            model(
+                "yellow",
+                [138, 219, 248],
+                9.85,
+                [2.3e-3, 1.4e-3, 1.4e-3, 1.4e-3, 1.1e-3, 1.1e-3, 1.4e-3, 1.1e-3, 1.1e-3],
+            ),
+            model(
+                "black",
+                [112, 106, 111],
+                3.74,
+                [2.3e-3, 1.3e-3, 8.6e-4, 1.3e-3, 1.1e-3, 9.7e-4, 8.6e-4, 9.7e-4, 1e-3],
+            ),
+            model(
+                "red",
+                [93, 87, 187],
+                7.07,
+                [2.1e-3, -3.9e-4, 5.1e-4, -3.9e-4, 1.1e-3, -2.4e-4, 5.1e-4, -2.4e-4, 9.3e-4],
+            ),
+            model(
+                "blue",
+                [179, 105, 83],
+                5.48,
+                [4.7e-4, 2.8e-4, 4e-5, 2.8e-4, 4.9e-4, 4.3e-4, 4e-5, 4.3e-4, 2e-3],
+            ),
+            model(
+                "green",
+                [84, 131, 78],
+                4.69,
+                [1.8e-3, -4.9e-4, 7.9e-4, -4.9e-4, 8.2e-4, -7.9e-4, 7.9e-4, -7.9e-4, 1.8e-3],
+            ),
+        ],
+        background_bins=background_bins_from_pixels(reference[::4, ::4]),
+        white=np.array([217.5, 211.5, 217.0]),
+        reference=reference,
+        meta={"reference": "bare"},
+    )
+    reader = BoardReader(layout, palette)
+    assert reader.print is not None
+    top = np.array([51, 48, 49], np.uint8)
+    shadow = np.round(paper * 0.45).astype(np.uint8)  # (70, 63, 68): a grey as neutral, not as dark
+    now = np.stack([np.tile(top, (50, 1)), np.tile(shadow, (50, 1))]).reshape(-1, 1, 3)
+    ref = np.tile(paper, (100, 1)).reshape(-1, 1, 3)
+    labels = reader._with_print(now, ref, np.full((100, 1), 255, np.uint8)).reshape(-1)
+    black = palette.names.index("black") + 1
+    assert np.all(labels[:50] == black)
+    assert np.all(labels[50:] == 0)
+    assert D.HUELESS_DEEP < D.SHADOW_CUBE

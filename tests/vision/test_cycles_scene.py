@@ -223,3 +223,44 @@ def test_a_tiny_render_shows_the_board_where_the_camera_sees_it(tmp_path: Path) 
     truth = json.loads((tmp_path / "truth-7350.json").read_text())
     assert len(truth) == 1 and truth[0]["size"] == [160, 90]
     assert 20 < photo.mean() < 240 and photo.std() > 5
+
+
+def test_a_hand_reaches_over_the_board_from_an_edge_and_the_truth_says_so() -> None:
+    """`--hands` (round 8): a forearm and hand over part of the board in every play photo, from its own random
+    stream, so that the session's cubes, lamps, cameras and developing are those of the set without hands."""
+    design = R.random_design(8360)
+    W, H = design.layout["size_mm"]
+    plain = S.plan_session(design, np.random.default_rng(8361), 6, (1280, 720))
+    room, cal, scenes = S.plan_session(design, np.random.default_rng(8361), 6, (1280, 720))
+    S.add_hands(design, scenes)
+    edges = set()
+    for with_hand, without in zip(scenes, plain[2], strict=True):
+        truth = with_hand.truth(room)
+        hand = truth.pop("hand")
+        assert truth == without.truth(plain[0])
+        edges.add(hand["edge"])
+        h = with_hand.extra["hand"]
+        # The wrist is over the board, and the arm comes from the named edge's side.
+        assert 0 < h.wrist[0] < W and 0 < h.wrist[1] < H
+        back = h.wrist - h.direction * 300.0
+        side = {"top": back[1] < 0, "bottom": back[1] > H, "left": back[0] < 0, "right": back[0] > W}
+        assert side[hand["edge"]]
+        assert 15 <= hand["height_mm"] <= 60 and max(hand["skin_rgb"]) <= 0.9
+    assert "hand" not in cal.truth(room)
+    assert len(edges) > 1  # not always the same edge
+
+
+def test_summary_counts_hand_scenes_by_what_the_reader_said() -> None:
+    """With a hand over the board the one right answer is "a hand": a hand scene read `ok` is wrong."""
+    V = _load("vision_cycles")
+    base = {"right": 3, "truth": 3, "read": 3, "cpu_ms": 10, "hand": True, "no_board": False}
+    scenes = [
+        {**base, "exact": True, "status": "ambiguous", "silent": False, "said_hand": True},
+        {**base, "exact": False, "status": "ok", "silent": True, "said_hand": False},
+        {**base, "exact": False, "status": "no-board", "silent": True, "said_hand": False, "no_board": True},
+    ]
+    s = V.summary([{"design": 8360, "questions": [], "scenes": scenes}])
+    assert (s["hand_scenes"], s["hand_said"], s["hand_read_ok"], s["hand_no_board"]) == (3, 1, 1, 1)
+    assert s["exact"] == 1 and s["silent"] == 2
+    plain = {**scenes[0], "hand": False}
+    assert "hand_scenes" not in V.summary([{"design": 1, "questions": [], "scenes": [plain]}])

@@ -78,6 +78,11 @@ STRUCT_FACE_GLOSS = 1.5
 # it is that cube even where the ratio alone would allow a shadow.
 SHADOW_CUBE = 0.5
 LIT_MAHALANOBIS2 = 16.3
+CHROMA_MAHALANOBIS2 = 13.8  # ... its chroma alone (2 dof at 99.9 %), for a colour without a hue
+# ... where a pixel is darker than this share of its print (its brightness then says nothing: a dark cube's
+# top under a lamp is any grey); a cube's contact shadow on pale print reached 0.38-0.45 (tuning 8002/11,
+# 7354/8; docs/bench/vision.md, physically based set round 8).
+HUELESS_DEEP = 0.38
 # A shadow may tint the print by the room light's colour: log-chroma residual of this width (1 sigma) ...
 SHADOW_CAST_LOG = 0.06
 SHADOW_MARGIN2 = 9.0  # ... and the cube must explain the pixel this much better (squared distance)
@@ -787,14 +792,10 @@ class BoardDetection:
             [_sample(np.ascontiguousarray(top[..., ch]).astype(np.float32), pts).mean() for ch in range(3)]
         )
         bgr = bgr / self.print.gain
-        d2 = sorted(
-            (float(cm.mahalanobis2(bgr[None, :])[0]), i + 1) for i, cm in enumerate(self.palette.colors)
-        )
-        if d2[0][0] >= SHAPE_COLOUR_GATE * LIT_MAHALANOBIS2 or (
-            len(d2) > 1 and d2[1][0] < SHAPE_COLOUR_MARGIN * d2[0][0]
-        ):
+        label = self.palette.face_label(bgr, SHAPE_COLOUR_GATE * LIT_MAHALANOBIS2, SHAPE_COLOUR_MARGIN)
+        if not label:
             return None
-        return d2[0][1], c + np.array(near_mm), ang, best
+        return label, c + np.array(near_mm), ang, best
 
     def _board_1mm(self, image: np.ndarray, pose: CameraPose) -> np.ndarray:
         """The board plane at 1 px/mm (the bare print's grid), warped once per frame from the markers'
@@ -1093,15 +1094,16 @@ class BoardDetection:
                 if not 1 <= k <= len(self.palette.colors):
                     continue
                 m = np.flatnonzero(labs0 == k)
-                mu, inv = self._lit_models[k - 1]
+                mu, inv, chroma_inv = self._lit_models[k - 1]
                 e0, e1, e2 = ln[0, m] - mu[0], ln[1, m] - mu[1], ln[2, m] - mu[2]
-                cube2 = (
-                    inv[0, 0] * e0 * e0
-                    + inv[1, 1] * e1 * e1
-                    + inv[2, 2] * e2 * e2
-                    + 2 * (inv[0, 1] * e0 * e1 + inv[0, 2] * e0 * e2 + inv[1, 2] * e1 * e2)
-                )
+                cube2 = _quad(inv, e0, e1, e2)
                 lit = (cube2 < LIT_MAHALANOBIS2) & (deep[m] | (shadow2[m] > cube2 + SHADOW_MARGIN2))
+                if chroma_inv is not None:
+                    # A colour without a hue (black) darker than any shadow here: its brightness says
+                    # nothing (a dark cube's top under a lamp is any grey), its chroma tells it.
+                    d = np.flatnonzero((bright[m] < HUELESS_DEEP) & ~lit)
+                    if len(d):
+                        lit[d] = _quad(chroma_inv, e0[d], e1[d], e2[d]) < CHROMA_MAHALANOBIS2
                 keep[sel0[m[lit]]] = k
         miss = ok.reshape(-1)[idx] == 0
         keep[miss] = bg[miss]
@@ -1147,23 +1149,40 @@ _LOG_U8 = np.log(np.arange(256, dtype=np.float32) + LOG_OFFSET)
 _LOG_STRUCT = np.log(np.arange(256, dtype=np.float32) + STRUCT_OFFSET)  # ... and with STRUCT_OFFSET
 
 
-def _lit_tables(palette: Palette, lut: np.ndarray) -> tuple[list[tuple[np.ndarray, np.ndarray]], np.ndarray]:
-    """Per colour, the lit top face's log mean and inverse covariance (`ColorModel.mahalanobis2`), and a
-    table over the colour bins: the bin's label where its centre lies within twice the lit distance of
-    that colour (a cheap first cut before the exact test), else 0."""
-    models = []
+def _lit_tables(
+    palette: Palette, lut: np.ndarray
+) -> tuple[list[tuple[np.ndarray, np.ndarray, np.ndarray | None]], np.ndarray]:
+    """Per colour, the lit top face's log mean and inverse covariance (`ColorModel.mahalanobis2`) and, for
+    a colour without a hue (`Palette.hueless`), the chroma-only one; and a table over the colour bins: the
+    bin's label where its centre lies within twice the lit distance of that colour, or on a hueless
+    colour's shading line with its chroma as near (a cheap first cut before the exact test), else 0."""
+    models: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []
     centres = ((np.arange(LEVELS, dtype=np.float32) + 0.5) * (256 // LEVELS)).astype(np.float32)
     cb, cg, cr = np.meshgrid(centres, centres, centres, indexing="ij")
     allc = np.stack([cb.ravel(), cg.ravel(), cr.ravel()], 1)
     lit_bins = np.zeros(len(allc), np.uint8)
     for k, c in enumerate(palette.colors, start=1):
         mu = np.log(c.bgr.astype(np.float32) + LOG_OFFSET)
-        models.append((mu.astype(np.float32), c.inverse_cov()))
+        chroma_inv = c.chroma_inverse_cov() if palette.hueless(k) else None
+        models.append((mu.astype(np.float32), c.inverse_cov(), chroma_inv))
         sel = np.flatnonzero(lut == k)
         if len(sel):
             near = c.mahalanobis2(allc[sel]) < 4 * LIT_MAHALANOBIS2
+            if chroma_inv is not None:
+                e = np.log(allc[sel] + LOG_OFFSET) - mu
+                near |= _quad(chroma_inv, e[:, 0], e[:, 1], e[:, 2]) < 4 * CHROMA_MAHALANOBIS2
             lit_bins[sel[near]] = k
     return models, lit_bins
+
+
+def _quad(q: np.ndarray, e0: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> np.ndarray:
+    """e' q e for vectors given as their three component arrays (q symmetric 3x3)."""
+    return (
+        q[0, 0] * e0 * e0
+        + q[1, 1] * e1 * e1
+        + q[2, 2] * e2 * e2
+        + 2 * (q[0, 1] * e0 * e1 + q[0, 2] * e0 * e2 + q[1, 2] * e1 * e2)
+    )
 
 
 def _parts(mask: np.ndarray, connectivity: int) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
