@@ -42,9 +42,10 @@ def learn_palette(
 ) -> Palette:
     """A palette from an image of the board with one cube on each swatch (or on those of `colors`).
 
-    Refuses (CalibrationError) only what cannot work: no board, a swatch showing the bare rail, several
-    empty-looking swatches, two cubes swapped. What a person should look at (a swatch that may be empty,
-    two colours close under this light, a cube colour the print also shows) is appended to `questions`
+    Refuses (CalibrationError) only what cannot work: no board, several empty-looking swatches (one alone
+    is asked about: a dark cube on a dark rail can look bare), two cubes swapped. What a person should
+    look at (a swatch that may be empty, two colours close under this light, a cube colour the print also
+    shows) is appended to `questions`
     (`{"kind", "colors", "text", "crops": {colour: BGR image}}`, the shape a CLI or tablet shows) and the
     palette is still returned: the caller asks and discards it on a "no"."""
     # Long on purpose: one pass over the swatches whose checks share their crops and measurements; each check
@@ -95,12 +96,12 @@ def learn_palette(
                 top, (cx, cy), r_in, SEARCH_MM * s, surround, (bgr, spread, patch)
             )
         if _same_as_rail(bgr, surround):
+            # The rail's colour, with or without a cube's outline: a person looks. A black cube on a dark
+            # rail under a dim lamp shows neither its colour nor clear edges (fresh Cycles design 7372,
+            # round 8: refused though the cube was plainly there); two such spots are refused below.
+            maybe_empty.append(sw.color)
             if not _has_edges(top, (cx, cy), s):
-                raise CalibrationError(
-                    f"swatch {sw.color!r} at {sw.center_mm.tolist()} mm looks empty (the rail's "
-                    f"own colour, no cube's edges): put one {sw.color} cube on it and run again"
-                )
-            maybe_empty.append(sw.color)  # the rail's colour, but something square stands there: ask
+                no_edges.append(sw.color)
         elif _neutral_mid(bgr):
             # A grey spot, or a dark cube under a bright lamp (it photographs mid-grey): a person can tell.
             maybe_empty.append(sw.color)
@@ -137,11 +138,13 @@ def learn_palette(
             "swatch and run again"
         )
     for color in maybe_empty:
+        looks = "the bare rail, with no cube's edges" if color in no_edges else "a grey spot"
         _ask(
             questions,
             "swatch-maybe-empty",
             [color],
-            f"is there a {color} cube on the {color} swatch? Under this light it looks like a grey spot",
+            f"is there a {color} cube on the {color} swatch? Under this light it looks like {looks}; "
+            f"if there is none, put one there and run again",
             crops,
         )
     swapped = _swapped(models)

@@ -361,3 +361,25 @@ def test_printed_lines_and_highlights_are_no_cube_outline(monkeypatch: pytest.Mo
     before = reader.read(image).to_json()
     assert n_now <= len(reader.flagged) - 3, (n_now, len(reader.flagged))
     assert now["counts"] == before["counts"]
+
+
+def test_one_swatch_in_the_rails_colour_without_clear_edges_is_asked_not_refused(
+    session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Fresh Cycles design 7372 (round 8): a black cube on a dark rail under a dim lamp photographed in the
+    rail's own colour with its outline too soft for the edge test, and calibration refused "swatch 'black'
+    ... looks empty", though a person sees the cube in the photo. One such spot is asked about, with its
+    crop; the rendered photo is not kept here, so the spot's colour test is made to say "the rail's"."""
+    import calibration.colors as colors
+
+    real = colors._same_as_rail
+    monkeypatch.setattr(
+        colors, "_same_as_rail", lambda bgr, surround: bool(np.max(bgr) < 90) or real(bgr, surround)
+    )
+    monkeypatch.setattr(colors, "_has_edges", lambda top, centre, s: False)
+    questions: list[dict[str, Any]] = []
+    palette = colors.learn_palette(session.calibration_image, session.layout, questions=questions)
+    asked = [q for q in questions if q["kind"] == "swatch-maybe-empty"]
+    assert [q["colors"] for q in asked] == [["black"]], [q["text"] for q in questions]
+    assert "the bare rail" in asked[0]["text"] and asked[0]["crops"]["black"].size
+    assert "black" in palette.names
