@@ -43,6 +43,10 @@ DARK_SHARE = 0.45
 # A blob is a piece when its extents and area fit one within FIT_MM and the next best is FIT_MARGIN_MM worse.
 FIT_MM = 3.6
 FIT_MARGIN_MM = 1.0
+# Where a camera pixel spans more than REF_MM_PER_PX, the blob's breadths spread more (blur over coarser
+# pixels): FIT_MM grows by FIT_BLUR_PX camera pixels per mm of that excess.
+FIT_BLUR_PX = 2.0
+REF_MM_PER_PX = 0.7
 # A blob's pixels this bright (share of its 90th percentile) are its top face.
 TOP_SHARE = 0.82
 # One piece's blob is convex (a block swept along its parallax): less solid than this, it is several.
@@ -85,6 +89,9 @@ class Blob:
     # The share of a ring around the blob (REACH_MM wide) whose pixels pass its player's looser colour test
     # and are no print: its colour reaching past it (`_reach`); computed only when asked (it costs ~1 ms).
     reach_fn: Callable[[], float] | None = None
+    # The camera's sampling at the blob (2x2: d(image px) / d(board mm), `Registration.camera_scale`):
+    # blur spreads over camera pixels, so the fit's allowances for it scale with the mm a pixel spans.
+    camera: np.ndarray | None = None
 
     def reach(self) -> float:
         return self.reach_fn() if self.reach_fn is not None else 0.0
@@ -467,6 +474,27 @@ EDGE_BIAS_MM = 0.0
 # A blob's corners may come out rounded (blur, a corner pixel's mixed colour, the opening): its breadths
 # between the piece's axes may fall short of a sharp-cornered piece's by a rounding of this radius (mm).
 CORNER_MM = 0.75
+# Blur darkens a top face's rim below TOP_SHARE: its bright part may fall short of the face by up to this
+# many camera pixels (both sides together) along each direction, in mm at the blob's own sampling.
+TOP_BLUR_PX = 1.0
+# The camera's mm per pixel assumed where a blob carries no sampling (the top-down copy's own).
+DEFAULT_MM_PER_PX = 1 / 1.5
+
+
+def blob_mm_per_px(blob: Blob) -> float:
+    """The mm a camera pixel spans at the blob (the geometric mean over directions)."""
+    if blob.camera is None:
+        return DEFAULT_MM_PER_PX
+    return 1.0 / math.sqrt(max(abs(float(np.linalg.det(blob.camera))), 1e-9))
+
+
+def camera_mm_per_px(blob: Blob, dirs: np.ndarray) -> np.ndarray:
+    """The mm one camera pixel spans along each direction (radians, board axes) at the blob."""
+    if blob.camera is None:
+        return np.full(len(dirs), DEFAULT_MM_PER_PX)
+    units = np.vstack([np.cos(dirs), np.sin(dirs)])
+    out: np.ndarray = 1.0 / np.maximum(np.linalg.norm(blob.camera @ units, axis=0), 1e-6)
+    return out
 
 
 def _breadths(pts: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -520,7 +548,9 @@ def fit_blob(
         top_scale = (1 + k)[:, None, None]
         Lt, Wt = length * top_scale, width * top_scale
         short = Lt * c + Wt * s_ - top[None, None, :]  # > 0: the bright part is smaller
-        err = np.maximum(err, np.maximum(short - corner, -short).max(axis=2))
+        # Short by the blur (TOP_BLUR_PX at this place's sampling) counts nothing either; longer counts.
+        blur = TOP_BLUR_PX * camera_mm_per_px(blob, dirs)[None, None, :]
+        err = np.maximum(err, np.maximum(short - corner - blur, -short).max(axis=2))
     best = err.min(axis=1)  # each piece at its best turn
     turns = YAWS[err.argmin(axis=1)]
     fits = [
