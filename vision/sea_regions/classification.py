@@ -260,6 +260,8 @@ def blobs(
     # Each colour's outlines of a blob's size; the chromatic colours' first, as a blob far darker than its
     # paint can look goes to the black player's mask (`_too_dark`) before black's outlines are found.
     found: dict[int, list[tuple[np.ndarray, int, int, int, int]]] = {}
+    if light is None:
+        light = brightest(top)
     for k in [k for k in range(len(masks)) if k not in black] + black:
         m = masks[k]
         contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -271,8 +273,6 @@ def blobs(
             outline: np.ndarray = np.zeros((h, w), np.uint8)
             cv2.drawContours(outline, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
             if k not in black:
-                if light is None:
-                    light = brightest(top)
                 sel = (outline > 0) & (m[y : y + h, x : x + w] > 0)
                 if _too_dark(light[y : y + h, x : x + w][sel], layout.players[names[k]]):
                     m[y : y + h, x : x + w][sel] = 0
@@ -285,20 +285,21 @@ def blobs(
         np.bitwise_or(anything, m, out=anything)
     origin = np.array(origin_mm)
     box = np.ones((5, 5), np.uint8)
+    H, W = labels.shape[:2]
     for idx, m in enumerate(masks, start=1):
-        near_others: np.ndarray | None = None
         for outline, x, y, w, h in found[idx - 1]:
             # Holes filled: noise and dark edges between faces leave holes in one piece, never a second piece.
             crop: np.ndarray = outline
             area = int(np.count_nonzero(crop))
             if area < min_area:
                 continue
-            if near_others is None:  # another colour within 2 px: one piece may hide part of the other
-                others = anything.copy()
-                others[m > 0] = 0
-                near_others = cv2.dilate(others, box)
-            touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
-            b = _blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin)
+            # Another colour within 2 px: one piece may hide part of the other (dilated around the blob only).
+            x0, y0, x1, y1 = max(0, x - 2), max(0, y - 2), min(W, x + w + 2), min(H, y + h + 2)
+            others = anything[y0:y1, x0:x1].copy()
+            others[m[y0:y1, x0:x1] > 0] = 0
+            near = cv2.dilate(others, box)[y - y0 : y - y0 + h, x - x0 : x - x0 + w]
+            touches = bool(np.any((near > 0) & (crop > 0)))
+            b = _blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin, light=light)
             b.reach_fn = partial(_reach, crop, x, y, top, layout, idx, px_per_mm, is_print)
             out.append(b)
     return out
@@ -353,14 +354,17 @@ def _blob(
     px_per_mm: float,
     origin: np.ndarray,
     top_mask: np.ndarray | None = None,
+    light: np.ndarray | None = None,
 ) -> Blob:
     """A Blob from its mask `crop` (uint8, 1 inside) at (x, y) of the top-down copy; its top face is its
     brightest part (or `top_mask`, given when the blob was cut out of a larger one)."""
     h, w = crop.shape
     inside = crop > 0
     cut = top_mask is not None
+    # Each pixel's brightest channel (`light`: `brightest(top)` when the caller has it).
+    bright = brightest(top[y : y + h, x : x + w]) if light is None else light[y : y + h, x : x + w]
     if top_mask is None:
-        top_mask = top_face(crop, top[y : y + h, x : x + w])
+        top_mask = top_face(crop, bright)
     ys, xs = np.nonzero(inside & top_mask)
     tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(
         np.float32
@@ -384,7 +388,7 @@ def _blob(
         crop,
         min(1.0, float(np.count_nonzero(inside)) / hull_area),
         cut=cut,
-        brightness=_p90(top[y : y + h, x : x + w].max(axis=2)[inside]),
+        brightness=_p90(bright[inside]),
     )
 
 
@@ -396,9 +400,9 @@ def _p90(vals: np.ndarray) -> float:
 
 
 def top_face(crop: np.ndarray, patch: np.ndarray) -> np.ndarray:
-    """The brightest part of a blob (its mask `crop` over the top-down `patch`): the pieces' top faces
-    under light from above."""
-    light = patch.max(axis=2)
+    """The brightest part of a blob (its mask `crop` over the top-down `patch`, BGR or its brightest
+    channel): the pieces' top faces under light from above."""
+    light = brightest(patch) if patch.ndim == 3 else patch
     inside = crop > 0
     vals = light[inside]
     k = int(0.9 * (len(vals) - 1))
@@ -485,7 +489,8 @@ def blob_mm_per_px(blob: Blob) -> float:
     """The mm a camera pixel spans at the blob (the geometric mean over directions)."""
     if blob.camera is None:
         return DEFAULT_MM_PER_PX
-    return 1.0 / math.sqrt(max(abs(float(np.linalg.det(blob.camera))), 1e-9))
+    (a, b), (c, d) = blob.camera.tolist()
+    return 1.0 / math.sqrt(max(abs(a * d - b * c), 1e-9))
 
 
 def camera_mm_per_px(blob: Blob, dirs: np.ndarray) -> np.ndarray:
