@@ -253,7 +253,9 @@ def _judge(
     place, margin = locate(lay, *best.foot_mm)
     limit = fit_limit(b)
     why = None
-    if b.solidity < MIN_SOLIDITY:
+    # Less solid than one block (a notch of shadow or print in its outline) yet fitting a piece as closely
+    # as a piece seen whole does: that piece, judged as any other.
+    if b.solidity < MIN_SOLIDITY and best.error_mm > CUT_SHORT_FIT_MM:
         why = "pieces touching or stacked"
     elif best.error_mm > limit:
         big = b.area_mm2 > 1.3 * max(p.length * p.width for p in lay.pieces.values())
