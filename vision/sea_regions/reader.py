@@ -141,13 +141,13 @@ def read_regions_detailed(
         if verdict.why == "pieces touching or stacked":
             # Several pieces of one colour leaning into each other: cut at their top faces, and take the
             # cut only when every part is a piece read for sure.
-            pieces = split_blob(b, reg.top, lay, PX_PER_MM, reg.origin_mm)
-            for p in pieces:
-                p.camera = reg.camera_scale(p.centroid_mm)
-            parts = [_judge(p, lay, hyps, foot, cam_h, view) for p in pieces]
-            if parts and all(p.why is None for p in parts):
-                for p in parts:
-                    _record(regions, p)
+            cut = split_blob(b, reg.top, lay, PX_PER_MM, reg.origin_mm)
+            for part in cut:
+                part.camera = reg.camera_scale(part.centroid_mm)
+            parts = [_judge(part, lay, hyps, foot, cam_h, view) for part in cut]
+            if parts and all(v.why is None for v in parts):
+                for v in parts:
+                    _record(regions, v)
                 continue
         if verdict.why is None:
             _record(regions, verdict)
