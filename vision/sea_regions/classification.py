@@ -43,6 +43,10 @@ DARK_SHARE = 0.45
 # A blob is a piece when its extents and area fit one within FIT_MM and the next best is FIT_MARGIN_MM worse.
 FIT_MM = 3.6
 FIT_MARGIN_MM = 1.0
+# Where a camera pixel spans more than REF_MM_PER_PX, the blob's breadths spread more (blur over coarser
+# pixels): FIT_MM grows by FIT_BLUR_PX camera pixels per mm of that excess.
+FIT_BLUR_PX = 2.0
+REF_MM_PER_PX = 0.7
 # A blob's pixels this bright (share of its 90th percentile) are its top face.
 TOP_SHARE = 0.82
 # One piece's blob is convex (a block swept along its parallax): less solid than this, it is several.
@@ -85,6 +89,9 @@ class Blob:
     # The share of a ring around the blob (REACH_MM wide) whose pixels pass its player's looser colour test
     # and are no print: its colour reaching past it (`_reach`); computed only when asked (it costs ~1 ms).
     reach_fn: Callable[[], float] | None = None
+    # The camera's sampling at the blob (2x2: d(image px) / d(board mm), `Registration.camera_scale`):
+    # blur spreads over camera pixels, so the fit's allowances for it scale with the mm a pixel spans.
+    camera: np.ndarray | None = None
 
     def reach(self) -> float:
         return self.reach_fn() if self.reach_fn is not None else 0.0
@@ -253,6 +260,8 @@ def blobs(
     # Each colour's outlines of a blob's size; the chromatic colours' first, as a blob far darker than its
     # paint can look goes to the black player's mask (`_too_dark`) before black's outlines are found.
     found: dict[int, list[tuple[np.ndarray, int, int, int, int]]] = {}
+    if light is None:
+        light = brightest(top)
     for k in [k for k in range(len(masks)) if k not in black] + black:
         m = masks[k]
         contours, _ = cv2.findContours(m, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -264,8 +273,6 @@ def blobs(
             outline: np.ndarray = np.zeros((h, w), np.uint8)
             cv2.drawContours(outline, [cnt - np.array([x, y], np.int32)], -1, 1, -1)
             if k not in black:
-                if light is None:
-                    light = brightest(top)
                 sel = (outline > 0) & (m[y : y + h, x : x + w] > 0)
                 if _too_dark(light[y : y + h, x : x + w][sel], layout.players[names[k]]):
                     m[y : y + h, x : x + w][sel] = 0
@@ -278,20 +285,21 @@ def blobs(
         np.bitwise_or(anything, m, out=anything)
     origin = np.array(origin_mm)
     box = np.ones((5, 5), np.uint8)
+    H, W = labels.shape[:2]
     for idx, m in enumerate(masks, start=1):
-        near_others: np.ndarray | None = None
         for outline, x, y, w, h in found[idx - 1]:
             # Holes filled: noise and dark edges between faces leave holes in one piece, never a second piece.
             crop: np.ndarray = outline
             area = int(np.count_nonzero(crop))
             if area < min_area:
                 continue
-            if near_others is None:  # another colour within 2 px: one piece may hide part of the other
-                others = anything.copy()
-                others[m > 0] = 0
-                near_others = cv2.dilate(others, box)
-            touches = bool(np.any((near_others[y : y + h, x : x + w] > 0) & (crop > 0)))
-            b = _blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin)
+            # Another colour within 2 px: one piece may hide part of the other (dilated around the blob only).
+            x0, y0, x1, y1 = max(0, x - 2), max(0, y - 2), min(W, x + w + 2), min(H, y + h + 2)
+            others = anything[y0:y1, x0:x1].copy()
+            others[m[y0:y1, x0:x1] > 0] = 0
+            near = cv2.dilate(others, box)[y - y0 : y - y0 + h, x - x0 : x - x0 + w]
+            touches = bool(np.any((near > 0) & (crop > 0)))
+            b = _blob(names[idx - 1], idx, crop, x, y, top, touches, px_per_mm, origin, light=light)
             b.reach_fn = partial(_reach, crop, x, y, top, layout, idx, px_per_mm, is_print)
             out.append(b)
     return out
@@ -346,14 +354,17 @@ def _blob(
     px_per_mm: float,
     origin: np.ndarray,
     top_mask: np.ndarray | None = None,
+    light: np.ndarray | None = None,
 ) -> Blob:
     """A Blob from its mask `crop` (uint8, 1 inside) at (x, y) of the top-down copy; its top face is its
     brightest part (or `top_mask`, given when the blob was cut out of a larger one)."""
     h, w = crop.shape
     inside = crop > 0
     cut = top_mask is not None
+    # Each pixel's brightest channel (`light`: `brightest(top)` when the caller has it).
+    bright = brightest(top[y : y + h, x : x + w]) if light is None else light[y : y + h, x : x + w]
     if top_mask is None:
-        top_mask = top_face(crop, top[y : y + h, x : x + w])
+        top_mask = top_face(crop, bright)
     ys, xs = np.nonzero(inside & top_mask)
     tops = (np.column_stack([xs + x, ys + y]).astype(np.float32) + 0.5) / px_per_mm + origin.astype(
         np.float32
@@ -377,7 +388,7 @@ def _blob(
         crop,
         min(1.0, float(np.count_nonzero(inside)) / hull_area),
         cut=cut,
-        brightness=_p90(top[y : y + h, x : x + w].max(axis=2)[inside]),
+        brightness=_p90(bright[inside]),
     )
 
 
@@ -389,9 +400,9 @@ def _p90(vals: np.ndarray) -> float:
 
 
 def top_face(crop: np.ndarray, patch: np.ndarray) -> np.ndarray:
-    """The brightest part of a blob (its mask `crop` over the top-down `patch`): the pieces' top faces
-    under light from above."""
-    light = patch.max(axis=2)
+    """The brightest part of a blob (its mask `crop` over the top-down `patch`, BGR or its brightest
+    channel): the pieces' top faces under light from above."""
+    light = brightest(patch) if patch.ndim == 3 else patch
     inside = crop > 0
     vals = light[inside]
     k = int(0.9 * (len(vals) - 1))
@@ -467,6 +478,28 @@ EDGE_BIAS_MM = 0.0
 # A blob's corners may come out rounded (blur, a corner pixel's mixed colour, the opening): its breadths
 # between the piece's axes may fall short of a sharp-cornered piece's by a rounding of this radius (mm).
 CORNER_MM = 0.75
+# Blur darkens a top face's rim below TOP_SHARE: its bright part may fall short of the face by up to this
+# many camera pixels (both sides together) along each direction, in mm at the blob's own sampling.
+TOP_BLUR_PX = 1.0
+# The camera's mm per pixel assumed where a blob carries no sampling (the top-down copy's own).
+DEFAULT_MM_PER_PX = 1 / 1.5
+
+
+def blob_mm_per_px(blob: Blob) -> float:
+    """The mm a camera pixel spans at the blob (the geometric mean over directions)."""
+    if blob.camera is None:
+        return DEFAULT_MM_PER_PX
+    (a, b), (c, d) = blob.camera.tolist()
+    return 1.0 / math.sqrt(max(abs(a * d - b * c), 1e-9))
+
+
+def camera_mm_per_px(blob: Blob, dirs: np.ndarray) -> np.ndarray:
+    """The mm one camera pixel spans along each direction (radians, board axes) at the blob."""
+    if blob.camera is None:
+        return np.full(len(dirs), DEFAULT_MM_PER_PX)
+    units = np.vstack([np.cos(dirs), np.sin(dirs)])
+    out: np.ndarray = 1.0 / np.maximum(np.linalg.norm(blob.camera @ units, axis=0), 1e-6)
+    return out
 
 
 def _breadths(pts: np.ndarray, angles: np.ndarray) -> np.ndarray:
@@ -520,7 +553,9 @@ def fit_blob(
         top_scale = (1 + k)[:, None, None]
         Lt, Wt = length * top_scale, width * top_scale
         short = Lt * c + Wt * s_ - top[None, None, :]  # > 0: the bright part is smaller
-        err = np.maximum(err, np.maximum(short - corner, -short).max(axis=2))
+        # Short by the blur (TOP_BLUR_PX at this place's sampling) counts nothing either; longer counts.
+        blur = TOP_BLUR_PX * camera_mm_per_px(blob, dirs)[None, None, :]
+        err = np.maximum(err, np.maximum(short - corner - blur, -short).max(axis=2))
     best = err.min(axis=1)  # each piece at its best turn
     turns = YAWS[err.argmin(axis=1)]
     fits = [

@@ -44,6 +44,29 @@ class Registration:
     def to_image(self, mm: np.ndarray) -> np.ndarray:
         return apply_homography(self.H, np.asarray(mm, np.float64).reshape(-1, 2))
 
+    def camera_scale(self, at_mm: tuple[float, float]) -> np.ndarray:
+        """The camera's sampling at a board point: the 2x2 Jacobian of board mm -> image px there (a
+        direction's camera pixels per mm are its length through it)."""
+        return homography_jacobian(self.H, at_mm)
+
+
+def homography_jacobian(H: np.ndarray, at: tuple[float, float]) -> np.ndarray:
+    """d(image px) / d(board mm) of the homography `H` at the board point `at`."""
+    x, y = float(at[0]), float(at[1])
+    den = float(H[2, 0] * x + H[2, 1] * y + H[2, 2])
+    u = (H[0, 0] * x + H[0, 1] * y + H[0, 2]) / den
+    v = (H[1, 0] * x + H[1, 1] * y + H[1, 2]) / den
+    out: np.ndarray = (
+        np.array(
+            [
+                [H[0, 0] - u * H[2, 0], H[0, 1] - u * H[2, 1]],
+                [H[1, 0] - v * H[2, 0], H[1, 1] - v * H[2, 1]],
+            ]
+        )
+        / den
+    )
+    return out
+
 
 class NoTable(Exception):
     """The map cannot be registered in this photo; the message says what to do."""

@@ -7,6 +7,7 @@ its crop and makes the reading "ambiguous": never a confident wrong answer.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from contracts.sea_regions import READING_FORMAT
+from contracts.sea_regions import READING_FORMAT, SHIP_CLASSES
 from vision.sea_regions.bare_map import BareMap
 from vision.sea_regions.classification import (
     BORDER_MM,
@@ -22,13 +23,16 @@ from vision.sea_regions.classification import (
     CUT_SHORT_SHARE,
     EDGE_LOOSENESS,
     FACES_GAP_MM,
+    FIT_BLUR_PX,
     FIT_MARGIN_MM,
     FIT_MM,
     MIN_SOLIDITY,
+    REF_MM_PER_PX,
     Blob,
     Fit,
     Hypothesis,
     black_by_change,
+    blob_mm_per_px,
     blobs,
     brightest,
     colour_index,
@@ -46,6 +50,9 @@ CROP_MARGIN_MM = 12.0
 # piece's footprint and farther than UNEXPLAINED_MARGIN_MM from every blob, is a piece nobody read.
 UNEXPLAINED_SHARE = 0.5
 UNEXPLAINED_MARGIN_MM = 3.0
+# A Ship fitted looser than CUT_SHORT_FIT_MM whose longer sibling's ends would lie on print of its colour
+# (more than PRINT_CUT_SHARE of either end's strip) may be that longer Ship: unsure (`_print_cut`).
+PRINT_CUT_SHARE = 0.5
 
 
 @dataclass
@@ -121,24 +128,26 @@ def read_regions_detailed(
             return known.is_print(now, ys, xs)
 
     found = blobs(labels, reg.top, lay, reg.origin_mm, PX_PER_MM, printed, is_print, edge, light)
+    for b in found:
+        b.camera = reg.camera_scale(b.centroid_mm)
     t2 = time.perf_counter()
     hyps = hypotheses(lay)
     foot, cam_h = reg.pose.foot_mm, reg.pose.height_mm
     unsure: list[dict[str, Any]] = []
     crops: list[np.ndarray] = []
-    view = _View(reg.top, reg.origin_mm)
+    view = _View(reg.top, reg.origin_mm, edge, printed)
     for b in found:
         verdict = _judge(b, lay, hyps, foot, cam_h, view)
         if verdict.why == "pieces touching or stacked":
             # Several pieces of one colour leaning into each other: cut at their top faces, and take the
             # cut only when every part is a piece read for sure.
-            parts = [
-                _judge(p, lay, hyps, foot, cam_h, view)
-                for p in split_blob(b, reg.top, lay, PX_PER_MM, reg.origin_mm)
-            ]
-            if parts and all(p.why is None for p in parts):
-                for p in parts:
-                    _record(regions, p)
+            cut = split_blob(b, reg.top, lay, PX_PER_MM, reg.origin_mm)
+            for part in cut:
+                part.camera = reg.camera_scale(part.centroid_mm)
+            parts = [_judge(part, lay, hyps, foot, cam_h, view) for part in cut]
+            if parts and all(v.why is None for v in parts):
+                for v in parts:
+                    _record(regions, v)
                 continue
         if verdict.why is None:
             _record(regions, verdict)
@@ -230,6 +239,8 @@ class _Verdict:
 class _View:
     top: np.ndarray  # the balanced top-down copy
     origin_mm: tuple[float, float]
+    edge: np.ndarray | None = None  # each pixel's player at EDGE_LOOSENESS
+    printed: np.ndarray | None = None  # the bare map's print (bool), where it is known
 
 
 def _judge(
@@ -240,10 +251,13 @@ def _judge(
     fits = fit_blob(b, hyps, foot, cam_h, PX_PER_MM)
     best = fits[0]
     place, margin = locate(lay, *best.foot_mm)
+    limit = fit_limit(b)
     why = None
+    # Less solid than one block is several pieces, even where it fits one closely: that let a Ship cut by a
+    # notch be read a size smaller with confidence on held-out photos (docs/bench/vision.md round 6).
     if b.solidity < MIN_SOLIDITY:
         why = "pieces touching or stacked"
-    elif best.error_mm > FIT_MM:
+    elif best.error_mm > limit:
         big = b.area_mm2 > 1.3 * max(p.length * p.width for p in lay.pieces.values())
         why = "pieces touching or stacked" if big else "a shape that is no piece of the game"
     elif len(fits) > 1 and fits[1].error_mm - best.error_mm < FIT_MARGIN_MM:
@@ -254,6 +268,8 @@ def _judge(
         why = "standing on a border between regions"
     elif _cut_short(b, best, hyps):
         why = "perhaps a larger piece cut short (its colour reaches past it)"
+    elif view is not None and _print_cut(b, best, hyps, view):
+        why = "perhaps a larger piece cut short (print of its colour beside it)"
     elif (
         view is not None
         and len(fits) > 1
@@ -262,10 +278,15 @@ def _judge(
         < faces_split(b, view.top, best, PX_PER_MM, view.origin_mm)
     ):
         why = f"a {_name(fits[0].hypothesis)} or a {_name(fits[1].hypothesis)}"
-    conf = 0.6 + 0.39 * min(1.0, (FIT_MM - best.error_mm) / FIT_MM) * min(
+    conf = 0.6 + 0.39 * min(1.0, (limit - best.error_mm) / limit) * min(
         1.0, ((fits[1].error_mm - best.error_mm) if len(fits) > 1 else FIT_MM) / (2 * FIT_MARGIN_MM)
     )
     return _Verdict(b, best, why, place, conf)
+
+
+def fit_limit(b: Blob) -> float:
+    """The loosest fit a blob may have and still be a piece (FIT_MM, more where camera pixels are coarse)."""
+    return FIT_MM + FIT_BLUR_PX * max(0.0, blob_mm_per_px(b) - REF_MM_PER_PX)
 
 
 def _cut_short(b: Blob, best: Fit, hyps: list[Hypothesis]) -> bool:
@@ -279,6 +300,40 @@ def _cut_short(b: Blob, best: Fit, hyps: list[Hypothesis]) -> bool:
     ):
         return False
     return b.reach() > CUT_SHORT_SHARE
+
+
+def _print_cut(b: Blob, best: Fit, hyps: list[Hypothesis], view: _View) -> bool:
+    """A loose fit of a Ship shorter than another of its standing, where the bare map's print of its
+    colour covers more than PRINT_CUT_SHARE of the strip the longer Ship would reach past either of its
+    ends: a piece over print of its own colour looks like the print there, so the longer one is as likely."""
+    h = best.hypothesis
+    if view.printed is None or view.edge is None or b.cut or best.error_mm <= CUT_SHORT_FIT_MM:
+        return False
+    longer = [
+        o.length for o in hyps if o.damaged == h.damaged and o.kind in SHIP_CLASSES and o.length > h.length
+    ]
+    if h.kind not in SHIP_CLASSES or not longer:
+        return False
+    reach = min(longer) - h.length
+    cu, su = math.cos(best.yaw), math.sin(best.yaw)
+    step = 1 / PX_PER_MM
+    us = np.arange(step / 2, reach, step)
+    vs = np.arange(-h.width / 2 + step / 2, h.width / 2, step)
+    uu, vv = np.meshgrid(us, vs)
+    cx, cy = b.centroid_mm
+    H, W = view.printed.shape
+    for sign in (1.0, -1.0):
+        u = sign * (h.length / 2 + uu)
+        xs = np.round((cx + u * cu - vv * su - view.origin_mm[0]) * PX_PER_MM - 0.5).astype(int).ravel()
+        ys = np.round((cy + u * su + vv * cu - view.origin_mm[1]) * PX_PER_MM - 0.5).astype(int).ravel()
+        ok = (xs >= 0) & (xs < W) & (ys >= 0) & (ys < H)
+        if not np.any(ok):
+            continue
+        xs, ys = xs[ok], ys[ok]
+        own = view.printed[ys, xs] & (view.edge[ys, xs] == b.label)
+        if np.count_nonzero(own) > PRINT_CUT_SHARE * len(xs):
+            return True
+    return False
 
 
 def _record(regions: dict[str, dict[str, Any]], v: _Verdict) -> None:
