@@ -45,9 +45,9 @@ def learn_palette(
     Refuses (CalibrationError) only what cannot work: no board, several empty-looking swatches (one alone
     is asked about: a dark cube on a dark rail can look bare), two cubes swapped. What a person should
     look at (a swatch that may be empty, two colours close under this light, a cube colour the print also
-    shows) is appended to `questions`
-    (`{"kind", "colors", "text", "crops": {colour: BGR image}}`, the shape a CLI or tablet shows) and the
-    palette is still returned: the caller asks and discards it on a "no"."""
+    shows) is appended to `questions` (`{"kind", "colors", "text", "crops": {colour: BGR image}}`, the
+    shape a CLI or tablet shows) and the palette is still returned: the caller asks and discards it on a
+    "no"."""
     # Long on purpose: one pass over the swatches whose checks share their crops and measurements; each check
     # is a few lines and reads best in order.
     questions = [] if questions is None else questions
